@@ -1,0 +1,334 @@
+//! Reading a stream of CRDT messages (a `main.crdt` file, a network packet).
+//!
+//! The reference runtime stops silently at a truncated message and would loop forever on an
+//! unknown message that declares a length shorter than its header. scenetree instead reports
+//! the byte offset and what was wrong, and skips unknown types by their declared length.
+
+use super::message::{CrdtMessage, HEADER_LEN, MessageType};
+use crate::model::Entity;
+
+/// What went wrong at which byte of a stream.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("at byte {offset}: {kind}")]
+pub struct DecodeError {
+    /// Offset of the first byte of the offending message.
+    pub offset: usize,
+    /// What was expected and found.
+    pub kind: DecodeErrorKind,
+}
+
+/// The specific decoding failure.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeErrorKind {
+    /// Fewer than 8 bytes remain where a header should start.
+    #[error("truncated header: {remaining} bytes left, a message header is 8")]
+    TruncatedHeader { remaining: usize },
+    /// The header declares more bytes than the stream holds.
+    #[error("message declares {declared} bytes but only {remaining} remain (truncated file?)")]
+    Truncated { declared: usize, remaining: usize },
+    /// The declared length is too short for the header and the type's fixed fields.
+    #[error("{type_name} declares {declared} bytes, its fields need at least {minimum}")]
+    TooShort {
+        type_name: &'static str,
+        declared: usize,
+        minimum: usize,
+    },
+    /// The fixed-size body does not match the declared length.
+    #[error("{type_name} declares {declared} bytes, the type is exactly {expected}")]
+    WrongLength {
+        type_name: &'static str,
+        declared: usize,
+        expected: usize,
+    },
+    /// `data_length` disagrees with the message length.
+    #[error(
+        "{type_name} carries data_length {data_length} but its length leaves room for {available}"
+    )]
+    DataLengthMismatch {
+        type_name: &'static str,
+        data_length: usize,
+        available: usize,
+    },
+}
+
+/// One item of a stream: a message, or an unknown type that was skipped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StreamItem {
+    /// A decoded message and the offset it started at.
+    Message { offset: usize, message: CrdtMessage },
+    /// A message of a type this protocol version does not define, skipped by its length.
+    Unknown {
+        offset: usize,
+        message_type: u32,
+        length: usize,
+    },
+}
+
+/// Iterates the messages of a byte stream. After an error the iterator ends.
+pub struct StreamReader<'a> {
+    bytes: &'a [u8],
+    offset: usize,
+    failed: bool,
+}
+
+impl<'a> StreamReader<'a> {
+    /// A reader over `bytes`, starting at offset 0.
+    pub fn new(bytes: &'a [u8]) -> Self {
+        StreamReader {
+            bytes,
+            offset: 0,
+            failed: false,
+        }
+    }
+
+    /// The offset of the next unread byte.
+    pub fn offset(&self) -> usize {
+        self.offset
+    }
+
+    fn read_one(&mut self) -> Result<StreamItem, DecodeError> {
+        let start = self.offset;
+        let rest = &self.bytes[start..];
+        let fail = |kind| {
+            Err(DecodeError {
+                offset: start,
+                kind,
+            })
+        };
+        if rest.len() < HEADER_LEN {
+            return fail(DecodeErrorKind::TruncatedHeader {
+                remaining: rest.len(),
+            });
+        }
+        let word = |i: usize| u32::from_le_bytes([rest[i], rest[i + 1], rest[i + 2], rest[i + 3]]);
+        let declared = word(0) as usize;
+        let raw_type = word(4);
+        if declared > rest.len() {
+            return fail(DecodeErrorKind::Truncated {
+                declared,
+                remaining: rest.len(),
+            });
+        }
+        let Some(ty) = MessageType::from_u32(raw_type) else {
+            if declared < HEADER_LEN {
+                return fail(DecodeErrorKind::TooShort {
+                    type_name: "unknown message type",
+                    declared,
+                    minimum: HEADER_LEN,
+                });
+            }
+            self.offset += declared;
+            return Ok(StreamItem::Unknown {
+                offset: start,
+                message_type: raw_type,
+                length: declared,
+            });
+        };
+        let minimum = HEADER_LEN + ty.fixed_body_len();
+        if declared < minimum {
+            return fail(DecodeErrorKind::TooShort {
+                type_name: ty.name(),
+                declared,
+                minimum,
+            });
+        }
+        if !ty.has_data() && declared != minimum {
+            return fail(DecodeErrorKind::WrongLength {
+                type_name: ty.name(),
+                declared,
+                expected: minimum,
+            });
+        }
+        let entity = Entity(word(8));
+        let data = |len_at: usize| -> Result<Vec<u8>, DecodeError> {
+            let data_length = word(len_at) as usize;
+            let available = declared - minimum;
+            if data_length != available {
+                return Err(DecodeError {
+                    offset: start,
+                    kind: DecodeErrorKind::DataLengthMismatch {
+                        type_name: ty.name(),
+                        data_length,
+                        available,
+                    },
+                });
+            }
+            Ok(rest[minimum..declared].to_vec())
+        };
+        let message = match ty {
+            MessageType::PutComponent => CrdtMessage::PutComponent {
+                entity,
+                component: word(12),
+                timestamp: word(16),
+                data: data(20)?,
+            },
+            MessageType::AppendValue => CrdtMessage::AppendValue {
+                entity,
+                component: word(12),
+                timestamp: word(16),
+                data: data(20)?,
+            },
+            MessageType::DeleteComponent => CrdtMessage::DeleteComponent {
+                entity,
+                component: word(12),
+                timestamp: word(16),
+            },
+            MessageType::DeleteEntity => CrdtMessage::DeleteEntity { entity },
+            MessageType::PutComponentNetwork => CrdtMessage::PutComponentNetwork {
+                entity,
+                component: word(12),
+                timestamp: word(16),
+                network_id: word(20),
+                data: data(24)?,
+            },
+            MessageType::DeleteComponentNetwork => CrdtMessage::DeleteComponentNetwork {
+                entity,
+                component: word(12),
+                timestamp: word(16),
+                network_id: word(20),
+            },
+            MessageType::DeleteEntityNetwork => CrdtMessage::DeleteEntityNetwork {
+                entity,
+                network_id: word(12),
+            },
+        };
+        self.offset += declared;
+        Ok(StreamItem::Message {
+            offset: start,
+            message,
+        })
+    }
+}
+
+impl Iterator for StreamReader<'_> {
+    type Item = Result<StreamItem, DecodeError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed || self.offset >= self.bytes.len() {
+            return None;
+        }
+        let item = self.read_one();
+        self.failed = item.is_err();
+        Some(item)
+    }
+}
+
+/// A whole stream decoded: its messages, and how many unknown messages were skipped.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DecodedStream {
+    /// The messages, in stream order.
+    pub messages: Vec<CrdtMessage>,
+    /// Unknown message types that were skipped: (offset, type).
+    pub skipped_unknown: Vec<(usize, u32)>,
+}
+
+/// Decodes a whole stream, all or nothing: the first corrupt or truncated message is an error
+/// naming its offset, so a caller never sees half a file.
+pub fn decode_stream(bytes: &[u8]) -> Result<DecodedStream, DecodeError> {
+    let mut out = DecodedStream::default();
+    for item in StreamReader::new(bytes) {
+        match item? {
+            StreamItem::Message { message, .. } => out.messages.push(message),
+            StreamItem::Unknown {
+                offset,
+                message_type,
+                ..
+            } => out.skipped_unknown.push((offset, message_type)),
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::crdt::message::encode_stream;
+
+    fn sample() -> Vec<CrdtMessage> {
+        vec![
+            CrdtMessage::PutComponent {
+                entity: Entity(512),
+                component: 1,
+                timestamp: 3,
+                data: vec![7; 44],
+            },
+            CrdtMessage::DeleteEntity {
+                entity: Entity(513),
+            },
+            CrdtMessage::DeleteComponentNetwork {
+                entity: Entity(9),
+                component: 2,
+                timestamp: 4,
+                network_id: 77,
+            },
+        ]
+    }
+
+    #[test]
+    fn decodes_what_it_encodes() {
+        let bytes = encode_stream(&sample());
+        assert_eq!(decode_stream(&bytes).unwrap().messages, sample());
+    }
+
+    #[test]
+    fn unknown_types_are_skipped_by_length() {
+        let mut bytes = Vec::new();
+        bytes.extend_from_slice(&12u32.to_le_bytes());
+        bytes.extend_from_slice(&99u32.to_le_bytes());
+        bytes.extend_from_slice(&[1, 2, 3, 4]);
+        bytes.extend(encode_stream(&sample()));
+        let decoded = decode_stream(&bytes).unwrap();
+        assert_eq!(decoded.messages, sample());
+        assert_eq!(decoded.skipped_unknown, vec![(0, 99)]);
+    }
+
+    #[test]
+    fn truncation_reports_the_offset_of_the_cut_message() {
+        let bytes = encode_stream(&sample());
+        let first_len = sample()[0].encoded_len();
+        let err = decode_stream(&bytes[..first_len + 5]).unwrap_err();
+        assert_eq!(err.offset, first_len);
+        assert_eq!(err.kind, DecodeErrorKind::TruncatedHeader { remaining: 5 });
+        let err = decode_stream(&bytes[..first_len - 1]).unwrap_err();
+        assert_eq!(err.offset, 0);
+        assert!(
+            matches!(err.kind, DecodeErrorKind::Truncated { declared: 96, .. }),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_zero_length_unknown_message_is_an_error_not_a_hang() {
+        let mut bytes = vec![0u8; 4];
+        bytes.extend_from_slice(&42u32.to_le_bytes());
+        let err = decode_stream(&bytes).unwrap_err();
+        assert!(matches!(err.kind, DecodeErrorKind::TooShort { .. }));
+    }
+
+    #[test]
+    fn inconsistent_data_length_is_reported() {
+        let mut bytes = sample()[0].to_bytes();
+        bytes[20..24].copy_from_slice(&10u32.to_le_bytes());
+        let err = decode_stream(&bytes).unwrap_err();
+        assert_eq!(
+            err.kind,
+            DecodeErrorKind::DataLengthMismatch {
+                type_name: "PUT_COMPONENT",
+                data_length: 10,
+                available: 44
+            }
+        );
+    }
+
+    #[test]
+    fn fixed_size_messages_must_have_their_exact_length() {
+        let mut bytes = CrdtMessage::DeleteEntity { entity: Entity(5) }.to_bytes();
+        bytes.extend_from_slice(&[0; 4]);
+        bytes[0..4].copy_from_slice(&16u32.to_le_bytes());
+        let err = decode_stream(&bytes).unwrap_err();
+        assert!(matches!(
+            err.kind,
+            DecodeErrorKind::WrongLength { expected: 12, .. }
+        ));
+    }
+}

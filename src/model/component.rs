@@ -1,0 +1,141 @@
+//! Component ids: Decentraland's well-known numbers, and the hash the runtime uses to number
+//! components it only knows by name.
+
+/// Numbers of the components scenetree understands or names. Ids of the `core::*` components
+/// are fixed by the protocol; `core-schema::*` and `inspector::*` ids are derived from their
+/// names with [`component_id_from_name`] (values checked against `@dcl/ecs` 7.28.0).
+pub mod ids {
+    /// `core::Transform`.
+    pub const TRANSFORM: u32 = 1;
+    /// `core::Material`.
+    pub const MATERIAL: u32 = 1017;
+    /// `core::MeshRenderer`.
+    pub const MESH_RENDERER: u32 = 1018;
+    /// `core::MeshCollider`.
+    pub const MESH_COLLIDER: u32 = 1019;
+    /// `core::TextShape`.
+    pub const TEXT_SHAPE: u32 = 1030;
+    /// `core::NftShape`.
+    pub const NFT_SHAPE: u32 = 1040;
+    /// `core::GltfContainer`.
+    pub const GLTF_CONTAINER: u32 = 1041;
+    /// `core::Animator`.
+    pub const ANIMATOR: u32 = 1042;
+    /// `core::VisibilityComponent`.
+    pub const VISIBILITY: u32 = 1081;
+    /// `core-schema::Name`.
+    pub const NAME: u32 = 3_864_921_337;
+    /// `core-schema::Network-Entity`.
+    pub const NETWORK_ENTITY: u32 = 1_075_645_054;
+    /// `core-schema::Network-Parent`.
+    pub const NETWORK_PARENT: u32 = 1_420_531_287;
+}
+
+/// The grow-only (APPEND_VALUE) components of the protocol; every other id is a
+/// last-writer-wins element set.
+pub const GROW_ONLY_COMPONENTS: [(u32, &str); 7] = [
+    (1044, "core::VideoEvent"),
+    (1061, "core::TriggerAreaResult"),
+    (1063, "core::PointerEventsResult"),
+    (1088, "core::AvatarEmoteCommand"),
+    (1105, "core::AudioEvent"),
+    (1214, "core::AssetLoadLoadingState"),
+    (1220, "core::ExplorerUiEventsResult"),
+];
+
+/// Component names by id, for display. Ids not listed here are shown by number.
+const KNOWN_NAMES: &[(u32, &str)] = &[
+    (ids::TRANSFORM, "core::Transform"),
+    (ids::MATERIAL, "core::Material"),
+    (ids::MESH_RENDERER, "core::MeshRenderer"),
+    (ids::MESH_COLLIDER, "core::MeshCollider"),
+    (1020, "core::AudioSource"),
+    (1021, "core::AudioStream"),
+    (ids::TEXT_SHAPE, "core::TextShape"),
+    (ids::NFT_SHAPE, "core::NftShape"),
+    (ids::GLTF_CONTAINER, "core::GltfContainer"),
+    (ids::ANIMATOR, "core::Animator"),
+    (1043, "core::VideoPlayer"),
+    (1062, "core::PointerEvents"),
+    (1067, "core::Raycast"),
+    (1090, "core::Billboard"),
+    (ids::VISIBILITY, "core::VisibilityComponent"),
+    (1102, "core::Tween"),
+    (1103, "core::TweenState"),
+    (1104, "core::TweenSequence"),
+    (ids::NAME, "core-schema::Name"),
+    (ids::NETWORK_ENTITY, "core-schema::Network-Entity"),
+    (ids::NETWORK_PARENT, "core-schema::Network-Parent"),
+    (4_148_173_090, "core-schema::Tags"),
+    (2_241_712_969, "core-schema::Sync-Components"),
+    (2_032_030_903, "inspector::Nodes"),
+];
+
+/// The first id the runtime gives to a component known only by name (`MAX_STATIC_COMPONENT`).
+pub const MAX_STATIC_COMPONENT: u32 = 1 << 11;
+
+/// The id `@dcl/ecs` derives from a component name that has no fixed number: CRC-32 (IEEE) of
+/// the name's UTF-8 bytes zero-padded to 128 bytes, plus 2048, modulo 2³².
+pub fn component_id_from_name(name: &str) -> u32 {
+    if let Some(&(id, _)) = KNOWN_NAMES
+        .iter()
+        .chain(GROW_ONLY_COMPONENTS.iter())
+        .find(|(id, n)| *n == name && *id < MAX_STATIC_COMPONENT)
+    {
+        return id;
+    }
+    let mut padded = [0u8; 128];
+    let bytes = name.as_bytes();
+    let n = bytes.len().min(128); // the runtime writes into a 128-byte buffer and drops the rest
+    padded[..n].copy_from_slice(&bytes[..n]);
+    crc32fast::hash(&padded).wrapping_add(MAX_STATIC_COMPONENT)
+}
+
+/// The component's name when scenetree knows it (`"core::Transform"`), else `None`.
+pub fn component_name(id: u32) -> Option<&'static str> {
+    KNOWN_NAMES
+        .iter()
+        .chain(GROW_ONLY_COMPONENTS.iter())
+        .find(|(known, _)| *known == id)
+        .map(|(_, name)| *name)
+}
+
+/// True for the protocol's grow-only value-set components (written with APPEND_VALUE).
+pub fn is_grow_only(id: u32) -> bool {
+    GROW_ONLY_COMPONENTS.iter().any(|(known, _)| *known == id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hashed_ids_match_dcl_ecs() {
+        // Values printed by @dcl/ecs 7.28.0's componentNumberFromName.
+        assert_eq!(component_id_from_name("core-schema::Name"), ids::NAME);
+        assert_eq!(
+            component_id_from_name("core-schema::Network-Entity"),
+            ids::NETWORK_ENTITY
+        );
+        assert_eq!(component_id_from_name("inspector::Nodes"), 2_032_030_903);
+        assert_eq!(component_id_from_name("scenetree::OpaqueA"), 2_471_556_448);
+    }
+
+    #[test]
+    fn core_components_keep_their_fixed_numbers() {
+        assert_eq!(component_id_from_name("core::Transform"), 1);
+        assert_eq!(component_id_from_name("core::GltfContainer"), 1041);
+        assert_eq!(component_name(1018), Some("core::MeshRenderer"));
+        assert!(is_grow_only(1063));
+        assert!(!is_grow_only(1));
+    }
+
+    #[test]
+    fn every_listed_hashed_name_agrees_with_its_id() {
+        for &(id, name) in KNOWN_NAMES {
+            if id >= MAX_STATIC_COMPONENT {
+                assert_eq!(component_id_from_name(name), id, "{name}");
+            }
+        }
+    }
+}

@@ -1,0 +1,12 @@
+//! Plain values of the scene model: entities, transforms, Euler displays, component ids.
+//! No I/O, no UI; glam for the math.
+
+pub mod component;
+mod entity;
+mod euler;
+mod transform;
+
+pub use component::{component_id_from_name, component_name, ids};
+pub use entity::Entity;
+pub use euler::EulerOrder;
+pub use transform::{Transform, TransformDecodeError};

@@ -1,0 +1,175 @@
+//! World-matrix propagation for [`SceneView`]: `world(child) = world(effective parent) * local`,
+//! parents first, without recursion.
+
+use glam::Affine3A;
+use rustc_hash::FxHashMap;
+
+use super::hierarchy::{NONE, ROOT_SLOT, SceneView};
+
+impl SceneView {
+    /// Recomputes every world matrix. After a rebuild the slots are in breadth-first order and
+    /// this is one linear pass over contiguous arrays; after incremental reparenting it walks
+    /// the child lists instead.
+    pub fn recompute_all_worlds(&mut self) {
+        self.world[ROOT_SLOT as usize] = Affine3A::IDENTITY;
+        if self.topo_sorted {
+            let n = self.world.len();
+            for s in 1..n {
+                let p = self.parent[s];
+                if p == NONE {
+                    continue; // a free slot
+                }
+                self.world[s] = self.world[p as usize] * self.local[s];
+            }
+            self.stats.worlds_recomputed += n - 1 - self.free_slot_count();
+        } else {
+            let first = self.first_child[ROOT_SLOT as usize];
+            if first != NONE {
+                self.recompute_subtrees(&[first], true);
+            }
+        }
+    }
+
+    fn free_slot_count(&self) -> usize {
+        self.entity.len() - self.slot_of.len()
+    }
+
+    /// Recomputes the subtrees of `dirty` nodes, each node once: a dirty node below another
+    /// dirty node is covered by the upper one's pass.
+    pub(super) fn recompute_dirty_worlds(&mut self, dirty: &mut Vec<u32>) {
+        dirty.sort_unstable();
+        dirty.dedup();
+        if dirty.len() > self.len() / 8 {
+            self.stats.worlds_recomputed = 0;
+            self.recompute_all_worlds();
+            return;
+        }
+        // Mark the dirty set, then find the topmost dirty nodes. Walking up from a dirty node
+        // stops at the root, at a dirty node, or at a node already classified in this pass,
+        // so each node is visited at most once overall. `walk` holds the classification:
+        // 1 = dirty or below a dirty node, 0 = clean path to the root.
+        self.pass += 1;
+        let pass = self.pass;
+        for &d in dirty.iter() {
+            self.mark[d as usize] = pass;
+            self.walk[d as usize] = 1;
+        }
+        let mut tops = Vec::new();
+        let mut path = Vec::new();
+        for &d in dirty.iter() {
+            path.clear();
+            let mut p = self.parent[d as usize];
+            let covered = loop {
+                if p == NONE || p == ROOT_SLOT {
+                    break 0;
+                }
+                if self.mark[p as usize] == pass {
+                    break self.walk[p as usize];
+                }
+                path.push(p);
+                p = self.parent[p as usize];
+            };
+            for &n in &path {
+                self.mark[n as usize] = pass;
+                self.walk[n as usize] = covered;
+            }
+            if covered == 0 {
+                tops.push(d);
+            }
+        }
+        self.recompute_subtrees(&tops, false);
+    }
+
+    /// Recomputes the world of each start node and everything below it. With `siblings`, the
+    /// starts' following siblings are included too (used to sweep all of the root's children).
+    fn recompute_subtrees(&mut self, starts: &[u32], siblings: bool) {
+        let mut stack: Vec<u32> = Vec::new();
+        for &start in starts {
+            stack.push(start);
+            while let Some(s) = stack.pop() {
+                let i = s as usize;
+                self.world[i] = self.world[self.parent[i] as usize] * self.local[i];
+                self.stats.worlds_recomputed += 1;
+                if siblings || s != start {
+                    let next = self.next_sibling[i];
+                    if next != NONE {
+                        stack.push(next);
+                    }
+                }
+                let child = self.first_child[i];
+                if child != NONE {
+                    stack.push(child);
+                }
+            }
+        }
+    }
+
+    /// Renumbers slots in breadth-first order from the root (children by entity id), dropping
+    /// free slots, so that every parent precedes its children and siblings sit together.
+    pub(super) fn relayout_breadth_first(&mut self) {
+        let mut order: Vec<u32> = Vec::with_capacity(self.len());
+        order.push(ROOT_SLOT);
+        let mut kids: Vec<u32> = Vec::new();
+        let mut head = 0;
+        while head < order.len() {
+            let s = order[head] as usize;
+            head += 1;
+            kids.clear();
+            let mut c = self.first_child[s];
+            while c != NONE {
+                kids.push(c);
+                c = self.next_sibling[c as usize];
+            }
+            kids.sort_unstable_by_key(|&k| self.entity[k as usize]);
+            order.extend_from_slice(&kids);
+        }
+        debug_assert_eq!(
+            order.len(),
+            self.len(),
+            "every node is reachable from the root"
+        );
+        let mut new_slot = vec![NONE; self.entity.len()];
+        for (new, &old) in order.iter().enumerate() {
+            new_slot[old as usize] = new as u32;
+        }
+        let permute = |v: &Vec<u32>, remap: bool| -> Vec<u32> {
+            order
+                .iter()
+                .map(|&old| {
+                    let x = v[old as usize];
+                    if remap && x != NONE {
+                        new_slot[x as usize]
+                    } else {
+                        x
+                    }
+                })
+                .collect()
+        };
+        self.parent = permute(&self.parent, true);
+        self.cycle = permute(&self.cycle, false);
+        self.referrers = permute(&self.referrers, false);
+        self.entity = order.iter().map(|&o| self.entity[o as usize]).collect();
+        self.declared = order.iter().map(|&o| self.declared[o as usize]).collect();
+        self.local = order.iter().map(|&o| self.local[o as usize]).collect();
+        self.world = order.iter().map(|&o| self.world[o as usize]).collect();
+        self.flags = order.iter().map(|&o| self.flags[o as usize]).collect();
+        self.walk = vec![NONE; order.len()];
+        let n = order.len();
+        self.first_child = vec![NONE; n];
+        self.last_child = vec![NONE; n];
+        self.next_sibling = vec![NONE; n];
+        self.prev_sibling = vec![NONE; n];
+        self.mark = vec![0; n];
+        self.free_slots.clear();
+        self.slot_of = FxHashMap::with_capacity_and_hasher(n, Default::default());
+        for (s, e) in self.entity.iter().enumerate() {
+            self.slot_of.insert(*e, s as u32);
+        }
+        self.topo_sorted = true;
+        let parents = std::mem::take(&mut self.parent);
+        self.parent = vec![NONE; n];
+        for s in 1..n as u32 {
+            self.link(s, parents[s as usize]);
+        }
+    }
+}
