@@ -279,9 +279,15 @@ impl Replica {
         if component::is_grow_only(component) {
             return Err(WriteError::WrongKind(component));
         }
-        if component == Transform::COMPONENT_ID && data.len() != Transform::BYTE_LEN {
-            return Err(WriteError::MalformedTransform(data.len()));
-        }
+        let data = if component == Transform::COMPONENT_ID {
+            if data.len() != Transform::BYTE_LEN {
+                return Err(WriteError::MalformedTransform(data.len()));
+            }
+            // The runtime stores the decoded value and sends it re-encoded (NaNs quieted).
+            canonical_transform_bytes(&data).to_vec()
+        } else {
+            data
+        };
         self.note_entity_used(entity);
         let timestamp = self.timestamp(entity, component).wrapping_add(1);
         self.store(entity, component, timestamp, Some(data.clone()));
@@ -321,14 +327,19 @@ impl Replica {
     }
 
     /// Deletes an entity as a local write: a DELETE_COMPONENT for each of its values, then a
-    /// DELETE_ENTITY, in the order the reference sends them.
+    /// DELETE_ENTITY, in the order the reference sends them. An entity already retired here
+    /// (a later version of its number was seen) only loses its values: the reference sends no
+    /// DELETE_ENTITY for an id it no longer counts as in use.
     pub fn delete_entity(&mut self, entity: Entity) -> Result<Vec<CrdtMessage>, WriteError> {
         if entity.is_reserved() {
             return Err(WriteError::ReservedEntity(entity));
         }
+        let already_retired = self.is_deleted(entity);
         let mut out = self.clear_entity_components(entity);
-        self.mark_deleted(entity);
-        out.push(CrdtMessage::DeleteEntity { entity });
+        if !already_retired {
+            self.mark_deleted(entity);
+            out.push(CrdtMessage::DeleteEntity { entity });
+        }
         Ok(out)
     }
 
