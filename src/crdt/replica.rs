@@ -673,13 +673,18 @@ impl Replica {
         keyed.into_iter().map(|(_, _, m)| m).collect()
     }
 
-    /// A 128-bit digest of the whole state (registers with tombstones and timestamps, grow-only
-    /// values, deleted entities). Equal states give equal digests; different states differ
-    /// except with negligible probability.
+    /// A 128-bit digest of the state that can still matter: every register (value or
+    /// tombstone, with its timestamp) and grow-only value of entities that are not deleted, and
+    /// the deleted-entity set. Registers of deleted entities are left out: no message can touch
+    /// them again, and their tombstone timestamps depend on delivery order (a DELETE_ENTITY that
+    /// arrives after a value bumps a timestamp; one that arrives first leaves none).
+    /// Equal digests ⇔ equal states, up to a negligible chance of collision.
     pub fn digest(&self) -> u128 {
         let mut bytes = Vec::new();
         for msg in self.state_messages() {
-            msg.encode_into(&mut bytes);
+            if !self.is_deleted(msg.entity()) {
+                msg.encode_into(&mut bytes);
+            }
         }
         for entity in self.deleted_entities() {
             CrdtMessage::DeleteEntity { entity }.encode_into(&mut bytes);
