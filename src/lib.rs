@@ -15,6 +15,8 @@
 //!
 //! See ARCHITECTURE.md for the tour.
 
+pub mod cli;
 pub mod crdt;
+pub mod io;
 pub mod model;
 pub mod scene;

@@ -105,9 +105,42 @@ pub fn is_grow_only(id: u32) -> bool {
     GROW_ONLY_COMPONENTS.iter().any(|(known, _)| *known == id)
 }
 
+/// Decodes the `core-schema::Name` value: a UTF-8 string with a little-endian u32 length
+/// prefix (`Schemas.Map({ value: Schemas.String })`). `None` when the bytes are not exactly that.
+pub fn decode_name(bytes: &[u8]) -> Option<String> {
+    let len = u32::from_le_bytes(bytes.get(..4)?.try_into().ok()?) as usize;
+    let text = bytes.get(4..)?;
+    (text.len() == len)
+        .then(|| String::from_utf8(text.to_vec()).ok())
+        .flatten()
+}
+
+/// Encodes a `core-schema::Name` value.
+pub fn encode_name(name: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(4 + name.len());
+    out.extend_from_slice(&(name.len() as u32).to_le_bytes());
+    out.extend_from_slice(name.as_bytes());
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_round_trip_and_malformed_ones_are_refused() {
+        assert_eq!(
+            decode_name(&encode_name("Lamp ✨")).as_deref(),
+            Some("Lamp ✨")
+        );
+        assert_eq!(
+            decode_name(&[3, 0, 0, 0, b'a']),
+            None,
+            "length prefix says 3, one byte follows"
+        );
+        assert_eq!(decode_name(&[1, 0, 0, 0, 0xFF]), None, "not UTF-8");
+        assert_eq!(decode_name(&[]), None);
+    }
 
     #[test]
     fn hashed_ids_match_dcl_ecs() {

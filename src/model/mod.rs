@@ -6,7 +6,7 @@ mod entity;
 mod euler;
 mod transform;
 
-pub use component::{component_id_from_name, component_name, ids};
+pub use component::{component_id_from_name, component_name, decode_name, encode_name, ids};
 pub use entity::Entity;
 pub use euler::EulerOrder;
 pub use transform::{Transform, TransformDecodeError};

@@ -1,0 +1,172 @@
+//! The command line: open the editor, or run a headless command.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use serde_json::json;
+
+use crate::crdt::{Replica, encode_stream};
+use crate::io::{self, dcl_crdt};
+use crate::model::{Entity, decode_name, ids};
+use crate::scene::{Fallback, SceneView};
+
+/// scenetree: a scene-hierarchy editor on Decentraland's Transform/CRDT semantics.
+#[derive(Debug, Parser)]
+#[command(name = "scenetree", version, args_conflicts_with_subcommands = true)]
+pub struct Cli {
+    /// A scene to open in the editor (.json native scene or .crdt main.crdt).
+    pub file: Option<PathBuf>,
+    /// Open the scene, render a few frames, save a PNG of the window to this path and exit.
+    #[arg(long, value_name = "OUT.png")]
+    pub screenshot: Option<PathBuf>,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// Headless commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Work with binary CRDT streams.
+    Crdt {
+        #[command(subcommand)]
+        action: CrdtAction,
+    },
+    /// Print the effective render tree of a scene.
+    Tree {
+        /// Print a JSON list, one object per entity.
+        #[arg(long)]
+        json: bool,
+        /// A .crdt or native .json scene.
+        file: PathBuf,
+    },
+}
+
+/// `scenetree crdt …`
+#[derive(Debug, Subcommand)]
+pub enum CrdtAction {
+    /// Apply CRDT streams in order to a fresh replica and write its canonical main.crdt.
+    Apply {
+        /// Binary CRDT streams, applied in the order given.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Where to write the canonical stream.
+        #[arg(long, value_name = "OUT.crdt")]
+        out: PathBuf,
+    },
+}
+
+/// Runs a headless command. Returns `None` when the editor should open instead.
+pub fn run_headless(cli: &Cli) -> Option<ExitCode> {
+    let command = cli.command.as_ref()?;
+    let result = match command {
+        Command::Crdt {
+            action: CrdtAction::Apply { files, out },
+        } => crdt_apply(files, out),
+        Command::Tree { json, file } => print_tree(file, *json),
+    };
+    Some(match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::FAILURE
+        }
+    })
+}
+
+fn crdt_apply(files: &[PathBuf], out: &Path) -> Result<(), String> {
+    let mut replica = Replica::new();
+    for file in files {
+        let parsed = dcl_crdt::read_crdt(file).map_err(|e| e.to_string())?;
+        for (offset, ty) in &parsed.skipped_unknown {
+            eprintln!(
+                "warning: {}: at byte {offset}: skipped a message of unknown type {ty}",
+                file.display()
+            );
+        }
+        for msg in &parsed.messages {
+            replica.apply(msg);
+        }
+    }
+    let bytes = encode_stream(&replica.canonical_messages());
+    io::write_atomic(out, &bytes).map_err(|e| format!("{}: cannot write: {e}", out.display()))
+}
+
+fn print_tree(file: &Path, as_json: bool) -> Result<(), String> {
+    let replica = io::load_scene(file).map_err(|e| e.to_string())?;
+    let view = SceneView::from_source(&replica);
+    let name_of = |e: Entity| replica.component_data(e, ids::NAME).and_then(decode_name);
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let result = if as_json {
+        let items: Vec<serde_json::Value> = view
+            .preorder()
+            .into_iter()
+            .filter(|(e, _)| !e.is_root())
+            .map(|(e, _)| {
+                let reason = view.fallback_reason(e);
+                let world = view.world_matrix(e).unwrap_or_default().to_cols_array();
+                let mut obj = json!({
+                    "entity": e.0,
+                    "name": name_of(e),
+                    "declared_parent": view.declared_parent_of(e).map(|p| p.0),
+                    "effective_parent": view.effective_parent_of(e).map(|p| p.0),
+                    "reason": reason.as_str(),
+                    "implicit": view.is_implicit(e),
+                    "world": world,
+                });
+                if let Fallback::Cycle(members) = reason {
+                    obj["cycle"] = json!(members.iter().map(|m| m.0).collect::<Vec<_>>());
+                }
+                obj
+            })
+            .collect();
+        writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&items).expect("JSON values serialize")
+        )
+    } else {
+        (|| {
+            for (e, depth) in view.preorder() {
+                let indent = "  ".repeat(depth as usize);
+                if e.is_root() {
+                    writeln!(out, "root")?;
+                    continue;
+                }
+                let name = name_of(e).map(|n| format!(" {n:?}")).unwrap_or_default();
+                let declared = view.declared_parent_of(e).unwrap_or(Entity::ROOT);
+                let marker = match view.fallback_reason(e) {
+                    Fallback::None => String::new(),
+                    Fallback::MissingParent => {
+                        format!("  [missing parent: {declared} has no Transform]")
+                    }
+                    Fallback::Cycle(members) => {
+                        let ring: Vec<String> = members
+                            .iter()
+                            .chain(members.first())
+                            .map(|m| m.to_string())
+                            .collect();
+                        format!(
+                            "  [re-rooted: cycle {}; declared parent {declared}]",
+                            ring.join(" -> ")
+                        )
+                    }
+                };
+                let implicit = if view.is_implicit(e) {
+                    "  (implicit: no components)"
+                } else {
+                    ""
+                };
+                writeln!(out, "{indent}{e}{name}{implicit}{marker}")?;
+            }
+            Ok(())
+        })()
+    };
+    match result {
+        // A closed pipe (`scenetree tree … | head`) is the reader's choice, not an error.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.map_err(|e| format!("cannot write output: {e}")),
+    }
+}

@@ -1,0 +1,351 @@
+//! scenetree's own scene format: readable JSON (`"format": "scenetree/1"`) that holds the whole
+//! replica state, so a saved scene resumes as the same CRDT state.
+//!
+//! ```json
+//! {
+//!   "format": "scenetree/1",
+//!   "entities": [
+//!     { "entity": 512,
+//!       "components": {
+//!         "core::Transform":   { "timestamp": 3, "value": { "position": [0, 1, 0], "rotation": [0, 0, 0, 1],
+//!                                                          "scale": [1, 1, 1], "parent": 0 } },
+//!         "core-schema::Name": { "timestamp": 1, "value": "Lamp" },
+//!         "1018":              { "timestamp": 2, "base64": "GgA=" },
+//!         "core::GltfContainer": { "timestamp": 4, "deleted": true } },
+//!       "appended": { "core::PointerEventsResult": ["CAE="] } }
+//!   ],
+//!   "deleted_entities": [514, 66048]
+//! }
+//! ```
+//!
+//! Components are keyed by name when scenetree knows it, else by their id. A value is written
+//! decoded (`value`) only when encoding the decoded form gives back the exact bytes (so a
+//! Transform holding NaN, or a malformed Name, is kept as `base64`); everything else is base64.
+//! `deleted` records a tombstone with its timestamp. Entities are sorted by id and components
+//! by id, so files diff well.
+
+use std::path::Path;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use serde_json::{Map, Value, json};
+
+use super::error::{LoadError, Location};
+use crate::crdt::{CrdtMessage, Replica};
+use crate::model::{
+    Entity, Transform, component, component_id_from_name, decode_name, encode_name, ids,
+};
+
+/// The format tag this version writes and reads.
+pub const FORMAT: &str = "scenetree/1";
+
+/// Serializes a replica as native JSON (pretty-printed, newline-terminated).
+pub fn to_native_json(replica: &Replica) -> String {
+    let mut entities: Vec<(Entity, Map<String, Value>, Map<String, Value>)> = Vec::new();
+    let mut current: Option<(Entity, Map<String, Value>, Map<String, Value>)> = None;
+    let mut messages = replica.state_messages();
+    // state_messages is sorted by (component, entity); the file groups by entity.
+    messages.sort_by_key(|m| (m.entity(), m.component()));
+    for msg in messages {
+        let entity = msg.entity();
+        if current.as_ref().map(|c| c.0) != Some(entity) {
+            entities.extend(current.take());
+            current = Some((entity, Map::new(), Map::new()));
+        }
+        let (_, components, appended) = current.as_mut().expect("set above");
+        let id = msg
+            .component()
+            .expect("state messages are component messages");
+        let key = component_key(id);
+        match msg {
+            CrdtMessage::PutComponent {
+                timestamp, data, ..
+            } => {
+                components.insert(key, encode_value(id, timestamp, &data));
+            }
+            CrdtMessage::DeleteComponent { timestamp, .. } => {
+                components.insert(key, json!({ "timestamp": timestamp, "deleted": true }));
+            }
+            CrdtMessage::AppendValue { data, .. } => {
+                let list = appended
+                    .entry(key)
+                    .or_insert_with(|| Value::Array(Vec::new()));
+                if let Value::Array(values) = list {
+                    values.push(Value::String(BASE64.encode(&data)));
+                }
+            }
+            _ => {}
+        }
+    }
+    entities.extend(current);
+    let entities: Vec<Value> = entities
+        .into_iter()
+        .map(|(entity, components, appended)| {
+            let mut obj = Map::new();
+            obj.insert("entity".into(), json!(entity.0));
+            obj.insert("components".into(), Value::Object(components));
+            if !appended.is_empty() {
+                obj.insert("appended".into(), Value::Object(appended));
+            }
+            Value::Object(obj)
+        })
+        .collect();
+    let deleted: Vec<u32> = replica.deleted_entities().iter().map(|e| e.0).collect();
+    let doc = json!({ "format": FORMAT, "entities": entities, "deleted_entities": deleted });
+    let mut text = serde_json::to_string_pretty(&doc).expect("JSON values always serialize");
+    text.push('\n');
+    text
+}
+
+fn component_key(id: u32) -> String {
+    component::component_name(id).map_or_else(|| id.to_string(), str::to_owned)
+}
+
+fn encode_value(id: u32, timestamp: u32, data: &[u8]) -> Value {
+    let decoded = match id {
+        ids::TRANSFORM => Transform::from_bytes(data)
+            .ok()
+            .filter(|t| t.is_finite() && t.to_bytes() == data)
+            .map(|t| transform_json(&t)),
+        ids::NAME => decode_name(data)
+            .filter(|n| encode_name(n) == data)
+            .map(Value::String),
+        _ => None,
+    };
+    match decoded {
+        Some(value) => json!({ "timestamp": timestamp, "value": value }),
+        None => json!({ "timestamp": timestamp, "base64": BASE64.encode(data) }),
+    }
+}
+
+fn transform_json(t: &Transform) -> Value {
+    json!({
+        "position": t.position.to_array(),
+        "rotation": t.rotation.to_array(),
+        "scale": t.scale.to_array(),
+        "parent": t.parent.0,
+    })
+}
+
+/// Reads native JSON into a fresh replica. Any problem is an error naming the JSON path.
+pub fn parse_native(path: &Path, text: &str) -> Result<Replica, LoadError> {
+    let doc: Value = serde_json::from_str(text).map_err(|e| LoadError {
+        path: path.to_path_buf(),
+        location: Location::LineColumn {
+            line: e.line(),
+            column: e.column(),
+        },
+        message: format!("not valid JSON: {e}"),
+    })?;
+    let err = |json_path: &str, message: String| LoadError::at_json(path, json_path, message);
+    match doc.get("format").and_then(Value::as_str) {
+        Some(FORMAT) => {}
+        Some(other) => {
+            return Err(err(
+                "format",
+                format!("expected \"{FORMAT}\", found \"{other}\" (a newer scenetree?)"),
+            ));
+        }
+        None => {
+            return Err(err(
+                "format",
+                format!("missing; a native scene starts with \"format\": \"{FORMAT}\""),
+            ));
+        }
+    }
+    let mut messages: Vec<CrdtMessage> = Vec::new();
+    let entities = doc
+        .get("entities")
+        .and_then(Value::as_array)
+        .ok_or_else(|| err("entities", "expected a list".into()))?;
+    for (i, item) in entities.iter().enumerate() {
+        let at = format!("entities[{i}]");
+        let entity = item
+            .get("entity")
+            .and_then(Value::as_u64)
+            .and_then(|n| u32::try_from(n).ok())
+            .map(Entity)
+            .ok_or_else(|| {
+                err(
+                    &format!("{at}.entity"),
+                    "expected an entity id (an integer below 2^32)".into(),
+                )
+            })?;
+        let components = match item.get("components") {
+            None => Map::new(),
+            Some(Value::Object(m)) => m.clone(),
+            Some(_) => {
+                return Err(err(
+                    &format!("{at}.components"),
+                    "expected an object".into(),
+                ));
+            }
+        };
+        for (key, value) in &components {
+            let at = format!("{at}.components[{key:?}]");
+            let id = parse_component_key(key);
+            let timestamp = value
+                .get("timestamp")
+                .and_then(Value::as_u64)
+                .and_then(|n| u32::try_from(n).ok())
+                .ok_or_else(|| {
+                    err(
+                        &format!("{at}.timestamp"),
+                        "expected a timestamp (an integer below 2^32)".into(),
+                    )
+                })?;
+            if value.get("deleted").and_then(Value::as_bool) == Some(true) {
+                messages.push(CrdtMessage::DeleteComponent {
+                    entity,
+                    component: id,
+                    timestamp,
+                });
+                continue;
+            }
+            let data = decode_value(id, value).map_err(|m| err(&at, m))?;
+            if id == ids::TRANSFORM && data.len() != Transform::BYTE_LEN {
+                return Err(err(
+                    &at,
+                    format!("a Transform is 44 bytes, found {}", data.len()),
+                ));
+            }
+            messages.push(CrdtMessage::PutComponent {
+                entity,
+                component: id,
+                timestamp,
+                data,
+            });
+        }
+        if let Some(appended) = item.get("appended") {
+            let appended = appended
+                .as_object()
+                .ok_or_else(|| err(&format!("{at}.appended"), "expected an object".into()))?;
+            for (key, values) in appended {
+                let at = format!("{at}.appended[{key:?}]");
+                let id = parse_component_key(key);
+                if !component::is_grow_only(id) {
+                    return Err(err(&at, format!("component {key} is not a grow-only set")));
+                }
+                let values = values
+                    .as_array()
+                    .ok_or_else(|| err(&at, "expected a list of base64 strings".into()))?;
+                for (j, v) in values.iter().enumerate() {
+                    let data = v
+                        .as_str()
+                        .and_then(|s| BASE64.decode(s).ok())
+                        .ok_or_else(|| {
+                            err(&format!("{at}[{j}]"), "expected a base64 string".into())
+                        })?;
+                    messages.push(CrdtMessage::AppendValue {
+                        entity,
+                        component: id,
+                        timestamp: 0,
+                        data,
+                    });
+                }
+            }
+        }
+    }
+    if let Some(deleted) = doc.get("deleted_entities") {
+        let deleted = deleted
+            .as_array()
+            .ok_or_else(|| err("deleted_entities", "expected a list of entity ids".into()))?;
+        for (i, d) in deleted.iter().enumerate() {
+            let entity = d
+                .as_u64()
+                .and_then(|n| u32::try_from(n).ok())
+                .ok_or_else(|| {
+                    err(
+                        &format!("deleted_entities[{i}]"),
+                        "expected an entity id".into(),
+                    )
+                })?;
+            messages.push(CrdtMessage::DeleteEntity {
+                entity: Entity(entity),
+            });
+        }
+    }
+    // Deletions last: entity ids only grow with versions, and a value of an old version that
+    // the file still holds (the reference keeps those) must be stored before it is retired.
+    let (deletes, values): (Vec<_>, Vec<_>) = messages
+        .into_iter()
+        .partition(|m| matches!(m, CrdtMessage::DeleteEntity { .. }));
+    let mut replica = Replica::new();
+    for m in values.iter().chain(&deletes) {
+        replica.apply(m);
+    }
+    Ok(replica)
+}
+
+fn parse_component_key(key: &str) -> u32 {
+    key.parse::<u32>()
+        .unwrap_or_else(|_| component_id_from_name(key))
+}
+
+fn decode_value(id: u32, value: &Value) -> Result<Vec<u8>, String> {
+    if let Some(b64) = value.get("base64") {
+        return b64
+            .as_str()
+            .and_then(|s| BASE64.decode(s).ok())
+            .ok_or_else(|| "\"base64\" is not valid base64".to_string());
+    }
+    let decoded = value
+        .get("value")
+        .ok_or("expected \"value\", \"base64\" or \"deleted\": true")?;
+    match id {
+        ids::TRANSFORM => parse_transform(decoded).map(|t| t.to_bytes().to_vec()),
+        ids::NAME => decoded
+            .as_str()
+            .map(encode_name)
+            .ok_or_else(|| "a Name value is a string".to_string()),
+        _ => Err(
+            "scenetree cannot encode a decoded value of this component; give it as \"base64\""
+                .into(),
+        ),
+    }
+}
+
+fn parse_transform(v: &Value) -> Result<Transform, String> {
+    let floats = |field: &str, n: usize| -> Result<Vec<f32>, String> {
+        let list = v
+            .get(field)
+            .and_then(Value::as_array)
+            .ok_or(format!("{field}: expected a list of {n} numbers"))?;
+        if list.len() != n {
+            return Err(format!(
+                "{field}: expected {n} numbers, found {}",
+                list.len()
+            ));
+        }
+        list.iter()
+            .map(|x| {
+                x.as_f64()
+                    .map(|f| f as f32)
+                    .ok_or(format!("{field}: {x} is not a number"))
+            })
+            .collect()
+    };
+    let p = floats("position", 3)?;
+    let r = floats("rotation", 4)?;
+    let s = floats("scale", 3)?;
+    let parent = match v.get("parent") {
+        None => 0,
+        Some(p) => p
+            .as_u64()
+            .and_then(|n| u32::try_from(n).ok())
+            .ok_or("parent: expected an entity id")?,
+    };
+    Ok(Transform {
+        position: glam::Vec3::new(p[0], p[1], p[2]),
+        rotation: glam::Quat::from_xyzw(r[0], r[1], r[2], r[3]),
+        scale: glam::Vec3::new(s[0], s[1], s[2]),
+        parent: Entity(parent),
+    })
+}
+
+/// Reads a native scene file.
+pub fn read_native(path: &Path) -> Result<Replica, LoadError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| LoadError::file(path, format!("cannot read: {e}")))?;
+    parse_native(path, &text)
+}

@@ -1,0 +1,205 @@
+//! The headless command line: `crdt apply`, `tree`, `tree --json`, and its errors.
+
+use std::path::Path;
+use std::process::Command;
+
+use scenetree::crdt::{CrdtMessage, decode_stream, encode_stream};
+use scenetree::model::{Entity, Transform, encode_name, ids};
+use serde_json::Value;
+
+fn scenetree(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_scenetree"))
+        .args(args)
+        .output()
+        .expect("binary runs")
+}
+
+fn transform_put(entity: u32, parent: u32, x: f32, ts: u32) -> CrdtMessage {
+    let t = Transform {
+        position: glam::Vec3::new(x, 0.0, 0.0),
+        parent: Entity(parent),
+        ..Transform::IDENTITY
+    };
+    CrdtMessage::PutComponent {
+        entity: Entity(entity),
+        component: 1,
+        timestamp: ts,
+        data: t.to_bytes().to_vec(),
+    }
+}
+
+fn write(dir: &Path, name: &str, messages: &[CrdtMessage]) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, encode_stream(messages)).unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+#[test]
+fn crdt_apply_merges_streams_in_order_into_the_canonical_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = write(
+        dir.path(),
+        "a.crdt",
+        &[transform_put(513, 0, 1.0, 1), transform_put(512, 0, 2.0, 1)],
+    );
+    let second = write(
+        dir.path(),
+        "b.crdt",
+        &[
+            transform_put(513, 512, 5.0, 2),
+            transform_put(512, 0, 9.0, 0),
+        ],
+    );
+    let out = dir.path().join("out.crdt");
+    let run = scenetree(&[
+        "crdt",
+        "apply",
+        &first,
+        &second,
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let messages = decode_stream(&std::fs::read(&out).unwrap())
+        .unwrap()
+        .messages;
+    // Sorted by entity; 513's newer write won, 512's older one was ignored.
+    assert_eq!(
+        messages,
+        vec![
+            transform_put(512, 0, 2.0, 1),
+            transform_put(513, 512, 5.0, 2)
+        ]
+    );
+}
+
+#[test]
+fn crdt_apply_names_the_file_and_byte_offset_of_a_corrupt_stream() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = write(dir.path(), "good.crdt", &[transform_put(512, 0, 1.0, 1)]);
+    let mut bytes = encode_stream(&[transform_put(512, 0, 1.0, 1), transform_put(513, 0, 1.0, 1)]);
+    bytes.truncate(bytes.len() - 3);
+    let bad = dir.path().join("bad.crdt");
+    std::fs::write(&bad, &bytes).unwrap();
+    let out = dir.path().join("out.crdt");
+    let run = scenetree(&[
+        "crdt",
+        "apply",
+        &good,
+        bad.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(!run.status.success());
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        stderr.contains("bad.crdt") && stderr.contains("at byte 68"),
+        "{stderr}"
+    );
+    assert!(!out.exists(), "nothing is written on failure");
+}
+
+#[test]
+fn tree_json_reports_parents_reasons_cycles_and_world_matrices() {
+    let dir = tempfile::tempdir().unwrap();
+    let name = CrdtMessage::PutComponent {
+        entity: Entity(512),
+        component: ids::NAME,
+        timestamp: 1,
+        data: encode_name("Table"),
+    };
+    let file = write(
+        dir.path(),
+        "scene.crdt",
+        &[
+            transform_put(512, 0, 3.0, 1),
+            name,
+            transform_put(513, 512, 1.0, 1), // under Table
+            transform_put(600, 601, 0.0, 1), // 600 <-> 601: a cycle
+            transform_put(601, 600, 0.0, 1),
+            transform_put(700, 650, 0.0, 1), // 650 never written: missing parent
+        ],
+    );
+    let run = scenetree(&["tree", "--json", &file]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let list: Vec<Value> = serde_json::from_slice(&run.stdout).unwrap();
+    let get = |e: u64| {
+        list.iter()
+            .find(|o| o["entity"] == e)
+            .unwrap_or_else(|| panic!("entity {e} listed"))
+    };
+    assert_eq!(get(512)["name"], "Table");
+    assert_eq!(get(513)["effective_parent"], 512);
+    assert_eq!(get(513)["world"][12], 4.0, "translation x of 513 = 3 + 1");
+    assert_eq!(get(600)["reason"], "cycle");
+    assert_eq!(get(600)["cycle"], serde_json::json!([600, 601]));
+    assert_eq!(get(600)["effective_parent"], 0);
+    assert_eq!(get(600)["declared_parent"], 601);
+    assert_eq!(get(700)["reason"], "missing_parent");
+    assert_eq!(get(700)["effective_parent"], 650);
+    assert_eq!(get(650)["implicit"], true);
+}
+
+#[test]
+fn tree_text_marks_rerooted_entities() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(
+        dir.path(),
+        "s.crdt",
+        &[
+            transform_put(600, 601, 0.0, 1),
+            transform_put(601, 600, 0.0, 1),
+        ],
+    );
+    let run = scenetree(&["tree", &file]);
+    let text = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        text.contains("600  [re-rooted: cycle 600 -> 601 -> 600; declared parent 601]"),
+        "{text}"
+    );
+}
+
+#[test]
+fn random_and_truncated_files_are_errors_never_panics() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut seed = 12345u64;
+    for i in 0..20 {
+        let len = (i * 37) % 300;
+        let bytes: Vec<u8> = (0..len)
+            .map(|_| {
+                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+                (seed >> 56) as u8
+            })
+            .collect();
+        let path = dir.path().join(format!("r{i}.crdt"));
+        std::fs::write(&path, &bytes).unwrap();
+        let run = scenetree(&["tree", path.to_str().unwrap()]);
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        if !run.status.success() {
+            assert!(stderr.contains("at byte"), "{stderr}");
+        }
+    }
+    let missing = scenetree(&["tree", "/nonexistent/scene.crdt"]);
+    assert!(!missing.status.success());
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("cannot read"));
+}
+
+#[test]
+fn the_fixture_scenes_print_their_names() {
+    let fixture = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/fixtures/dcl/Cozy-House-Template/main.crdt"
+    );
+    let run = scenetree(&["tree", fixture]);
+    assert!(run.status.success());
+    assert!(String::from_utf8_lossy(&run.stdout).contains("513 \"Lamp_Interior\""));
+}

@@ -1,0 +1,170 @@
+//! Scene files: native JSON and main.crdt round trips, atomic saves, and clear errors.
+
+use std::path::Path;
+
+use scenetree::crdt::{CrdtMessage, Replica};
+use scenetree::io::{self, Location, dcl_crdt, native};
+use scenetree::model::{Entity, Transform, encode_name, ids};
+
+fn fixture(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/fixtures/dcl")
+        .join(name)
+        .join("main.crdt")
+}
+
+fn sample_replica() -> Replica {
+    let mut r = Replica::new();
+    let t = Transform {
+        position: glam::Vec3::new(1.5, -0.0, 3.25),
+        parent: Entity(513),
+        ..Transform::IDENTITY
+    };
+    r.put_transform(Entity(512), &t).unwrap();
+    r.put_transform(Entity(512), &t).unwrap(); // timestamp 2
+    r.put(Entity(512), ids::NAME, encode_name("Lamp")).unwrap();
+    r.put(Entity(513), 1018, vec![0x1a, 0x00]).unwrap();
+    r.put(Entity(513), 1041, vec![1]).unwrap();
+    r.delete_component(Entity(513), 1041).unwrap(); // a tombstone
+    let mut nan = Transform::IDENTITY;
+    nan.scale.y = f32::NAN;
+    r.put_transform(Entity(514), &nan).unwrap();
+    r.put(Entity(515), 7000, vec![]).unwrap();
+    r.delete_entity(Entity(515)).unwrap();
+    r.apply(&CrdtMessage::AppendValue {
+        entity: Entity(513),
+        component: 1063,
+        timestamp: 0,
+        data: vec![8, 1],
+    });
+    r
+}
+
+#[test]
+fn native_json_round_trips_the_whole_crdt_state() {
+    let r = sample_replica();
+    let text = native::to_native_json(&r);
+    let back = native::parse_native(Path::new("mem.json"), &text).unwrap();
+    assert_eq!(back.digest(), r.digest());
+    assert_eq!(
+        back.state_messages(),
+        r.state_messages(),
+        "timestamps and tombstones included"
+    );
+    assert_eq!(
+        native::to_native_json(&back),
+        text,
+        "writing again gives the same text"
+    );
+    // Readable where it can be, exact where it must be.
+    assert!(text.contains("\"value\": \"Lamp\""));
+    assert!(text.contains("\"core::Transform\""));
+    assert!(text.contains("\"deleted\": true"));
+    let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let nan_entity = doc["entities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["entity"] == 514)
+        .unwrap();
+    assert!(
+        nan_entity["components"]["core::Transform"]["base64"].is_string(),
+        "a NaN Transform stays bytes"
+    );
+    assert!(
+        text.find("\"entity\": 512").unwrap() < text.find("\"core-schema::Name\"").unwrap(),
+        "entity id first"
+    );
+}
+
+#[test]
+fn main_crdt_to_native_and_back_is_byte_identical_to_the_canonical_stream() {
+    for name in ["Cozy-House-Template", "art-gallery-template"] {
+        let replica = dcl_crdt::load_replica(&fixture(name)).unwrap();
+        let canonical = dcl_crdt::to_crdt_bytes(&replica);
+        let json = native::to_native_json(&replica);
+        let back = native::parse_native(Path::new("x.json"), &json).unwrap();
+        assert_eq!(dcl_crdt::to_crdt_bytes(&back), canonical, "{name}");
+        assert!(replica.live_entity_count() > 20, "{name} has its entities");
+    }
+}
+
+#[test]
+fn save_then_open_preserves_everything_and_is_atomic() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = sample_replica();
+    for file in ["scene.json", "scene.crdt"] {
+        let path = dir.path().join(file);
+        io::save_scene(&r, &path).unwrap();
+        let back = io::load_scene(&path).unwrap();
+        assert_eq!(back.canonical_messages(), r.canonical_messages(), "{file}");
+    }
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(leftovers.len(), 2, "{leftovers:?}");
+}
+
+#[test]
+fn bad_native_files_name_the_place_and_the_problem() {
+    let p = Path::new("bad.json");
+    let cases = [
+        (
+            "{\"format\": \"scenetree/1\", \"entities\": [",
+            "not valid JSON",
+        ),
+        ("{\"entities\": []}", "missing"),
+        (
+            "{\"format\": \"scenetree/9\", \"entities\": []}",
+            "newer scenetree",
+        ),
+        (
+            r#"{"format":"scenetree/1","entities":[{"entity":-1}]}"#,
+            "entity id",
+        ),
+        (
+            r#"{"format":"scenetree/1","entities":[{"entity":512,"components":{"core::Transform":{"timestamp":1,"value":{"position":[0,0],"rotation":[0,0,0,1],"scale":[1,1,1]}}}}]}"#,
+            "position: expected 3 numbers, found 2",
+        ),
+        (
+            r#"{"format":"scenetree/1","entities":[{"entity":512,"components":{"1018":{"timestamp":1,"base64":"%%%"}}}]}"#,
+            "not valid base64",
+        ),
+        (
+            r#"{"format":"scenetree/1","entities":[{"entity":512,"components":{"1018":{"base64":""}}}]}"#,
+            "expected a timestamp",
+        ),
+    ];
+    for (text, expected) in cases {
+        let err = native::parse_native(p, text).unwrap_err();
+        let shown = err.to_string();
+        assert!(shown.contains(expected), "{text}\n  gave: {shown}");
+        assert!(shown.starts_with("bad.json"), "{shown}");
+    }
+    let err = native::parse_native(
+        p,
+        r#"{"format":"scenetree/1","entities":[{"entity":512,"components":{"core::Transform":{"timestamp":1,"value":{"position":[0,0,0],"rotation":[0,0,0,1],"scale":"big"}}}}]}"#,
+    )
+    .unwrap_err();
+    assert_eq!(
+        err.location,
+        Location::JsonPath("entities[0].components[\"core::Transform\"]".into())
+    );
+}
+
+#[test]
+fn unknown_extensions_and_missing_files_are_clear_errors() {
+    assert!(
+        io::load_scene(Path::new("scene.txt"))
+            .unwrap_err()
+            .to_string()
+            .contains("unknown file type")
+    );
+    assert!(
+        io::load_scene(Path::new("/nope/scene.json"))
+            .unwrap_err()
+            .to_string()
+            .contains("cannot read")
+    );
+}
