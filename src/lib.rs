@@ -17,6 +17,7 @@
 
 pub mod cli;
 pub mod crdt;
+pub mod editor;
 pub mod io;
 pub mod model;
 pub mod scene;

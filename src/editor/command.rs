@@ -1,0 +1,89 @@
+//! What a user can ask the editor to do. Panels build these; [`super::Document::apply`] is the
+//! one place that turns them into replica writes.
+
+use crate::model::{Entity, Transform};
+
+/// A user edit.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Command {
+    /// Replace the local Transforms (parent space) of entities, e.g. an inspector edit or a
+    /// gizmo drag. A changed `parent` is checked for cycles like a reparent.
+    SetTransforms(Vec<(Entity, Transform)>),
+    /// Move entities under `parent` (the root is [`Entity::ROOT`]). With `keep_world` the local
+    /// values are recomputed so each entity stays where it is in the world; without it the local
+    /// values are kept and the entity moves with its new parent.
+    Reparent {
+        entities: Vec<Entity>,
+        parent: Entity,
+        keep_world: bool,
+    },
+    /// Set (or with an empty string, remove) the `core-schema::Name`.
+    Rename { entity: Entity, name: String },
+    /// Create an entity under `parent` at its origin, with a name and optional extra components
+    /// (component id, value), e.g. a MeshRenderer.
+    Create {
+        parent: Entity,
+        name: String,
+        components: Vec<(u32, Vec<u8>)>,
+    },
+    /// Copy entities with their whole subtrees (every component), next to the originals.
+    Duplicate { entities: Vec<Entity> },
+    /// Remove entities with their whole subtrees (every component value is deleted; the ids stay
+    /// valid so the deletion can be undone exactly).
+    Delete { entities: Vec<Entity> },
+    /// Set or remove one component value, as raw bytes.
+    SetComponent {
+        entity: Entity,
+        component: u32,
+        value: Option<Vec<u8>>,
+    },
+}
+
+impl Command {
+    /// A short label for the Edit menu ("Undo Reparent").
+    pub fn label(&self) -> &'static str {
+        match self {
+            Command::SetTransforms(_) => "Transform",
+            Command::Reparent { .. } => "Reparent",
+            Command::Rename { .. } => "Rename",
+            Command::Create { .. } => "Create Entity",
+            Command::Duplicate { .. } => "Duplicate",
+            Command::Delete { .. } => "Delete",
+            Command::SetComponent { .. } => "Edit Component",
+        }
+    }
+}
+
+/// Why an edit was refused. Nothing was written when this is returned.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum EditError {
+    /// A number was NaN or infinite.
+    #[error("{field} of entity {entity} must be a finite number")]
+    NotFinite { entity: Entity, field: &'static str },
+    /// A rotation quaternion of (near) zero length has no direction.
+    #[error("the rotation of entity {entity} has zero length; a quaternion needs a direction")]
+    ZeroRotation { entity: Entity },
+    /// The new parent is the entity itself or one of its descendants.
+    #[error(
+        "cannot put {entity} under {parent}: {parent} is {entity} itself or one of its descendants"
+    )]
+    WouldCycle { entity: Entity, parent: Entity },
+    /// Keeping the world pose is impossible under a parent with zero scale.
+    #[error("cannot keep the world position of {entity} under {parent}: its scale is zero")]
+    DegenerateParent { entity: Entity, parent: Entity },
+    /// The entity is not in the scene.
+    #[error("entity {0} is not in the scene")]
+    UnknownEntity(Entity),
+    /// The engine's reserved entities (root, player, camera…) cannot be edited this way.
+    #[error("entity {0} is reserved by the engine")]
+    Reserved(Entity),
+    /// The replica refused the write.
+    #[error(transparent)]
+    Write(#[from] crate::crdt::WriteError),
+    /// Nothing to do (an empty selection).
+    #[error("nothing to {0}")]
+    Nothing(&'static str),
+    /// No free entity number left (65,535 in use).
+    #[error("the scene has no free entity number left")]
+    Full,
+}

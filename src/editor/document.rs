@@ -1,0 +1,540 @@
+//! The open scene: the replica being edited, its derived render tree, undo history and
+//! selection. [`Document::apply`] is the one place where user intent becomes CRDT writes.
+
+use std::path::PathBuf;
+
+use crate::crdt::{CrdtMessage, Replica};
+use crate::io::SceneFormat;
+use crate::model::{Entity, Transform, decode_name, encode_name, ids};
+use crate::scene::SceneView;
+
+use super::command::{Command, EditError};
+use super::history::{History, RegisterChange, Step};
+use super::selection::Selection;
+
+/// Where a document was loaded from or last saved to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SceneFile {
+    /// The file path.
+    pub path: PathBuf,
+    /// The format it is saved in.
+    pub format: SceneFormat,
+}
+
+/// What an applied command produced that the UI may want to act on.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Applied {
+    /// Entities the command created (new entities, duplicates), top-level ones first.
+    pub created: Vec<Entity>,
+}
+
+/// An open scene.
+#[derive(Debug)]
+pub struct Document {
+    replica: Replica,
+    view: SceneView,
+    history: History,
+    /// The selected entities.
+    pub selection: Selection,
+    /// Messages authored by this document's writes, for other peers to receive.
+    outbox: Vec<CrdtMessage>,
+    /// The file this document belongs to, if any.
+    pub file: Option<SceneFile>,
+    /// The replica's change-journal position when the document was last loaded or saved.
+    saved_position: u64,
+}
+
+impl Default for Document {
+    fn default() -> Self {
+        Self::new(Replica::new(), None)
+    }
+}
+
+impl Document {
+    /// A document over `replica`, considered saved.
+    pub fn new(replica: Replica, file: Option<SceneFile>) -> Self {
+        let view = SceneView::from_source(&replica);
+        let saved_position = replica.changes_since(0).next_cursor;
+        Document {
+            replica,
+            view,
+            history: History::new(),
+            selection: Selection::new(),
+            outbox: Vec::new(),
+            file,
+            saved_position,
+        }
+    }
+
+    /// The replica (read-only: all writes go through [`Self::apply`]).
+    pub fn replica(&self) -> &Replica {
+        &self.replica
+    }
+
+    /// The derived render tree, up to date with the replica.
+    pub fn view(&self) -> &SceneView {
+        &self.view
+    }
+
+    /// The undo history.
+    pub fn history(&self) -> &History {
+        &self.history
+    }
+
+    /// True when the replica changed since the last load or save.
+    pub fn is_modified(&self) -> bool {
+        self.replica.changes_since(0).next_cursor != self.saved_position
+    }
+
+    /// Records that the current state is what is on disk.
+    pub fn mark_saved(&mut self, file: SceneFile) {
+        self.file = Some(file);
+        self.saved_position = self.replica.changes_since(0).next_cursor;
+    }
+
+    /// Takes the messages written since the last call (for the peers simulation).
+    pub fn take_outbox(&mut self) -> Vec<CrdtMessage> {
+        std::mem::take(&mut self.outbox)
+    }
+
+    /// Applies a message from another peer (not an undoable edit) and refreshes the view.
+    pub fn receive(&mut self, msg: &CrdtMessage) -> crate::crdt::ApplyOutcome {
+        let outcome = self.replica.apply(msg);
+        self.refresh();
+        outcome
+    }
+
+    // ----- names ---------------------------------------------------------------------------
+
+    /// The entity's `core-schema::Name`, if it has a valid one.
+    pub fn name_of(&self, entity: Entity) -> Option<String> {
+        self.replica
+            .component_data(entity, ids::NAME)
+            .and_then(decode_name)
+    }
+
+    /// What the UI calls an entity: its name, or "Root"/"Player"/"Camera", or "Entity 512".
+    pub fn display_name(&self, entity: Entity) -> String {
+        if let Some(name) = self.name_of(entity) {
+            return name;
+        }
+        match entity.reserved_name() {
+            Some(n) => n.to_string(),
+            None => format!("Entity {entity}"),
+        }
+    }
+
+    // ----- tree queries --------------------------------------------------------------------
+
+    /// `entity` and everything drawn below it, parents first (iterative, any depth).
+    pub fn subtree(&self, entity: Entity) -> Vec<Entity> {
+        let mut out = Vec::new();
+        let mut stack = vec![entity];
+        while let Some(e) = stack.pop() {
+            out.push(e);
+            stack.extend(self.view.children_of(e));
+        }
+        out
+    }
+
+    /// True when `ancestor` is `entity`'s effective parent, grandparent, …
+    pub fn is_drawn_below(&self, entity: Entity, ancestor: Entity) -> bool {
+        let mut cur = entity;
+        for _ in 0..=self.view.len() {
+            match self.view.effective_parent_of(cur) {
+                Some(p) if p == ancestor => return true,
+                Some(p) if !p.is_root() => cur = p,
+                _ => return false,
+            }
+        }
+        false
+    }
+
+    /// True when putting `entity` under `parent` would make a parenting cycle: `parent` is
+    /// `entity` or lies below it along declared parents.
+    pub fn would_cycle(&self, entity: Entity, parent: Entity) -> bool {
+        let mut cur = parent;
+        for _ in 0..=self.view.len() {
+            if cur == entity {
+                return true;
+            }
+            if cur.is_root() {
+                return false;
+            }
+            cur = self
+                .replica
+                .transform(cur)
+                .map_or(Entity::ROOT, |t| t.parent);
+        }
+        false // an existing cycle upstream that does not contain `entity`
+    }
+
+    /// The entity's local Transform as stored, or the identity at the root without one.
+    pub fn local_transform(&self, entity: Entity) -> Transform {
+        self.replica
+            .transform(entity)
+            .unwrap_or(Transform::IDENTITY)
+    }
+
+    /// Keeps only the top-most entities of a set (a child moves with its selected parent).
+    pub fn top_level(&self, entities: &[Entity]) -> Vec<Entity> {
+        let mut out: Vec<Entity> = Vec::new();
+        for &e in entities {
+            if !out.contains(&e)
+                && !entities
+                    .iter()
+                    .any(|&other| other != e && self.is_drawn_below(e, other))
+            {
+                out.push(e);
+            }
+        }
+        out
+    }
+
+    // ----- edits ---------------------------------------------------------------------------
+
+    /// Applies a command as one undo step.
+    pub fn apply(&mut self, command: Command) -> Result<Applied, EditError> {
+        self.apply_with(command, None)
+    }
+
+    /// Applies a command that merges with the previous one while `key` stays the same and the
+    /// run is open (one gizmo drag, one slider drag). Call [`Self::end_coalescing`] when the
+    /// gesture ends.
+    pub fn apply_coalesced(&mut self, command: Command, key: u64) -> Result<Applied, EditError> {
+        self.apply_with(command, Some(key))
+    }
+
+    /// Ends a coalescing run.
+    pub fn end_coalescing(&mut self) {
+        self.history.close_coalescing();
+    }
+
+    fn apply_with(
+        &mut self,
+        command: Command,
+        coalesce: Option<u64>,
+    ) -> Result<Applied, EditError> {
+        let label = command.label().to_string();
+        let (writes, applied) = self.plan(command)?;
+        let changes = self.write_all(writes)?;
+        self.history.record(Step {
+            label,
+            changes,
+            coalesce,
+        });
+        self.refresh();
+        Ok(applied)
+    }
+
+    /// Reverts the last step. Returns its label, or `None` when there is nothing to undo.
+    pub fn undo(&mut self) -> Option<String> {
+        let step = self.history.pop_undo()?;
+        let writes = step
+            .changes
+            .iter()
+            .rev()
+            .map(|c| (c.entity, c.component, c.before.clone()))
+            .collect();
+        // A peer may have deleted an entity meanwhile; what can be restored is restored.
+        self.write_all(writes).ok();
+        let label = step.label.clone();
+        self.history.push_redo(step);
+        self.refresh();
+        Some(label)
+    }
+
+    /// Re-applies the last undone step.
+    pub fn redo(&mut self) -> Option<String> {
+        let step = self.history.pop_redo()?;
+        let writes = step
+            .changes
+            .iter()
+            .map(|c| (c.entity, c.component, c.after.clone()))
+            .collect();
+        self.write_all(writes).ok();
+        let label = step.label.clone();
+        self.history.push_undo(step);
+        self.refresh();
+        Some(label)
+    }
+
+    /// Brings the view up to date after the replica changed, and drops vanished entities from
+    /// the selection.
+    pub fn refresh(&mut self) {
+        self.view.update(&self.replica);
+        let (view, replica) = (&self.view, &self.replica);
+        self.selection
+            .retain(|e| view.contains(e) && replica.is_live(e));
+    }
+
+    /// Writes register values; returns what changed. On a refused write, what was already
+    /// written is reverted and the error returned, so a command is all or nothing.
+    fn write_all(
+        &mut self,
+        writes: Vec<(Entity, u32, Option<Vec<u8>>)>,
+    ) -> Result<Vec<RegisterChange>, EditError> {
+        let mut changes: Vec<RegisterChange> = Vec::new();
+        for (entity, component, value) in writes {
+            let before = self
+                .replica
+                .component_data(entity, component)
+                .map(<[u8]>::to_vec);
+            if before == value {
+                continue;
+            }
+            let result = match &value {
+                Some(data) => self.replica.put(entity, component, data.clone()).map(Some),
+                None => Ok(self.replica.delete_component(entity, component)),
+            };
+            match result {
+                Ok(msg) => {
+                    self.outbox.extend(msg);
+                    changes.push(RegisterChange {
+                        entity,
+                        component,
+                        before,
+                        after: value,
+                    });
+                }
+                Err(err) => {
+                    for c in changes.iter().rev() {
+                        let undo = match &c.before {
+                            Some(d) => self.replica.put(c.entity, c.component, d.clone()).ok(),
+                            None => self.replica.delete_component(c.entity, c.component),
+                        };
+                        self.outbox.extend(undo);
+                    }
+                    return Err(err.into());
+                }
+            }
+        }
+        Ok(changes)
+    }
+
+    /// Validates a command and lists the register writes it needs, without writing anything.
+    #[allow(clippy::type_complexity)]
+    fn plan(
+        &self,
+        command: Command,
+    ) -> Result<(Vec<(Entity, u32, Option<Vec<u8>>)>, Applied), EditError> {
+        let mut writes = Vec::new();
+        let mut applied = Applied::default();
+        match command {
+            Command::SetTransforms(items) => {
+                if items.is_empty() {
+                    return Err(EditError::Nothing("transform"));
+                }
+                for (entity, t) in items {
+                    self.check_editable(entity)?;
+                    check_transform(entity, &t)?;
+                    if t.parent != self.local_transform(entity).parent
+                        && self.would_cycle(entity, t.parent)
+                    {
+                        return Err(EditError::WouldCycle {
+                            entity,
+                            parent: t.parent,
+                        });
+                    }
+                    writes.push((entity, ids::TRANSFORM, Some(t.to_bytes().to_vec())));
+                }
+            }
+            Command::Reparent {
+                entities,
+                parent,
+                keep_world,
+            } => {
+                let movers = self.top_level(&entities);
+                if movers.is_empty() {
+                    return Err(EditError::Nothing("move"));
+                }
+                let parent_world = self.view.world_affine(parent).unwrap_or_default();
+                for entity in movers {
+                    self.check_editable(entity)?;
+                    if self.would_cycle(entity, parent) {
+                        return Err(EditError::WouldCycle { entity, parent });
+                    }
+                    let mut t = self.local_transform(entity);
+                    if keep_world {
+                        let world = self.view.world_affine(entity).unwrap_or_default();
+                        t = Transform::from_world_under(&world, &parent_world, parent)
+                            .ok_or(EditError::DegenerateParent { entity, parent })?;
+                    } else {
+                        t.parent = parent;
+                    }
+                    writes.push((entity, ids::TRANSFORM, Some(t.to_bytes().to_vec())));
+                }
+            }
+            Command::Rename { entity, name } => {
+                self.check_editable(entity)?;
+                let value = (!name.is_empty()).then(|| encode_name(&name));
+                writes.push((entity, ids::NAME, value));
+            }
+            Command::Create {
+                parent,
+                name,
+                components,
+            } => {
+                let entity = self.free_entities(1)?[0];
+                writes.push((
+                    entity,
+                    ids::TRANSFORM,
+                    Some(Transform::identity_under(parent).to_bytes().to_vec()),
+                ));
+                if !name.is_empty() {
+                    writes.push((entity, ids::NAME, Some(encode_name(&name))));
+                }
+                for (component, value) in components {
+                    writes.push((entity, component, Some(value)));
+                }
+                applied.created.push(entity);
+            }
+            Command::Duplicate { entities } => {
+                let tops = self.top_level(&entities);
+                if tops.is_empty() {
+                    return Err(EditError::Nothing("duplicate"));
+                }
+                let originals: Vec<Vec<Entity>> = tops
+                    .iter()
+                    .map(|&t| self.check_editable(t).map(|()| self.subtree(t)))
+                    .collect::<Result<_, _>>()?;
+                let total: usize = originals.iter().map(Vec::len).sum();
+                let mut fresh = self.free_entities(total)?.into_iter();
+                for nodes in originals {
+                    let map: Vec<(Entity, Entity)> = nodes
+                        .iter()
+                        .map(|&old| (old, fresh.next().expect("enough ids")))
+                        .collect();
+                    let new_id =
+                        |e: Entity| map.iter().find(|(old, _)| *old == e).map(|(_, new)| *new);
+                    for (i, &(old, new)) in map.iter().enumerate() {
+                        for component in self.replica.components_of(old) {
+                            let Some(data) = self.replica.component_data(old, component) else {
+                                continue;
+                            };
+                            let mut data = data.to_vec();
+                            if component == ids::TRANSFORM {
+                                if let Ok(mut t) = Transform::from_bytes(&data) {
+                                    t.parent = new_id(t.parent).unwrap_or(t.parent);
+                                    data = t.to_bytes().to_vec();
+                                }
+                            } else if component == ids::NAME && i == 0 {
+                                if let Some(name) = decode_name(&data) {
+                                    data = encode_name(&format!("{name} (copy)"));
+                                }
+                            }
+                            writes.push((new, component, Some(data)));
+                        }
+                        if i == 0 {
+                            applied.created.push(new);
+                        }
+                    }
+                }
+            }
+            Command::Delete { entities } => {
+                let tops = self.top_level(&entities);
+                if tops.is_empty() {
+                    return Err(EditError::Nothing("delete"));
+                }
+                for top in tops {
+                    self.check_editable(top)?;
+                    for e in self.subtree(top) {
+                        for component in self.replica.components_of(e) {
+                            if self.replica.component_data(e, component).is_some() {
+                                writes.push((e, component, None));
+                            }
+                        }
+                    }
+                }
+            }
+            Command::SetComponent {
+                entity,
+                component,
+                value,
+            } => {
+                self.check_editable(entity)?;
+                if component == ids::TRANSFORM {
+                    if let Some(v) = &value {
+                        let t = Transform::from_bytes(v).map_err(|_| EditError::NotFinite {
+                            entity,
+                            field: "Transform",
+                        })?;
+                        check_transform(entity, &t)?;
+                    }
+                }
+                writes.push((entity, component, value));
+            }
+        }
+        Ok((writes, applied))
+    }
+
+    fn check_editable(&self, entity: Entity) -> Result<(), EditError> {
+        if entity.is_root() {
+            return Err(EditError::Reserved(entity));
+        }
+        if self.replica.is_deleted(entity) {
+            return Err(EditError::Write(crate::crdt::WriteError::EntityDeleted(
+                entity,
+            )));
+        }
+        Ok(())
+    }
+
+    /// `n` entity ids that are free in this replica, smallest numbers first.
+    fn free_entities(&self, n: usize) -> Result<Vec<Entity>, EditError> {
+        let mut taken: std::collections::HashSet<u16> =
+            self.view.entities().map(|e| e.number()).collect();
+        taken.extend(self.replica.live_entities().map(|e| e.number()));
+        let deleted: std::collections::HashMap<u16, u16> = self
+            .replica
+            .deleted_entities()
+            .iter()
+            .map(|e| (e.number(), e.version()))
+            .collect();
+        let mut out = Vec::with_capacity(n);
+        for number in Entity::FIRST_SCENE_NUMBER..=u16::MAX {
+            if out.len() == n {
+                break;
+            }
+            if taken.contains(&number) {
+                continue;
+            }
+            // Reuse a deleted number at its next version, as the runtime does.
+            match deleted.get(&number).copied() {
+                Some(u16::MAX) => continue,
+                Some(v) => out.push(Entity::from_parts(number, v + 1)),
+                None => out.push(Entity::from_parts(number, 0)),
+            }
+        }
+        if out.len() < n {
+            Err(EditError::Full)
+        } else {
+            Ok(out)
+        }
+    }
+}
+
+fn check_transform(entity: Entity, t: &Transform) -> Result<(), EditError> {
+    if !t.position.is_finite() {
+        return Err(EditError::NotFinite {
+            entity,
+            field: "position",
+        });
+    }
+    if !t.rotation.is_finite() {
+        return Err(EditError::NotFinite {
+            entity,
+            field: "rotation",
+        });
+    }
+    if !t.scale.is_finite() {
+        return Err(EditError::NotFinite {
+            entity,
+            field: "scale",
+        });
+    }
+    if t.rotation.length_squared() < 1e-12 {
+        return Err(EditError::ZeroRotation { entity });
+    }
+    Ok(())
+}

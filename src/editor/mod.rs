@@ -1,0 +1,12 @@
+//! User intent to replica writes: commands, the open document, undo history, selection.
+//! The one layer that writes to a replica; the UI only reads and returns commands.
+
+mod command;
+mod document;
+mod history;
+mod selection;
+
+pub use command::{Command, EditError};
+pub use document::{Applied, Document, SceneFile};
+pub use history::{HISTORY_LIMIT, History, RegisterChange, Step};
+pub use selection::Selection;

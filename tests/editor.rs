@@ -1,0 +1,332 @@
+//! The editor layer: every command, its validation, undo/redo as CRDT writes.
+
+use glam::{Quat, Vec3};
+use scenetree::crdt::Replica;
+use scenetree::editor::{Command, Document, EditError};
+use scenetree::model::{Entity, Transform, encode_name, ids};
+
+const TABLE: Entity = Entity(512);
+const LAMP: Entity = Entity(513);
+const BULB: Entity = Entity(514);
+const CHAIR: Entity = Entity(515);
+
+/// Table (rotated, scaled) > Lamp > Bulb, and a Chair at the root.
+fn room() -> Document {
+    let mut r = Replica::new();
+    let table = Transform {
+        position: Vec3::new(2.0, 0.0, 1.0),
+        rotation: Quat::from_rotation_y(0.5),
+        scale: Vec3::splat(2.0),
+        parent: Entity::ROOT,
+    };
+    r.put_transform(TABLE, &table).unwrap();
+    r.put(TABLE, ids::NAME, encode_name("Table")).unwrap();
+    r.put_transform(
+        LAMP,
+        &Transform {
+            position: Vec3::new(0.0, 1.0, 0.0),
+            parent: TABLE,
+            ..Transform::IDENTITY
+        },
+    )
+    .unwrap();
+    r.put(LAMP, ids::NAME, encode_name("Lamp")).unwrap();
+    r.put_transform(
+        BULB,
+        &Transform {
+            position: Vec3::new(0.0, 0.2, 0.0),
+            parent: LAMP,
+            ..Transform::IDENTITY
+        },
+    )
+    .unwrap();
+    r.put(BULB, 1018, vec![0x0a, 0x00]).unwrap();
+    r.put_transform(
+        CHAIR,
+        &Transform {
+            position: Vec3::new(-3.0, 0.0, 0.0),
+            ..Transform::IDENTITY
+        },
+    )
+    .unwrap();
+    Document::new(r, None)
+}
+
+fn world(doc: &Document, e: Entity) -> glam::Affine3A {
+    doc.view().world_affine(e).unwrap()
+}
+
+#[test]
+fn reparent_keeps_the_world_pose_by_default_and_undo_restores_it() {
+    let mut doc = room();
+    let before = world(&doc, LAMP);
+    doc.apply(Command::Reparent {
+        entities: vec![LAMP],
+        parent: CHAIR,
+        keep_world: true,
+    })
+    .unwrap();
+    assert_eq!(doc.view().effective_parent_of(LAMP), Some(CHAIR));
+    assert!(
+        world(&doc, LAMP).abs_diff_eq(before, 1e-4),
+        "the lamp did not move in the world"
+    );
+    assert!(
+        world(&doc, BULB)
+            .translation
+            .distance(before.transform_point3(Vec3::new(0.0, 0.2, 0.0)).into())
+            < 1e-4
+    );
+    assert_eq!(doc.undo().as_deref(), Some("Reparent"));
+    assert_eq!(doc.view().effective_parent_of(LAMP), Some(TABLE));
+    assert_eq!(doc.local_transform(LAMP).position, Vec3::new(0.0, 1.0, 0.0));
+    doc.redo();
+    assert_eq!(doc.view().effective_parent_of(LAMP), Some(CHAIR));
+}
+
+#[test]
+fn reparent_keeping_local_values_moves_with_the_new_parent() {
+    let mut doc = room();
+    doc.apply(Command::Reparent {
+        entities: vec![LAMP],
+        parent: CHAIR,
+        keep_world: false,
+    })
+    .unwrap();
+    assert_eq!(doc.local_transform(LAMP).position, Vec3::new(0.0, 1.0, 0.0));
+    assert!(
+        world(&doc, LAMP)
+            .translation
+            .abs_diff_eq(Vec3::new(-3.0, 1.0, 0.0).into(), 1e-5)
+    );
+}
+
+#[test]
+fn a_drop_under_its_own_descendant_is_refused_and_writes_nothing() {
+    let mut doc = room();
+    let digest = doc.replica().digest();
+    let err = doc
+        .apply(Command::Reparent {
+            entities: vec![TABLE],
+            parent: BULB,
+            keep_world: true,
+        })
+        .unwrap_err();
+    assert_eq!(
+        err,
+        EditError::WouldCycle {
+            entity: TABLE,
+            parent: BULB
+        }
+    );
+    assert_eq!(
+        doc.apply(Command::Reparent {
+            entities: vec![LAMP],
+            parent: LAMP,
+            keep_world: true
+        })
+        .unwrap_err(),
+        EditError::WouldCycle {
+            entity: LAMP,
+            parent: LAMP
+        }
+    );
+    assert_eq!(doc.replica().digest(), digest);
+    assert_eq!(doc.history().undo_len(), 0);
+}
+
+#[test]
+fn dragging_a_parent_with_its_child_moves_only_the_parent() {
+    let mut doc = room();
+    doc.apply(Command::Reparent {
+        entities: vec![LAMP, BULB],
+        parent: CHAIR,
+        keep_world: true,
+    })
+    .unwrap();
+    assert_eq!(doc.view().effective_parent_of(BULB), Some(LAMP));
+}
+
+#[test]
+fn delete_removes_the_subtree_and_undo_restores_it_exactly() {
+    let mut doc = room();
+    let digest_before = doc
+        .replica()
+        .state_messages()
+        .into_iter()
+        .filter(|m| m.component() != Some(1))
+        .count();
+    doc.apply(Command::Delete {
+        entities: vec![LAMP],
+    })
+    .unwrap();
+    assert!(!doc.view().contains(LAMP) && !doc.view().contains(BULB));
+    assert!(doc.view().contains(TABLE));
+    doc.undo();
+    assert_eq!(doc.view().effective_parent_of(BULB), Some(LAMP));
+    assert_eq!(doc.name_of(LAMP).as_deref(), Some("Lamp"));
+    assert_eq!(
+        doc.replica().component_data(BULB, 1018),
+        Some(&[0x0a, 0x00][..])
+    );
+    assert_eq!(
+        doc.replica()
+            .state_messages()
+            .into_iter()
+            .filter(|m| m.component() != Some(1))
+            .count(),
+        digest_before
+    );
+}
+
+#[test]
+fn duplicate_copies_the_subtree_with_new_ids_and_remapped_parents() {
+    let mut doc = room();
+    let applied = doc
+        .apply(Command::Duplicate {
+            entities: vec![LAMP],
+        })
+        .unwrap();
+    let copy = applied.created[0];
+    assert!(![TABLE, LAMP, BULB, CHAIR].contains(&copy));
+    assert_eq!(
+        doc.view().effective_parent_of(copy),
+        Some(TABLE),
+        "next to the original"
+    );
+    assert_eq!(doc.name_of(copy).as_deref(), Some("Lamp (copy)"));
+    let kids: Vec<Entity> = doc.view().children_of(copy).collect();
+    assert_eq!(kids.len(), 1);
+    assert_ne!(kids[0], BULB);
+    assert_eq!(
+        doc.replica().component_data(kids[0], 1018),
+        Some(&[0x0a, 0x00][..])
+    );
+    assert!(world(&doc, kids[0]).abs_diff_eq(world(&doc, BULB), 1e-5));
+    doc.undo();
+    assert!(!doc.view().contains(copy));
+}
+
+#[test]
+fn create_and_rename_are_undoable_writes_that_peers_receive() {
+    let mut doc = room();
+    doc.take_outbox();
+    let created = doc
+        .apply(Command::Create {
+            parent: TABLE,
+            name: "Vase".into(),
+            components: vec![],
+        })
+        .unwrap()
+        .created[0];
+    assert_eq!(doc.view().effective_parent_of(created), Some(TABLE));
+    doc.apply(Command::Rename {
+        entity: created,
+        name: "Big vase".into(),
+    })
+    .unwrap();
+    assert_eq!(doc.display_name(created), "Big vase");
+    let sent = doc.take_outbox();
+    assert_eq!(sent.len(), 3, "Transform + Name, then the rename: {sent:?}");
+    doc.undo();
+    assert_eq!(doc.display_name(created), "Vase");
+    let undo_msgs = doc.take_outbox();
+    assert_eq!(undo_msgs.len(), 1);
+    assert_eq!(
+        undo_msgs[0].timestamp(),
+        Some(3),
+        "an undo is a newer write"
+    );
+}
+
+#[test]
+fn invalid_transforms_are_refused_with_a_reason() {
+    let mut doc = room();
+    let mut t = doc.local_transform(CHAIR);
+    t.position.x = f32::NAN;
+    assert_eq!(
+        doc.apply(Command::SetTransforms(vec![(CHAIR, t)]))
+            .unwrap_err(),
+        EditError::NotFinite {
+            entity: CHAIR,
+            field: "position"
+        }
+    );
+    let mut t = doc.local_transform(CHAIR);
+    t.rotation = Quat::from_xyzw(0.0, 0.0, 0.0, 0.0);
+    assert_eq!(
+        doc.apply(Command::SetTransforms(vec![(CHAIR, t)]))
+            .unwrap_err(),
+        EditError::ZeroRotation { entity: CHAIR }
+    );
+    assert!(
+        doc.apply(Command::Rename {
+            entity: Entity::ROOT,
+            name: "x".into()
+        })
+        .is_err()
+    );
+}
+
+#[test]
+fn a_drag_is_one_undo_step() {
+    let mut doc = room();
+    let start = doc.local_transform(CHAIR);
+    for i in 1..=10 {
+        let mut t = start;
+        t.position.x += i as f32 * 0.1;
+        doc.apply_coalesced(Command::SetTransforms(vec![(CHAIR, t)]), 42)
+            .unwrap();
+    }
+    doc.end_coalescing();
+    assert_eq!(doc.history().undo_len(), 1);
+    doc.undo();
+    assert_eq!(doc.local_transform(CHAIR), start);
+}
+
+#[test]
+fn editing_several_entities_at_once_is_one_step() {
+    let mut doc = room();
+    let items = [LAMP, CHAIR]
+        .iter()
+        .map(|&e| {
+            let mut t = doc.local_transform(e);
+            t.scale = Vec3::splat(3.0);
+            (e, t)
+        })
+        .collect();
+    doc.apply(Command::SetTransforms(items)).unwrap();
+    assert_eq!(doc.local_transform(LAMP).scale, Vec3::splat(3.0));
+    assert_eq!(doc.local_transform(CHAIR).scale, Vec3::splat(3.0));
+    doc.undo();
+    assert_eq!(doc.local_transform(LAMP).scale, Vec3::ONE);
+    assert_eq!(doc.local_transform(CHAIR).scale, Vec3::ONE);
+}
+
+#[test]
+fn the_modified_flag_follows_edits_and_saves() {
+    let mut doc = room();
+    assert!(!doc.is_modified());
+    doc.apply(Command::Rename {
+        entity: CHAIR,
+        name: "Chair".into(),
+    })
+    .unwrap();
+    assert!(doc.is_modified());
+    doc.mark_saved(scenetree::editor::SceneFile {
+        path: "x.json".into(),
+        format: scenetree::io::SceneFormat::Native,
+    });
+    assert!(!doc.is_modified());
+}
+
+#[test]
+fn selection_forgets_deleted_entities() {
+    let mut doc = room();
+    doc.selection.set([LAMP, CHAIR]);
+    doc.apply(Command::Delete {
+        entities: vec![LAMP],
+    })
+    .unwrap();
+    assert_eq!(doc.selection.entities(), &[CHAIR]);
+}
