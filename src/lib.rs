@@ -21,3 +21,4 @@ pub mod editor;
 pub mod io;
 pub mod model;
 pub mod scene;
+pub mod ui;

@@ -1,0 +1,552 @@
+//! The hierarchy tree: the effective render tree with expand/collapse, selection, inline rename,
+//! search, drag-and-drop reparenting, re-rooting badges and editor-only hide/lock toggles.
+//!
+//! Rows are flattened into a cached list and drawn virtualized (`ScrollArea::show_rows`), so a
+//! 65,535-entity scene costs only the visible rows per frame.
+
+use std::collections::HashSet;
+
+use egui::{Align, Color32, Layout, RichText, Sense};
+
+use super::action::{Action, SelectAction};
+use crate::editor::{Command, Document};
+use crate::model::Entity;
+use crate::scene::Fallback;
+
+/// Height of one tree row in points.
+pub const ROW_HEIGHT: f32 = 20.0;
+const INDENT: f32 = 14.0;
+
+/// What is being dragged in the tree.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DraggedEntities(pub Vec<Entity>);
+
+/// One visible row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Row {
+    entity: Entity,
+    depth: u32,
+    has_children: bool,
+}
+
+/// Key of the cached rows: they are rebuilt when any part changes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct RowsKey {
+    structure: u64,
+    replica_position: u64,
+    collapsed_version: u64,
+    search: String,
+}
+
+/// State of the hierarchy panel.
+#[derive(Debug, Default)]
+pub struct HierarchyPanel {
+    collapsed: HashSet<Entity>,
+    collapsed_version: u64,
+    /// The search text: rows whose name or id contain it, with their ancestors.
+    pub search: String,
+    rows: Vec<Row>,
+    rows_key: Option<RowsKey>,
+    /// The entity being renamed inline, and the text typed so far.
+    renaming: Option<(Entity, String, bool)>,
+    /// Editor-only visibility flags (not written to the scene).
+    pub hidden: HashSet<Entity>,
+    /// Editor-only lock flags: locked entities cannot be selected in the viewport or dragged.
+    pub locked: HashSet<Entity>,
+    /// Shown under the search box while a drag hovers a row.
+    drop_hint: Option<(String, bool)>,
+    /// Scroll so this entity's row is visible on the next frame.
+    scroll_to: Option<Entity>,
+}
+
+impl HierarchyPanel {
+    /// Starts renaming `entity` inline with its current name.
+    pub fn begin_rename(&mut self, entity: Entity, current_name: String) {
+        self.renaming = Some((entity, current_name, true));
+    }
+
+    /// True while a row's name is being edited.
+    pub fn is_renaming(&self) -> bool {
+        self.renaming.is_some()
+    }
+
+    /// Collapses or expands a row.
+    pub fn set_collapsed(&mut self, entity: Entity, collapsed: bool) {
+        let changed = if collapsed {
+            self.collapsed.insert(entity)
+        } else {
+            self.collapsed.remove(&entity)
+        };
+        if changed {
+            self.collapsed_version += 1;
+        }
+    }
+
+    /// Makes the entity's row visible: expands its ancestors and scrolls to it.
+    pub fn reveal(&mut self, doc: &Document, entity: Entity) {
+        let mut cur = entity;
+        while let Some(p) = doc.view().effective_parent_of(cur) {
+            if p.is_root() {
+                break;
+            }
+            self.set_collapsed(p, false);
+            cur = p;
+        }
+        self.scroll_to = Some(entity);
+    }
+
+    /// The entities in row order, as shown (for Shift-range selection and tests).
+    pub fn visible_entities(&mut self, doc: &Document) -> Vec<Entity> {
+        self.refresh_rows(doc);
+        self.rows.iter().map(|r| r.entity).collect()
+    }
+
+    fn refresh_rows(&mut self, doc: &Document) {
+        let key = RowsKey {
+            structure: doc.view().structure_generation(),
+            // Names only matter for the search filter.
+            replica_position: if self.search.is_empty() {
+                0
+            } else {
+                doc.replica().changes_since(0).next_cursor
+            },
+            collapsed_version: self.collapsed_version,
+            search: self.search.clone(),
+        };
+        if self.rows_key.as_ref() == Some(&key) {
+            return;
+        }
+        self.rows = build_rows(doc, &self.collapsed, &self.search);
+        self.rows_key = Some(key);
+    }
+
+    /// Draws the panel and returns what the user asked for.
+    pub fn ui(&mut self, ui: &mut egui::Ui, doc: &Document) -> Vec<Action> {
+        let mut actions = Vec::new();
+        self.toolbar_ui(ui, doc, &mut actions);
+        self.refresh_rows(doc);
+        self.drop_hint = None;
+        let order: Vec<Entity> = self.rows.iter().map(|r| r.entity).collect();
+        let scroll_index = self
+            .scroll_to
+            .take()
+            .and_then(|e| order.iter().position(|&x| x == e));
+        let mut area = egui::ScrollArea::vertical().auto_shrink([false, false]);
+        if let Some(i) = scroll_index {
+            area = area.vertical_scroll_offset((i as f32 * ROW_HEIGHT - 60.0).max(0.0));
+        }
+        let root_rect = self.root_row_ui(ui, doc, &mut actions);
+        let output = area.show_rows(ui, ROW_HEIGHT, self.rows.len(), |ui, range| {
+            for i in range {
+                let row = self.rows[i];
+                self.row_ui(ui, doc, row, &order, &mut actions);
+            }
+        });
+        let _ = (root_rect, output);
+        if let Some((hint, ok)) = &self.drop_hint {
+            let color = if *ok {
+                ui.visuals().weak_text_color()
+            } else {
+                Color32::from_rgb(0xE0, 0x60, 0x50)
+            };
+            ui.label(RichText::new(hint).color(color).small());
+        } else {
+            ui.label(
+                RichText::new(
+                    "Drag to reparent (keeps world position; hold Shift to keep local values)",
+                )
+                .weak()
+                .small(),
+            );
+        }
+        actions
+    }
+
+    fn toolbar_ui(&mut self, ui: &mut egui::Ui, doc: &Document, actions: &mut Vec<Action>) {
+        ui.horizontal(|ui| {
+            if ui
+                .button("＋ Entity")
+                .on_hover_text("Create an entity at the root")
+                .clicked()
+            {
+                actions.push(Action::Edit(Command::Create {
+                    parent: Entity::ROOT,
+                    name: "Entity".into(),
+                    components: vec![],
+                }));
+            }
+            let primary = doc.selection.primary();
+            if ui
+                .add_enabled(primary.is_some(), egui::Button::new("＋ Child"))
+                .on_hover_text("Create a child of the selected entity")
+                .clicked()
+            {
+                if let Some(parent) = primary {
+                    actions.push(Action::Edit(Command::Create {
+                        parent,
+                        name: "Entity".into(),
+                        components: vec![],
+                    }));
+                }
+            }
+            ui.add(
+                egui::TextEdit::singleline(&mut self.search)
+                    .hint_text("🔍 Search names or ids")
+                    .desired_width(f32::INFINITY),
+            );
+        });
+    }
+
+    /// The scene root: a drop target that moves entities to the top level.
+    fn root_row_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        doc: &Document,
+        actions: &mut Vec<Action>,
+    ) -> egui::Rect {
+        let response = ui
+            .horizontal(|ui| {
+                ui.set_min_height(ROW_HEIGHT);
+                ui.label(RichText::new("⌂ Scene root").strong());
+                ui.label(
+                    RichText::new(format!("{} entities", doc.replica().live_entity_count()))
+                        .weak()
+                        .small(),
+                );
+            })
+            .response;
+        self.drop_target(ui, doc, &response, Entity::ROOT, actions);
+        response.rect
+    }
+
+    fn row_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        doc: &Document,
+        row: Row,
+        order: &[Entity],
+        actions: &mut Vec<Action>,
+    ) {
+        let entity = row.entity;
+        let selected = doc.selection.contains(entity);
+        let inner = ui.horizontal(|ui| {
+            ui.set_min_height(ROW_HEIGHT);
+            ui.add_space(row.depth as f32 * INDENT);
+            if row.has_children {
+                let collapsed = self.collapsed.contains(&entity) && self.search.is_empty();
+                let arrow = if collapsed { "⏵" } else { "⏷" };
+                if ui
+                    .add(egui::Button::new(arrow).frame(false).small())
+                    .on_hover_text("Expand / collapse")
+                    .clicked()
+                {
+                    self.set_collapsed(entity, !collapsed);
+                }
+            } else {
+                ui.add_space(INDENT);
+            }
+            if let Some((renamed, text, first_frame)) =
+                self.renaming.as_mut().filter(|(e, _, _)| *e == entity)
+            {
+                let edit = ui.add(egui::TextEdit::singleline(text).desired_width(160.0));
+                if *first_frame {
+                    edit.request_focus();
+                    *first_frame = false;
+                }
+                let (enter, escape) = ui.input(|i| {
+                    (
+                        i.key_pressed(egui::Key::Enter),
+                        i.key_pressed(egui::Key::Escape),
+                    )
+                });
+                if escape {
+                    self.renaming = None;
+                } else if enter || edit.lost_focus() {
+                    actions.push(Action::Edit(Command::Rename {
+                        entity: *renamed,
+                        name: text.trim().to_string(),
+                    }));
+                    self.renaming = None;
+                }
+                return None;
+            }
+            let label = row_label(doc, entity);
+            let response = ui
+                .selectable_label(selected, label)
+                .interact(Sense::click_and_drag())
+                .on_hover_text(format!(
+                    "Entity {entity} (number {}, version {})",
+                    entity.number(),
+                    entity.version()
+                ));
+            self.badges_ui(ui, doc, entity);
+            ui.with_layout(Layout::right_to_left(Align::Center), |ui| {
+                let locked = self.locked.contains(&entity);
+                if ui
+                    .add(
+                        egui::Button::new(if locked { "🔒" } else { "🔓" })
+                            .frame(false)
+                            .small(),
+                    )
+                    .on_hover_text("Lock in the editor (not saved in the scene)")
+                    .clicked()
+                {
+                    actions.push(Action::ToggleLocked(entity));
+                }
+                let hidden = self.hidden.contains(&entity);
+                if ui
+                    .add(
+                        egui::Button::new(if hidden { "◌" } else { "👁" })
+                            .frame(false)
+                            .small(),
+                    )
+                    .on_hover_text("Hide in the viewport (not saved in the scene)")
+                    .clicked()
+                {
+                    actions.push(Action::ToggleHidden(entity));
+                }
+            });
+            Some(response)
+        });
+        let Some(response) = inner.inner else { return };
+        let modifiers = ui.input(|i| i.modifiers);
+        if response.double_clicked() {
+            actions.push(Action::BeginRename(entity));
+        } else if response.clicked() {
+            let select = if modifiers.command {
+                SelectAction::Toggle(entity)
+            } else if modifiers.shift {
+                SelectAction::Range(entity, order.to_vec())
+            } else {
+                SelectAction::Only(entity)
+            };
+            actions.push(Action::Select(select));
+        }
+        if response.drag_started() && !self.locked.contains(&entity) {
+            let dragged = if selected {
+                doc.selection.entities().to_vec()
+            } else {
+                vec![entity]
+            };
+            let dragged: Vec<Entity> = dragged
+                .into_iter()
+                .filter(|e| !self.locked.contains(e))
+                .collect();
+            response.dnd_set_drag_payload(DraggedEntities(dragged));
+        }
+        response.context_menu(|ui| {
+            if !selected {
+                actions.push(Action::Select(SelectAction::Only(entity)));
+            }
+            if ui.button("Rename  (F2)").clicked() {
+                actions.push(Action::BeginRename(entity));
+                ui.close();
+            }
+            if ui.button("Create child").clicked() {
+                actions.push(Action::Edit(Command::Create {
+                    parent: entity,
+                    name: "Entity".into(),
+                    components: vec![],
+                }));
+                ui.close();
+            }
+            let targets = if selected {
+                doc.selection.entities().to_vec()
+            } else {
+                vec![entity]
+            };
+            if ui.button("Duplicate  (Ctrl+D)").clicked() {
+                actions.push(Action::Edit(Command::Duplicate {
+                    entities: targets.clone(),
+                }));
+                ui.close();
+            }
+            if ui.button("Delete  (Del)").clicked() {
+                actions.push(Action::Edit(Command::Delete {
+                    entities: targets.clone(),
+                }));
+                ui.close();
+            }
+            ui.separator();
+            if ui.button("Copy transform  (Ctrl+Shift+C)").clicked() {
+                actions.push(Action::CopyTransform);
+                ui.close();
+            }
+            if ui.button("Paste transform  (Ctrl+Shift+V)").clicked() {
+                actions.push(Action::PasteTransform);
+                ui.close();
+            }
+            if ui.button("Move to root").clicked() {
+                actions.push(Action::Edit(Command::Reparent {
+                    entities: targets,
+                    parent: Entity::ROOT,
+                    keep_world: true,
+                }));
+                ui.close();
+            }
+        });
+        self.drop_target(ui, doc, &inner.response, entity, actions);
+    }
+
+    fn badges_ui(&self, ui: &mut egui::Ui, doc: &Document, entity: Entity) {
+        let view = doc.view();
+        match view.fallback_reason(entity) {
+            Fallback::None => {}
+            Fallback::Cycle(members) => {
+                let ring: Vec<String> = members
+                    .iter()
+                    .chain(members.first())
+                    .map(|m| doc.display_name(*m))
+                    .collect();
+                let declared = view.declared_parent_of(entity).unwrap_or(Entity::ROOT);
+                ui.label(RichText::new("⟲ cycle").color(Color32::from_rgb(0xE8, 0x9A, 0x3C)).small()).on_hover_text(format!(
+                    "Re-rooted: on a parenting cycle {}.\nDrawn at the root until a later write breaks the cycle.\nDeclared parent: {}",
+                    ring.join(" → "),
+                    doc.display_name(declared)
+                ));
+            }
+            Fallback::MissingParent => {
+                let declared = view.declared_parent_of(entity).unwrap_or(Entity::ROOT);
+                ui.label(RichText::new("⚠ missing parent").color(Color32::from_rgb(0xD0, 0xB0, 0x40)).small()).on_hover_text(format!(
+                    "Declared parent {} has no Transform: it is drawn as the identity at the origin.",
+                    doc.display_name(declared)
+                ));
+            }
+        }
+    }
+
+    /// Makes `response` accept dragged entities: highlights it, explains, and on release asks
+    /// for the reparent (keeping world position unless Shift is held).
+    fn drop_target(
+        &mut self,
+        ui: &egui::Ui,
+        doc: &Document,
+        response: &egui::Response,
+        target: Entity,
+        actions: &mut Vec<Action>,
+    ) {
+        let Some(payload) = response.dnd_hover_payload::<DraggedEntities>() else {
+            return;
+        };
+        let movers = doc.top_level(&payload.0);
+        let refusal = movers
+            .iter()
+            .find(|&&e| doc.would_cycle(e, target))
+            .map(|&e| {
+                format!(
+                    "Cannot move {} under {}: it would become its own ancestor",
+                    doc.display_name(e),
+                    doc.display_name(target)
+                )
+            });
+        let keep_local = ui.input(|i| i.modifiers.shift);
+        let stroke = if refusal.is_some() {
+            egui::Stroke::new(1.5, Color32::from_rgb(0xE0, 0x60, 0x50))
+        } else {
+            egui::Stroke::new(1.5, ui.visuals().selection.stroke.color)
+        };
+        ui.painter()
+            .rect_stroke(response.rect, 2.0, stroke, egui::StrokeKind::Inside);
+        let names: Vec<String> = movers.iter().map(|&e| doc.display_name(e)).collect();
+        self.drop_hint = Some(match &refusal {
+            Some(why) => (why.clone(), false),
+            None => (
+                format!(
+                    "Move {} under {} — {}",
+                    names.join(", "),
+                    doc.display_name(target),
+                    if keep_local {
+                        "keeping local values (Shift)"
+                    } else {
+                        "keeping world position (hold Shift to keep local values)"
+                    }
+                ),
+                true,
+            ),
+        });
+        if let Some(payload) = response.dnd_release_payload::<DraggedEntities>() {
+            match refusal {
+                Some(why) => actions.push(Action::Status(why)),
+                None => actions.push(Action::Edit(Command::Reparent {
+                    entities: payload.0.clone(),
+                    parent: target,
+                    keep_world: !keep_local,
+                })),
+            }
+        }
+    }
+}
+
+fn row_label(doc: &Document, entity: Entity) -> RichText {
+    let name = doc.display_name(entity);
+    if doc.view().is_implicit(entity) {
+        RichText::new(format!("{name} (no components)"))
+            .italics()
+            .weak()
+    } else if doc.name_of(entity).is_some() {
+        RichText::new(format!("{name}  ·  {entity}"))
+    } else {
+        RichText::new(name)
+    }
+}
+
+/// Flattens the render tree into rows: depth-first, children by id, collapsed subtrees skipped;
+/// with a search, only matching rows and their ancestors (expanded).
+fn build_rows(doc: &Document, collapsed: &HashSet<Entity>, search: &str) -> Vec<Row> {
+    let view = doc.view();
+    let preorder = view.preorder(); // includes the root at depth 0
+    let needle = search.trim().to_lowercase();
+    if needle.is_empty() {
+        let mut rows = Vec::with_capacity(preorder.len());
+        let mut skip_below: Option<u32> = None;
+        for &(e, depth) in &preorder[1..] {
+            if let Some(d) = skip_below {
+                if depth > d {
+                    continue;
+                }
+                skip_below = None;
+            }
+            let has_children = view.has_children(e);
+            rows.push(Row {
+                entity: e,
+                depth: depth - 1,
+                has_children,
+            });
+            if has_children && collapsed.contains(&e) {
+                skip_below = Some(depth);
+            }
+        }
+        return rows;
+    }
+    let matches = |e: Entity| {
+        e.to_string().contains(&needle)
+            || doc
+                .name_of(e)
+                .is_some_and(|n| n.to_lowercase().contains(&needle))
+    };
+    // Keep a node when it or a descendant matches. Scanning the preorder backwards, a node's
+    // children are the nodes one level deeper seen since the last node at its depth or above:
+    // `below[d]` says whether any of them (at depth d) had a matching subtree.
+    let max_depth = preorder.iter().map(|(_, d)| *d as usize).max().unwrap_or(0);
+    let mut below = vec![false; max_depth + 2];
+    let mut keep = vec![false; preorder.len()];
+    for i in (1..preorder.len()).rev() {
+        let (e, depth) = preorder[i];
+        let d = depth as usize;
+        let subtree = matches(e) || below[d + 1];
+        below[d + 1] = false;
+        below[d] |= subtree;
+        keep[i] = subtree;
+    }
+    preorder
+        .iter()
+        .enumerate()
+        .skip(1)
+        .filter(|(i, _)| keep[*i])
+        .map(|(_, &(e, depth))| Row {
+            entity: e,
+            depth: depth - 1,
+            has_children: view.has_children(e),
+        })
+        .collect()
+}

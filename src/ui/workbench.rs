@@ -1,0 +1,349 @@
+//! The editor's window content without the OS window: the dock with its tabs, shortcuts, and
+//! applying the panels' actions to the document. egui_kittest drives this directly.
+
+use egui::{Color32, Key, KeyboardShortcut, Modifiers, RichText};
+use egui_dock::{DockArea, DockState, NodeIndex, Style, TabViewer};
+use serde::{Deserialize, Serialize};
+
+use super::action::{Action, SelectAction};
+use super::hierarchy_panel::HierarchyPanel;
+use super::inspector_panel::InspectorPanel;
+use crate::editor::{Command, Document};
+use crate::model::Transform;
+
+/// The dockable tabs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Tab {
+    /// The entity tree.
+    Hierarchy,
+    /// The 3D view.
+    Viewport,
+    /// The TRS inspector.
+    Inspector,
+    /// The multi-peer CRDT panel.
+    Peers,
+}
+
+impl Tab {
+    fn title(self) -> &'static str {
+        match self {
+            Tab::Hierarchy => "Hierarchy",
+            Tab::Viewport => "Viewport",
+            Tab::Inspector => "Inspector",
+            Tab::Peers => "Peers",
+        }
+    }
+}
+
+/// The default layout: Hierarchy | Viewport (Peers behind it) | Inspector.
+pub fn default_dock() -> DockState<Tab> {
+    let mut dock = DockState::new(vec![Tab::Viewport, Tab::Peers]);
+    let surface = dock.main_surface_mut();
+    let [center, _left] = surface.split_left(NodeIndex::root(), 0.24, vec![Tab::Hierarchy]);
+    surface.split_right(center, 0.68, vec![Tab::Inspector]);
+    dock
+}
+
+/// How serious a status message is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Severity {
+    /// Informational ("Undid Reparent").
+    Info,
+    /// An edit or file operation was refused.
+    Error,
+}
+
+/// Everything inside the editor window.
+pub struct Workbench {
+    /// The open scene.
+    pub doc: Document,
+    /// Tree state.
+    pub hierarchy: HierarchyPanel,
+    /// Inspector state.
+    pub inspector: InspectorPanel,
+    /// Tab layout (persisted by the app).
+    pub dock: DockState<Tab>,
+    /// The copied local transform (position, rotation, scale).
+    clipboard: Option<Transform>,
+    /// The last message for the status bar.
+    pub status: Option<(String, Severity)>,
+    /// Set when the user asked to frame the selection; the viewport consumes it.
+    pub frame_request: bool,
+}
+
+impl Workbench {
+    /// A workbench showing `doc` in the default layout.
+    pub fn new(doc: Document) -> Self {
+        Workbench {
+            doc,
+            hierarchy: HierarchyPanel::default(),
+            inspector: InspectorPanel::default(),
+            dock: default_dock(),
+            clipboard: None,
+            status: None,
+            frame_request: false,
+        }
+    }
+
+    /// Replaces the document (a file was opened), keeping the layout.
+    pub fn set_document(&mut self, doc: Document) {
+        self.doc = doc;
+        self.hierarchy = HierarchyPanel::default();
+        self.inspector.error = None;
+    }
+
+    /// Draws the status bar and the dock, handles shortcuts, and applies what the panels asked.
+    /// `viewport` draws the Viewport tab (the real 3D view, or a stub in tests).
+    pub fn ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        viewport: &mut dyn FnMut(&mut egui::Ui, &mut Workbench) -> Vec<Action>,
+    ) {
+        let mut actions = self.shortcuts(ui.ctx());
+        egui::Panel::bottom("status").show(ui, |ui| self.status_ui(ui));
+        let mut dock = std::mem::replace(&mut self.dock, DockState::new(Vec::new()));
+        let mut tabs = Tabs {
+            bench: self,
+            actions: &mut actions,
+            viewport,
+        };
+        DockArea::new(&mut dock)
+            .style(Style::from_egui(ui.style().as_ref()))
+            .show_close_buttons(false)
+            .show_leaf_close_all_buttons(false)
+            .show_inside(ui, &mut tabs);
+        self.dock = dock;
+        self.apply_actions(actions);
+    }
+
+    fn status_ui(&self, ui: &mut egui::Ui) {
+        ui.horizontal(|ui| {
+            match &self.status {
+                Some((text, Severity::Error)) => {
+                    ui.label(
+                        RichText::new(format!("⚠ {text}"))
+                            .color(Color32::from_rgb(0xE0, 0x60, 0x50)),
+                    );
+                }
+                Some((text, Severity::Info)) => {
+                    ui.label(text);
+                }
+                None => {
+                    ui.weak("Ready");
+                }
+            }
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                let view = self.doc.view();
+                let cycles = view.cycles().len();
+                ui.weak(format!(
+                    "{} entities · {} selected",
+                    self.doc.replica().live_entity_count(),
+                    self.doc.selection.len()
+                ));
+                if cycles > 0 {
+                    ui.label(
+                        RichText::new(format!("⟲ {cycles} parenting cycle(s)"))
+                            .color(Color32::from_rgb(0xE8, 0x9A, 0x3C)),
+                    );
+                }
+            });
+        });
+    }
+
+    /// Keyboard shortcuts that act on the document (file shortcuts live in the app). None fire
+    /// while a text field has the keyboard.
+    pub fn shortcuts(&mut self, ctx: &egui::Context) -> Vec<Action> {
+        let mut actions = Vec::new();
+        if ctx.egui_wants_keyboard_input() || self.hierarchy.is_renaming() {
+            return actions;
+        }
+        let ctrl = Modifiers::COMMAND;
+        let ctrl_shift = Modifiers::COMMAND | Modifiers::SHIFT;
+        ctx.input_mut(|i| {
+            // Longer combinations first: Ctrl+Shift+Z must not be read as Ctrl+Z.
+            if i.consume_shortcut(&KeyboardShortcut::new(ctrl_shift, Key::Z))
+                || i.consume_shortcut(&KeyboardShortcut::new(ctrl, Key::Y))
+            {
+                actions.push(Action::Redo);
+            }
+            if i.consume_shortcut(&KeyboardShortcut::new(ctrl, Key::Z)) {
+                actions.push(Action::Undo);
+            }
+            if i.consume_shortcut(&KeyboardShortcut::new(ctrl_shift, Key::C)) {
+                actions.push(Action::CopyTransform);
+            }
+            if i.consume_shortcut(&KeyboardShortcut::new(ctrl_shift, Key::V)) {
+                actions.push(Action::PasteTransform);
+            }
+            if i.consume_shortcut(&KeyboardShortcut::new(ctrl, Key::D))
+                && !self.doc.selection.is_empty()
+            {
+                actions.push(Action::Edit(Command::Duplicate {
+                    entities: self.doc.selection.entities().to_vec(),
+                }));
+            }
+            let delete = i.consume_key(Modifiers::NONE, Key::Delete)
+                || i.consume_key(Modifiers::NONE, Key::Backspace);
+            if delete && !self.doc.selection.is_empty() {
+                actions.push(Action::Edit(Command::Delete {
+                    entities: self.doc.selection.entities().to_vec(),
+                }));
+            }
+            if i.consume_key(Modifiers::NONE, Key::F2) {
+                if let Some(e) = self.doc.selection.primary() {
+                    actions.push(Action::BeginRename(e));
+                }
+            }
+            if i.consume_key(Modifiers::NONE, Key::F) {
+                actions.push(Action::FrameSelection);
+            }
+            if i.consume_key(Modifiers::NONE, Key::Escape) {
+                actions.push(Action::Select(SelectAction::Clear));
+            }
+        });
+        actions
+    }
+
+    /// Applies panel actions in order. Refused edits become an error in the status bar; nothing
+    /// is written for them.
+    pub fn apply_actions(&mut self, actions: Vec<Action>) {
+        for action in actions {
+            match action {
+                Action::Edit(command) => {
+                    let label = command.label();
+                    match self.doc.apply(command) {
+                        Ok(applied) => {
+                            self.status = Some((label.to_string(), Severity::Info));
+                            if !applied.created.is_empty() {
+                                self.doc.selection.set(applied.created.iter().copied());
+                                for &e in &applied.created {
+                                    self.hierarchy.reveal(&self.doc, e);
+                                }
+                            }
+                        }
+                        Err(err) => self.status = Some((err.to_string(), Severity::Error)),
+                    }
+                }
+                Action::EditCoalesced(command, key) => {
+                    if let Err(err) = self.doc.apply_coalesced(command, key) {
+                        self.status = Some((err.to_string(), Severity::Error));
+                    }
+                }
+                Action::EndGesture => self.doc.end_coalescing(),
+                Action::Select(select) => {
+                    let sel = &mut self.doc.selection;
+                    match select {
+                        SelectAction::Only(e) => sel.select_only(e),
+                        SelectAction::Toggle(e) => sel.toggle(e),
+                        SelectAction::Range(e, order) => sel.select_range(e, &order),
+                        SelectAction::Clear => sel.clear(),
+                    }
+                }
+                Action::BeginRename(e) => {
+                    let current = self.doc.name_of(e).unwrap_or_default();
+                    self.hierarchy.begin_rename(e, current);
+                }
+                Action::Undo => {
+                    self.status = Some(match self.doc.undo() {
+                        Some(label) => (format!("Undid {label}"), Severity::Info),
+                        None => ("Nothing to undo".into(), Severity::Info),
+                    });
+                }
+                Action::Redo => {
+                    self.status = Some(match self.doc.redo() {
+                        Some(label) => (format!("Redid {label}"), Severity::Info),
+                        None => ("Nothing to redo".into(), Severity::Info),
+                    });
+                }
+                Action::CopyTransform => {
+                    if let Some(e) = self.doc.selection.primary() {
+                        self.clipboard = Some(self.doc.local_transform(e));
+                        self.status = Some((
+                            format!("Copied the transform of {}", self.doc.display_name(e)),
+                            Severity::Info,
+                        ));
+                    }
+                }
+                Action::PasteTransform => {
+                    let Some(copied) = self.clipboard else {
+                        self.status = Some((
+                            "Copy a transform first (Ctrl+Shift+C)".into(),
+                            Severity::Info,
+                        ));
+                        continue;
+                    };
+                    let items = self
+                        .doc
+                        .selection
+                        .entities()
+                        .iter()
+                        .map(|&e| {
+                            (
+                                e,
+                                Transform {
+                                    parent: self.doc.local_transform(e).parent,
+                                    ..copied
+                                },
+                            )
+                        })
+                        .collect::<Vec<_>>();
+                    if !items.is_empty() {
+                        self.apply_actions(vec![Action::Edit(Command::SetTransforms(items))]);
+                    }
+                }
+                Action::ToggleHidden(e) => toggle(&mut self.hierarchy.hidden, e),
+                Action::ToggleLocked(e) => toggle(&mut self.hierarchy.locked, e),
+                Action::FrameSelection => self.frame_request = true,
+                Action::Status(text) => self.status = Some((text, Severity::Error)),
+            }
+        }
+    }
+}
+
+fn toggle(set: &mut std::collections::HashSet<crate::model::Entity>, e: crate::model::Entity) {
+    if !set.remove(&e) {
+        set.insert(e);
+    }
+}
+
+struct Tabs<'a> {
+    bench: &'a mut Workbench,
+    actions: &'a mut Vec<Action>,
+    viewport: &'a mut dyn FnMut(&mut egui::Ui, &mut Workbench) -> Vec<Action>,
+}
+
+impl TabViewer for Tabs<'_> {
+    type Tab = Tab;
+
+    fn id(&mut self, tab: &mut Tab) -> egui::Id {
+        egui::Id::new(("tab", *tab))
+    }
+
+    fn title(&mut self, tab: &mut Tab) -> egui::WidgetText {
+        tab.title().into()
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, tab: &mut Tab) {
+        match tab {
+            Tab::Hierarchy => {
+                let actions = self.bench.hierarchy.ui(ui, &self.bench.doc);
+                self.actions.extend(actions);
+            }
+            Tab::Inspector => {
+                let actions = self.bench.inspector.ui(ui, &self.bench.doc);
+                self.actions.extend(actions);
+            }
+            Tab::Viewport => {
+                let actions = (self.viewport)(ui, self.bench);
+                self.actions.extend(actions);
+            }
+            Tab::Peers => {
+                ui.weak("Simulated peers: coming with the multi-peer CRDT panel.");
+            }
+        }
+    }
+
+    fn is_closeable(&self, _tab: &Tab) -> bool {
+        false
+    }
+}
