@@ -21,6 +21,9 @@ pub struct Cli {
     /// Open the scene, render a few frames, save a PNG of the window to this path and exit.
     #[arg(long, value_name = "OUT.png")]
     pub screenshot: Option<PathBuf>,
+    /// Select these entities (ids) when the scene opens, e.g. for a screenshot.
+    #[arg(long, value_name = "ENTITY", num_args = 1..)]
+    pub select: Vec<u32>,
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -33,6 +36,13 @@ pub enum Command {
         #[command(subcommand)]
         action: CrdtAction,
     },
+    /// Write a bundled example scene to a file (.json or .crdt).
+    Example {
+        /// Which example.
+        which: ExampleScene,
+        /// Where to write it.
+        out: PathBuf,
+    },
     /// Print the effective render tree of a scene.
     Tree {
         /// Print a JSON list, one object per entity.
@@ -41,6 +51,15 @@ pub enum Command {
         /// A .crdt or native .json scene.
         file: PathBuf,
     },
+}
+
+/// The bundled example scenes.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum ExampleScene {
+    /// A small showroom: 17 nested entities with shapes, rotated and scaled parents.
+    Showroom,
+    /// A generated scene of 65,023 entities (every scene number from 512 up), for speed checks.
+    Large,
 }
 
 /// `scenetree crdt …`
@@ -65,6 +84,13 @@ pub fn run_headless(cli: &Cli) -> Option<ExitCode> {
             action: CrdtAction::Apply { files, out },
         } => crdt_apply(files, out),
         Command::Tree { json, file } => print_tree(file, *json),
+        Command::Example { which, out } => {
+            let replica = match which {
+                ExampleScene::Showroom => crate::editor::examples::showroom(),
+                ExampleScene::Large => crate::editor::examples::large(usize::MAX),
+            };
+            io::save_scene(&replica, out).map_err(|e| e.to_string())
+        }
     };
     Some(match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -9,6 +9,20 @@ fn main() -> ExitCode {
     if let Some(code) = scenetree::cli::run_headless(&cli) {
         return code;
     }
-    eprintln!("the editor window is not built yet; try `scenetree tree FILE`");
-    ExitCode::FAILURE
+    let launch = scenetree::ui::app::Launch {
+        file: cli.file,
+        screenshot: cli.screenshot,
+        select: cli
+            .select
+            .into_iter()
+            .map(scenetree::model::Entity)
+            .collect(),
+    };
+    match scenetree::ui::app::run(launch) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: cannot open the editor window: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }

@@ -168,3 +168,22 @@ fn unknown_extensions_and_missing_files_are_clear_errors() {
             .contains("cannot read")
     );
 }
+
+proptest::proptest! {
+    /// Every finite f32 survives the readable JSON form bit for bit (shortest f32 digits).
+    #[test]
+    fn transform_floats_round_trip_exactly_through_json(bits in proptest::collection::vec(proptest::prelude::any::<u32>(), 10)) {
+        let floats: Vec<f32> = bits.iter().map(|&b| f32::from_bits(b)).map(|f| if f.is_finite() { f } else { 1.5 }).collect();
+        let t = Transform {
+            position: glam::Vec3::new(floats[0], floats[1], floats[2]),
+            rotation: glam::Quat::from_xyzw(floats[3], floats[4], floats[5], floats[6]),
+            scale: glam::Vec3::new(floats[7], floats[8], floats[9]),
+            parent: Entity(513),
+        };
+        let mut r = Replica::new();
+        r.put_transform(Entity(512), &t).unwrap();
+        let text = native::to_native_json(&r);
+        let back = native::parse_native(Path::new("p.json"), &text).unwrap();
+        proptest::prop_assert_eq!(back.component_data(Entity(512), 1), r.component_data(Entity(512), 1));
+    }
+}

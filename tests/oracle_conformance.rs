@@ -67,11 +67,11 @@ fn generate(seed: u64) -> Trace {
     let mut ops = Vec::new();
     let mut replies = Vec::new();
     let steps = rng.random_range(10..70);
-    let mut deliver = |rng: &mut ChaCha8Rng,
-                       replicas: &mut Vec<Replica>,
-                       outboxes: &mut Vec<Vec<CrdtMessage>>,
-                       ops: &mut Vec<Value>,
-                       replies: &mut Vec<String>| {
+    let deliver = |rng: &mut ChaCha8Rng,
+                   replicas: &mut Vec<Replica>,
+                   outboxes: &mut Vec<Vec<CrdtMessage>>,
+                   ops: &mut Vec<Value>,
+                   replies: &mut Vec<String>| {
         let from = rng.random_range(0..peers);
         if outboxes[from].is_empty() {
             return;
@@ -281,57 +281,13 @@ fn random_multi_peer_traces_match_the_reference_runtime_byte_for_byte() {
     );
 }
 
+/// Prints one generated trace as the oracle's input, to reproduce a failure by hand:
+/// `SEED=12 cargo test --test oracle_conformance dump_seed -- --ignored --nocapture > t.json`
+/// then `node oracle/run-traces.cjs < t.json`.
 #[test]
 #[ignore]
 fn dump_seed() {
     let seed: u64 = std::env::var("SEED").unwrap().parse().unwrap();
     let t = generate(seed);
     println!("{}", Value::Array(vec![t.json.clone()]));
-}
-
-#[test]
-#[ignore]
-fn replay_seed_verbose() {
-    let seed: u64 = std::env::var("SEED").unwrap().parse().unwrap();
-    let t = generate(seed);
-    let ops = t.json["ops"].as_array().unwrap();
-    let peers = t.json["peers"].as_u64().unwrap() as usize;
-    let mut replicas: Vec<Replica> = (0..peers).map(|_| Replica::new()).collect();
-    let mut outboxes: Vec<Vec<CrdtMessage>> = vec![Vec::new(); peers];
-    let unhex = |s: &str| {
-        (0..s.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-            .collect::<Vec<u8>>()
-    };
-    for (i, op) in ops.iter().enumerate() {
-        match op["op"].as_str().unwrap() {
-            "put" => {
-                let p = op["peer"].as_u64().unwrap() as usize;
-                let m = replicas[p]
-                    .put(
-                        Entity(op["entity"].as_u64().unwrap() as u32),
-                        op["component"].as_u64().unwrap() as u32,
-                        unhex(op["data"].as_str().unwrap()),
-                    )
-                    .unwrap();
-                println!("{i}: peer {p} put -> {m:?}");
-                outboxes[p].push(m);
-            }
-            "deliver" => {
-                let (f, k, to) = (
-                    op["from"].as_u64().unwrap() as usize,
-                    op["index"].as_u64().unwrap() as usize,
-                    op["to"].as_u64().unwrap() as usize,
-                );
-                let m = outboxes[f][k].clone();
-                let out = replicas[to].apply(&m);
-                println!("{i}: deliver {m:?} {f}->{to}: {}", out.label());
-                if let scenetree::crdt::ApplyOutcome::EntityDeleted { announcements } = out {
-                    outboxes[to].extend(announcements);
-                }
-            }
-            other => println!("{i}: {other} {op}"),
-        }
-    }
 }

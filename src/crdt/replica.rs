@@ -255,7 +255,10 @@ impl Replica {
     /// Changes since `cursor` (0 = from the beginning).
     pub fn changes_since(&self, cursor: u64) -> Changes<'_> {
         let next_cursor = self.journal.base + self.journal.entries.len() as u64;
-        let entries = (cursor >= self.journal.base)
+        // A cursor from before a compaction, or from another replica (past the end), cannot
+        // be served: the reader rebuilds.
+        let entries = (self.journal.base..=next_cursor)
+            .contains(&cursor)
             .then(|| &self.journal.entries[(cursor - self.journal.base) as usize..]);
         Changes {
             entries,

@@ -66,6 +66,14 @@ impl Document {
         }
     }
 
+    /// A document holding work that was never saved (recovered after a crash): it reports
+    /// itself modified until saved.
+    pub fn recovered(replica: Replica, file: Option<SceneFile>) -> Self {
+        let mut doc = Self::new(replica, file);
+        doc.saved_position = u64::MAX;
+        doc
+    }
+
     /// The replica (read-only: all writes go through [`Self::apply`]).
     pub fn replica(&self) -> &Replica {
         &self.replica

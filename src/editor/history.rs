@@ -172,7 +172,7 @@ mod tests {
     fn the_stack_is_bounded() {
         let mut h = History::new();
         for i in 0..HISTORY_LIMIT + 10 {
-            h.record(step(None, i as u8, i as u8 + 1));
+            h.record(step(None, i as u8, (i as u8).wrapping_add(1)));
         }
         assert_eq!(h.undo_len(), HISTORY_LIMIT);
     }

@@ -3,6 +3,7 @@
 
 mod command;
 mod document;
+pub mod examples;
 mod history;
 mod selection;
 

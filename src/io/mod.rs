@@ -5,6 +5,7 @@ pub mod atomic;
 pub mod dcl_crdt;
 mod error;
 pub mod native;
+pub mod recovery;
 
 use std::path::Path;
 
@@ -31,6 +32,31 @@ impl SceneFormat {
             _ => None,
         }
     }
+}
+
+/// Parses the bytes of a scene file (already read) by the format its path names.
+pub fn parse_scene_bytes(path: &Path, bytes: &[u8]) -> Result<Replica, LoadError> {
+    match SceneFormat::from_path(path) {
+        Some(SceneFormat::Native) => {
+            let text = std::str::from_utf8(bytes).map_err(|e| LoadError {
+                path: path.to_path_buf(),
+                location: Location::Byte(e.valid_up_to()),
+                message: "not UTF-8 text; a native scene is JSON".into(),
+            })?;
+            native::parse_native(path, text)
+        }
+        Some(SceneFormat::DclCrdt) => Ok(Replica::from_messages(
+            &dcl_crdt::parse_crdt(path, bytes)?.messages,
+        )),
+        None => Err(unknown_type(path)),
+    }
+}
+
+fn unknown_type(path: &Path) -> LoadError {
+    LoadError::file(
+        path,
+        "unknown file type: scenetree opens .json (native) and .crdt (Decentraland) files",
+    )
 }
 
 /// Loads a scene file of any supported format into a fresh replica.

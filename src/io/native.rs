@@ -92,9 +92,68 @@ pub fn to_native_json(replica: &Replica) -> String {
         .collect();
     let deleted: Vec<u32> = replica.deleted_entities().iter().map(|e| e.0).collect();
     let doc = json!({ "format": FORMAT, "entities": entities, "deleted_entities": deleted });
-    let mut text = serde_json::to_string_pretty(&doc).expect("JSON values always serialize");
+    let mut text = String::new();
+    write_pretty(&doc, 0, &mut text);
     text.push('\n');
     text
+}
+
+/// Pretty JSON that keeps short lists of scalars on one line (`"position": [8, 0, 8]`) and
+/// writes numbers that are exactly f32 values in their shortest f32 form (`0.70710677`, not
+/// `0.7071067690849304`), which reads back to the identical f32.
+fn write_pretty(value: &Value, indent: usize, out: &mut String) {
+    let pad = |n: usize, out: &mut String| out.extend(std::iter::repeat_n(' ', n));
+    match value {
+        Value::Object(map) if !map.is_empty() => {
+            out.push_str("{\n");
+            for (i, (key, v)) in map.iter().enumerate() {
+                pad(indent + 2, out);
+                out.push_str(&serde_json::to_string(key).expect("strings serialize"));
+                out.push_str(": ");
+                write_pretty(v, indent + 2, out);
+                out.push_str(if i + 1 < map.len() { ",\n" } else { "\n" });
+            }
+            pad(indent, out);
+            out.push('}');
+        }
+        Value::Array(items)
+            if items.iter().all(|v| !v.is_object() && !v.is_array()) && items.len() <= 16 =>
+        {
+            out.push('[');
+            for (i, v) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_pretty(v, indent, out);
+            }
+            out.push(']');
+        }
+        Value::Array(items) => {
+            out.push_str("[\n");
+            for (i, v) in items.iter().enumerate() {
+                pad(indent + 2, out);
+                write_pretty(v, indent + 2, out);
+                out.push_str(if i + 1 < items.len() { ",\n" } else { "\n" });
+            }
+            pad(indent, out);
+            out.push(']');
+        }
+        Value::Number(n) => out.push_str(&shortest_number(n)),
+        other => out.push_str(&serde_json::to_string(other).expect("JSON values serialize")),
+    }
+}
+
+fn shortest_number(n: &serde_json::Number) -> String {
+    if let Some(f) = n.as_f64().filter(|_| n.is_f64()) {
+        let single = f as f32;
+        if single as f64 == f && single.is_finite() {
+            let short = format!("{single:?}");
+            if short.parse::<f64>().is_ok_and(|back| back as f32 == single) {
+                return short;
+            }
+        }
+    }
+    n.to_string()
 }
 
 fn component_key(id: u32) -> String {

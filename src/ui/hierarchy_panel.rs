@@ -125,7 +125,6 @@ impl HierarchyPanel {
         let mut actions = Vec::new();
         self.toolbar_ui(ui, doc, &mut actions);
         self.refresh_rows(doc);
-        self.drop_hint = None;
         let order: Vec<Entity> = self.rows.iter().map(|r| r.entity).collect();
         let scroll_index = self
             .scroll_to
@@ -135,37 +134,40 @@ impl HierarchyPanel {
         if let Some(i) = scroll_index {
             area = area.vertical_scroll_offset((i as f32 * ROW_HEIGHT - 60.0).max(0.0));
         }
-        let root_rect = self.root_row_ui(ui, doc, &mut actions);
-        let output = area.show_rows(ui, ROW_HEIGHT, self.rows.len(), |ui, range| {
+        // The hint for the drag in progress (set while drawing the rows, shown next frame).
+        match self.drop_hint.take() {
+            Some((hint, ok)) => {
+                let color = if ok {
+                    ui.visuals().text_color()
+                } else {
+                    Color32::from_rgb(0xE0, 0x60, 0x50)
+                };
+                ui.label(RichText::new(hint).color(color).small());
+            }
+            None => {
+                ui.label(
+                    RichText::new(
+                        "Drag to reparent: keeps world position · Shift keeps local values",
+                    )
+                    .weak()
+                    .small(),
+                );
+            }
+        }
+        self.root_row_ui(ui, doc, &mut actions);
+        area.show_rows(ui, ROW_HEIGHT, self.rows.len(), |ui, range| {
             for i in range {
                 let row = self.rows[i];
                 self.row_ui(ui, doc, row, &order, &mut actions);
             }
         });
-        let _ = (root_rect, output);
-        if let Some((hint, ok)) = &self.drop_hint {
-            let color = if *ok {
-                ui.visuals().weak_text_color()
-            } else {
-                Color32::from_rgb(0xE0, 0x60, 0x50)
-            };
-            ui.label(RichText::new(hint).color(color).small());
-        } else {
-            ui.label(
-                RichText::new(
-                    "Drag to reparent (keeps world position; hold Shift to keep local values)",
-                )
-                .weak()
-                .small(),
-            );
-        }
         actions
     }
 
     fn toolbar_ui(&mut self, ui: &mut egui::Ui, doc: &Document, actions: &mut Vec<Action>) {
         ui.horizontal(|ui| {
             if ui
-                .button("＋ Entity")
+                .button("+ Entity")
                 .on_hover_text("Create an entity at the root")
                 .clicked()
             {
@@ -177,7 +179,7 @@ impl HierarchyPanel {
             }
             let primary = doc.selection.primary();
             if ui
-                .add_enabled(primary.is_some(), egui::Button::new("＋ Child"))
+                .add_enabled(primary.is_some(), egui::Button::new("+ Child"))
                 .on_hover_text("Create a child of the selected entity")
                 .clicked()
             {
@@ -198,16 +200,11 @@ impl HierarchyPanel {
     }
 
     /// The scene root: a drop target that moves entities to the top level.
-    fn root_row_ui(
-        &mut self,
-        ui: &mut egui::Ui,
-        doc: &Document,
-        actions: &mut Vec<Action>,
-    ) -> egui::Rect {
+    fn root_row_ui(&mut self, ui: &mut egui::Ui, doc: &Document, actions: &mut Vec<Action>) {
         let response = ui
             .horizontal(|ui| {
                 ui.set_min_height(ROW_HEIGHT);
-                ui.label(RichText::new("⌂ Scene root").strong());
+                ui.label(RichText::new("Scene root").strong());
                 ui.label(
                     RichText::new(format!("{} entities", doc.replica().live_entity_count()))
                         .weak()
@@ -216,7 +213,6 @@ impl HierarchyPanel {
             })
             .response;
         self.drop_target(ui, doc, &response, Entity::ROOT, actions);
-        response.rect
     }
 
     fn row_ui(

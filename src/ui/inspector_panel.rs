@@ -151,13 +151,19 @@ impl InspectorPanel {
                 })
                 .response
                 .on_hover_text("Intrinsic rotations in this order. Unity and Godot show YXZ.");
+        });
+        ui.horizontal(|ui| {
             let angles = self.euler_order.to_degrees(t.rotation);
             for (label, value) in self.euler_order.axis_labels().iter().zip(angles.to_array()) {
-                ui.label(format!("{label} {value:.2}°"));
+                ui.label(format!("{label} {:.2}°", value + 0.0)); // + 0.0 shows -0 as 0
             }
         });
         ui.horizontal(|ui| {
-            ui.label("Rotate 90°");
+            ui.label("Rotate 90° in");
+            ui.selectable_value(&mut self.rotate_in_local_space, false, "parent space");
+            ui.selectable_value(&mut self.rotate_in_local_space, true, "local space");
+        });
+        ui.horizontal_wrapped(|ui| {
             for (axis_name, axis) in [("X", Vec3::X), ("Y", Vec3::Y), ("Z", Vec3::Z)] {
                 for sign in [-1.0f32, 1.0] {
                     let text = format!("{}{axis_name}", if sign < 0.0 { "−" } else { "+" });
@@ -167,18 +173,16 @@ impl InspectorPanel {
                         actions.push(Action::Edit(Command::SetTransforms(edit_all(doc, |t| {
                             // Parent space: turn the whole frame (pre-multiply); local space:
                             // turn about the object's own axes (post-multiply). Seed 004.
-                            t.rotation = if local {
+                            let turned = if local {
                                 t.rotation * turn
                             } else {
                                 turn * t.rotation
-                            }
-                            .normalize();
+                            };
+                            t.rotation = turned.normalize();
                         }))));
                     }
                 }
             }
-            ui.selectable_value(&mut self.rotate_in_local_space, false, "parent space");
-            ui.selectable_value(&mut self.rotate_in_local_space, true, "local space");
         });
         ui.horizontal(|ui| {
             if ui
@@ -331,7 +335,12 @@ impl InspectorPanel {
             ui.end_row();
             ui.label(format!("Euler {}", self.euler_order.label()));
             let e = self.euler_order.to_degrees(rotation);
-            ui.label(format!("{:.2}°  {:.2}°  {:.2}°", e.x, e.y, e.z));
+            ui.label(format!(
+                "{:.2}°  {:.2}°  {:.2}°",
+                e.x + 0.0,
+                e.y + 0.0,
+                e.z + 0.0
+            ));
             ui.end_row();
             ui.label("Scale");
             ui.label(format!("{:.4}  {:.4}  {:.4}", scale.x, scale.y, scale.z));

@@ -40,7 +40,7 @@ pub fn default_dock() -> DockState<Tab> {
     let mut dock = DockState::new(vec![Tab::Viewport, Tab::Peers]);
     let surface = dock.main_surface_mut();
     let [center, _left] = surface.split_left(NodeIndex::root(), 0.24, vec![Tab::Hierarchy]);
-    surface.split_right(center, 0.68, vec![Tab::Inspector]);
+    surface.split_right(center, 0.6, vec![Tab::Inspector]);
     dock
 }
 

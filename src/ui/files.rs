@@ -1,0 +1,174 @@
+//! File work off the UI thread: native file dialogs (rfd) and loading with progress, so the
+//! window never freezes. Results come back over a channel polled every frame.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::time::Instant;
+
+use crate::editor::{Document, SceneFile};
+use crate::io::{self, LoadError, SceneFormat};
+
+/// Why a file dialog was opened.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DialogPurpose {
+    /// Pick a scene to open.
+    Open,
+    /// Pick where to save the current scene.
+    SaveAs,
+}
+
+/// What a background job produced.
+pub enum JobResult {
+    /// A dialog closed: the chosen path, or `None` if cancelled.
+    Picked(DialogPurpose, Option<PathBuf>),
+    /// A scene finished loading (or failed, with the reason).
+    Loaded(PathBuf, Box<Result<Document, LoadError>>),
+}
+
+/// A load in progress.
+pub struct Loading {
+    /// The file being read.
+    pub path: PathBuf,
+    /// Progress in thousandths.
+    pub permille: Arc<AtomicU32>,
+    /// When it started.
+    pub started: Instant,
+}
+
+/// The background jobs of the app.
+pub struct Jobs {
+    tx: Sender<JobResult>,
+    rx: Receiver<JobResult>,
+    /// True while a dialog is open (only one at a time).
+    pub dialog_open: bool,
+    /// The load in progress, if any.
+    pub loading: Option<Loading>,
+    repaint: Option<egui::Context>,
+}
+
+impl Default for Jobs {
+    fn default() -> Self {
+        let (tx, rx) = channel();
+        Jobs {
+            tx,
+            rx,
+            dialog_open: false,
+            loading: None,
+            repaint: None,
+        }
+    }
+}
+
+impl Jobs {
+    /// Lets finished jobs wake the UI.
+    pub fn set_repaint_context(&mut self, ctx: &egui::Context) {
+        self.repaint = Some(ctx.clone());
+    }
+
+    /// Opens a file dialog on a worker thread.
+    pub fn pick(&mut self, purpose: DialogPurpose, suggested: Option<&Path>) {
+        if self.dialog_open {
+            return;
+        }
+        self.dialog_open = true;
+        let tx = self.tx.clone();
+        let repaint = self.repaint.clone();
+        let suggested = suggested.map(Path::to_path_buf);
+        std::thread::spawn(move || {
+            let mut dialog = rfd::FileDialog::new()
+                .add_filter("Scenes (.json, .crdt)", &["json", "crdt"])
+                .add_filter("scenetree scene (.json)", &["json"])
+                .add_filter("Decentraland main.crdt (.crdt)", &["crdt"]);
+            if let Some(path) = &suggested {
+                if let Some(dir) = path.parent() {
+                    dialog = dialog.set_directory(dir);
+                }
+                if let Some(name) = path.file_name() {
+                    dialog = dialog.set_file_name(name.to_string_lossy());
+                }
+            }
+            let picked = match purpose {
+                DialogPurpose::Open => dialog.pick_file(),
+                DialogPurpose::SaveAs => dialog.save_file(),
+            };
+            tx.send(JobResult::Picked(purpose, picked)).ok();
+            if let Some(ctx) = repaint {
+                ctx.request_repaint();
+            }
+        });
+    }
+
+    /// Loads a scene on a worker thread, reporting progress.
+    pub fn load(&mut self, path: PathBuf) {
+        let permille = Arc::new(AtomicU32::new(0));
+        self.loading = Some(Loading {
+            path: path.clone(),
+            permille: permille.clone(),
+            started: Instant::now(),
+        });
+        let tx = self.tx.clone();
+        let repaint = self.repaint.clone();
+        std::thread::spawn(move || {
+            let result = load_document(&path, &permille);
+            tx.send(JobResult::Loaded(path, Box::new(result))).ok();
+            if let Some(ctx) = repaint {
+                ctx.request_repaint();
+            }
+        });
+    }
+
+    /// The results that arrived since the last poll.
+    pub fn poll(&mut self) -> Vec<JobResult> {
+        let results: Vec<JobResult> = self.rx.try_iter().collect();
+        for r in &results {
+            match r {
+                JobResult::Picked(..) => self.dialog_open = false,
+                JobResult::Loaded(..) => self.loading = None,
+            }
+        }
+        results
+    }
+}
+
+/// Reads, parses and derives a document, reporting progress: reading is the first half,
+/// parsing and building the replica the next 40%, deriving the tree the rest.
+pub fn load_document(path: &Path, permille: &AtomicU32) -> Result<Document, LoadError> {
+    use std::io::Read as _;
+    let format = SceneFormat::from_path(path).ok_or_else(|| {
+        LoadError::file(
+            path,
+            "unknown file type: scenetree opens .json (native) and .crdt (Decentraland) files",
+        )
+    })?;
+    let mut file = std::fs::File::open(path)
+        .map_err(|e| LoadError::file(path, format!("cannot read: {e}")))?;
+    let total = file.metadata().map(|m| m.len()).unwrap_or(0).max(1);
+    let mut bytes = Vec::with_capacity(total as usize);
+    let mut chunk = vec![0u8; 1 << 20];
+    loop {
+        let n = file
+            .read(&mut chunk)
+            .map_err(|e| LoadError::file(path, format!("cannot read: {e}")))?;
+        if n == 0 {
+            break;
+        }
+        bytes.extend_from_slice(&chunk[..n]);
+        permille.store(
+            (bytes.len() as u64 * 500 / total).min(500) as u32,
+            Ordering::Relaxed,
+        );
+    }
+    let replica = io::parse_scene_bytes(path, &bytes)?;
+    permille.store(900, Ordering::Relaxed);
+    let doc = Document::new(
+        replica,
+        Some(SceneFile {
+            path: path.to_path_buf(),
+            format,
+        }),
+    );
+    permille.store(1000, Ordering::Relaxed);
+    Ok(doc)
+}
