@@ -21,8 +21,8 @@ pub struct Cli {
     /// Open the scene, render a few frames, save a PNG of the window to this path and exit.
     #[arg(long, value_name = "OUT.png")]
     pub screenshot: Option<PathBuf>,
-    /// Select these entities (ids) when the scene opens, e.g. for a screenshot.
-    #[arg(long, value_name = "ENTITY", num_args = 1..)]
+    /// Select this entity (id) when the scene opens, e.g. for a screenshot; repeat for more.
+    #[arg(long, value_name = "ENTITY")]
     pub select: Vec<u32>,
     #[command(subcommand)]
     pub command: Option<Command>,
