@@ -77,20 +77,32 @@ impl ScenetreeApp {
     /// Builds the app; restores layout and recent files unless taking a screenshot.
     pub fn new(cc: &eframe::CreationContext<'_>, launch: Launch) -> Self {
         let screenshot_mode = launch.screenshot.is_some();
+        let storage = cc.storage.filter(|_| !screenshot_mode);
+        let recovery_dir = (!screenshot_mode)
+            .then(|| eframe::storage_dir("scenetree").map(|d| d.join("recovery")))
+            .flatten();
+        Self::with_storage(&cc.egui_ctx, launch, storage, recovery_dir)
+    }
+
+    /// Builds the app without eframe: settings from `storage` (if any), crash-recovery files in
+    /// `recovery_dir` (if any). Tests drive it through [`Self::draw`].
+    pub fn with_storage(
+        ctx: &egui::Context,
+        launch: Launch,
+        storage: Option<&dyn eframe::Storage>,
+        recovery_dir: Option<PathBuf>,
+    ) -> Self {
         let mut bench = Workbench::new(showroom_document());
         let mut recent = Vec::new();
-        if let (Some(storage), false) = (cc.storage, screenshot_mode) {
+        if let Some(storage) = storage {
             if let Some(dock) = eframe::get_value(storage, "dock") {
                 bench.dock = dock;
             }
             recent = eframe::get_value(storage, "recent_files").unwrap_or_default();
         }
-        let recovery_dir = (!screenshot_mode)
-            .then(|| eframe::storage_dir("scenetree").map(|d| d.join("recovery")))
-            .flatten();
         let recovery_offer = recovery_dir.as_deref().and_then(recovery::find_recovery);
         let mut jobs = Jobs::default();
-        jobs.set_repaint_context(&cc.egui_ctx);
+        jobs.set_repaint_context(ctx);
         let mut app = ScenetreeApp {
             bench,
             jobs,
@@ -118,7 +130,56 @@ impl ScenetreeApp {
         app
     }
 
-    /// Does `what` now, or first asks about unsaved changes.
+    /// The workbench (document, panels).
+    pub fn workbench(&self) -> &Workbench {
+        &self.bench
+    }
+
+    /// The workbench, mutably (tests use it to make edits).
+    pub fn workbench_mut(&mut self) -> &mut Workbench {
+        &mut self.bench
+    }
+
+    /// True while a scene is loading in the background.
+    pub fn is_loading(&self) -> bool {
+        self.jobs.loading.is_some()
+    }
+
+    /// Opens a file, asking about unsaved changes first (what dropping a file on the window does).
+    pub fn open(&mut self, path: PathBuf) {
+        self.request(Pending::Open(path));
+    }
+
+    /// Starts a new empty scene, asking about unsaved changes first.
+    pub fn new_scene(&mut self) {
+        self.request(Pending::New);
+    }
+
+    /// Draws one frame of the whole window.
+    pub fn draw(&mut self, ui: &mut egui::Ui) {
+        let ctx = ui.ctx().clone();
+        self.handle_jobs();
+        self.handle_close_request(&ctx);
+        self.handle_dropped_files(&ctx);
+        if self.pending.is_none() && self.error.is_none() && self.jobs.loading.is_none() {
+            self.file_shortcuts(&ctx);
+        }
+        egui::Panel::top("menu").show(ui, |ui| self.menu_ui(ui));
+        self.bench.ui(ui, &mut |ui, bench| {
+            ui.centered_and_justified(|ui| {
+                ui.weak(format!(
+                    "3D viewport — {} entities",
+                    bench.doc.view().len().saturating_sub(1)
+                ));
+            });
+            Vec::new()
+        });
+        self.dialogs_ui(&ctx);
+        self.update_title(&ctx);
+        self.autosave();
+        self.screenshot_step(&ctx);
+    }
+
     fn apply_initial_selection(&mut self) {
         let wanted = std::mem::take(&mut self.initial_selection);
         let present: Vec<_> = wanted
@@ -688,27 +749,7 @@ fn save_png(path: &Path, image: &egui::ColorImage) -> Result<(), String> {
 
 impl eframe::App for ScenetreeApp {
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
-        let ctx = ui.ctx().clone();
-        self.handle_jobs();
-        self.handle_close_request(&ctx);
-        self.handle_dropped_files(&ctx);
-        if self.pending.is_none() && self.error.is_none() && self.jobs.loading.is_none() {
-            self.file_shortcuts(&ctx);
-        }
-        egui::Panel::top("menu").show(ui, |ui| self.menu_ui(ui));
-        self.bench.ui(ui, &mut |ui, bench| {
-            ui.centered_and_justified(|ui| {
-                ui.weak(format!(
-                    "3D viewport — {} entities",
-                    bench.doc.view().len().saturating_sub(1)
-                ));
-            });
-            Vec::new()
-        });
-        self.dialogs_ui(&ctx);
-        self.update_title(&ctx);
-        self.autosave();
-        self.screenshot_step(&ctx);
+        self.draw(ui);
     }
 
     fn save(&mut self, storage: &mut dyn eframe::Storage) {
