@@ -118,11 +118,39 @@ pub struct Replica {
 }
 
 /// Append-only list of changed registers, read by derived views with a cursor.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug)]
 struct ChangeJournal {
+    /// Unique per replica instance (a clone gets a new one), so a view can tell that the
+    /// replica it follows was replaced (a timeline seek, a switched peer) and rebuild.
+    id: u64,
     /// Sequence number of `entries[0]`.
     base: u64,
     entries: Vec<(u32, Entity)>,
+}
+
+fn next_journal_id() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
+impl Default for ChangeJournal {
+    fn default() -> Self {
+        ChangeJournal {
+            id: next_journal_id(),
+            base: 0,
+            entries: Vec::new(),
+        }
+    }
+}
+
+impl Clone for ChangeJournal {
+    fn clone(&self) -> Self {
+        ChangeJournal {
+            id: next_journal_id(),
+            base: self.base,
+            entries: self.entries.clone(),
+        }
+    }
 }
 
 /// What changed since a cursor: the registers, or `None` when the journal was compacted past
@@ -250,6 +278,11 @@ impl Replica {
             .unwrap_or(u16::MAX);
         let version = self.deleted.get(&number).map_or(0, |v| v.saturating_add(1));
         Entity::from_parts(number, version)
+    }
+
+    /// Identifies this replica instance for change cursors: clones and new replicas differ.
+    pub fn journal_id(&self) -> u64 {
+        self.journal.id
     }
 
     /// Changes since `cursor` (0 = from the beginning).
