@@ -1,10 +1,17 @@
 //! Decentraland's `main.crdt`: a stream of CRDT messages, read into a replica and written back
-//! as the canonical stream.
+//! either as the canonical stream or in the order of the file it was read from.
+//!
+//! The SDK writes `main.crdt` as PUT_COMPONENT messages grouped by component, in the order its
+//! engine holds them, not in scenetree's canonical order. To save a file that was opened and
+//! not edited byte for byte, [`CrdtLayout`] records the file's order at load and
+//! [`to_crdt_bytes_in_layout`] writes the replica in it.
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use super::error::{LoadError, Location};
 use crate::crdt::{CrdtMessage, Replica, decode_stream, encode_stream};
+use crate::model::Entity;
 
 /// A `main.crdt` read into memory.
 #[derive(Debug)]
@@ -43,4 +50,181 @@ pub fn load_replica(path: &Path) -> Result<Replica, LoadError> {
 /// The canonical `main.crdt` bytes of a replica (see [`Replica::canonical_messages`]).
 pub fn to_crdt_bytes(replica: &Replica) -> Vec<u8> {
     encode_stream(&replica.canonical_messages())
+}
+
+/// A main.crdt read into a replica, with the file's message order.
+#[derive(Debug)]
+pub struct LoadedCrdt {
+    /// The state the file describes.
+    pub replica: Replica,
+    /// The file's order, for [`to_crdt_bytes_in_layout`].
+    pub layout: CrdtLayout,
+    /// Unknown message types skipped while reading: (byte offset, type). They are not saved.
+    pub skipped_unknown: Vec<(usize, u32)>,
+}
+
+/// Reads a `.crdt` file into a replica and records its order.
+pub fn load_crdt(path: &Path) -> Result<LoadedCrdt, LoadError> {
+    let file = read_crdt(path)?;
+    Ok(LoadedCrdt {
+        replica: Replica::from_messages(&file.messages),
+        layout: CrdtLayout::from_messages(&file.messages),
+        skipped_unknown: file.skipped_unknown,
+    })
+}
+
+/// The order of a `main.crdt`'s messages, captured when it is read, so that saving the same
+/// state reproduces the file byte for byte.
+///
+/// It records, in file order, the first message of each register (entity, component), of each
+/// grow-only set, and each DELETE_ENTITY. [`to_crdt_bytes_in_layout`] writes every value that
+/// is still present at its original place, with its current timestamp and data; values the
+/// file did not have follow in canonical order; values deleted since are left out.
+///
+/// Byte-exact for files in which each register appears once, as the SDK writes them. A file
+/// that repeats a register is written with one message for it (at its first place); *_NETWORK
+/// messages are written as their plain forms, and unknown message types are not written.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CrdtLayout {
+    items: Vec<LayoutItem>,
+}
+
+/// One place in a [`CrdtLayout`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+enum LayoutItem {
+    /// A last-writer-wins register; `tombstone` when the file held a DELETE_COMPONENT there.
+    Register {
+        entity: Entity,
+        component: u32,
+        tombstone: bool,
+    },
+    /// The values of a grow-only set.
+    Appended { entity: Entity, component: u32 },
+    /// A deleted entity (number and version).
+    Deleted(Entity),
+}
+
+/// What a layout place or a canonical message is about, without its value.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+enum Key {
+    Register(Entity, u32),
+    Appended(Entity, u32),
+    Deleted(Entity),
+}
+
+impl LayoutItem {
+    fn key(self) -> Key {
+        match self {
+            LayoutItem::Register {
+                entity, component, ..
+            } => Key::Register(entity, component),
+            LayoutItem::Appended { entity, component } => Key::Appended(entity, component),
+            LayoutItem::Deleted(e) => Key::Deleted(e),
+        }
+    }
+}
+
+impl CrdtLayout {
+    /// The layout of a message stream (in the order the messages appear).
+    pub fn from_messages(messages: &[CrdtMessage]) -> CrdtLayout {
+        let mut seen = std::collections::HashSet::new();
+        let mut items = Vec::new();
+        for msg in messages {
+            let item = match *msg {
+                CrdtMessage::PutComponent {
+                    entity, component, ..
+                }
+                | CrdtMessage::PutComponentNetwork {
+                    entity, component, ..
+                } => LayoutItem::Register {
+                    entity,
+                    component,
+                    tombstone: false,
+                },
+                CrdtMessage::DeleteComponent {
+                    entity, component, ..
+                }
+                | CrdtMessage::DeleteComponentNetwork {
+                    entity, component, ..
+                } => LayoutItem::Register {
+                    entity,
+                    component,
+                    tombstone: true,
+                },
+                CrdtMessage::AppendValue {
+                    entity, component, ..
+                } => LayoutItem::Appended { entity, component },
+                CrdtMessage::DeleteEntity { entity }
+                | CrdtMessage::DeleteEntityNetwork { entity, .. } => LayoutItem::Deleted(entity),
+            };
+            if seen.insert(item.key()) {
+                items.push(item);
+            }
+        }
+        CrdtLayout { items }
+    }
+
+    /// The number of places recorded.
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// True when nothing was recorded (an empty file, or a scene not read from a main.crdt).
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+}
+
+/// The `main.crdt` bytes of a replica in a file's order (see [`CrdtLayout`]). With an empty
+/// layout this is exactly [`to_crdt_bytes`].
+pub fn to_crdt_bytes_in_layout(replica: &Replica, layout: &CrdtLayout) -> Vec<u8> {
+    let canonical = replica.canonical_messages();
+    // Canonical messages by what they are about; a grow-only set has several.
+    let mut by_key: HashMap<Key, Vec<usize>> = HashMap::with_capacity(canonical.len());
+    for (i, msg) in canonical.iter().enumerate() {
+        let key = match *msg {
+            CrdtMessage::DeleteEntity { entity } => Key::Deleted(entity),
+            CrdtMessage::AppendValue {
+                entity, component, ..
+            } => Key::Appended(entity, component),
+            ref m => Key::Register(m.entity(), m.component().unwrap_or(0)),
+        };
+        by_key.entry(key).or_default().push(i);
+    }
+    let mut written = vec![false; canonical.len()];
+    let mut out = Vec::new();
+    for item in &layout.items {
+        if let Some(indexes) = by_key.get(&item.key()) {
+            for &i in indexes {
+                if !written[i] {
+                    canonical[i].encode_into(&mut out);
+                    written[i] = true;
+                }
+            }
+            continue;
+        }
+        // A tombstone the file held stays, with its current timestamp, while it is one.
+        if let LayoutItem::Register {
+            entity,
+            component,
+            tombstone: true,
+        } = *item
+            && let Some(entry) = replica.lww_entry(entity, component)
+            && entry.data.is_none()
+            && !replica.is_deleted(entity)
+        {
+            CrdtMessage::DeleteComponent {
+                entity,
+                component,
+                timestamp: entry.timestamp,
+            }
+            .encode_into(&mut out);
+        }
+    }
+    for (msg, done) in canonical.iter().zip(&written) {
+        if !done {
+            msg.encode_into(&mut out);
+        }
+    }
+    out
 }

@@ -8,6 +8,7 @@
 //! - Every other component is shown by its name (when known) and its size.
 //! - [`schema`] encodes and decodes any component whose `jsonSchema` a composite gives.
 
+mod builtin;
 mod core_ids;
 pub mod json_forms;
 pub mod proto;
@@ -16,7 +17,11 @@ mod shapes;
 
 use std::fmt::Write as _;
 
-pub use core_ids::{CORE_COMPONENTS, core_component_id, core_component_name, is_core_grow_only};
+pub use builtin::builtin_json_schema;
+pub use core_ids::{
+    CORE_COMPONENTS, core_component_id, core_component_name, core_protocol_buffer,
+    is_core_grow_only,
+};
 pub use shapes::{DEFAULT_CYLINDER_RADIUS, GltfModel, MeshShape, ViewportShape, viewport_shape};
 
 use super::component::{component_id_from_name, component_name, decode_name, ids};
