@@ -47,9 +47,36 @@ pub fn load_replica(path: &Path) -> Result<Replica, LoadError> {
     Ok(Replica::from_messages(&read_crdt(path)?.messages))
 }
 
-/// The canonical `main.crdt` bytes of a replica (see [`Replica::canonical_messages`]).
+/// The canonical `main.crdt` bytes of a replica (see [`Replica::canonical_messages`]):
+/// values and deleted entities, without tombstones.
 pub fn to_crdt_bytes(replica: &Replica) -> Vec<u8> {
     encode_stream(&replica.canonical_messages())
+}
+
+/// The replica's complete state as a stream, in canonical order (by entity, then component):
+/// PUT_COMPONENT per value, DELETE_COMPONENT per tombstone (with its timestamp),
+/// APPEND_VALUE per grow-only value, and DELETE_ENTITY per deleted entity after its own
+/// registers. Reading it back gives the same state, tombstones included, which
+/// [`to_crdt_bytes`] does not; the SDK's own state dump writes tombstones the same way. For a
+/// state without tombstones the two are identical.
+pub fn state_messages_in_order(replica: &Replica) -> Vec<CrdtMessage> {
+    let mut keyed: Vec<(Entity, u32, CrdtMessage)> = replica
+        .state_messages()
+        .into_iter()
+        .map(|m| (m.entity(), m.component().unwrap_or(0), m))
+        .collect();
+    for entity in replica.deleted_entities() {
+        keyed.push((entity, u32::MAX, CrdtMessage::DeleteEntity { entity }));
+    }
+    // Stable: grow-only values keep their order.
+    keyed.sort_by_key(|(e, c, _)| (*e, *c));
+    keyed.into_iter().map(|(_, _, m)| m).collect()
+}
+
+/// The bytes of [`state_messages_in_order`]: what scenetree writes for a main.crdt that was
+/// not read from a file.
+pub fn to_state_crdt_bytes(replica: &Replica) -> Vec<u8> {
+    encode_stream(&state_messages_in_order(replica))
 }
 
 /// A main.crdt read into a replica, with the file's message order.
@@ -77,9 +104,10 @@ pub fn load_crdt(path: &Path) -> Result<LoadedCrdt, LoadError> {
 /// state reproduces the file byte for byte.
 ///
 /// It records, in file order, the first message of each register (entity, component), of each
-/// grow-only set, and each DELETE_ENTITY. [`to_crdt_bytes_in_layout`] writes every value that
-/// is still present at its original place, with its current timestamp and data; values the
-/// file did not have follow in canonical order; values deleted since are left out.
+/// grow-only set, and each DELETE_ENTITY. [`to_crdt_bytes_in_layout`] writes the replica's
+/// complete state ([`state_messages_in_order`]): each register at its original place with its
+/// current timestamp and value (a DELETE_COMPONENT where the value was removed since), then
+/// everything the file did not have, in canonical order.
 ///
 /// Byte-exact for files in which each register appears once, as the SDK writes them. A file
 /// that repeats a register is written with one message for it (at its first place); *_NETWORK
@@ -92,12 +120,8 @@ pub struct CrdtLayout {
 /// One place in a [`CrdtLayout`].
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 enum LayoutItem {
-    /// A last-writer-wins register; `tombstone` when the file held a DELETE_COMPONENT there.
-    Register {
-        entity: Entity,
-        component: u32,
-        tombstone: bool,
-    },
+    /// A last-writer-wins register (a PUT or a DELETE_COMPONENT in the file).
+    Register { entity: Entity, component: u32 },
     /// The values of a grow-only set.
     Appended { entity: Entity, component: u32 },
     /// A deleted entity (number and version).
@@ -115,9 +139,7 @@ enum Key {
 impl LayoutItem {
     fn key(self) -> Key {
         match self {
-            LayoutItem::Register {
-                entity, component, ..
-            } => Key::Register(entity, component),
+            LayoutItem::Register { entity, component } => Key::Register(entity, component),
             LayoutItem::Appended { entity, component } => Key::Appended(entity, component),
             LayoutItem::Deleted(e) => Key::Deleted(e),
         }
@@ -136,21 +158,13 @@ impl CrdtLayout {
                 }
                 | CrdtMessage::PutComponentNetwork {
                     entity, component, ..
-                } => LayoutItem::Register {
-                    entity,
-                    component,
-                    tombstone: false,
-                },
-                CrdtMessage::DeleteComponent {
+                }
+                | CrdtMessage::DeleteComponent {
                     entity, component, ..
                 }
                 | CrdtMessage::DeleteComponentNetwork {
                     entity, component, ..
-                } => LayoutItem::Register {
-                    entity,
-                    component,
-                    tombstone: true,
-                },
+                } => LayoutItem::Register { entity, component },
                 CrdtMessage::AppendValue {
                     entity, component, ..
                 } => LayoutItem::Appended { entity, component },
@@ -176,12 +190,12 @@ impl CrdtLayout {
 }
 
 /// The `main.crdt` bytes of a replica in a file's order (see [`CrdtLayout`]). With an empty
-/// layout this is exactly [`to_crdt_bytes`].
+/// layout this is exactly [`to_state_crdt_bytes`].
 pub fn to_crdt_bytes_in_layout(replica: &Replica, layout: &CrdtLayout) -> Vec<u8> {
-    let canonical = replica.canonical_messages();
-    // Canonical messages by what they are about; a grow-only set has several.
-    let mut by_key: HashMap<Key, Vec<usize>> = HashMap::with_capacity(canonical.len());
-    for (i, msg) in canonical.iter().enumerate() {
+    let state = state_messages_in_order(replica);
+    // State messages by what they are about; a grow-only set has several.
+    let mut by_key: HashMap<Key, Vec<usize>> = HashMap::with_capacity(state.len());
+    for (i, msg) in state.iter().enumerate() {
         let key = match *msg {
             CrdtMessage::DeleteEntity { entity } => Key::Deleted(entity),
             CrdtMessage::AppendValue {
@@ -191,37 +205,17 @@ pub fn to_crdt_bytes_in_layout(replica: &Replica, layout: &CrdtLayout) -> Vec<u8
         };
         by_key.entry(key).or_default().push(i);
     }
-    let mut written = vec![false; canonical.len()];
+    let mut written = vec![false; state.len()];
     let mut out = Vec::new();
     for item in &layout.items {
-        if let Some(indexes) = by_key.get(&item.key()) {
-            for &i in indexes {
-                if !written[i] {
-                    canonical[i].encode_into(&mut out);
-                    written[i] = true;
-                }
+        for &i in by_key.get(&item.key()).map_or(&[][..], Vec::as_slice) {
+            if !written[i] {
+                state[i].encode_into(&mut out);
+                written[i] = true;
             }
-            continue;
-        }
-        // A tombstone the file held stays, with its current timestamp, while it is one.
-        if let LayoutItem::Register {
-            entity,
-            component,
-            tombstone: true,
-        } = *item
-            && let Some(entry) = replica.lww_entry(entity, component)
-            && entry.data.is_none()
-            && !replica.is_deleted(entity)
-        {
-            CrdtMessage::DeleteComponent {
-                entity,
-                component,
-                timestamp: entry.timestamp,
-            }
-            .encode_into(&mut out);
         }
     }
-    for (msg, done) in canonical.iter().zip(&written) {
+    for (msg, done) in state.iter().zip(&written) {
         if !done {
             msg.encode_into(&mut out);
         }

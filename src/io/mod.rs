@@ -155,7 +155,7 @@ pub fn encode_scene(replica: &Replica, format: SceneFormat, context: &SaveContex
         SceneFormat::Native => native::to_native_json(replica).into_bytes(),
         SceneFormat::DclCrdt => match &context.crdt_layout {
             Some(layout) => dcl_crdt::to_crdt_bytes_in_layout(replica, layout),
-            None => dcl_crdt::to_crdt_bytes(replica),
+            None => dcl_crdt::to_state_crdt_bytes(replica),
         },
         SceneFormat::DclComposite => {
             let fresh;
