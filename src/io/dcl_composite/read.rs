@@ -13,9 +13,7 @@ use crate::io::error::{LoadError, Location};
 use crate::model::component::ids;
 use crate::model::dcl::json_forms::{gltf_from_json, mesh_from_json, transform_from_json};
 use crate::model::dcl::schema::Schema;
-use crate::model::dcl::{
-    GltfModel, MeshShape, builtin_json_schema, component_id, is_core_grow_only,
-};
+use crate::model::dcl::{builtin_json_schema, component_id, is_core_grow_only};
 use crate::model::{Entity, Transform};
 
 /// Reads a `main.composite`.
@@ -255,8 +253,9 @@ fn load_value(
     if id.is_none() || *codec == Codec::Preserved {
         return Ok(Err(None));
     }
-    // The runtime deserializes a binary value and stores it re-serialized: normalize it the
-    // same way where scenetree has the codec.
+    // Binary values are taken as given, as the replica keeps every value but a Transform as
+    // opaque bytes. (The runtime deserializes and re-serializes them, which changes only
+    // non-canonical encodings.) A Transform is re-encoded exactly as the runtime does.
     Ok(match codec {
         Codec::Transform if bytes.len() >= Transform::BYTE_LEN => {
             Ok(canonical_transform_bytes(&bytes).to_vec())
@@ -267,25 +266,7 @@ fn load_value(
                 format!("a Transform is 44 bytes, found {}", bytes.len()),
             );
         }
-        Codec::MeshRenderer => match MeshShape::decode(&bytes) {
-            Some(m) => Ok(m.encode()),
-            None => return warn(".binary", "not a valid MeshRenderer value".into()),
-        },
-        Codec::GltfContainer => match GltfModel::decode(&bytes) {
-            Some(g) => Ok(g.encode()),
-            None => return warn(".binary", "not a valid GltfContainer value".into()),
-        },
-        // Kept as given when it decodes: re-serializing through JSON would lose NaN payloads.
-        Codec::Schema(s) => match s.decode(&bytes) {
-            Ok(_) => Ok(bytes),
-            Err(e) => {
-                return warn(
-                    ".binary",
-                    format!("does not match the component's schema: {e}"),
-                );
-            }
-        },
-        Codec::BinaryOnly | Codec::Preserved => Ok(bytes),
+        _ => Ok(bytes),
     })
 }
 
