@@ -222,3 +222,78 @@ pub fn to_crdt_bytes_in_layout(replica: &Replica, layout: &CrdtLayout) -> Vec<u8
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn put(entity: u32, component: u32, timestamp: u32, data: &[u8]) -> CrdtMessage {
+        CrdtMessage::PutComponent {
+            entity: Entity(entity),
+            component,
+            timestamp,
+            data: data.to_vec(),
+        }
+    }
+
+    #[test]
+    fn a_stream_saves_back_in_its_own_order_with_tombstones_and_deletions() {
+        let messages = vec![
+            put(600, 7000, 3, &[1]),
+            put(512, 7000, 0, &[2]),
+            CrdtMessage::DeleteComponent {
+                entity: Entity(513),
+                component: 7000,
+                timestamp: 4,
+            },
+            // A deleted entity as the runtime dumps it: its tombstones, then DELETE_ENTITY.
+            CrdtMessage::DeleteComponent {
+                entity: Entity(514),
+                component: 7001,
+                timestamp: 1,
+            },
+            CrdtMessage::DeleteEntity {
+                entity: Entity(514),
+            },
+        ];
+        let bytes = encode_stream(&messages);
+        let replica = Replica::from_messages(&messages);
+        let layout = CrdtLayout::from_messages(&messages);
+        assert_eq!(to_crdt_bytes_in_layout(&replica, &layout), bytes);
+        // The canonical state stream holds the same state in another order.
+        let state = to_state_crdt_bytes(&replica);
+        assert_ne!(state, bytes);
+        let again = Replica::from_messages(&decode_stream(&state).unwrap().messages);
+        assert_eq!(again.state_messages(), replica.state_messages());
+    }
+
+    #[test]
+    fn edits_stay_in_place_removals_become_tombstones_and_new_values_follow() {
+        let messages = vec![put(513, 1, 0, &[0; 44]), put(512, 7000, 0, &[1])];
+        let mut replica = Replica::from_messages(&messages);
+        let layout = CrdtLayout::from_messages(&messages);
+        replica.put(Entity(512), 7000, vec![9]).unwrap();
+        replica.delete_component(Entity(513), 1).unwrap();
+        replica.put(Entity(700), 7000, vec![5]).unwrap();
+        let out = decode_stream(&to_crdt_bytes_in_layout(&replica, &layout))
+            .unwrap()
+            .messages;
+        assert_eq!(
+            out,
+            [
+                CrdtMessage::DeleteComponent {
+                    entity: Entity(513),
+                    component: 1,
+                    timestamp: 1
+                },
+                put(512, 7000, 1, &[9]),
+                put(700, 7000, 1, &[5]),
+            ]
+        );
+        // A register repeated in a file is written once, at its first place.
+        let repeated = vec![put(512, 7000, 0, &[1]), put(512, 7000, 2, &[2])];
+        let r = Replica::from_messages(&repeated);
+        let once = to_crdt_bytes_in_layout(&r, &CrdtLayout::from_messages(&repeated));
+        assert_eq!(once, encode_stream(&[put(512, 7000, 2, &[2])]));
+    }
+}

@@ -135,4 +135,26 @@ impl CompositeDoc {
     pub fn component_names(&self) -> impl Iterator<Item = (&str, Option<u32>)> {
         self.components.iter().map(|c| (c.name.as_str(), c.id))
     }
+
+    /// The name the composite gives a component id (scene-defined components included).
+    pub fn name_of(&self, id: u32) -> Option<&str> {
+        self.components
+            .iter()
+            .find(|c| c.id == Some(id))
+            .map(|c| c.name.as_str())
+    }
+
+    /// The values an entity has that are kept only as JSON (not in the replica), for the
+    /// inspector to list: (component name, size of the value's JSON text in bytes).
+    pub fn preserved_for(&self, entity: Entity) -> Vec<(&str, usize)> {
+        self.components
+            .iter()
+            .flat_map(|c| {
+                c.entries
+                    .iter()
+                    .filter(move |e| e.entity == entity && e.loaded.is_none())
+                    .map(move |e| (c.name.as_str(), e.data.to_string().len()))
+            })
+            .collect()
+    }
 }

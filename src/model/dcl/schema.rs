@@ -401,8 +401,10 @@ impl Schema {
                 if index == 0 {
                     Value::Object(Map::new())
                 } else {
-                    let Some((case, schema)) =
-                        usize::try_from(index - 1).ok().and_then(|i| cases.get(i))
+                    // The runtime reads the index as an int8: 0x80.. are negative, never a case.
+                    let Some((case, schema)) = usize::try_from(i16::from(index) - 1)
+                        .ok()
+                        .and_then(|i| cases.get(i))
                     else {
                         return err(path, format!("case index {index} is out of range"));
                     };
@@ -620,6 +622,11 @@ mod tests {
         assert_eq!(e.path, ".s");
         assert!(Schema::from_json_schema(&json!({"serializationType":"protocol-buffer"})).is_err());
         assert!(s.decode(&[0; 5]).is_err(), "truncated");
+        // Found by the fuzzer: a one-of index byte of 0x80 reads as -128.
+        let one_of = schema(json!({"serializationType":"one-of","properties":{
+            "n":{"serializationType":"int8"}}}));
+        assert!(one_of.decode(&[0x80]).is_err());
+        assert!(one_of.decode(&[0x02, 0]).is_err(), "no second case");
         let mut ok = s.encode_component(&json!({"p": {}, "s": ""})).unwrap();
         ok.push(0);
         assert!(s.decode(&ok).is_err(), "trailing byte");
