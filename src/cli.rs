@@ -16,7 +16,7 @@ use crate::scene::{Fallback, SceneView};
 #[derive(Debug, Parser)]
 #[command(name = "scenetree", version, args_conflicts_with_subcommands = true)]
 pub struct Cli {
-    /// A scene to open in the editor (.json native scene or .crdt main.crdt).
+    /// A scene to open in the editor (.json native scene, .crdt main.crdt or .composite).
     pub file: Option<PathBuf>,
     /// Open the scene, render a few frames, save a PNG of the window to this path and exit.
     #[arg(long, value_name = "OUT.png")]
@@ -42,6 +42,17 @@ pub enum Command {
         which: ExampleScene,
         /// Where to write it.
         out: PathBuf,
+    },
+    /// Convert a scene between formats, chosen by extension: .json (native), .crdt
+    /// (main.crdt), .composite (main.composite).
+    Convert {
+        /// The scene to read.
+        input: PathBuf,
+        /// Where to write it.
+        output: PathBuf,
+        /// Write even when the output format cannot hold everything (what is lost is printed).
+        #[arg(long)]
+        lossy: bool,
     },
     /// Print the effective render tree of a scene.
     Tree {
@@ -83,6 +94,11 @@ pub fn run_headless(cli: &Cli) -> Option<ExitCode> {
         Command::Crdt {
             action: CrdtAction::Apply { files, out },
         } => crdt_apply(files, out),
+        Command::Convert {
+            input,
+            output,
+            lossy,
+        } => convert(input, output, *lossy),
         Command::Tree { json, file } => print_tree(file, *json),
         Command::Example { which, out } => {
             let replica = match which {
@@ -117,6 +133,19 @@ fn crdt_apply(files: &[PathBuf], out: &Path) -> Result<(), String> {
     }
     let bytes = encode_stream(&replica.canonical_messages());
     io::write_atomic(out, &bytes).map_err(|e| format!("{}: cannot write: {e}", out.display()))
+}
+
+fn convert(input: &Path, output: &Path, lossy: bool) -> Result<(), String> {
+    let opened = io::open_scene(input).map_err(|e| e.to_string())?;
+    for note in &opened.notes {
+        eprintln!("note: {}: {note}", input.display());
+    }
+    let lost = io::save_scene_with(&opened.replica, &opened.context, output, lossy)
+        .map_err(|e| format!("{e} (pass --lossy to write it anyway)"))?;
+    for item in lost {
+        eprintln!("warning: {}: not written: {item}", output.display());
+    }
+    Ok(())
 }
 
 fn print_tree(file: &Path, as_json: bool) -> Result<(), String> {

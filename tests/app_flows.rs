@@ -20,10 +20,10 @@ fn app(launch: Launch, recovery: Option<PathBuf>) -> Harness<'static, ScenetreeA
     h
 }
 
-/// Runs frames until background loading has finished.
+/// Runs frames until background loading has finished (generous: CI machines can be busy).
 fn settle(h: &mut Harness<'static, ScenetreeApp>) {
-    for _ in 0..200 {
-        h.run();
+    for _ in 0..3000 {
+        h.step(); // the progress dialog keeps repainting, so step instead of run
         if !h.state().is_loading() {
             h.run();
             return;

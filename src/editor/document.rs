@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use crate::crdt::{CrdtMessage, Replica};
-use crate::io::SceneFormat;
+use crate::io::{SaveContext, SceneFormat};
 use crate::model::{Entity, Transform, decode_name, encode_name, ids};
 use crate::scene::SceneView;
 
@@ -40,6 +40,11 @@ pub struct Document {
     outbox: Vec<CrdtMessage>,
     /// The file this document belongs to, if any.
     pub file: Option<SceneFile>,
+    /// What the file held beyond the replica (a main.crdt's message order, a composite's
+    /// untouched JSON), so saving back changes only what was edited.
+    pub save_context: SaveContext,
+    /// What loading the file noticed (skipped messages, values kept but not loaded).
+    pub load_notes: Vec<String>,
     /// The replica's change-journal position when the document was last loaded or saved.
     saved_position: u64,
 }
@@ -62,6 +67,8 @@ impl Document {
             selection: Selection::new(),
             outbox: Vec::new(),
             file,
+            save_context: SaveContext::default(),
+            load_notes: Vec::new(),
             saved_position,
         }
     }

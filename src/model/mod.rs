@@ -2,6 +2,7 @@
 //! No I/O, no UI; glam for the math.
 
 pub mod component;
+pub mod dcl;
 mod entity;
 mod euler;
 mod transform;

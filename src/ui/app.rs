@@ -50,6 +50,8 @@ pub struct ScenetreeApp {
     recent: Vec<PathBuf>,
     pending: Option<Pending>,
     error: Option<String>,
+    /// A save that would lose data the target format cannot hold, waiting for confirmation.
+    lossy_save: Option<(PathBuf, Vec<String>)>,
     recovery_dir: Option<PathBuf>,
     recovery_offer: Option<recovery::RecoveryInfo>,
     last_autosave: Instant,
@@ -109,6 +111,7 @@ impl ScenetreeApp {
             recent,
             pending: None,
             error: None,
+            lossy_save: None,
             recovery_dir,
             recovery_offer,
             last_autosave: Instant::now(),
@@ -231,15 +234,29 @@ impl ScenetreeApp {
     }
 
     fn save_to(&mut self, path: PathBuf) {
+        self.save_to_confirmed(path, false);
+    }
+
+    /// Saves atomically. When the target format cannot hold everything (a composite's
+    /// Material JSON in a main.crdt, …) nothing is written until the user confirms the loss.
+    fn save_to_confirmed(&mut self, path: PathBuf, allow_loss: bool) {
         let Some(format) = SceneFormat::from_path(&path) else {
             self.error = Some(format!(
-                "{}: save as .json (scenetree) or .crdt (Decentraland main.crdt)",
+                "{}: save as .json (scenetree), .crdt (main.crdt) or .composite (main.composite)",
                 path.display()
             ));
             return;
         };
-        match io::save_scene(self.bench.doc.replica(), &path) {
-            Ok(()) => {
+        let doc = &self.bench.doc;
+        if !allow_loss {
+            let lost = io::encode_scene(doc.replica(), format, &doc.save_context).lost;
+            if !lost.is_empty() {
+                self.lossy_save = Some((path, lost));
+                return;
+            }
+        }
+        match io::save_scene_with(doc.replica(), &doc.save_context, &path, true) {
+            Ok(_) => {
                 self.bench.doc.mark_saved(SceneFile {
                     path: path.clone(),
                     format,
@@ -248,7 +265,11 @@ impl ScenetreeApp {
                 self.remember_recent(&path);
                 self.clear_recovery();
             }
-            Err(err) => self.error = Some(format!("Could not save.\n\n{err}")),
+            Err(err) => {
+                self.error = Some(format!(
+                    "Could not save. The file on disk is unchanged.\n\n{err}"
+                ))
+            }
         }
     }
 
@@ -551,6 +572,33 @@ impl ScenetreeApp {
                 }
                 Some(_) => self.pending = None,
                 None => {}
+            }
+        }
+        if let Some((path, lost)) = self.lossy_save.clone() {
+            let mut answer = None;
+            egui::Modal::new(egui::Id::new("lossy-save")).show(ctx, |ui| {
+                ui.heading("Save would lose data");
+                ui.label(format!(
+                    "{} cannot hold everything in this scene. Saving would drop:",
+                    path.display()
+                ));
+                for item in &lost {
+                    ui.label(format!("• {item}"));
+                }
+                ui.horizontal(|ui| {
+                    if ui.button("Save anyway").clicked() {
+                        answer = Some(true);
+                    }
+                    if ui.button("Cancel").clicked() {
+                        answer = Some(false);
+                    }
+                });
+            });
+            if let Some(save) = answer {
+                self.lossy_save = None;
+                if save {
+                    self.save_to_confirmed(path, true);
+                }
             }
         }
         if let Some(message) = self.error.clone() {

@@ -78,9 +78,13 @@ impl Jobs {
         let suggested = suggested.map(Path::to_path_buf);
         std::thread::spawn(move || {
             let mut dialog = rfd::FileDialog::new()
-                .add_filter("Scenes (.json, .crdt)", &["json", "crdt"])
+                .add_filter(
+                    "Scenes (.json, .crdt, .composite)",
+                    &["json", "crdt", "composite"],
+                )
                 .add_filter("scenetree scene (.json)", &["json"])
-                .add_filter("Decentraland main.crdt (.crdt)", &["crdt"]);
+                .add_filter("Decentraland main.crdt (.crdt)", &["crdt"])
+                .add_filter("Decentraland main.composite (.composite)", &["composite"]);
             if let Some(path) = &suggested {
                 if let Some(dir) = path.parent() {
                     dialog = dialog.set_directory(dir);
@@ -160,15 +164,17 @@ pub fn load_document(path: &Path, permille: &AtomicU32) -> Result<Document, Load
             Ordering::Relaxed,
         );
     }
-    let replica = io::parse_scene_bytes(path, &bytes)?;
+    let opened = io::open_scene_bytes(path, &bytes)?;
     permille.store(900, Ordering::Relaxed);
-    let doc = Document::new(
-        replica,
+    let mut doc = Document::new(
+        opened.replica,
         Some(SceneFile {
             path: path.to_path_buf(),
             format,
         }),
     );
+    doc.save_context = opened.context;
+    doc.load_notes = opened.notes;
     permille.store(1000, Ordering::Relaxed);
     Ok(doc)
 }

@@ -38,7 +38,7 @@ impl InspectorPanel {
     pub fn ui(&mut self, ui: &mut egui::Ui, doc: &Document) -> Vec<Action> {
         let mut actions = Vec::new();
         let Some(entity) = doc.selection.primary() else {
-            ui.weak("Select an entity in the hierarchy or the viewport.");
+            scene_summary_ui(ui, doc);
             return actions;
         };
         if !doc.view().contains(entity) {
@@ -347,6 +347,36 @@ impl InspectorPanel {
             ui.end_row();
         });
     }
+}
+
+/// With nothing selected: what the open scene is, and what loading it noticed.
+fn scene_summary_ui(ui: &mut egui::Ui, doc: &Document) {
+    ui.heading("Scene");
+    match &doc.file {
+        Some(file) => {
+            ui.label(file.path.display().to_string());
+            ui.label(RichText::new(file.format.label()).weak());
+        }
+        None => {
+            ui.label("Not saved yet");
+        }
+    }
+    let view = doc.view();
+    ui.label(format!(
+        "{} entities · {} parenting cycle(s) · {} re-rooted",
+        doc.replica().live_entity_count(),
+        view.cycles().len(),
+        view.rerooted().len()
+    ));
+    if !doc.load_notes.is_empty() {
+        ui.separator();
+        ui.label(RichText::new("Notes from loading").strong());
+        for note in &doc.load_notes {
+            ui.label(RichText::new(format!("• {note}")).small());
+        }
+    }
+    ui.separator();
+    ui.weak("Select an entity in the hierarchy or the viewport to inspect it.");
 }
 
 /// The local Transforms of every selected entity with `change` applied to each.

@@ -1,0 +1,160 @@
+//! Decentraland's `main.composite`: the JSON the Decentraland Inspector writes.
+//!
+//! ```json
+//! { "version": 1,
+//!   "components": [
+//!     { "name": "core::Transform", "jsonSchema": { … "serializationType": "transform" },
+//!       "data": { "512": { "json": { "position": {"x": 8, "y": 0, "z": 8}, … } } } },
+//!     { "name": "core::Material", "jsonSchema": { … "serializationType": "protocol-buffer" },
+//!       "data": { "534": { "json": { "material": { "$case": "pbr", … } } } } },
+//!     { "name": "inspector::Lock", "jsonSchema": { … "serializationType": "map" },
+//!       "data": { "523": { "binary": "AQ==" } } } ] }
+//! ```
+//!
+//! Reading turns every value whose bytes scenetree can produce exactly as `@dcl/ecs` 7.28.0
+//! would into a replica value (timestamp 0, as the SDK's main.crdt has them):
+//!
+//! - any `{"binary": base64}` value of a component with a known id (the bytes themselves);
+//! - `core::Transform`, `core::MeshRenderer`, `core::GltfContainer` JSON;
+//! - JSON of every component with a schema-described layout (`serializationType` `map` and the
+//!   others of [`crate::model::dcl::schema`]): `core-schema::*`, `inspector::*`,
+//!   `asset-packs::*`, and any scene-defined component.
+//!
+//! Everything else is *preserved only*: other protocol-buffer components' JSON (Material,
+//! Animator, …), unknown `core::` names, grow-only components, nested composites
+//! (`composite::root` with data), and values the runtime itself would reject. They are not in
+//! the replica (so not in the viewport or a main.crdt written from it), and a composite saved
+//! from the document writes them back unchanged.
+//!
+//! Writing keeps the file's structure: unknown keys, component order, entity order, and the
+//! original JSON of every value that has not changed since it was read. Changed or new values
+//! are written as JSON when scenetree can encode that JSON back to the same bytes, otherwise
+//! as `binary`. Entries of deleted entities or removed components are left out.
+
+mod read;
+mod write;
+
+use serde_json::{Map, Value};
+
+pub use read::{load_composite, parse_composite};
+pub use write::{CompositeOutput, composite_json};
+
+use crate::model::Entity;
+use crate::model::dcl::schema::Schema;
+
+/// A composite as read: everything in it, and how each component's values map to replica
+/// values. Kept beside the replica so a save writes the file back faithfully.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CompositeDoc {
+    /// The top-level object as read, `"components"` included (replaced on save).
+    top: Map<String, Value>,
+    /// The components in file order.
+    components: Vec<CompositeComponent>,
+}
+
+/// One entry of the composite's `components` list.
+#[derive(Clone, Debug, PartialEq)]
+struct CompositeComponent {
+    /// The component's name (`core::Transform`).
+    name: String,
+    /// The runtime's id for it; `None` for a `core::` name `@dcl/ecs` 7.28.0 does not have.
+    id: Option<u32>,
+    /// The object as read (name, jsonSchema, data, and any other keys, in order).
+    raw: Map<String, Value>,
+    /// How its JSON values become bytes.
+    codec: Codec,
+    /// The `data` entries in file order.
+    entries: Vec<Entry>,
+}
+
+/// One `data` entry: an entity's value.
+#[derive(Clone, Debug, PartialEq)]
+struct Entry {
+    /// The entity (the data key).
+    entity: Entity,
+    /// The entry's object exactly as read (`{"json": …}` or `{"binary": …}`).
+    data: Value,
+    /// The bytes it was loaded into the replica as; `None` when preserved only.
+    loaded: Option<Vec<u8>>,
+}
+
+/// How a component's JSON values become the bytes the runtime stores.
+#[derive(Clone, Debug, PartialEq)]
+enum Codec {
+    /// `core::Transform`'s 44 bytes.
+    Transform,
+    /// `core::MeshRenderer` through prost.
+    MeshRenderer,
+    /// `core::GltfContainer` through prost.
+    GltfContainer,
+    /// A schema-described layout.
+    Schema(Schema),
+    /// Bytes are known only for `binary` values (other protocol-buffer components).
+    BinaryOnly,
+    /// Nothing is loaded: kept as read (the reason is in the load warnings).
+    Preserved,
+}
+
+/// What reading a composite gave, beyond the replica.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CompositeReport {
+    /// Components whose values went into the replica: (name, values loaded).
+    pub loaded: Vec<(String, usize)>,
+    /// Components kept only as JSON: (name, values kept, why).
+    pub preserved: Vec<(String, usize, String)>,
+    /// Individual values that could not be loaded (JSON path and reason); kept unchanged.
+    pub warnings: Vec<String>,
+}
+
+impl CompositeDoc {
+    /// An empty composite (`{"version": 1, "components": []}`), for saving a scene that was
+    /// not read from one.
+    pub fn new() -> CompositeDoc {
+        let mut top = Map::new();
+        top.insert("version".into(), Value::from(1));
+        top.insert("components".into(), Value::Array(Vec::new()));
+        CompositeDoc {
+            top,
+            components: Vec::new(),
+        }
+    }
+
+    /// Names of the components kept only as JSON, with how many values each holds.
+    pub fn preserved_components(&self) -> Vec<(&str, usize)> {
+        self.components
+            .iter()
+            .filter(|c| c.entries.iter().any(|e| e.loaded.is_none()))
+            .map(|c| {
+                let n = c.entries.iter().filter(|e| e.loaded.is_none()).count();
+                (c.name.as_str(), n)
+            })
+            .collect()
+    }
+
+    /// The component names and ids the composite declares (for naming hashed ids).
+    pub fn component_names(&self) -> impl Iterator<Item = (&str, Option<u32>)> {
+        self.components.iter().map(|c| (c.name.as_str(), c.id))
+    }
+
+    /// The name the composite gives a component id (scene-defined components included).
+    pub fn name_of(&self, id: u32) -> Option<&str> {
+        self.components
+            .iter()
+            .find(|c| c.id == Some(id))
+            .map(|c| c.name.as_str())
+    }
+
+    /// The values an entity has that are kept only as JSON (not in the replica), for the
+    /// inspector to list: (component name, size of the value's JSON text in bytes).
+    pub fn preserved_for(&self, entity: Entity) -> Vec<(&str, usize)> {
+        self.components
+            .iter()
+            .flat_map(|c| {
+                c.entries
+                    .iter()
+                    .filter(move |e| e.entity == entity && e.loaded.is_none())
+                    .map(move |e| (c.name.as_str(), e.data.to_string().len()))
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,277 @@
+//! Reading a `main.composite` into a replica and a [`CompositeDoc`].
+
+use std::path::Path;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use serde_json::{Map, Value};
+
+use super::{Codec, CompositeComponent, CompositeDoc, CompositeReport, Entry};
+use crate::crdt::replica::canonical_transform_bytes;
+use crate::crdt::{CrdtMessage, Replica};
+use crate::io::error::{LoadError, Location};
+use crate::model::component::ids;
+use crate::model::dcl::json_forms::{gltf_from_json, mesh_from_json, transform_from_json};
+use crate::model::dcl::schema::Schema;
+use crate::model::dcl::{builtin_json_schema, component_id, is_core_grow_only};
+use crate::model::{Entity, Transform};
+
+/// Reads a `main.composite`.
+pub fn load_composite(path: &Path) -> Result<(Replica, CompositeDoc, CompositeReport), LoadError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| LoadError::file(path, format!("cannot read: {e}")))?;
+    parse_composite(path, &text)
+}
+
+/// Parses a composite's text. Structural problems (not JSON, no component list, a data key
+/// that is not an entity, bad base64) are errors naming the JSON path; a value whose bytes
+/// cannot be produced is kept unchanged and reported in [`CompositeReport::warnings`].
+pub fn parse_composite(
+    path: &Path,
+    text: &str,
+) -> Result<(Replica, CompositeDoc, CompositeReport), LoadError> {
+    let doc: Value = serde_json::from_str(text).map_err(|e| LoadError {
+        path: path.to_path_buf(),
+        location: Location::LineColumn {
+            line: e.line(),
+            column: e.column(),
+        },
+        message: format!("not valid JSON: {e}"),
+    })?;
+    let fail = |at: &str, message: String| LoadError::at_json(path, at, message);
+    let Value::Object(top) = doc else {
+        return Err(LoadError::file(
+            path,
+            "not a main.composite: expected a JSON object",
+        ));
+    };
+    let Some(list) = top.get("components") else {
+        return Err(fail(
+            "components",
+            "missing: a main.composite has a \"components\" list".into(),
+        ));
+    };
+    let Value::Array(list) = list else {
+        return Err(fail("components", "expected a list".into()));
+    };
+    let mut report = CompositeReport::default();
+    let mut components: Vec<CompositeComponent> = Vec::with_capacity(list.len());
+    for (i, item) in list.iter().enumerate() {
+        let at = format!("components[{i}]");
+        let component = read_component(item, &at, &mut report).map_err(|(p, m)| fail(&p, m))?;
+        if components.iter().any(|c| c.name == component.name) {
+            return Err(fail(
+                &format!("{at}.name"),
+                format!("component \"{}\" is listed twice", component.name),
+            ));
+        }
+        components.push(component);
+    }
+    let mut replica = Replica::new();
+    for c in &components {
+        let (Some(id), loaded) = (c.id, c.entries.iter().filter(|e| e.loaded.is_some())) else {
+            continue;
+        };
+        for e in loaded {
+            replica.apply(&CrdtMessage::PutComponent {
+                entity: e.entity,
+                component: id,
+                timestamp: 0,
+                data: e.loaded.clone().expect("filtered"),
+            });
+        }
+    }
+    Ok((replica, CompositeDoc { top, components }, report))
+}
+
+type ReadError = (String, String);
+
+fn read_component(
+    item: &Value,
+    at: &str,
+    report: &mut CompositeReport,
+) -> Result<CompositeComponent, ReadError> {
+    let Value::Object(raw) = item else {
+        return Err((at.into(), "expected a component object".into()));
+    };
+    let name = match raw.get("name") {
+        Some(Value::String(n)) => n.clone(),
+        _ => return Err((format!("{at}.name"), "expected the component's name".into())),
+    };
+    let data = match raw.get("data") {
+        None => Map::new(),
+        Some(Value::Object(d)) => d.clone(),
+        Some(_) => return Err((format!("{at}.data"), "expected an object".into())),
+    };
+    let id = component_id(&name);
+    let (codec, why) = choose_codec(&name, id, raw.get("jsonSchema"), !data.is_empty());
+    let mut entries = Vec::with_capacity(data.len());
+    for (key, value) in &data {
+        let at = format!("{at}.data[{key:?}]");
+        let entity = parse_entity_key(key).ok_or_else(|| {
+            (
+                at.clone(),
+                "a data key is an entity number (a decimal integer below 2^32)".to_string(),
+            )
+        })?;
+        if entries.iter().any(|e: &Entry| e.entity == entity) {
+            return Err((at, format!("entity {entity} appears twice")));
+        }
+        let loaded = match load_value(&codec, id, value, &at)? {
+            Ok(bytes) => Some(bytes),
+            Err(Some(warning)) => {
+                report.warnings.push(warning);
+                None
+            }
+            Err(None) => None,
+        };
+        entries.push(Entry {
+            entity,
+            data: value.clone(),
+            loaded,
+        });
+    }
+    let n_loaded = entries.iter().filter(|e| e.loaded.is_some()).count();
+    if n_loaded > 0 {
+        report.loaded.push((name.clone(), n_loaded));
+    }
+    if n_loaded < entries.len() {
+        let reason = why.unwrap_or_else(|| "some values could not be read (see warnings)".into());
+        report
+            .preserved
+            .push((name.clone(), entries.len() - n_loaded, reason));
+    }
+    Ok(CompositeComponent {
+        name,
+        id,
+        raw: raw.clone(),
+        codec,
+        entries,
+    })
+}
+
+/// The codec for a component, and why its JSON values cannot be loaded when they cannot.
+fn choose_codec(
+    name: &str,
+    id: Option<u32>,
+    json_schema: Option<&Value>,
+    has_data: bool,
+) -> (Codec, Option<String>) {
+    let Some(id) = id else {
+        return (
+            Codec::Preserved,
+            Some("@dcl/ecs 7.28.0 has no core component of this name".into()),
+        );
+    };
+    if is_core_grow_only(id) {
+        return (
+            Codec::Preserved,
+            Some("a grow-only component cannot hold composite values".into()),
+        );
+    }
+    if name == "composite::root" && has_data {
+        return (
+            Codec::Preserved,
+            Some("nested composites are not expanded by scenetree".into()),
+        );
+    }
+    match id {
+        ids::TRANSFORM => return (Codec::Transform, None),
+        ids::MESH_RENDERER => return (Codec::MeshRenderer, None),
+        ids::GLTF_CONTAINER => return (Codec::GltfContainer, None),
+        _ => {}
+    }
+    // The runtime prefers a definition it already has over the composite's schema.
+    let builtin = builtin_json_schema(id).map(|(_, s)| s);
+    let schema = builtin.as_ref().or(json_schema);
+    if name.starts_with("core::") {
+        return (
+            Codec::BinaryOnly,
+            Some("protocol-buffer JSON scenetree cannot encode (it encodes MeshRenderer and GltfContainer)".into()),
+        );
+    }
+    match schema.map(Schema::from_json_schema) {
+        Some(Ok(s)) => (Codec::Schema(s), None),
+        Some(Err(e)) => (
+            Codec::BinaryOnly,
+            Some(format!(
+                "its jsonSchema is not one scenetree can encode: {e}"
+            )),
+        ),
+        None => (
+            Codec::BinaryOnly,
+            Some("it has no jsonSchema, so its JSON values have no known layout".into()),
+        ),
+    }
+}
+
+/// The bytes of one data entry: `Ok(Ok(bytes))`; `Ok(Err(Some(warning)))` when the value is
+/// kept unloaded for a reason worth telling; `Ok(Err(None))` when the component is preserved
+/// as a whole; `Err` for a malformed entry.
+fn load_value(
+    codec: &Codec,
+    id: Option<u32>,
+    value: &Value,
+    at: &str,
+) -> Result<Result<Vec<u8>, Option<String>>, ReadError> {
+    let Value::Object(entry) = value else {
+        return Err((
+            at.into(),
+            "expected {\"json\": value} or {\"binary\": base64}".into(),
+        ));
+    };
+    let warn = |path: &str, e: String| Ok(Err(Some(format!("{at}{path}: {e}; kept unchanged"))));
+    // The runtime takes "json" when it is set (not null), else "binary".
+    if let Some(json) = entry.get("json").filter(|j| !j.is_null()) {
+        let bytes = match codec {
+            Codec::Transform => transform_from_json(json).map(|b| b.to_vec()),
+            Codec::MeshRenderer => mesh_from_json(json).map(|m| m.encode()),
+            Codec::GltfContainer => gltf_from_json(json).map(|g| g.encode()),
+            Codec::Schema(s) => s.encode_component(json),
+            Codec::BinaryOnly | Codec::Preserved => return Ok(Err(None)),
+        };
+        return match bytes {
+            Ok(b) => Ok(Ok(b)),
+            Err(e) => warn(&format!(".json{}", e.path), e.message),
+        };
+    }
+    let Some(binary) = entry.get("binary") else {
+        return Err((
+            at.into(),
+            "expected {\"json\": value} or {\"binary\": base64}".into(),
+        ));
+    };
+    let bytes = binary
+        .as_str()
+        .and_then(|s| BASE64.decode(s).ok())
+        .ok_or_else(|| {
+            (
+                format!("{at}.binary"),
+                "expected a base64 string".to_string(),
+            )
+        })?;
+    if id.is_none() || *codec == Codec::Preserved {
+        return Ok(Err(None));
+    }
+    // Binary values are taken as given, as the replica keeps every value but a Transform as
+    // opaque bytes. (The runtime deserializes and re-serializes them, which changes only
+    // non-canonical encodings.) A Transform is re-encoded exactly as the runtime does.
+    Ok(match codec {
+        Codec::Transform if bytes.len() >= Transform::BYTE_LEN => {
+            Ok(canonical_transform_bytes(&bytes).to_vec())
+        }
+        Codec::Transform => {
+            return warn(
+                ".binary",
+                format!("a Transform is 44 bytes, found {}", bytes.len()),
+            );
+        }
+        _ => Ok(bytes),
+    })
+}
+
+/// A data key as an entity: a canonical decimal integer below 2³².
+fn parse_entity_key(key: &str) -> Option<Entity> {
+    let n: u32 = key.parse().ok()?;
+    (n.to_string() == key).then_some(Entity(n))
+}

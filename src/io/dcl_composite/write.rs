@@ -1,0 +1,185 @@
+//! Writing a replica as a `main.composite`, keeping what a [`CompositeDoc`] read.
+
+use std::collections::HashSet;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use serde_json::{Map, Value, json};
+
+use super::{Codec, CompositeComponent, CompositeDoc, Entry};
+use crate::crdt::Replica;
+use crate::model::component::ids;
+use crate::model::dcl::json_forms::{
+    gltf_from_json, gltf_to_json, mesh_from_json, mesh_to_json, transform_from_json,
+    transform_to_json,
+};
+use crate::model::dcl::schema::Schema;
+use crate::model::dcl::{
+    GltfModel, MeshShape, builtin_json_schema, display_component_name, is_core_grow_only,
+    known_component_name,
+};
+use crate::model::{Entity, Transform, component};
+
+/// A composite written from a replica.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CompositeOutput {
+    /// The file's text (two-space indented JSON, as the Inspector writes it).
+    pub text: String,
+    /// What the replica holds that a composite cannot: values of components with no known
+    /// name or schema, and grow-only values. Empty when nothing was lost.
+    pub lost: Vec<String>,
+}
+
+/// Writes `replica` as a composite, keeping `doc`'s structure and untouched values (see the
+/// module docs). Pass [`CompositeDoc::new`] for a scene that was not read from a composite.
+pub fn composite_json(replica: &Replica, doc: &CompositeDoc) -> CompositeOutput {
+    let mut lost = Vec::new();
+    let mut components: Vec<Value> = Vec::with_capacity(doc.components.len());
+    let mut written_ids = HashSet::new();
+    for c in &doc.components {
+        components.push(Value::Object(write_component(replica, c)));
+        written_ids.extend(c.id);
+    }
+    // Components the replica holds that the composite did not.
+    let mut new_ids: Vec<u32> = replica
+        .live_entities()
+        .flat_map(|e| replica.components_of(e))
+        .filter(|id| !written_ids.contains(id))
+        .collect::<HashSet<u32>>()
+        .into_iter()
+        .collect();
+    new_ids.sort_unstable();
+    for id in new_ids {
+        let holders: Vec<Entity> = entities_with(replica, id);
+        if component::is_grow_only(id) || is_core_grow_only(id) {
+            lost.push(format!(
+                "{}: grow-only values on {} entit(ies) (a composite holds none)",
+                display_component_name(id),
+                holders.len()
+            ));
+            continue;
+        }
+        let Some((name, schema_json)) = builtin_json_schema(id) else {
+            let unknown = if known_component_name(id).is_some() {
+                "its jsonSchema"
+            } else {
+                "its name and jsonSchema"
+            };
+            lost.push(format!(
+                "{} ({} value(s)): scenetree does not know {unknown}",
+                display_component_name(id),
+                holders.len()
+            ));
+            continue;
+        };
+        let codec = codec_for_new(id, &schema_json);
+        let mut data = Map::new();
+        for e in holders {
+            if let Some(bytes) = replica.component_data(e, id) {
+                data.insert(e.0.to_string(), encode_data(&codec, bytes, false));
+            }
+        }
+        let mut obj = Map::new();
+        obj.insert("name".into(), Value::String(name.into()));
+        obj.insert("jsonSchema".into(), schema_json);
+        obj.insert("data".into(), Value::Object(data));
+        components.push(Value::Object(obj));
+    }
+    let mut top = doc.top.clone();
+    top.insert("components".into(), Value::Array(components));
+    let text =
+        serde_json::to_string_pretty(&Value::Object(top)).expect("JSON values always serialize");
+    CompositeOutput { text, lost }
+}
+
+fn write_component(replica: &Replica, c: &CompositeComponent) -> Map<String, Value> {
+    let mut data = Map::new();
+    let mut seen = HashSet::new();
+    for entry in &c.entries {
+        seen.insert(entry.entity);
+        if let Some(value) = entry_data(replica, c, entry) {
+            data.insert(entry.entity.0.to_string(), value);
+        }
+    }
+    if let Some(id) = c.id.filter(|_| c.codec != Codec::Preserved) {
+        for e in entities_with(replica, id) {
+            if !seen.contains(&e)
+                && let Some(bytes) = replica.component_data(e, id)
+            {
+                data.insert(e.0.to_string(), encode_data(&c.codec, bytes, false));
+            }
+        }
+    }
+    let mut raw = c.raw.clone();
+    // A component read with no "data" key gets one only when it now holds values.
+    if raw.contains_key("data") || !data.is_empty() {
+        raw.insert("data".into(), Value::Object(data));
+    }
+    raw
+}
+
+/// What to write for a value the composite held: the original when unchanged, the new value
+/// when changed, nothing when removed.
+fn entry_data(replica: &Replica, c: &CompositeComponent, entry: &Entry) -> Option<Value> {
+    let current = c.id.and_then(|id| replica.component_data(entry.entity, id));
+    match (&entry.loaded, current) {
+        (Some(old), Some(now)) if old.as_slice() == now => Some(entry.data.clone()),
+        (_, Some(now)) if c.codec != Codec::Preserved => {
+            let was_binary = entry.data.get("json").is_none_or(Value::is_null);
+            Some(encode_data(&c.codec, now, was_binary))
+        }
+        // Loaded and now gone: the component or its entity was removed.
+        (Some(_), None) => None,
+        // Preserved only: kept unless its entity was deleted.
+        (None, _) => (!replica.is_deleted(entry.entity)).then(|| entry.data.clone()),
+        (Some(_), Some(_)) => Some(entry.data.clone()),
+    }
+}
+
+fn entities_with(replica: &Replica, id: u32) -> Vec<Entity> {
+    let mut v: Vec<Entity> = replica
+        .live_entities()
+        .filter(|e| replica.component_data(*e, id).is_some())
+        .collect();
+    v.sort_unstable();
+    v
+}
+
+fn codec_for_new(id: u32, schema_json: &Value) -> Codec {
+    match id {
+        ids::TRANSFORM => Codec::Transform,
+        ids::MESH_RENDERER => Codec::MeshRenderer,
+        ids::GLTF_CONTAINER => Codec::GltfContainer,
+        _ => Schema::from_json_schema(schema_json).map_or(Codec::BinaryOnly, Codec::Schema),
+    }
+}
+
+/// A data entry for bytes: `{"json": …}` when that JSON reads back as exactly these bytes,
+/// else `{"binary": base64}`.
+fn encode_data(codec: &Codec, bytes: &[u8], prefer_binary: bool) -> Value {
+    let json = if prefer_binary {
+        None
+    } else {
+        match codec {
+            Codec::Transform => Transform::from_bytes(bytes)
+                .ok()
+                .map(|t| transform_to_json(&t))
+                .filter(|j| transform_from_json(j).is_ok_and(|b| b.as_slice() == bytes)),
+            Codec::MeshRenderer => MeshShape::decode(bytes)
+                .map(|m| mesh_to_json(&m))
+                .filter(|j| mesh_from_json(j).is_ok_and(|m| m.encode() == bytes)),
+            Codec::GltfContainer => GltfModel::decode(bytes)
+                .map(|g| gltf_to_json(&g))
+                .filter(|j| gltf_from_json(j).is_ok_and(|g| g.encode() == bytes)),
+            Codec::Schema(s) => s
+                .decode(bytes)
+                .ok()
+                .filter(|j| s.encode_component(j).is_ok_and(|b| b == bytes)),
+            Codec::BinaryOnly | Codec::Preserved => None,
+        }
+    };
+    match json {
+        Some(j) => json!({ "json": j }),
+        None => json!({ "binary": BASE64.encode(bytes) }),
+    }
+}

@@ -1,0 +1,536 @@
+//! Real Decentraland scenes: main.crdt and main.composite open, save back unchanged, agree with
+//! each other, convert between formats, and bad files give clear errors.
+
+#[path = "common/dcl.rs"]
+mod dcl;
+
+use std::path::Path;
+use std::process::Command;
+
+use scenetree::crdt::{CrdtMessage, Replica, decode_stream};
+use scenetree::io::{self, Location, SaveContext, SceneFormat, dcl_composite, dcl_crdt, native};
+use scenetree::model::dcl::{GltfModel, MeshShape};
+use scenetree::model::{Entity, Transform, encode_name, ids};
+use serde_json::Value;
+
+#[test]
+fn every_main_crdt_saves_back_byte_for_byte() {
+    for pair in dcl::pairs() {
+        let original = std::fs::read(&pair.crdt).unwrap();
+        let opened = io::open_scene(&pair.crdt).unwrap();
+        assert_eq!(opened.format, SceneFormat::DclCrdt);
+        assert!(
+            opened.notes.is_empty(),
+            "{}: {:?}",
+            pair.label,
+            opened.notes
+        );
+        let saved = io::encode_scene(&opened.replica, SceneFormat::DclCrdt, &opened.context);
+        assert!(saved.lost.is_empty());
+        assert_eq!(saved.bytes, original, "{}", pair.label);
+        // Without the file's order the same state is written canonically: not the same bytes
+        // for the SDK's files, which group messages by component.
+        let canonical = dcl_crdt::to_state_crdt_bytes(&opened.replica);
+        assert_eq!(canonical.len(), original.len(), "{}", pair.label);
+    }
+    let cozy = &dcl::pairs()[0];
+    let opened = io::open_scene(&cozy.crdt).unwrap();
+    assert_ne!(
+        dcl_crdt::to_state_crdt_bytes(&opened.replica),
+        std::fs::read(&cozy.crdt).unwrap(),
+        "the layout is what makes the save exact"
+    );
+}
+
+#[test]
+fn every_main_composite_saves_back_unchanged() {
+    for pair in dcl::pairs() {
+        let text = std::fs::read_to_string(&pair.composite).unwrap();
+        let opened = io::open_scene(&pair.composite).unwrap();
+        let saved = io::encode_scene(&opened.replica, SceneFormat::DclComposite, &opened.context);
+        assert!(saved.lost.is_empty(), "{}: {:?}", pair.label, saved.lost);
+        let saved = String::from_utf8(saved.bytes).unwrap();
+        let a: Value = serde_json::from_str(&text).unwrap();
+        let b: Value = serde_json::from_str(&saved).unwrap();
+        assert_eq!(a, b, "{}: semantically equal", pair.label);
+        assert_eq!(saved, text, "{}: and byte for byte", pair.label);
+    }
+}
+
+#[test]
+fn main_crdt_and_main_composite_of_a_scene_show_the_same_scene() {
+    for pair in dcl::pairs() {
+        let from_crdt = io::load_scene(&pair.crdt).unwrap();
+        let from_composite = io::load_scene(&pair.composite).unwrap();
+        let a = dcl::shown(&from_crdt);
+        let b = dcl::shown(&from_composite);
+        assert!(a.len() >= 5, "{}: {} entities", pair.label, a.len());
+        assert_eq!(
+            a.keys().collect::<Vec<_>>(),
+            b.keys().collect::<Vec<_>>(),
+            "{}",
+            pair.label
+        );
+        for (entity, shown) in &a {
+            assert_eq!(shown, &b[entity], "{}: entity {entity}", pair.label);
+        }
+        // The tree of the entities shown (an entity whose only components are kept as JSON,
+        // like the player's Animator in the art gallery, is not in the composite's replica).
+        let tree = |r: &Replica| -> Vec<(Entity, u32)> {
+            dcl::hierarchy(r)
+                .into_iter()
+                .filter(|(e, _)| e.is_root() || a.contains_key(&e.0))
+                .collect()
+        };
+        assert_eq!(tree(&from_crdt), tree(&from_composite), "{}", pair.label);
+    }
+}
+
+#[test]
+fn the_composite_shows_what_it_says() {
+    // Values read straight from the Cozy House composite's JSON.
+    let pair = &dcl::pairs()[0];
+    let doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(&pair.composite).unwrap()).unwrap();
+    let component = |name: &str| {
+        doc["components"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == name)
+            .unwrap()["data"]
+            .as_object()
+            .unwrap()
+            .clone()
+    };
+    let shown = dcl::shown(&io::load_scene(&pair.composite).unwrap());
+    let transforms = component("core::Transform");
+    for (key, entry) in &transforms {
+        let j = &entry["json"];
+        let t = shown[&key.parse::<u32>().unwrap()].transform.unwrap();
+        let f = |v: &Value| v.as_f64().unwrap() as f32;
+        assert_eq!(t.position.x, f(&j["position"]["x"]), "{key}");
+        assert_eq!(t.position.z, f(&j["position"]["z"]), "{key}");
+        assert_eq!(t.rotation.w, f(&j["rotation"]["w"]), "{key}");
+        assert_eq!(t.scale.y, f(&j["scale"]["y"]), "{key}");
+        assert_eq!(
+            u64::from(t.parent.0),
+            j["parent"].as_u64().unwrap(),
+            "{key}"
+        );
+    }
+    for (key, entry) in &component("core-schema::Name") {
+        let e = key.parse::<u32>().unwrap();
+        assert_eq!(shown[&e].name.as_deref(), entry["json"]["value"].as_str());
+    }
+    for (key, entry) in &component("core::GltfContainer") {
+        let e = key.parse::<u32>().unwrap();
+        assert_eq!(shown[&e].gltf.as_deref(), entry["json"]["src"].as_str());
+    }
+    assert_eq!(shown[&534].mesh, Some(MeshShape::Plane { uvs: vec![] }));
+    assert_eq!(shown[&513].name.as_deref(), Some("Lamp_Interior"));
+}
+
+#[test]
+fn the_scene_written_by_dcl_ecs_decodes_every_shape() {
+    let pair = &dcl::pairs()[2];
+    let shown = dcl::shown(&io::load_scene(&pair.crdt).unwrap());
+    let by_name = |n: &str| {
+        shown
+            .values()
+            .find(|s| s.name.as_deref() == Some(n))
+            .unwrap()
+            .clone()
+    };
+    assert!(matches!(by_name("Floor").mesh, Some(MeshShape::Plane { ref uvs }) if uvs.len() == 16));
+    assert_eq!(
+        by_name("Big table").mesh,
+        Some(MeshShape::Box { uvs: vec![] })
+    );
+    assert_eq!(by_name("Lamp ✨").mesh, Some(MeshShape::Sphere));
+    // The SDK's helper takes (entity, radiusBottom, radiusTop): the scene asked for (0.25, 1).
+    assert_eq!(
+        by_name("Pillar").mesh,
+        Some(MeshShape::Cylinder {
+            radius_top: Some(1.0),
+            radius_bottom: Some(0.25)
+        })
+    );
+    assert_eq!(
+        by_name("Tree").gltf.as_deref(),
+        Some("assets/models/tree.glb")
+    );
+    assert_eq!(by_name("Tree").transform.unwrap().parent, Entity(515));
+    assert_eq!(by_name("Lamp ✨").transform.unwrap().position.y, 1.25);
+    assert!(
+        !shown.values().any(|s| s.name.as_deref() == Some("Ghost")),
+        "the removed entity is gone"
+    );
+}
+
+#[test]
+fn composite_loads_what_it_can_encode_and_reports_the_rest() {
+    let pair = &dcl::pairs()[1];
+    let (replica, doc, report) = dcl_composite::load_composite(&pair.composite).unwrap();
+    let loaded: Vec<&str> = report.loaded.iter().map(|(n, _)| n.as_str()).collect();
+    for name in [
+        "core::Transform",
+        "core-schema::Name",
+        "core::MeshRenderer",
+        "core::GltfContainer",
+        "core-schema::Network-Entity",
+        "core-schema::Sync-Components",
+        "inspector::Nodes",
+        "inspector::SceneMetadata-v1",
+        "asset-packs::Actions",
+        "asset-packs::Triggers",
+        "inspector::TransformConfig",
+    ] {
+        assert!(loaded.contains(&name), "{name} loaded: {loaded:?}");
+    }
+    let preserved: Vec<&str> = doc
+        .preserved_components()
+        .into_iter()
+        .map(|(n, _)| n)
+        .collect();
+    for name in [
+        "core::Material",
+        "core::Animator",
+        "core::Tween",
+        "core::TextShape",
+    ] {
+        assert!(preserved.contains(&name), "{name} preserved: {preserved:?}");
+        assert!(!loaded.contains(&name));
+    }
+    assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+    assert!(
+        replica.component_data(Entity(513), 1017).is_none(),
+        "Material is not in the replica"
+    );
+}
+
+#[test]
+fn edits_to_a_composite_keep_everything_else() {
+    let pair = &dcl::pairs()[0];
+    let opened = io::open_scene(&pair.composite).unwrap();
+    let mut replica = opened.replica;
+    // Rename one entity, move another, delete the entity that has the Material, add a sphere.
+    replica
+        .put(Entity(513), ids::NAME, encode_name("Reading lamp"))
+        .unwrap();
+    let mut t = replica.transform(Entity(514)).unwrap();
+    t.position.x += 1.0;
+    replica.put_transform(Entity(514), &t).unwrap();
+    replica.delete_entity(Entity(534)).unwrap();
+    replica
+        .put(Entity(515), ids::MESH_RENDERER, MeshShape::Sphere.encode())
+        .unwrap();
+    let saved = io::encode_scene(&replica, SceneFormat::DclComposite, &opened.context);
+    assert!(saved.lost.is_empty(), "{:?}", saved.lost);
+    let before: Value =
+        serde_json::from_str(&std::fs::read_to_string(&pair.composite).unwrap()).unwrap();
+    let after: Value = serde_json::from_slice(&saved.bytes).unwrap();
+    let data = |doc: &Value, name: &str| {
+        doc["components"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == name)
+            .map(|c| c["data"].clone())
+            .unwrap()
+    };
+    assert_eq!(
+        data(&after, "core-schema::Name")["513"]["json"]["value"],
+        "Reading lamp"
+    );
+    assert_eq!(
+        data(&after, "core::Transform")["514"]["json"]["position"]["x"]
+            .as_f64()
+            .unwrap() as f32,
+        t.position.x
+    );
+    assert_eq!(
+        data(&after, "core::MeshRenderer")["515"]["json"],
+        serde_json::json!({"mesh": {"$case": "sphere", "sphere": {}}})
+    );
+    for name in [
+        "core::Material",
+        "core::MeshCollider",
+        "core::MeshRenderer",
+        "core::Transform",
+    ] {
+        assert!(
+            data(&after, name).get("534").is_none(),
+            "{name} of the deleted entity"
+        );
+    }
+    // Untouched values are written exactly as read, including ones scenetree only keeps.
+    assert_eq!(
+        data(&after, "core::Animator"),
+        data(&before, "core::Animator")
+    );
+    assert_eq!(
+        data(&after, "core::Transform")["513"],
+        data(&before, "core::Transform")["513"]
+    );
+    assert_eq!(
+        data(&after, "core-schema::Name")["514"],
+        data(&before, "core-schema::Name")["514"]
+    );
+    assert_eq!(
+        after["components"].as_array().unwrap().len(),
+        before["components"].as_array().unwrap().len()
+    );
+}
+
+#[test]
+fn a_crdt_edit_saves_in_place_and_new_values_follow() {
+    let pair = &dcl::pairs()[0];
+    let original = std::fs::read(&pair.crdt).unwrap();
+    let opened = io::open_scene(&pair.crdt).unwrap();
+    let mut replica = opened.replica;
+    replica
+        .put(Entity(513), ids::NAME, encode_name("Reading lamp"))
+        .unwrap();
+    let fresh = replica.allocate_entity();
+    replica.put_transform(fresh, &Transform::IDENTITY).unwrap();
+    let saved = io::encode_scene(&replica, SceneFormat::DclCrdt, &opened.context).bytes;
+    let before = decode_stream(&original).unwrap().messages;
+    let after = decode_stream(&saved).unwrap().messages;
+    assert_eq!(after.len(), before.len() + 1);
+    let position = |msgs: &[CrdtMessage], e: u32, c: u32| {
+        msgs.iter()
+            .position(|m| m.entity() == Entity(e) && m.component() == Some(c))
+            .unwrap()
+    };
+    assert_eq!(
+        position(&after, 513, ids::NAME),
+        position(&before, 513, ids::NAME)
+    );
+    assert_eq!(after[position(&after, 513, ids::NAME)].timestamp(), Some(1));
+    assert_eq!(
+        after.last().unwrap().entity(),
+        fresh,
+        "new values come last"
+    );
+    // Every other message is unchanged.
+    let unchanged = before.iter().zip(&after).filter(|(a, b)| a == b).count();
+    assert_eq!(unchanged, before.len() - 1);
+}
+
+#[test]
+fn crdt_to_native_to_crdt_reproduces_the_canonical_file() {
+    let dir = tempfile::tempdir().unwrap();
+    for pair in dcl::pairs() {
+        let json = dir.path().join("scene.json");
+        let back = dir.path().join("back.crdt");
+        convert(&pair.crdt, &json, false).unwrap();
+        convert(&json, &back, false).unwrap();
+        let replica = io::load_scene(&pair.crdt).unwrap();
+        assert_eq!(
+            std::fs::read(&back).unwrap(),
+            dcl_crdt::to_state_crdt_bytes(&replica),
+            "{}: timestamps included",
+            pair.label
+        );
+        if pair.label != "written by @dcl/ecs" {
+            // No tombstones in the templates: the canonical stream of values and deletions.
+            assert_eq!(
+                std::fs::read(&back).unwrap(),
+                dcl_crdt::to_crdt_bytes(&replica)
+            );
+        }
+    }
+}
+
+#[test]
+fn native_to_crdt_to_native_preserves_everything() {
+    let dir = tempfile::tempdir().unwrap();
+    // A state with timestamps above 1, tombstones (also of a deleted entity) and a grow-only set.
+    let mut r = io::load_scene(&dcl::pairs()[2].crdt).unwrap();
+    r.put(Entity(600), 7000, vec![1, 2]).unwrap();
+    r.delete_entity(Entity(600)).unwrap();
+    r.apply(&CrdtMessage::AppendValue {
+        entity: Entity(512),
+        component: 1063,
+        timestamp: 0,
+        data: vec![8, 1],
+    });
+    let first = dir.path().join("a.json");
+    std::fs::write(&first, native::to_native_json(&r)).unwrap();
+    let crdt = dir.path().join("b.crdt");
+    let second = dir.path().join("c.json");
+    convert(&first, &crdt, false).unwrap();
+    convert(&crdt, &second, false).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&second).unwrap(),
+        std::fs::read_to_string(&first).unwrap()
+    );
+    let back = io::load_scene(&second).unwrap();
+    assert_eq!(back.state_messages(), r.state_messages());
+    assert_eq!(back.deleted_entities(), r.deleted_entities());
+}
+
+#[test]
+fn lossy_conversions_refuse_unless_asked_and_say_what_is_lost() {
+    let dir = tempfile::tempdir().unwrap();
+    let pair = &dcl::pairs()[0];
+    let out = dir.path().join("main.crdt");
+    let err = convert(&pair.composite, &out, false).unwrap_err();
+    assert!(err.contains("core::Material: 1 value(s)"), "{err}");
+    assert!(err.contains("--lossy"), "{err}");
+    assert!(!out.exists(), "nothing written");
+    convert(&pair.composite, &out, true).unwrap();
+    let written = io::load_scene(&out).unwrap();
+    assert_eq!(
+        dcl::shown(&written),
+        dcl::shown(&io::load_scene(&pair.crdt).unwrap())
+    );
+
+    let composite = dir.path().join("main.composite");
+    let err = convert(&pair.crdt, &composite, false).unwrap_err();
+    assert!(err.contains("inspector::Nodes"), "{err}");
+    convert(&pair.crdt, &composite, true).unwrap();
+    let written = io::load_scene(&composite).unwrap();
+    assert_eq!(
+        dcl::shown(&written),
+        dcl::shown(&io::load_scene(&pair.crdt).unwrap())
+    );
+}
+
+#[test]
+fn a_scene_not_read_from_a_composite_is_saved_as_one() {
+    let mut r = Replica::new();
+    let e = Entity(512);
+    r.put_transform(
+        e,
+        &Transform {
+            position: glam::Vec3::new(1.0, 2.0, 3.0),
+            ..Transform::IDENTITY
+        },
+    )
+    .unwrap();
+    r.put(e, ids::NAME, encode_name("Cube")).unwrap();
+    r.put(
+        e,
+        ids::MESH_RENDERER,
+        MeshShape::Box { uvs: vec![] }.encode(),
+    )
+    .unwrap();
+    let model = GltfModel {
+        src: "assets/a.glb".into(),
+        visible_meshes_collision_mask: None,
+        invisible_meshes_collision_mask: Some(3),
+    };
+    r.put(Entity(513), ids::GLTF_CONTAINER, model.encode())
+        .unwrap();
+    r.put(Entity(513), 1017, vec![0x12, 0x00]).unwrap(); // a Material: written as binary
+    let out = io::encode_scene(&r, SceneFormat::DclComposite, &SaveContext::default());
+    assert!(out.lost.is_empty(), "{:?}", out.lost);
+    let doc: Value = serde_json::from_slice(&out.bytes).unwrap();
+    assert_eq!(doc["version"], 1);
+    let names: Vec<&str> = doc["components"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "core::Transform",
+            "core::Material",
+            "core::MeshRenderer",
+            "core::GltfContainer",
+            "core-schema::Name"
+        ]
+    );
+    assert_eq!(doc["components"][1]["data"]["513"]["binary"], "EgA=");
+    let (back, _, report) = dcl_composite::parse_composite(
+        Path::new("x.composite"),
+        std::str::from_utf8(&out.bytes).unwrap(),
+    )
+    .unwrap();
+    assert!(report.warnings.is_empty());
+    // The same values (a composite has no timestamps: they read back as 0).
+    let values = |r: &Replica| -> Vec<(Entity, Option<u32>, Option<Vec<u8>>)> {
+        r.state_messages()
+            .into_iter()
+            .map(|m| (m.entity(), m.component(), m.data().map(<[u8]>::to_vec)))
+            .collect()
+    };
+    assert_eq!(values(&back), values(&r));
+}
+
+#[test]
+fn bad_composites_name_the_place_and_the_problem() {
+    let p = Path::new("bad.composite");
+    let cases: &[(&str, &str, Option<&str>)] = &[
+        ("{\"components\": [", "not valid JSON", None),
+        ("[1, 2]", "expected a JSON object", None),
+        (
+            "{\"version\": 1}",
+            "\"components\" list",
+            Some("components"),
+        ),
+        (
+            r#"{"components": [{"data": {}}]}"#,
+            "name",
+            Some("components[0].name"),
+        ),
+        (
+            r#"{"components": [{"name": "core::Transform", "data": {"abc": {"json": {}}}}]}"#,
+            "entity number",
+            Some("components[0].data[\"abc\"]"),
+        ),
+        (
+            r#"{"components": [{"name": "core::Transform", "data": {"512": {"binary": "@@"}}}]}"#,
+            "base64",
+            Some("components[0].data[\"512\"].binary"),
+        ),
+        (
+            r#"{"components": [{"name": "core::Transform", "data": {"512": {"other": 1}}}]}"#,
+            "expected {\"json\"",
+            Some("components[0].data[\"512\"]"),
+        ),
+        (
+            r#"{"components": [{"name": "a", "data": {}}, {"name": "a", "data": {}}]}"#,
+            "listed twice",
+            Some("components[1].name"),
+        ),
+    ];
+    for (text, expected, at) in cases {
+        let e = dcl_composite::parse_composite(p, text).unwrap_err();
+        assert!(e.message.contains(expected), "{text}: {e}");
+        if let Some(at) = at {
+            assert_eq!(e.location, Location::JsonPath((*at).into()), "{text}");
+        }
+    }
+    // A value the runtime would reject is kept, not loaded, and reported with its path.
+    let text = r#"{"components": [{"name": "core::Transform",
+        "data": {"512": {"json": {"position": [1, 2, 3]}}, "513": {"json": {}}}}]}"#;
+    let (replica, doc, report) = dcl_composite::parse_composite(p, text).unwrap();
+    assert_eq!(report.warnings.len(), 1, "{:?}", report.warnings);
+    assert!(report.warnings[0].contains("components[0].data[\"512\"].json.position"));
+    assert!(replica.transform(Entity(512)).is_none());
+    assert_eq!(replica.transform(Entity(513)), Some(Transform::IDENTITY));
+    let saved = dcl_composite::composite_json(&replica, &doc).text;
+    assert!(
+        saved.contains("\"position\": [\n"),
+        "kept as written: {saved}"
+    );
+}
+
+fn convert(input: &Path, output: &Path, lossy: bool) -> Result<(), String> {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_scenetree"));
+    cmd.arg("convert").arg(input).arg(output);
+    if lossy {
+        cmd.arg("--lossy");
+    }
+    let out = cmd.output().expect("binary runs");
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).into_owned())
+    }
+}
