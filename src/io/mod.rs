@@ -1,10 +1,12 @@
-//! Files in and out: scenetree's native JSON, Decentraland's `main.crdt`, atomic saves.
+//! Files in and out: scenetree's native JSON, Decentraland's `main.crdt`, scenario files,
+//! atomic saves.
 //! Every reader is all or nothing and reports the file, the place in it, and what was wrong.
 
 pub mod atomic;
 pub mod dcl_crdt;
 mod error;
 pub mod native;
+pub mod scenario;
 
 use std::path::Path;
 

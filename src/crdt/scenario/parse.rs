@@ -1,0 +1,566 @@
+//! Reading a scenario from JSON text, with every error naming its JSON path.
+//!
+//! Top level: `format` (must be `"scenetree-scenario/1"`), `title`, `explanation` (optional),
+//! `peers` (2 to 8), `seed` (optional, 0), `initial` (optional), `steps`.
+//!
+//! `initial`: `entities`, a list of `{ "entity": id, "name"?, "parent"?, "position"?,
+//! "rotation"?, "scale"?, "transform"?: false, "timestamp"?: 1 }` (a Transform is written unless
+//! `"transform": false`; position in meters, rotation a quaternion `[x, y, z, w]`), and
+//! `stream`, base64 of CRDT messages applied before the entities.
+//!
+//! Each step: `{ "text"?: "...", "actions": [ ... ] }`. Each action is an object with `"do"`:
+//!
+//! | do | fields |
+//! |---|---|
+//! | `move` | `peer`, `entity`, and any of `parent`, `position`, `rotation`, `scale` |
+//! | `rename` | `peer`, `entity`, `name` |
+//! | `put`, `append` | `peer`, `entity`, `component`, `base64` |
+//! | `delete_component` | `peer`, `entity`, `component` |
+//! | `delete_entity` | `peer`, `entity` |
+//! | `deliver`, `drop`, `duplicate` | a message: `id`, or `from` and/or `to` with `nth` (from 1, default 1) |
+//! | `deliver_all` | `order`? (`"send"`, `"reverse"`, `"random"`), `from`?, `to`? |
+//! | `reorder` | a message (as for `deliver`) and `index` (its new position, from 0) |
+//! | `offline`, `online` | `peer` |
+//! | `tick`, `advance` | `ticks` |
+//! | `auto_delivery` | `latency` and `jitter`? to turn it on, or `"off": true` |
+//!
+//! Entities are ids (numbers) or names declared in `initial.entities`; components are ids or
+//! known names (`"core::Transform"`, or `"Transform"`, `"Name"`). Unknown fields are errors, so
+//! a typo never goes unnoticed.
+
+use std::collections::BTreeMap;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use glam::{Quat, Vec3};
+use serde_json::Value;
+
+use super::{
+    Action, ErrorAt, FORMAT, InitialEntity, InitialState, Scenario, ScenarioError, ScenarioStep,
+    Selector,
+};
+use crate::crdt::network::{
+    AutoDelivery, DeliveryOrder, MAX_PEERS, MIN_PEERS, MessageFilter, MessageId, PeerId,
+};
+use crate::crdt::stream::decode_stream;
+use crate::model::{Entity, Transform, component, component_id_from_name, ids};
+
+/// Reads a scenario from JSON text.
+pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
+    let doc: Value = serde_json::from_str(text).map_err(|e| ScenarioError {
+        at: ErrorAt::Syntax {
+            line: e.line(),
+            column: e.column(),
+        },
+        message: format!("not valid JSON: {e}"),
+    })?;
+    let root = Node::root(&doc);
+    root.only(&[
+        "format",
+        "title",
+        "explanation",
+        "peers",
+        "seed",
+        "initial",
+        "steps",
+    ])?;
+    match root.get("format") {
+        None => {
+            return Err(root.error(format!(
+                "missing \"format\": a scenario starts with \"format\": \"{FORMAT}\""
+            )));
+        }
+        Some(f) => {
+            let tag = f.str()?;
+            if tag != FORMAT {
+                return Err(f.error(format!("expected \"{FORMAT}\", found \"{tag}\"")));
+            }
+        }
+    }
+    let peers_node = root.req("peers")?;
+    let peers = peers_node.uint()?;
+    if !(MIN_PEERS as u64..=MAX_PEERS as u64).contains(&peers) {
+        return Err(peers_node.error(format!(
+            "a scenario has {MIN_PEERS} to {MAX_PEERS} peers, not {peers}"
+        )));
+    }
+    let mut p = Parser {
+        peers: peers as usize,
+        names: BTreeMap::new(),
+    };
+    let initial = match root.get("initial") {
+        Some(node) => p.initial(&node)?,
+        None => InitialState::default(),
+    };
+    let steps = root
+        .req("steps")?
+        .array()?
+        .iter()
+        .map(|s| p.step(s))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Scenario {
+        title: root.opt_str("title")?.unwrap_or_default(),
+        explanation: root.opt_str("explanation")?.unwrap_or_default(),
+        peers: peers as usize,
+        seed: root.get("seed").map(|s| s.uint()).transpose()?.unwrap_or(0),
+        initial,
+        steps,
+    })
+}
+
+/// A JSON value with its path.
+struct Node<'a> {
+    value: &'a Value,
+    path: String,
+}
+
+impl<'a> Node<'a> {
+    fn root(value: &'a Value) -> Self {
+        Node {
+            value,
+            path: String::new(),
+        }
+    }
+
+    fn error(&self, message: impl Into<String>) -> ScenarioError {
+        ScenarioError::at(self.path.clone(), message)
+    }
+
+    fn get(&self, key: &str) -> Option<Node<'a>> {
+        let value = self.value.get(key)?;
+        let path = if self.path.is_empty() {
+            key.to_string()
+        } else {
+            format!("{}.{key}", self.path)
+        };
+        Some(Node { value, path })
+    }
+
+    fn req(&self, key: &str) -> Result<Node<'a>, ScenarioError> {
+        self.get(key)
+            .ok_or_else(|| self.error(format!("missing \"{key}\"")))
+    }
+
+    /// Refuses fields other than `allowed` (and refuses non-objects).
+    fn only(&self, allowed: &[&str]) -> Result<(), ScenarioError> {
+        let map = self
+            .value
+            .as_object()
+            .ok_or_else(|| self.error("expected an object"))?;
+        match map.keys().find(|k| !allowed.contains(&k.as_str())) {
+            Some(k) => Err(self.error(format!(
+                "unknown field \"{k}\" (expected one of: {})",
+                allowed.join(", ")
+            ))),
+            None => Ok(()),
+        }
+    }
+
+    fn array(&self) -> Result<Vec<Node<'a>>, ScenarioError> {
+        let list = self
+            .value
+            .as_array()
+            .ok_or_else(|| self.error("expected a list"))?;
+        Ok(list
+            .iter()
+            .enumerate()
+            .map(|(i, value)| Node {
+                value,
+                path: format!("{}[{i}]", self.path),
+            })
+            .collect())
+    }
+
+    fn str(&self) -> Result<&'a str, ScenarioError> {
+        self.value
+            .as_str()
+            .ok_or_else(|| self.error("expected a string"))
+    }
+
+    fn opt_str(&self, key: &str) -> Result<Option<String>, ScenarioError> {
+        self.get(key)
+            .map(|n| n.str().map(str::to_owned))
+            .transpose()
+    }
+
+    fn uint(&self) -> Result<u64, ScenarioError> {
+        self.value
+            .as_u64()
+            .ok_or_else(|| self.error(format!("expected a whole number ≥ 0, found {}", self.value)))
+    }
+
+    fn u32(&self) -> Result<u32, ScenarioError> {
+        u32::try_from(self.uint()?).map_err(|_| self.error("expected a number below 2^32"))
+    }
+
+    fn bool(&self) -> Result<bool, ScenarioError> {
+        self.value
+            .as_bool()
+            .ok_or_else(|| self.error("expected true or false"))
+    }
+
+    fn floats<const N: usize>(&self) -> Result<[f32; N], ScenarioError> {
+        let list = self
+            .value
+            .as_array()
+            .filter(|l| l.len() == N)
+            .ok_or_else(|| self.error(format!("expected a list of {N} numbers")))?;
+        let mut out = [0.0; N];
+        for (slot, v) in out.iter_mut().zip(list) {
+            let x = v
+                .as_f64()
+                .ok_or_else(|| self.error(format!("{v} is not a number")))?;
+            // Finite f64 beyond f32's range would become infinite.
+            if (x as f32).is_infinite() {
+                return Err(self.error(format!("{x} does not fit a 32-bit float")));
+            }
+            *slot = x as f32;
+        }
+        Ok(out)
+    }
+
+    fn base64(&self) -> Result<Vec<u8>, ScenarioError> {
+        BASE64
+            .decode(self.str()?)
+            .map_err(|e| self.error(format!("not valid base64: {e}")))
+    }
+}
+
+/// Parsing state: the peer count and the declared entity names.
+struct Parser {
+    peers: usize,
+    names: BTreeMap<String, Entity>,
+}
+
+impl Parser {
+    fn initial(&mut self, node: &Node) -> Result<InitialState, ScenarioError> {
+        node.only(&["entities", "stream"])?;
+        let mut state = InitialState::default();
+        if let Some(stream) = node.get("stream") {
+            let bytes = stream.base64()?;
+            let decoded = decode_stream(&bytes).map_err(|e| {
+                stream.error(format!("at byte {} of the stream: {}", e.offset, e.kind))
+            })?;
+            state.stream = decoded.messages;
+        }
+        let Some(entities) = node.get("entities") else {
+            return Ok(state);
+        };
+        let entities = entities.array()?;
+        // Names first, so a parent may be declared after its child.
+        for e in &entities {
+            if let Some(name) = e.get("name") {
+                let entity = Entity(e.req("entity")?.u32()?);
+                if let Some(old) = self.names.insert(name.str()?.to_string(), entity) {
+                    if old != entity {
+                        return Err(name.error(format!(
+                            "the name is already used by entity {old}; names must be unique"
+                        )));
+                    }
+                }
+            }
+        }
+        for e in &entities {
+            e.only(&[
+                "entity",
+                "name",
+                "parent",
+                "position",
+                "rotation",
+                "scale",
+                "transform",
+                "timestamp",
+            ])?;
+            let has_transform = e.get("transform").map(|t| t.bool()).transpose()?;
+            let transform = if has_transform == Some(false) {
+                for field in ["parent", "position", "rotation", "scale"] {
+                    if let Some(f) = e.get(field) {
+                        return Err(f.error("this entity has \"transform\": false"));
+                    }
+                }
+                None
+            } else {
+                let mut t = Transform::IDENTITY;
+                self.transform_fields(e, &mut t)?;
+                Some(t)
+            };
+            state.entities.push(InitialEntity {
+                entity: Entity(e.req("entity")?.u32()?),
+                name: e.opt_str("name")?,
+                transform,
+                timestamp: e
+                    .get("timestamp")
+                    .map(|t| t.u32())
+                    .transpose()?
+                    .unwrap_or(1),
+            });
+        }
+        Ok(state)
+    }
+
+    /// Reads `parent`, `position`, `rotation`, `scale` into `t` where given.
+    fn transform_fields(&self, node: &Node, t: &mut Transform) -> Result<(), ScenarioError> {
+        if let Some(p) = node.get("parent") {
+            t.parent = self.entity(&p)?;
+        }
+        if let Some(p) = node.get("position") {
+            t.position = Vec3::from_array(p.floats::<3>()?);
+        }
+        if let Some(r) = node.get("rotation") {
+            t.rotation = Quat::from_array(r.floats::<4>()?);
+        }
+        if let Some(s) = node.get("scale") {
+            t.scale = Vec3::from_array(s.floats::<3>()?);
+        }
+        Ok(())
+    }
+
+    fn entity(&self, node: &Node) -> Result<Entity, ScenarioError> {
+        match node.value {
+            Value::String(name) => self.names.get(name).copied().ok_or_else(|| {
+                let known: Vec<&str> = self.names.keys().map(String::as_str).collect();
+                node.error(format!(
+                    "no entity is named \"{name}\" in initial.entities (names: {})",
+                    if known.is_empty() {
+                        "none".to_string()
+                    } else {
+                        known.join(", ")
+                    }
+                ))
+            }),
+            _ => node
+                .u32()
+                .map(Entity)
+                .map_err(|_| node.error("expected an entity id or a declared name")),
+        }
+    }
+
+    fn component(&self, node: &Node) -> Result<u32, ScenarioError> {
+        match node.value {
+            Value::String(name) => {
+                let id = match name.as_str() {
+                    "Transform" => ids::TRANSFORM,
+                    "Name" => ids::NAME,
+                    other => component_id_from_name(other),
+                };
+                if component::component_name(id).is_some() {
+                    Ok(id)
+                } else {
+                    Err(node.error(format!(
+                        "unknown component name \"{name}\"; give the component's id as a number"
+                    )))
+                }
+            }
+            _ => node
+                .u32()
+                .map_err(|_| node.error("expected a component id or name")),
+        }
+    }
+
+    fn peer(&self, node: &Node) -> Result<PeerId, ScenarioError> {
+        let n = node.uint()?;
+        if n == 0 || n > self.peers as u64 {
+            return Err(node.error(format!("peers are numbered 1 to {}, found {n}", self.peers)));
+        }
+        Ok(PeerId(n as u8))
+    }
+
+    fn opt_peer(&self, node: &Node, key: &str) -> Result<Option<PeerId>, ScenarioError> {
+        node.get(key).map(|p| self.peer(&p)).transpose()
+    }
+
+    fn step(&self, node: &Node) -> Result<ScenarioStep, ScenarioError> {
+        node.only(&["text", "actions"])?;
+        Ok(ScenarioStep {
+            text: node.opt_str("text")?,
+            actions: node
+                .req("actions")?
+                .array()?
+                .iter()
+                .map(|a| self.action(a))
+                .collect::<Result<_, _>>()?,
+        })
+    }
+
+    fn selector(&self, node: &Node) -> Result<Selector, ScenarioError> {
+        if let Some(id) = node.get("id") {
+            for key in ["from", "to", "nth"] {
+                if node.get(key).is_some() {
+                    return Err(node.error(format!("give either \"id\" or \"{key}\", not both")));
+                }
+            }
+            return Ok(Selector::Id(MessageId(id.uint()?)));
+        }
+        let from = self.opt_peer(node, "from")?;
+        let to = self.opt_peer(node, "to")?;
+        if from.is_none() && to.is_none() {
+            return Err(node.error("name the message: \"id\", or \"from\" and/or \"to\""));
+        }
+        let nth = match node.get("nth") {
+            Some(n) => match n.uint()? {
+                0 => return Err(n.error("\"nth\" counts from 1")),
+                k => usize::try_from(k).unwrap_or(usize::MAX),
+            },
+            None => 1,
+        };
+        Ok(Selector::Route { from, to, nth })
+    }
+
+    fn action(&self, node: &Node) -> Result<Action, ScenarioError> {
+        const MESSAGE: [&str; 5] = ["do", "id", "from", "to", "nth"];
+        let what = node.req("do")?;
+        let kind = what.str()?;
+        let peer = || self.peer(&node.req("peer")?);
+        let entity = || self.entity(&node.req("entity")?);
+        let component = || self.component(&node.req("component")?);
+        Ok(match kind {
+            "move" => {
+                node.only(&[
+                    "do", "peer", "entity", "parent", "position", "rotation", "scale",
+                ])?;
+                let vec3 = |key: &str| {
+                    node.get(key)
+                        .map(|v| v.floats::<3>().map(Vec3::from_array))
+                        .transpose()
+                };
+                Action::Move {
+                    peer: peer()?,
+                    entity: entity()?,
+                    parent: node.get("parent").map(|p| self.entity(&p)).transpose()?,
+                    position: vec3("position")?,
+                    rotation: node
+                        .get("rotation")
+                        .map(|r| r.floats::<4>().map(Quat::from_array))
+                        .transpose()?,
+                    scale: vec3("scale")?,
+                }
+            }
+            "rename" => {
+                node.only(&["do", "peer", "entity", "name"])?;
+                Action::Rename {
+                    peer: peer()?,
+                    entity: entity()?,
+                    name: node.req("name")?.str()?.to_string(),
+                }
+            }
+            "put" | "append" => {
+                node.only(&["do", "peer", "entity", "component", "base64"])?;
+                let (peer, entity, component) = (peer()?, entity()?, component()?);
+                let data = node.req("base64")?.base64()?;
+                if kind == "put" {
+                    Action::Put {
+                        peer,
+                        entity,
+                        component,
+                        data,
+                    }
+                } else {
+                    Action::Append {
+                        peer,
+                        entity,
+                        component,
+                        data,
+                    }
+                }
+            }
+            "delete_component" => {
+                node.only(&["do", "peer", "entity", "component"])?;
+                Action::DeleteComponent {
+                    peer: peer()?,
+                    entity: entity()?,
+                    component: component()?,
+                }
+            }
+            "delete_entity" => {
+                node.only(&["do", "peer", "entity"])?;
+                Action::DeleteEntity {
+                    peer: peer()?,
+                    entity: entity()?,
+                }
+            }
+            "deliver" | "drop" | "duplicate" => {
+                node.only(&MESSAGE)?;
+                let sel = self.selector(node)?;
+                match kind {
+                    "deliver" => Action::Deliver(sel),
+                    "drop" => Action::Drop(sel),
+                    _ => Action::Duplicate(sel),
+                }
+            }
+            "reorder" => {
+                node.only(&["do", "id", "from", "to", "nth", "index"])?;
+                Action::Reorder {
+                    message: self.selector(node)?,
+                    index: usize::try_from(node.req("index")?.uint()?).unwrap_or(usize::MAX),
+                }
+            }
+            "deliver_all" => {
+                node.only(&["do", "order", "from", "to"])?;
+                let order = match node.get("order") {
+                    None => DeliveryOrder::Send,
+                    Some(o) => match o.str()? {
+                        "send" => DeliveryOrder::Send,
+                        "reverse" => DeliveryOrder::Reverse,
+                        "random" => DeliveryOrder::Random,
+                        other => {
+                            return Err(o.error(format!(
+                                "expected \"send\", \"reverse\" or \"random\", found \"{other}\""
+                            )));
+                        }
+                    },
+                };
+                Action::DeliverAll {
+                    order,
+                    filter: MessageFilter {
+                        from: self.opt_peer(node, "from")?,
+                        to: self.opt_peer(node, "to")?,
+                    },
+                }
+            }
+            "offline" | "online" => {
+                node.only(&["do", "peer"])?;
+                Action::SetOnline {
+                    peer: peer()?,
+                    online: kind == "online",
+                }
+            }
+            "tick" | "advance" => {
+                node.only(&["do", "ticks"])?;
+                let ticks = node.req("ticks")?.uint()?;
+                if kind == "tick" {
+                    Action::Tick { ticks }
+                } else {
+                    Action::Advance { ticks }
+                }
+            }
+            "auto_delivery" => {
+                node.only(&["do", "latency", "jitter", "off"])?;
+                if let Some(off) = node.get("off") {
+                    if !off.bool()? {
+                        return Err(off.error("write \"off\": true, or leave it out"));
+                    }
+                    if node.get("latency").is_some() || node.get("jitter").is_some() {
+                        return Err(off.error("\"off\" takes no latency or jitter"));
+                    }
+                    Action::SetAutoDelivery(None)
+                } else {
+                    Action::SetAutoDelivery(Some(AutoDelivery {
+                        latency: node.req("latency")?.uint()?,
+                        jitter: node
+                            .get("jitter")
+                            .map(|j| j.uint())
+                            .transpose()?
+                            .unwrap_or(0),
+                    }))
+                }
+            }
+            other => {
+                return Err(what.error(format!(
+                    "unknown action \"{other}\" (expected move, rename, put, append, \
+                     delete_component, delete_entity, deliver, deliver_all, drop, duplicate, \
+                     reorder, offline, online, tick, advance or auto_delivery)"
+                )));
+            }
+        })
+    }
+}
