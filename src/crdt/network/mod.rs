@@ -9,8 +9,11 @@
 //! other message.
 //!
 //! Everything is deterministic: there is no wall-clock time (the clock counts abstract *ticks*),
-//! no hash-map iteration order reaches the outputs, and the one random source (for "deliver in
-//! a random order") is a ChaCha8 generator seeded once. Every mutating call records
+//! no hash-map iteration order reaches the outputs, and every random choice comes from a ChaCha8
+//! generator keyed by the network's one seed and positioned by *where* the choice is made (the
+//! timeline position of a random delivery, the id of a message for its jitter). So the state is
+//! a function of the seed and the recorded operations alone: a replay, or a saved run loaded
+//! back, continues with the same random choices as the original. Every mutating call records
 //! [`Event`]s on a timeline; [`Network::seek`] replays the timeline from the start to any event.
 //!
 //! Peers and the network share one entity space (see [`Replica::apply`] on *_NETWORK messages).
@@ -276,7 +279,26 @@ struct NetState {
     next_id: u64,
     now: u64,
     auto: Option<AutoDelivery>,
-    rng: ChaCha8Rng,
+}
+
+/// What a random draw is for: each purpose has its own generator key.
+#[derive(Copy, Clone)]
+enum Draw {
+    /// Which message a random-order delivery takes.
+    Pick = 1,
+    /// A message's auto-delivery jitter.
+    Jitter = 2,
+}
+
+/// The generator for one random choice: keyed by the seed and the purpose, positioned on the
+/// stream `position`.
+fn keyed_rng(seed: u64, draw: Draw, position: u64) -> ChaCha8Rng {
+    let mut key = [0u8; 32];
+    key[..8].copy_from_slice(&seed.to_le_bytes());
+    key[8] = draw as u8;
+    let mut rng = ChaCha8Rng::from_seed(key);
+    rng.set_stream(position);
+    rng
 }
 
 /// The simulated network. See the module documentation.
@@ -306,7 +328,6 @@ impl Network {
             next_id: 1,
             now: 0,
             auto: None,
-            rng: ChaCha8Rng::seed_from_u64(seed),
         };
         Ok(Network {
             seed,
@@ -391,9 +412,7 @@ impl Network {
             0
         } else {
             // Fixed per message by (seed, id), so it does not depend on when it is asked.
-            let mut rng = ChaCha8Rng::seed_from_u64(self.seed);
-            rng.set_stream(m.id.0);
-            rng.random_range(0..=auto.jitter)
+            keyed_rng(self.seed, Draw::Jitter, m.id.0).random_range(0..=auto.jitter)
         };
         Some(
             m.sent_at
@@ -519,9 +538,11 @@ impl Network {
                 DeliveryOrder::Send => candidates[0],
                 DeliveryOrder::Reverse => candidates[candidates.len() - 1],
                 DeliveryOrder::Random => {
-                    // u32 sampling is the same on every platform; the list is far shorter.
+                    // Keyed by the timeline position the delivery will take. u32 sampling is
+                    // the same on every platform; the list is far shorter.
                     let len = u32::try_from(candidates.len()).unwrap_or(u32::MAX);
-                    candidates[self.state.rng.random_range(0..len) as usize]
+                    let mut rng = keyed_rng(self.seed, Draw::Pick, self.cursor as u64);
+                    candidates[rng.random_range(0..len) as usize]
                 }
             };
             self.deliver(id)

@@ -1,9 +1,9 @@
 //! The network's timeline: every primitive operation, what it did, and replay to any point.
 //!
-//! Bulk calls (`deliver_all`, `advance`) record the primitive operations they perform, so a
-//! replay never draws from the random generator again: it re-runs the recorded operations and
-//! restores the generator's position from the event it stops at. Replaying the first `k` events
-//! of a run therefore rebuilds exactly the state the run had after its `k`-th event.
+//! Bulk calls (`deliver_all`, `advance`) record the primitive operations they perform, and random
+//! choices depend only on the seed and the timeline position, so replaying the first `k` events
+//! of a run rebuilds exactly the state the run had after its `k`-th event, and the run goes on
+//! from there as it did.
 
 use super::{AutoDelivery, InFlight, LocalWrite, MessageId, Network, NetworkError, PeerId};
 use crate::crdt::message::CrdtMessage;
@@ -115,8 +115,6 @@ pub struct Event {
     pub kind: EventKind,
     /// The clock (ticks) after it happened.
     pub at: u64,
-    /// The random generator's position after it (restored when a replay stops here).
-    rng_word_pos: u128,
 }
 
 impl Network {
@@ -158,7 +156,6 @@ impl Network {
             if let Some(kind) = kind {
                 debug_assert_eq!(kind, recorded.kind, "replay is deterministic");
             }
-            self.state.rng.set_word_pos(recorded.rng_word_pos);
             self.cursor += 1;
         }
         Ok(())
@@ -200,7 +197,6 @@ impl Network {
         let event = Event {
             kind,
             at: self.state.now,
-            rng_word_pos: self.state.rng.get_word_pos(),
         };
         // A run of clock ticks, or of auto-delivery changes (a dragged slider), is one event.
         let merged = match (self.log.last_mut(), &event.kind) {
