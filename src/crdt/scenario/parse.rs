@@ -35,13 +35,8 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use glam::{Quat, Vec3};
 use serde_json::Value;
 
-use super::{
-    Action, ErrorAt, FORMAT, InitialEntity, InitialState, Scenario, ScenarioError, ScenarioStep,
-    Selector,
-};
-use crate::crdt::network::{
-    AutoDelivery, DeliveryOrder, MAX_PEERS, MIN_PEERS, MessageFilter, MessageId, PeerId,
-};
+use super::{ErrorAt, FORMAT, InitialEntity, InitialState, Scenario, ScenarioError, ScenarioStep};
+use crate::crdt::network::{MAX_PEERS, MIN_PEERS, PeerId};
 use crate::crdt::stream::decode_stream;
 use crate::model::{Entity, Transform, component, component_id_from_name, ids};
 
@@ -109,8 +104,8 @@ pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
 }
 
 /// A JSON value with its path.
-struct Node<'a> {
-    value: &'a Value,
+pub(super) struct Node<'a> {
+    pub(super) value: &'a Value,
     path: String,
 }
 
@@ -122,11 +117,11 @@ impl<'a> Node<'a> {
         }
     }
 
-    fn error(&self, message: impl Into<String>) -> ScenarioError {
+    pub(super) fn error(&self, message: impl Into<String>) -> ScenarioError {
         ScenarioError::at(self.path.clone(), message)
     }
 
-    fn get(&self, key: &str) -> Option<Node<'a>> {
+    pub(super) fn get(&self, key: &str) -> Option<Node<'a>> {
         let value = self.value.get(key)?;
         let path = if self.path.is_empty() {
             key.to_string()
@@ -136,13 +131,13 @@ impl<'a> Node<'a> {
         Some(Node { value, path })
     }
 
-    fn req(&self, key: &str) -> Result<Node<'a>, ScenarioError> {
+    pub(super) fn req(&self, key: &str) -> Result<Node<'a>, ScenarioError> {
         self.get(key)
             .ok_or_else(|| self.error(format!("missing \"{key}\"")))
     }
 
     /// Refuses fields other than `allowed` (and refuses non-objects).
-    fn only(&self, allowed: &[&str]) -> Result<(), ScenarioError> {
+    pub(super) fn only(&self, allowed: &[&str]) -> Result<(), ScenarioError> {
         let map = self
             .value
             .as_object()
@@ -156,7 +151,7 @@ impl<'a> Node<'a> {
         }
     }
 
-    fn array(&self) -> Result<Vec<Node<'a>>, ScenarioError> {
+    pub(super) fn array(&self) -> Result<Vec<Node<'a>>, ScenarioError> {
         let list = self
             .value
             .as_array()
@@ -171,35 +166,35 @@ impl<'a> Node<'a> {
             .collect())
     }
 
-    fn str(&self) -> Result<&'a str, ScenarioError> {
+    pub(super) fn str(&self) -> Result<&'a str, ScenarioError> {
         self.value
             .as_str()
             .ok_or_else(|| self.error("expected a string"))
     }
 
-    fn opt_str(&self, key: &str) -> Result<Option<String>, ScenarioError> {
+    pub(super) fn opt_str(&self, key: &str) -> Result<Option<String>, ScenarioError> {
         self.get(key)
             .map(|n| n.str().map(str::to_owned))
             .transpose()
     }
 
-    fn uint(&self) -> Result<u64, ScenarioError> {
+    pub(super) fn uint(&self) -> Result<u64, ScenarioError> {
         self.value
             .as_u64()
             .ok_or_else(|| self.error(format!("expected a whole number ≥ 0, found {}", self.value)))
     }
 
-    fn u32(&self) -> Result<u32, ScenarioError> {
+    pub(super) fn u32(&self) -> Result<u32, ScenarioError> {
         u32::try_from(self.uint()?).map_err(|_| self.error("expected a number below 2^32"))
     }
 
-    fn bool(&self) -> Result<bool, ScenarioError> {
+    pub(super) fn bool(&self) -> Result<bool, ScenarioError> {
         self.value
             .as_bool()
             .ok_or_else(|| self.error("expected true or false"))
     }
 
-    fn floats<const N: usize>(&self) -> Result<[f32; N], ScenarioError> {
+    pub(super) fn floats<const N: usize>(&self) -> Result<[f32; N], ScenarioError> {
         let list = self
             .value
             .as_array()
@@ -219,7 +214,7 @@ impl<'a> Node<'a> {
         Ok(out)
     }
 
-    fn base64(&self) -> Result<Vec<u8>, ScenarioError> {
+    pub(super) fn base64(&self) -> Result<Vec<u8>, ScenarioError> {
         BASE64
             .decode(self.str()?)
             .map_err(|e| self.error(format!("not valid base64: {e}")))
@@ -227,7 +222,7 @@ impl<'a> Node<'a> {
 }
 
 /// Parsing state: the peer count and the declared entity names.
-struct Parser {
+pub(super) struct Parser {
     peers: usize,
     names: BTreeMap<String, Entity>,
 }
@@ -251,12 +246,12 @@ impl Parser {
         for e in &entities {
             if let Some(name) = e.get("name") {
                 let entity = Entity(e.req("entity")?.u32()?);
-                if let Some(old) = self.names.insert(name.str()?.to_string(), entity) {
-                    if old != entity {
-                        return Err(name.error(format!(
-                            "the name is already used by entity {old}; names must be unique"
-                        )));
-                    }
+                if let Some(old) = self.names.insert(name.str()?.to_string(), entity)
+                    && old != entity
+                {
+                    return Err(name.error(format!(
+                        "the name is already used by entity {old}; names must be unique"
+                    )));
                 }
             }
         }
@@ -315,7 +310,7 @@ impl Parser {
         Ok(())
     }
 
-    fn entity(&self, node: &Node) -> Result<Entity, ScenarioError> {
+    pub(super) fn entity(&self, node: &Node) -> Result<Entity, ScenarioError> {
         match node.value {
             Value::String(name) => self.names.get(name).copied().ok_or_else(|| {
                 let known: Vec<&str> = self.names.keys().map(String::as_str).collect();
@@ -335,7 +330,7 @@ impl Parser {
         }
     }
 
-    fn component(&self, node: &Node) -> Result<u32, ScenarioError> {
+    pub(super) fn component(&self, node: &Node) -> Result<u32, ScenarioError> {
         match node.value {
             Value::String(name) => {
                 let id = match name.as_str() {
@@ -357,7 +352,7 @@ impl Parser {
         }
     }
 
-    fn peer(&self, node: &Node) -> Result<PeerId, ScenarioError> {
+    pub(super) fn peer(&self, node: &Node) -> Result<PeerId, ScenarioError> {
         let n = node.uint()?;
         if n == 0 || n > self.peers as u64 {
             return Err(node.error(format!("peers are numbered 1 to {}, found {n}", self.peers)));
@@ -365,7 +360,7 @@ impl Parser {
         Ok(PeerId(n as u8))
     }
 
-    fn opt_peer(&self, node: &Node, key: &str) -> Result<Option<PeerId>, ScenarioError> {
+    pub(super) fn opt_peer(&self, node: &Node, key: &str) -> Result<Option<PeerId>, ScenarioError> {
         node.get(key).map(|p| self.peer(&p)).transpose()
     }
 
@@ -379,188 +374,6 @@ impl Parser {
                 .iter()
                 .map(|a| self.action(a))
                 .collect::<Result<_, _>>()?,
-        })
-    }
-
-    fn selector(&self, node: &Node) -> Result<Selector, ScenarioError> {
-        if let Some(id) = node.get("id") {
-            for key in ["from", "to", "nth"] {
-                if node.get(key).is_some() {
-                    return Err(node.error(format!("give either \"id\" or \"{key}\", not both")));
-                }
-            }
-            return Ok(Selector::Id(MessageId(id.uint()?)));
-        }
-        let from = self.opt_peer(node, "from")?;
-        let to = self.opt_peer(node, "to")?;
-        if from.is_none() && to.is_none() {
-            return Err(node.error("name the message: \"id\", or \"from\" and/or \"to\""));
-        }
-        let nth = match node.get("nth") {
-            Some(n) => match n.uint()? {
-                0 => return Err(n.error("\"nth\" counts from 1")),
-                k => usize::try_from(k).unwrap_or(usize::MAX),
-            },
-            None => 1,
-        };
-        Ok(Selector::Route { from, to, nth })
-    }
-
-    fn action(&self, node: &Node) -> Result<Action, ScenarioError> {
-        const MESSAGE: [&str; 5] = ["do", "id", "from", "to", "nth"];
-        let what = node.req("do")?;
-        let kind = what.str()?;
-        let peer = || self.peer(&node.req("peer")?);
-        let entity = || self.entity(&node.req("entity")?);
-        let component = || self.component(&node.req("component")?);
-        Ok(match kind {
-            "move" => {
-                node.only(&[
-                    "do", "peer", "entity", "parent", "position", "rotation", "scale",
-                ])?;
-                let vec3 = |key: &str| {
-                    node.get(key)
-                        .map(|v| v.floats::<3>().map(Vec3::from_array))
-                        .transpose()
-                };
-                Action::Move {
-                    peer: peer()?,
-                    entity: entity()?,
-                    parent: node.get("parent").map(|p| self.entity(&p)).transpose()?,
-                    position: vec3("position")?,
-                    rotation: node
-                        .get("rotation")
-                        .map(|r| r.floats::<4>().map(Quat::from_array))
-                        .transpose()?,
-                    scale: vec3("scale")?,
-                }
-            }
-            "rename" => {
-                node.only(&["do", "peer", "entity", "name"])?;
-                Action::Rename {
-                    peer: peer()?,
-                    entity: entity()?,
-                    name: node.req("name")?.str()?.to_string(),
-                }
-            }
-            "put" | "append" => {
-                node.only(&["do", "peer", "entity", "component", "base64"])?;
-                let (peer, entity, component) = (peer()?, entity()?, component()?);
-                let data = node.req("base64")?.base64()?;
-                if kind == "put" {
-                    Action::Put {
-                        peer,
-                        entity,
-                        component,
-                        data,
-                    }
-                } else {
-                    Action::Append {
-                        peer,
-                        entity,
-                        component,
-                        data,
-                    }
-                }
-            }
-            "delete_component" => {
-                node.only(&["do", "peer", "entity", "component"])?;
-                Action::DeleteComponent {
-                    peer: peer()?,
-                    entity: entity()?,
-                    component: component()?,
-                }
-            }
-            "delete_entity" => {
-                node.only(&["do", "peer", "entity"])?;
-                Action::DeleteEntity {
-                    peer: peer()?,
-                    entity: entity()?,
-                }
-            }
-            "deliver" | "drop" | "duplicate" => {
-                node.only(&MESSAGE)?;
-                let sel = self.selector(node)?;
-                match kind {
-                    "deliver" => Action::Deliver(sel),
-                    "drop" => Action::Drop(sel),
-                    _ => Action::Duplicate(sel),
-                }
-            }
-            "reorder" => {
-                node.only(&["do", "id", "from", "to", "nth", "index"])?;
-                Action::Reorder {
-                    message: self.selector(node)?,
-                    index: usize::try_from(node.req("index")?.uint()?).unwrap_or(usize::MAX),
-                }
-            }
-            "deliver_all" => {
-                node.only(&["do", "order", "from", "to"])?;
-                let order = match node.get("order") {
-                    None => DeliveryOrder::Send,
-                    Some(o) => match o.str()? {
-                        "send" => DeliveryOrder::Send,
-                        "reverse" => DeliveryOrder::Reverse,
-                        "random" => DeliveryOrder::Random,
-                        other => {
-                            return Err(o.error(format!(
-                                "expected \"send\", \"reverse\" or \"random\", found \"{other}\""
-                            )));
-                        }
-                    },
-                };
-                Action::DeliverAll {
-                    order,
-                    filter: MessageFilter {
-                        from: self.opt_peer(node, "from")?,
-                        to: self.opt_peer(node, "to")?,
-                    },
-                }
-            }
-            "offline" | "online" => {
-                node.only(&["do", "peer"])?;
-                Action::SetOnline {
-                    peer: peer()?,
-                    online: kind == "online",
-                }
-            }
-            "tick" | "advance" => {
-                node.only(&["do", "ticks"])?;
-                let ticks = node.req("ticks")?.uint()?;
-                if kind == "tick" {
-                    Action::Tick { ticks }
-                } else {
-                    Action::Advance { ticks }
-                }
-            }
-            "auto_delivery" => {
-                node.only(&["do", "latency", "jitter", "off"])?;
-                if let Some(off) = node.get("off") {
-                    if !off.bool()? {
-                        return Err(off.error("write \"off\": true, or leave it out"));
-                    }
-                    if node.get("latency").is_some() || node.get("jitter").is_some() {
-                        return Err(off.error("\"off\" takes no latency or jitter"));
-                    }
-                    Action::SetAutoDelivery(None)
-                } else {
-                    Action::SetAutoDelivery(Some(AutoDelivery {
-                        latency: node.req("latency")?.uint()?,
-                        jitter: node
-                            .get("jitter")
-                            .map(|j| j.uint())
-                            .transpose()?
-                            .unwrap_or(0),
-                    }))
-                }
-            }
-            other => {
-                return Err(what.error(format!(
-                    "unknown action \"{other}\" (expected move, rename, put, append, \
-                     delete_component, delete_entity, deliver, deliver_all, drop, duplicate, \
-                     reorder, offline, online, tick, advance or auto_delivery)"
-                )));
-            }
         })
     }
 }

@@ -1,12 +1,14 @@
-//! Writing a scenario as JSON that [`super::parse`] reads back to the same [`Scenario`].
+//! Writing a scenario as JSON that [`super::parse`] reads back to the same [`Scenario`], and
+//! turning a network run into a scenario.
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use serde_json::{Map, Value, json};
 
-use super::{Action, FORMAT, InitialState, Scenario, Selector};
-use crate::crdt::message::encode_stream;
-use crate::crdt::network::{DeliveryOrder, PeerId};
+use super::{Action, FORMAT, InitialState, Scenario, ScenarioStep, Selector};
+use crate::crdt::message::{CrdtMessage, encode_stream};
+use crate::crdt::network::{DeliveryOrder, EventKind, LocalWrite, Network, PeerId};
+use crate::model::{Transform, decode_name, encode_name, ids};
 
 impl Scenario {
     /// The scenario as pretty-printed JSON, newline-terminated. Entities are written as ids.
@@ -225,4 +227,112 @@ fn action_json(action: &Action) -> Value {
         }
     }
     Value::Object(o)
+}
+
+impl Network {
+    /// This run (up to the cursor) as a scenario: its start as an exact CRDT stream and one
+    /// step per event, so loading and running it rebuilds the same states.
+    pub fn to_scenario(&self, title: &str, explanation: &str) -> Scenario {
+        let start = self.initial_replica();
+        let mut stream = start.state_messages();
+        // Values first, deletions after: a deleted id retires the values stored before it.
+        stream.extend(
+            start
+                .deleted_entities()
+                .into_iter()
+                .map(|entity| CrdtMessage::DeleteEntity { entity }),
+        );
+        let steps = self.events()[..self.cursor()]
+            .iter()
+            .map(|e| ScenarioStep {
+                text: None,
+                actions: vec![action_of(&e.kind)],
+            })
+            .collect();
+        Scenario {
+            title: title.to_string(),
+            explanation: explanation.to_string(),
+            peers: self.peer_count(),
+            seed: self.seed(),
+            initial: InitialState {
+                entities: Vec::new(),
+                stream,
+            },
+            steps,
+        }
+    }
+}
+
+/// The action that replays an event exactly.
+fn action_of(kind: &EventKind) -> Action {
+    match kind {
+        EventKind::Write { peer, write, .. } => write_action(*peer, write),
+        EventKind::Deliver { message, .. } => Action::Deliver(Selector::Id(message.id)),
+        EventKind::Drop { message } => Action::Drop(Selector::Id(message.id)),
+        EventKind::Duplicate { original, .. } => Action::Duplicate(Selector::Id(*original)),
+        EventKind::Reorder { id, to, .. } => Action::Reorder {
+            message: Selector::Id(*id),
+            index: *to,
+        },
+        EventKind::SetOnline { peer, online } => Action::SetOnline {
+            peer: *peer,
+            online: *online,
+        },
+        EventKind::Tick { ticks } => Action::Tick { ticks: *ticks },
+        EventKind::SetAutoDelivery { auto } => Action::SetAutoDelivery(*auto),
+    }
+}
+
+fn write_action(peer: PeerId, write: &LocalWrite) -> Action {
+    match write.clone() {
+        LocalWrite::Put {
+            entity,
+            component,
+            data,
+        } => {
+            // Readable forms only where they give back the exact bytes.
+            if component == ids::TRANSFORM
+                && let Ok(t) = Transform::from_bytes(&data)
+                && t.is_finite()
+                && t.to_bytes()[..] == data[..]
+            {
+                return Action::Move {
+                    peer,
+                    entity,
+                    parent: Some(t.parent),
+                    position: Some(t.position),
+                    rotation: Some(t.rotation),
+                    scale: Some(t.scale),
+                };
+            }
+            if component == ids::NAME
+                && let Some(name) = decode_name(&data)
+                && encode_name(&name) == data
+            {
+                return Action::Rename { peer, entity, name };
+            }
+            Action::Put {
+                peer,
+                entity,
+                component,
+                data,
+            }
+        }
+        LocalWrite::Append {
+            entity,
+            component,
+            data,
+        } => Action::Append {
+            peer,
+            entity,
+            component,
+            data,
+        },
+        LocalWrite::DeleteComponent { entity, component } => Action::DeleteComponent {
+            peer,
+            entity,
+            component,
+        },
+        LocalWrite::DeleteEntity { entity } => Action::DeleteEntity { peer, entity },
+    }
 }
