@@ -35,11 +35,6 @@ pub enum Command {
         #[command(subcommand)]
         action: CrdtAction,
     },
-    /// Play multi-peer CRDT scenarios (lessons) headlessly.
-    Scenario {
-        #[command(subcommand)]
-        action: ScenarioAction,
-    },
     /// Print the effective render tree of a scene.
     Tree {
         /// Print a JSON list, one object per entity.
@@ -47,6 +42,11 @@ pub enum Command {
         json: bool,
         /// A .crdt or native .json scene.
         file: PathBuf,
+    },
+    /// Play multi-peer CRDT scenarios (lessons) headlessly.
+    Scenario {
+        #[command(subcommand)]
+        action: ScenarioAction,
     },
 }
 
