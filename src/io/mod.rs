@@ -6,6 +6,8 @@ pub mod atomic;
 pub mod dcl_crdt;
 mod error;
 pub mod native;
+
+/// Scenario files of the peers simulation.
 pub mod scenario;
 
 use std::path::Path;
