@@ -540,3 +540,35 @@ fn a_peer_exports_its_state_as_main_crdt() {
     );
     assert!(net.export_crdt(PeerId(3)).is_err());
 }
+
+#[test]
+fn writes_authored_by_an_outside_replica_are_mirrored_and_sent() {
+    // An editor document owns a copy of peer 1's replica and hands over what it wrote.
+    let mut net = furnished(3, 0);
+    let mut document = net.replica(P1).unwrap().clone();
+    let outbox = vec![
+        document.put_transform(LAMP, &at(2.0, TABLE)).unwrap(),
+        document
+            .put(CHAIR, ids::NAME, scenetree::model::encode_name("Stool"))
+            .unwrap(),
+    ];
+    let receipt = net
+        .write(
+            P1,
+            LocalWrite::Authored {
+                messages: outbox.clone(),
+            },
+        )
+        .unwrap();
+    assert_eq!(receipt.messages, outbox);
+    assert_eq!(receipt.sent.len(), 4, "two messages to two peers");
+    assert_eq!(net.replica(P1).unwrap().digest(), document.digest());
+    net.deliver_all(DeliveryOrder::Send, MessageFilter::ALL);
+    assert!(net.convergence().converged);
+    assert_eq!(net.replica(P3).unwrap().digest(), document.digest());
+    // Replays and saved runs carry the messages themselves.
+    assert_eq!(
+        net.replayed().replica(P2).unwrap().digest(),
+        document.digest()
+    );
+}

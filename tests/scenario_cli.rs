@@ -258,6 +258,10 @@ fn a_run_saved_as_a_scenario_replays_exactly() {
         ),
     )
     .unwrap();
+    let mut outside = net.replica(p2).unwrap().clone();
+    let authored = vec![outside.put(Entity(514), 1018, vec![3, 4]).unwrap()];
+    net.write(p2, LocalWrite::Authored { messages: authored })
+        .unwrap();
     net.duplicate(MessageId(2)).unwrap();
     net.reorder(MessageId(5), 0).unwrap();
     net.drop_message(MessageId(1)).unwrap();

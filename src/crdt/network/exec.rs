@@ -111,6 +111,12 @@ impl Network {
                         .into_iter()
                         .collect()),
                     LocalWrite::DeleteEntity { entity } => replica.delete_entity(*entity),
+                    LocalWrite::Authored { messages } => {
+                        for m in messages {
+                            replica.apply(m);
+                        }
+                        Ok(messages.clone())
+                    }
                 };
                 let messages = result.map_err(|source| NetworkError::Write {
                     peer: *peer,

@@ -103,6 +103,10 @@ pub enum LocalWrite {
     DeleteComponent { entity: Entity, component: u32 },
     /// Delete an entity: its components, then its id.
     DeleteEntity { entity: Entity },
+    /// Messages the peer already authored outside the network, e.g. by an editor document that
+    /// owns its own replica (its outbox): applied to the peer's replica here, in order, so the
+    /// two stay equal, and sent to the other peers like any write.
+    Authored { messages: Vec<CrdtMessage> },
 }
 
 impl LocalWrite {
@@ -121,16 +125,6 @@ impl LocalWrite {
             entity,
             component: ids::NAME,
             data: encode_name(name),
-        }
-    }
-
-    /// The entity written.
-    pub fn entity(&self) -> Entity {
-        match self {
-            LocalWrite::Put { entity, .. }
-            | LocalWrite::Append { entity, .. }
-            | LocalWrite::DeleteComponent { entity, .. }
-            | LocalWrite::DeleteEntity { entity } => *entity,
         }
     }
 }

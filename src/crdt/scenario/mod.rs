@@ -147,6 +147,12 @@ pub enum Action {
     },
     /// `"delete_entity"`: delete an entity.
     DeleteEntity { peer: PeerId, entity: Entity },
+    /// `"authored"`: messages the peer wrote outside the network (see
+    /// [`LocalWrite::Authored`](crate::crdt::LocalWrite::Authored)).
+    Authored {
+        peer: PeerId,
+        messages: Vec<CrdtMessage>,
+    },
     /// `"deliver"`: deliver one message.
     Deliver(Selector),
     /// `"deliver_all"`: deliver everything that passes the filter, replies included.

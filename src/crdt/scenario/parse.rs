@@ -17,6 +17,7 @@
 //! | `put`, `append` | `peer`, `entity`, `component`, `base64` |
 //! | `delete_component` | `peer`, `entity`, `component` |
 //! | `delete_entity` | `peer`, `entity` |
+//! | `authored` | `peer`, `stream` (base64 CRDT messages the peer wrote outside the network) |
 //! | `deliver`, `drop`, `duplicate` | a message: `id`, or `from` and/or `to` with `nth` (from 1, default 1) |
 //! | `deliver_all` | `order`? (`"send"`, `"reverse"`, `"random"`), `from`?, `to`? |
 //! | `reorder` | a message (as for `deliver`) and `index` (its new position, from 0) |

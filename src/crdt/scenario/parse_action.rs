@@ -5,6 +5,7 @@ use glam::{Quat, Vec3};
 use super::parse::{Node, Parser};
 use super::{Action, ScenarioError, Selector};
 use crate::crdt::network::{AutoDelivery, DeliveryOrder, MessageFilter, MessageId};
+use crate::crdt::stream::decode_stream;
 
 impl Parser {
     fn selector(&self, node: &Node) -> Result<Selector, ScenarioError> {
@@ -103,6 +104,18 @@ impl Parser {
                     entity: entity()?,
                 }
             }
+            "authored" => {
+                node.only(&["do", "peer", "stream"])?;
+                let stream = node.req("stream")?;
+                let bytes = stream.base64()?;
+                let decoded = decode_stream(&bytes).map_err(|e| {
+                    stream.error(format!("at byte {} of the stream: {}", e.offset, e.kind))
+                })?;
+                Action::Authored {
+                    peer: peer()?,
+                    messages: decoded.messages,
+                }
+            }
             "deliver" | "drop" | "duplicate" => {
                 node.only(&MESSAGE)?;
                 let sel = self.selector(node)?;
@@ -182,7 +195,7 @@ impl Parser {
             other => {
                 return Err(what.error(format!(
                     "unknown action \"{other}\" (expected move, rename, put, append, \
-                     delete_component, delete_entity, deliver, deliver_all, drop, duplicate, \
+                     delete_component, delete_entity, authored, deliver, deliver_all, drop, duplicate, \
                      reorder, offline, online, tick, advance or auto_delivery)"
                 )));
             }

@@ -83,6 +83,15 @@ pub(super) fn perform(net: &mut Network, action: &Action) -> Result<(), String> 
             .write(*peer, LocalWrite::DeleteEntity { entity: *entity })
             .map(drop)
             .map_err(err),
+        Action::Authored { peer, messages } => net
+            .write(
+                *peer,
+                LocalWrite::Authored {
+                    messages: messages.clone(),
+                },
+            )
+            .map(drop)
+            .map_err(err),
         Action::Deliver(sel) => net.deliver(select(net, sel)?).map(drop).map_err(err),
         Action::DeliverAll { order, filter } => {
             net.deliver_all(*order, *filter);

@@ -178,6 +178,11 @@ fn action_json(action: &Action) -> Value {
             put("peer", peer(*p));
             put("entity", json!(entity.0));
         }
+        Action::Authored { peer: p, messages } => {
+            put("do", json!("authored"));
+            put("peer", peer(*p));
+            put("stream", json!(BASE64.encode(encode_stream(messages))));
+        }
         Action::Deliver(sel) | Action::Drop(sel) | Action::Duplicate(sel) => {
             let kind = match action {
                 Action::Deliver(_) => "deliver",
@@ -334,5 +339,6 @@ fn write_action(peer: PeerId, write: &LocalWrite) -> Action {
             component,
         },
         LocalWrite::DeleteEntity { entity } => Action::DeleteEntity { peer, entity },
+        LocalWrite::Authored { messages } => Action::Authored { peer, messages },
     }
 }
