@@ -1,6 +1,8 @@
 //! The order explorer: every delivery order of a small trace to one replica, checked against a
 //! brute-force enumeration.
 
+use std::collections::BTreeSet;
+
 use glam::Vec3;
 use proptest::prelude::*;
 use scenetree::crdt::{CrdtMessage, LocalWrite, Network, PeerId, Replica};
@@ -105,13 +107,15 @@ fn the_explorer_reads_a_peers_inbox() {
 }
 
 /// Every order, enumerated without any merging: the reference for the explorer's counts.
-fn brute_force(start: &Replica, msgs: &[CrdtMessage]) -> (u64, u64, Vec<u128>) {
+type BruteForce = (u64, u64, Vec<u128>, BTreeSet<Vec<Entity>>, BTreeSet<Entity>);
+
+fn brute_force(start: &Replica, msgs: &[CrdtMessage]) -> BruteForce {
     fn go(
         r: &Replica,
         msgs: &[CrdtMessage],
         left: &mut Vec<usize>,
         cycled: bool,
-        out: &mut (u64, u64, Vec<u128>),
+        out: &mut BruteForce,
     ) {
         if left.is_empty() {
             out.0 += 1;
@@ -123,16 +127,20 @@ fn brute_force(start: &Replica, msgs: &[CrdtMessage]) -> (u64, u64, Vec<u128>) {
             let i = left.remove(k);
             let mut next = r.clone();
             next.apply(&msgs[i]);
-            let cyc = !SceneView::from_source(&next).cycles().is_empty();
+            let view = SceneView::from_source(&next);
+            let cyc = !view.cycles().is_empty();
+            out.3
+                .extend(view.cycles().into_iter().map(<[Entity]>::to_vec));
+            out.4.extend(view.rerooted().into_iter().map(|(e, _)| e));
             go(&next, msgs, left, cycled || cyc, out);
             left.insert(k, i);
         }
     }
-    let mut out = (0, 0, Vec::new());
+    let mut out = (0, 0, Vec::new(), BTreeSet::new(), BTreeSet::new());
     go(start, msgs, &mut (0..msgs.len()).collect(), false, &mut out);
     out.2.sort_unstable();
     out.2.dedup();
-    (out.0, out.1, out.2)
+    out
 }
 
 proptest! {
@@ -141,21 +149,26 @@ proptest! {
     /// The explorer's counts equal a brute-force enumeration of every order.
     #[test]
     fn the_explorer_agrees_with_brute_force(
-        writes in prop::collection::vec((0u8..3, 0u8..4, 0u8..4), 1..6),
+        writes in prop::collection::vec((0u8..3, 0u8..6, 0u8..4, 0u8..4), 1..6),
     ) {
         let start = furnished(2).initial_replica().clone();
         let mut authors = [start.clone(), start.clone(), start.clone()];
-        let msgs: Vec<CrdtMessage> = writes
-            .iter()
-            .map(|&(author, e, parent)| {
-                let parent = if parent == 3 { Entity::ROOT } else { Entity(512 + u32::from(parent)) };
-                authors[author as usize]
-                    .put_transform(Entity(512 + u32::from(e % 3)), &at(1.0, parent))
-                    .unwrap()
-            })
-            .collect();
+        let mut msgs: Vec<CrdtMessage> = Vec::new();
+        for &(author, kind, e, parent) in &writes {
+            let author = &mut authors[author as usize];
+            let e = Entity(512 + u32::from(e % 3));
+            let parent = if parent == 3 { Entity::ROOT } else { Entity(512 + u32::from(parent)) };
+            // Writes to entities the author deleted are refused; they add nothing.
+            match kind {
+                0..=2 => msgs.extend(author.put_transform(e, &at(1.0, parent)).ok()),
+                3 => msgs.extend(author.delete_component(e, ids::TRANSFORM)),
+                4 => msgs.extend(author.delete_entity(e).unwrap_or_default()),
+                _ => msgs.extend(author.append(e, 1063, vec![parent.0 as u8]).ok()),
+            }
+        }
+        msgs.truncate(6);
         let x = explore_orders(&start, &msgs).unwrap();
-        let (orders, cycled, finals) = brute_force(&start, &msgs);
+        let (orders, cycled, finals, cycles, rerooted) = brute_force(&start, &msgs);
         prop_assert_eq!(x.orders, orders);
         prop_assert_eq!(x.orders_through_cycle, cycled);
         let mut digests: Vec<u128> = x.finals.iter().map(|f| f.digest).collect();
@@ -163,5 +176,10 @@ proptest! {
         prop_assert_eq!(digests, finals);
         prop_assert_eq!(x.finals.iter().map(|f| f.orders).sum::<u64>(), orders);
         prop_assert_eq!(x.cycle_example.is_some(), cycled > 0);
+        prop_assert_eq!(x.cycles, cycles.into_iter().collect::<Vec<_>>());
+        prop_assert_eq!(
+            x.rerooted.iter().map(|r| r.entity).collect::<Vec<_>>(),
+            rerooted.into_iter().collect::<Vec<_>>()
+        );
     }
 }

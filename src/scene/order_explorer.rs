@@ -94,6 +94,7 @@ pub fn explore_orders(
     }
     let mut walk = Walk {
         messages,
+        touched: touched_registers(start, messages),
         memo: FxHashMap::default(),
         cycles: BTreeSet::new(),
         rerooted: BTreeMap::new(),
@@ -160,6 +161,8 @@ struct Subtree {
 
 struct Walk<'a> {
     messages: &'a [CrdtMessage],
+    /// The registers the messages can change (see [`touched_registers`]).
+    touched: Vec<(Entity, u32)>,
     /// (messages delivered, state key) → (that state has a cycle, what follows it).
     memo: FxHashMap<(u16, u128), (bool, Rc<Subtree>)>,
     cycles: BTreeSet<Vec<Entity>>,
@@ -183,7 +186,7 @@ impl Walk<'_> {
             }
             let mut next = replica.clone();
             next.apply(&self.messages[i]);
-            let key = (used | 1 << i, state_key(&next));
+            let key = (used | 1 << i, state_key(&next, &self.touched));
             let (cyclic, below) = match self.memo.get(&key) {
                 Some((cyclic, below)) => (*cyclic, Rc::clone(below)),
                 None => {
@@ -240,15 +243,50 @@ impl Walk<'_> {
     }
 }
 
-/// A hash of the whole replica state (every register, deleted ones included, and the deleted
-/// set), so two prefixes merge only when everything they hold is equal.
-fn state_key(replica: &Replica) -> u128 {
-    let mut bytes = Vec::new();
-    for msg in replica.state_messages() {
-        msg.encode_into(&mut bytes);
+/// The registers a trace can change: every component the messages name on their entities, and
+/// every component those entities hold at the start (a DELETE_ENTITY clears them).
+fn touched_registers(start: &Replica, messages: &[CrdtMessage]) -> Vec<(Entity, u32)> {
+    let mut out: Vec<(Entity, u32)> = Vec::new();
+    for m in messages {
+        let e = m.entity();
+        out.extend(m.component().map(|c| (e, c)));
+        out.extend(start.components_of(e).into_iter().map(|c| (e, c)));
     }
-    for entity in replica.deleted_entities() {
-        CrdtMessage::DeleteEntity { entity }.encode_into(&mut bytes);
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// A hash of the registers a trace can change. Two prefixes with the same messages delivered
+/// merge only when these are equal; everything else is equal anyway: other registers are never
+/// touched, and the deleted-entity set only grows by a maximum, so it depends on which
+/// messages were delivered, not on their order.
+fn state_key(replica: &Replica, touched: &[(Entity, u32)]) -> u128 {
+    let mut bytes = Vec::new();
+    for &(entity, component) in touched {
+        bytes.extend_from_slice(&entity.0.to_le_bytes());
+        bytes.extend_from_slice(&component.to_le_bytes());
+        match replica.lww_entry(entity, component) {
+            None => bytes.push(0),
+            Some(entry) => {
+                bytes.push(1);
+                bytes.extend_from_slice(&entry.timestamp.to_le_bytes());
+                match &entry.data {
+                    None => bytes.push(0),
+                    Some(data) => {
+                        bytes.push(1);
+                        bytes.extend_from_slice(&(data.len() as u32).to_le_bytes());
+                        bytes.extend_from_slice(data);
+                    }
+                }
+            }
+        }
+        let values = replica.grow_only_values(entity, component);
+        bytes.extend_from_slice(&(values.len() as u32).to_le_bytes());
+        for value in values {
+            bytes.extend_from_slice(&(value.len() as u32).to_le_bytes());
+            bytes.extend_from_slice(value);
+        }
     }
     xxhash_rust::xxh3::xxh3_128(&bytes)
 }
