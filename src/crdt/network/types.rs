@@ -139,7 +139,7 @@ pub struct AutoDelivery {
     pub jitter: u64,
 }
 
-/// In which order [`Network::deliver_all`] delivers.
+/// In which order [`Network::deliver_all`](super::Network::deliver_all) delivers.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum DeliveryOrder {
     /// The in-flight list from its front (send order, unless reordered).
@@ -191,7 +191,7 @@ pub struct DeliveryReport {
     /// Matching messages still in flight because a peer they involve is offline (or, with
     /// auto-delivery, because they are not due yet).
     pub waiting: usize,
-    /// True when [`MAX_DELIVERIES_PER_CALL`] stopped the call.
+    /// True when [`MAX_DELIVERIES_PER_CALL`](super::MAX_DELIVERIES_PER_CALL) stopped the call.
     pub capped: bool,
 }
 
