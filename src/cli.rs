@@ -1,5 +1,7 @@
 //! The command line: open the editor, or run a headless command.
 
+mod scenario;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -62,6 +64,11 @@ pub enum Command {
         /// A .crdt or native .json scene.
         file: PathBuf,
     },
+    /// Play multi-peer CRDT scenarios (lessons) headlessly.
+    Scenario {
+        #[command(subcommand)]
+        action: ScenarioAction,
+    },
 }
 
 /// The bundled example scenes.
@@ -87,6 +94,20 @@ pub enum CrdtAction {
     },
 }
 
+/// `scenetree scenario …`
+#[derive(Debug, Subcommand)]
+pub enum ScenarioAction {
+    /// Replay a scenario: every event with each peer's digest and re-rooted entities, then
+    /// whether all peers converged.
+    Run {
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+        /// A `*.scenario.json` file.
+        file: PathBuf,
+    },
+}
+
 /// Runs a headless command. Returns `None` when the editor should open instead.
 pub fn run_headless(cli: &Cli) -> Option<ExitCode> {
     let command = cli.command.as_ref()?;
@@ -99,6 +120,9 @@ pub fn run_headless(cli: &Cli) -> Option<ExitCode> {
             output,
             lossy,
         } => convert(input, output, *lossy),
+        Command::Scenario {
+            action: ScenarioAction::Run { json, file },
+        } => scenario::run(file, *json),
         Command::Tree { json, file } => print_tree(file, *json),
         Command::Example { which, out } => {
             let replica = match which {

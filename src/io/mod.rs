@@ -1,6 +1,6 @@
 //! Files in and out: scenetree's native JSON, Decentraland's `main.crdt` and `main.composite`,
-//! atomic saves. Every reader is all or nothing and reports the file, the place in it, and what
-//! was wrong.
+//! scenario (lesson) files, atomic saves. Every reader is all or nothing and reports the file,
+//! the place in it, and what was wrong.
 //!
 //! [`open_scene`] returns the replica with a [`SaveContext`]: what the file held beyond the
 //! replica (a main.crdt's message order, a composite's structure and the values scenetree keeps
@@ -13,6 +13,8 @@ pub mod dcl_crdt;
 mod error;
 pub mod native;
 pub mod recovery;
+/// Scenario files of the peers simulation.
+pub mod scenario;
 
 use std::path::Path;
 

@@ -1,6 +1,7 @@
 //! The derived render tree of one replica: parents, root fallback, children, world matrices.
 
 mod hierarchy;
+pub mod order_explorer;
 mod propagate;
 mod source;
 

@@ -1,0 +1,256 @@
+//! `scenetree scenario run [--json] FILE`: replays a scenario headlessly and prints every event
+//! with each peer's digest and re-rooted entities, then whether the peers converged.
+
+use std::io::Write;
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use crate::crdt::{Network, PeerId};
+use crate::io;
+use crate::model::Entity;
+use crate::scene::{Fallback, SceneView};
+
+/// One peer after one event.
+struct PeerState {
+    peer: PeerId,
+    digest: u128,
+    /// (entity, its name, why it is re-rooted).
+    rerooted: Vec<(Entity, Option<String>, Rerooted)>,
+}
+
+enum Rerooted {
+    Cycle(Vec<Entity>),
+    MissingParent(Entity),
+}
+
+/// One event of the run and the peers after it.
+struct StepLine {
+    /// The scenario step (from 1) that recorded the event.
+    step: usize,
+    /// The event's number on the timeline (from 1).
+    index: usize,
+    kind: &'static str,
+    at: u64,
+    summary: String,
+    peers: Vec<PeerState>,
+    in_flight: usize,
+}
+
+/// Runs the scenario in `file` and prints the report.
+pub(super) fn run(file: &Path, as_json: bool) -> Result<(), String> {
+    let scenario = io::scenario::read_scenario(file).map_err(|e| e.to_string())?;
+    let player = scenario
+        .run()
+        .map_err(|e| format!("{}: {e}", file.display()))?;
+    // Replay the finished run one event at a time to read every intermediate state; the views
+    // follow the replay's replicas incrementally.
+    let mut replay = player.network().clone();
+    replay.seek(0).map_err(|e| e.to_string())?;
+    let mut views: Vec<SceneView> = replay
+        .replicas()
+        .iter()
+        .map(SceneView::from_source)
+        .collect();
+    let initial = peer_states(&replay, &mut views);
+    let mut lines = Vec::new();
+    for (index, event) in player.network().events()[..player.network().cursor()]
+        .iter()
+        .enumerate()
+    {
+        replay.step_forward();
+        lines.push(StepLine {
+            step: player.step_of_event(index).map_or(0, |s| s + 1),
+            index: index + 1,
+            kind: event.kind.name(),
+            at: event.at,
+            summary: replay.describe_event(event),
+            peers: peer_states(&replay, &mut views),
+            in_flight: replay.in_flight().len(),
+        });
+    }
+    let network = player.network();
+    let convergence = network.convergence();
+    let name = |e: Entity| network.name_of(e, &[]);
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let scenario = player.scenario();
+    let result = if as_json {
+        let doc = json!({
+            "title": scenario.title,
+            "peers": scenario.peers,
+            "seed": scenario.seed,
+            "initial": peers_json(&initial),
+            "steps": lines.iter().map(|l| json!({
+                "step": l.step,
+                "event": { "index": l.index, "kind": l.kind, "at": l.at, "summary": l.summary },
+                "peers": peers_json(&l.peers),
+                "in_flight": l.in_flight,
+            })).collect::<Vec<_>>(),
+            "converged": convergence.converged,
+            "in_flight": convergence.in_flight,
+            "differing": convergence.differing.iter().map(|e| e.0).collect::<Vec<_>>(),
+        });
+        writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&doc).expect("JSON values serialize")
+        )
+    } else {
+        (|| {
+            writeln!(
+                out,
+                "{} ({} peers, seed {})",
+                scenario.title, scenario.peers, scenario.seed
+            )?;
+            writeln!(out, "start")?;
+            write_peers(&mut out, &initial)?;
+            for (i, step) in scenario.steps.iter().enumerate() {
+                writeln!(
+                    out,
+                    "step {}: {}",
+                    i + 1,
+                    step.text.as_deref().unwrap_or("")
+                )?;
+                for line in lines.iter().filter(|l| l.step == i + 1) {
+                    writeln!(
+                        out,
+                        "  event {} ({}): {}",
+                        line.index, line.kind, line.summary
+                    )?;
+                    write_peers(&mut out, &line.peers)?;
+                }
+            }
+            if convergence.converged {
+                let digest = convergence.digests.first().copied().unwrap_or_default();
+                writeln!(
+                    out,
+                    "converged: yes (every peer has digest {}, nothing in flight)",
+                    short(digest)
+                )
+            } else {
+                let differing: Vec<String> = convergence
+                    .differing
+                    .iter()
+                    .map(|e| label(*e, name(*e)))
+                    .collect();
+                writeln!(
+                    out,
+                    "converged: no ({} in flight; entities that differ: {})",
+                    convergence.in_flight,
+                    if differing.is_empty() {
+                        "none yet".to_string()
+                    } else {
+                        differing.join(", ")
+                    }
+                )
+            }
+        })()
+    };
+    match result {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.map_err(|e| format!("cannot write output: {e}")),
+    }
+}
+
+fn peer_states(network: &Network, views: &mut [SceneView]) -> Vec<PeerState> {
+    network
+        .peers()
+        .zip(views.iter_mut())
+        .map(|(peer, view)| {
+            let replica = network.replica(peer).expect("peers() lists existing peers");
+            view.update(replica);
+            let rerooted = view
+                .rerooted()
+                .into_iter()
+                .filter_map(|(e, reason)| {
+                    let why = match reason {
+                        Fallback::Cycle(members) => Rerooted::Cycle(members.to_vec()),
+                        Fallback::MissingParent => {
+                            Rerooted::MissingParent(view.declared_parent_of(e)?)
+                        }
+                        Fallback::None => return None,
+                    };
+                    Some((e, network.name_of(e, &[peer]), why))
+                })
+                .collect();
+            PeerState {
+                peer,
+                digest: replica.digest(),
+                rerooted,
+            }
+        })
+        .collect()
+}
+
+fn peers_json(peers: &[PeerState]) -> Value {
+    Value::Array(
+        peers
+            .iter()
+            .map(|p| {
+                json!({
+                    "peer": p.peer.0,
+                    "digest": format!("{:032x}", p.digest),
+                    "rerooted": p.rerooted.iter().map(|(e, name, why)| {
+                        let mut obj = json!({ "entity": e.0, "name": name });
+                        match why {
+                            Rerooted::Cycle(members) => {
+                                obj["reason"] = json!("cycle");
+                                obj["cycle"] = json!(members.iter().map(|m| m.0).collect::<Vec<_>>());
+                            }
+                            Rerooted::MissingParent(parent) => {
+                                obj["reason"] = json!("missing_parent");
+                                obj["parent"] = json!(parent.0);
+                            }
+                        }
+                        obj
+                    }).collect::<Vec<_>>(),
+                })
+            })
+            .collect(),
+    )
+}
+
+fn write_peers(out: &mut impl Write, peers: &[PeerState]) -> std::io::Result<()> {
+    for p in peers {
+        let rerooted: Vec<String> = p
+            .rerooted
+            .iter()
+            .map(|(e, name, why)| {
+                let what = match why {
+                    Rerooted::Cycle(members) => {
+                        let ring: Vec<String> = members
+                            .iter()
+                            .chain(members.first())
+                            .map(Entity::to_string)
+                            .collect();
+                        format!("cycle {}", ring.join(" → "))
+                    }
+                    Rerooted::MissingParent(parent) => {
+                        format!("parent {parent} has no Transform")
+                    }
+                };
+                format!("{} ({what})", label(*e, name.clone()))
+            })
+            .collect();
+        let tail = if rerooted.is_empty() {
+            String::new()
+        } else {
+            format!("  re-rooted: {}", rerooted.join(", "))
+        };
+        writeln!(out, "    {}  digest {}{tail}", p.peer, short(p.digest))?;
+    }
+    Ok(())
+}
+
+fn label(e: Entity, name: Option<String>) -> String {
+    match name {
+        Some(n) => format!("{e} {n:?}"),
+        None => e.to_string(),
+    }
+}
+
+/// The first 16 hex digits of a digest: enough to tell states apart by eye.
+fn short(digest: u128) -> String {
+    format!("{:016x}", digest >> 64)
+}

@@ -1,0 +1,272 @@
+//! Scenario files: a scripted run of a [`Network`] (peers, initial state, seed, and a list of
+//! steps, each with the text a lesson shows and the actions it performs).
+//!
+//! ```json
+//! {
+//!   "format": "scenetree-scenario/1",
+//!   "title": "Two peers reparent at once",
+//!   "explanation": "Shown before the first step.",
+//!   "peers": 2,
+//!   "seed": 1,
+//!   "initial": { "entities": [ { "entity": 512, "name": "Lamp", "position": [1, 0, 0] },
+//!                              { "entity": 513, "name": "Table", "parent": "Lamp" } ] },
+//!   "steps": [
+//!     { "text": "Peer 1 puts Lamp under Table.",
+//!       "actions": [ { "do": "move", "peer": 1, "entity": "Lamp", "parent": "Table" } ] },
+//!     { "actions": [ { "do": "deliver", "from": 1, "to": 2 } ] }
+//!   ]
+//! }
+//! ```
+//!
+//! Entities are ids or names declared in `initial.entities`; peers are numbered from 1. The
+//! actions (`"do"`) are listed in [`Action`]; [`parse`] documents each one's fields. Parsing is
+//! pure (`&str` in, [`Scenario`] or an error with its JSON path out); reading files is `io`'s job.
+//! A scenario is only good when it also *plays*: [`Scenario::run`] reports the first action
+//! that cannot run (say, a delivery when nothing is in flight) with its path.
+
+mod parse;
+mod parse_action;
+mod play;
+mod write;
+
+use std::fmt;
+
+use glam::{Quat, Vec3};
+
+use super::message::CrdtMessage;
+use super::network::{AutoDelivery, DeliveryOrder, MessageFilter, MessageId, Network, PeerId};
+use super::replica::Replica;
+use crate::model::{Entity, Transform, encode_name, ids};
+
+pub use parse::parse;
+pub use play::ScenarioPlayer;
+
+/// The format tag scenario files start with.
+pub const FORMAT: &str = "scenetree-scenario/1";
+
+/// A scripted network run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scenario {
+    /// A short title.
+    pub title: String,
+    /// What the lesson is about, shown before the first step.
+    pub explanation: String,
+    /// Number of peers (2 to 8).
+    pub peers: usize,
+    /// The seed of the network's random choices.
+    pub seed: u64,
+    /// The state every peer starts with.
+    pub initial: InitialState,
+    /// The steps, played one at a time.
+    pub steps: Vec<ScenarioStep>,
+}
+
+/// The state every peer starts with: `stream` applied first, then `entities` written.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct InitialState {
+    /// Entities declared by hand, with names the actions may use.
+    pub entities: Vec<InitialEntity>,
+    /// An exact state as CRDT messages (how a saved run stores its start).
+    pub stream: Vec<CrdtMessage>,
+}
+
+/// One hand-declared entity of the initial state.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InitialEntity {
+    /// Its id.
+    pub entity: Entity,
+    /// Its `core-schema::Name`, if any (also the name actions can refer to it by).
+    pub name: Option<String>,
+    /// Its Transform (local, relative to `parent`; meters and a unit quaternion), or `None`
+    /// for an entity without one.
+    pub transform: Option<Transform>,
+    /// The Lamport timestamp of both components (1 unless given).
+    pub timestamp: u32,
+}
+
+/// One step: the text shown while it is the current step, and what it does.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScenarioStep {
+    /// What the user should look at after this step.
+    pub text: Option<String>,
+    /// The actions, run in order.
+    pub actions: Vec<Action>,
+}
+
+/// Which in-flight message an action means.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Selector {
+    /// By id (ids are 1, 2, 3, … in send order, the same on every replay).
+    Id(MessageId),
+    /// The `nth` (from 1) message in list order from `from` to `to` (either may be any peer).
+    Route {
+        from: Option<PeerId>,
+        to: Option<PeerId>,
+        nth: usize,
+    },
+}
+
+/// One scripted action. Each maps to network operations; see [`parse`] for the JSON.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    /// `"move"`: write the entity's Transform on `peer`; fields left out keep that peer's
+    /// current values (identity when it has no Transform). Position in meters, local.
+    Move {
+        peer: PeerId,
+        entity: Entity,
+        parent: Option<Entity>,
+        position: Option<Vec3>,
+        rotation: Option<Quat>,
+        scale: Option<Vec3>,
+    },
+    /// `"rename"`: write the entity's `core-schema::Name`.
+    Rename {
+        peer: PeerId,
+        entity: Entity,
+        name: String,
+    },
+    /// `"put"`: write any last-writer-wins component's bytes.
+    Put {
+        peer: PeerId,
+        entity: Entity,
+        component: u32,
+        data: Vec<u8>,
+    },
+    /// `"append"`: add a value to a grow-only set.
+    Append {
+        peer: PeerId,
+        entity: Entity,
+        component: u32,
+        data: Vec<u8>,
+    },
+    /// `"delete_component"`: remove a component.
+    DeleteComponent {
+        peer: PeerId,
+        entity: Entity,
+        component: u32,
+    },
+    /// `"delete_entity"`: delete an entity.
+    DeleteEntity { peer: PeerId, entity: Entity },
+    /// `"authored"`: messages the peer wrote outside the network (see
+    /// [`LocalWrite::Authored`](crate::crdt::LocalWrite::Authored)).
+    Authored {
+        peer: PeerId,
+        messages: Vec<CrdtMessage>,
+    },
+    /// `"deliver"`: deliver one message.
+    Deliver(Selector),
+    /// `"deliver_all"`: deliver everything that passes the filter, replies included.
+    DeliverAll {
+        order: DeliveryOrder,
+        filter: MessageFilter,
+    },
+    /// `"drop"`: lose one message.
+    Drop(Selector),
+    /// `"duplicate"`: send a second copy of one message.
+    Duplicate(Selector),
+    /// `"reorder"`: move one message to a position (from 0) of the in-flight list.
+    Reorder { message: Selector, index: usize },
+    /// `"offline"` / `"online"`.
+    SetOnline { peer: PeerId, online: bool },
+    /// `"tick"`: move the clock without delivering.
+    Tick { ticks: u64 },
+    /// `"advance"`: let time pass; auto-delivery delivers what falls due.
+    Advance { ticks: u64 },
+    /// `"auto_delivery"`: turn auto-delivery on (latency, jitter) or off.
+    SetAutoDelivery(Option<AutoDelivery>),
+}
+
+/// Where in a scenario file a problem is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ErrorAt {
+    /// The text is not JSON (1-based line and column).
+    Syntax { line: usize, column: usize },
+    /// A JSON path such as `steps[2].actions[0].peer` (empty for the whole document).
+    Path(String),
+}
+
+/// A scenario that cannot be read or played, with where and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioError {
+    /// Where.
+    pub at: ErrorAt,
+    /// What was expected and what was found.
+    pub message: String,
+}
+
+impl ScenarioError {
+    /// An error at a JSON path.
+    pub fn at(path: impl Into<String>, message: impl Into<String>) -> Self {
+        ScenarioError {
+            at: ErrorAt::Path(path.into()),
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.at {
+            ErrorAt::Syntax { line, column } => write!(f, "{line}:{column}: {}", self.message),
+            ErrorAt::Path(p) if p.is_empty() => write!(f, "{}", self.message),
+            ErrorAt::Path(p) => write!(f, "at {p}: {}", self.message),
+        }
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+impl InitialState {
+    /// The replica every peer starts with.
+    pub fn replica(&self) -> Replica {
+        let mut replica = Replica::from_messages(&self.stream);
+        for e in &self.entities {
+            if let Some(t) = &e.transform {
+                replica.apply(&CrdtMessage::PutComponent {
+                    entity: e.entity,
+                    component: Transform::COMPONENT_ID,
+                    timestamp: e.timestamp,
+                    data: t.to_bytes().to_vec(),
+                });
+            }
+            if let Some(name) = &e.name {
+                replica.apply(&CrdtMessage::PutComponent {
+                    entity: e.entity,
+                    component: ids::NAME,
+                    timestamp: e.timestamp,
+                    data: encode_name(name),
+                });
+            }
+        }
+        replica
+    }
+}
+
+impl Scenario {
+    /// The network before the first step.
+    pub fn start(&self) -> Result<Network, ScenarioError> {
+        Network::new(self.peers, self.seed, &self.initial.replica())
+            .map_err(|e| ScenarioError::at("peers", e.to_string()))
+    }
+
+    /// Plays step `index` (from 0) on `network`.
+    pub fn play_step(&self, network: &mut Network, index: usize) -> Result<(), ScenarioError> {
+        let step = self
+            .steps
+            .get(index)
+            .ok_or_else(|| ScenarioError::at("steps", format!("there is no step {index}")))?;
+        for (i, action) in step.actions.iter().enumerate() {
+            play::perform(network, action).map_err(|message| {
+                ScenarioError::at(format!("steps[{index}].actions[{i}]"), message)
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Plays every step. Fails at the first action that cannot run.
+    pub fn run(&self) -> Result<ScenarioPlayer, ScenarioError> {
+        let mut player = ScenarioPlayer::new(self.clone())?;
+        while player.next_step()? {}
+        Ok(player)
+    }
+}

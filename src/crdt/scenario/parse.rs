@@ -1,0 +1,380 @@
+//! Reading a scenario from JSON text, with every error naming its JSON path.
+//!
+//! Top level: `format` (must be `"scenetree-scenario/1"`), `title`, `explanation` (optional),
+//! `peers` (2 to 8), `seed` (optional, 0), `initial` (optional), `steps`.
+//!
+//! `initial`: `entities`, a list of `{ "entity": id, "name"?, "parent"?, "position"?,
+//! "rotation"?, "scale"?, "transform"?: false, "timestamp"?: 1 }` (a Transform is written unless
+//! `"transform": false`; position in meters, rotation a quaternion `[x, y, z, w]`), and
+//! `stream`, base64 of CRDT messages applied before the entities.
+//!
+//! Each step: `{ "text"?: "...", "actions": [ ... ] }`. Each action is an object with `"do"`:
+//!
+//! | do | fields |
+//! |---|---|
+//! | `move` | `peer`, `entity`, and any of `parent`, `position`, `rotation`, `scale` |
+//! | `rename` | `peer`, `entity`, `name` |
+//! | `put`, `append` | `peer`, `entity`, `component`, `base64` |
+//! | `delete_component` | `peer`, `entity`, `component` |
+//! | `delete_entity` | `peer`, `entity` |
+//! | `authored` | `peer`, `stream` (base64 CRDT messages the peer wrote outside the network) |
+//! | `deliver`, `drop`, `duplicate` | a message: `id`, or `from` and/or `to` with `nth` (from 1, default 1) |
+//! | `deliver_all` | `order`? (`"send"`, `"reverse"`, `"random"`), `from`?, `to`? |
+//! | `reorder` | a message (as for `deliver`) and `index` (its new position, from 0) |
+//! | `offline`, `online` | `peer` |
+//! | `tick`, `advance` | `ticks` |
+//! | `auto_delivery` | `latency` and `jitter`? to turn it on, or `"off": true` |
+//!
+//! Entities are ids (numbers) or names declared in `initial.entities`; components are ids or
+//! known names (`"core::Transform"`, or `"Transform"`, `"Name"`). Unknown fields are errors, so
+//! a typo never goes unnoticed.
+
+use std::collections::BTreeMap;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use glam::{Quat, Vec3};
+use serde_json::Value;
+
+use super::{ErrorAt, FORMAT, InitialEntity, InitialState, Scenario, ScenarioError, ScenarioStep};
+use crate::crdt::network::{MAX_PEERS, MIN_PEERS, PeerId};
+use crate::crdt::stream::decode_stream;
+use crate::model::{Entity, Transform, component, component_id_from_name, ids};
+
+/// Reads a scenario from JSON text.
+pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
+    let doc: Value = serde_json::from_str(text).map_err(|e| ScenarioError {
+        at: ErrorAt::Syntax {
+            line: e.line(),
+            column: e.column(),
+        },
+        message: format!("not valid JSON: {e}"),
+    })?;
+    let root = Node::root(&doc);
+    root.only(&[
+        "format",
+        "title",
+        "explanation",
+        "peers",
+        "seed",
+        "initial",
+        "steps",
+    ])?;
+    match root.get("format") {
+        None => {
+            return Err(root.error(format!(
+                "missing \"format\": a scenario starts with \"format\": \"{FORMAT}\""
+            )));
+        }
+        Some(f) => {
+            let tag = f.str()?;
+            if tag != FORMAT {
+                return Err(f.error(format!("expected \"{FORMAT}\", found \"{tag}\"")));
+            }
+        }
+    }
+    let peers_node = root.req("peers")?;
+    let peers = peers_node.uint()?;
+    if !(MIN_PEERS as u64..=MAX_PEERS as u64).contains(&peers) {
+        return Err(peers_node.error(format!(
+            "a scenario has {MIN_PEERS} to {MAX_PEERS} peers, not {peers}"
+        )));
+    }
+    let mut p = Parser {
+        peers: peers as usize,
+        names: BTreeMap::new(),
+    };
+    let initial = match root.get("initial") {
+        Some(node) => p.initial(&node)?,
+        None => InitialState::default(),
+    };
+    let steps = root
+        .req("steps")?
+        .array()?
+        .iter()
+        .map(|s| p.step(s))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Scenario {
+        title: root.opt_str("title")?.unwrap_or_default(),
+        explanation: root.opt_str("explanation")?.unwrap_or_default(),
+        peers: peers as usize,
+        seed: root.get("seed").map(|s| s.uint()).transpose()?.unwrap_or(0),
+        initial,
+        steps,
+    })
+}
+
+/// A JSON value with its path.
+pub(super) struct Node<'a> {
+    pub(super) value: &'a Value,
+    path: String,
+}
+
+impl<'a> Node<'a> {
+    fn root(value: &'a Value) -> Self {
+        Node {
+            value,
+            path: String::new(),
+        }
+    }
+
+    pub(super) fn error(&self, message: impl Into<String>) -> ScenarioError {
+        ScenarioError::at(self.path.clone(), message)
+    }
+
+    pub(super) fn get(&self, key: &str) -> Option<Node<'a>> {
+        let value = self.value.get(key)?;
+        let path = if self.path.is_empty() {
+            key.to_string()
+        } else {
+            format!("{}.{key}", self.path)
+        };
+        Some(Node { value, path })
+    }
+
+    pub(super) fn req(&self, key: &str) -> Result<Node<'a>, ScenarioError> {
+        self.get(key)
+            .ok_or_else(|| self.error(format!("missing \"{key}\"")))
+    }
+
+    /// Refuses fields other than `allowed` (and refuses non-objects).
+    pub(super) fn only(&self, allowed: &[&str]) -> Result<(), ScenarioError> {
+        let map = self
+            .value
+            .as_object()
+            .ok_or_else(|| self.error("expected an object"))?;
+        match map.keys().find(|k| !allowed.contains(&k.as_str())) {
+            Some(k) => Err(self.error(format!(
+                "unknown field \"{k}\" (expected one of: {})",
+                allowed.join(", ")
+            ))),
+            None => Ok(()),
+        }
+    }
+
+    pub(super) fn array(&self) -> Result<Vec<Node<'a>>, ScenarioError> {
+        let list = self
+            .value
+            .as_array()
+            .ok_or_else(|| self.error("expected a list"))?;
+        Ok(list
+            .iter()
+            .enumerate()
+            .map(|(i, value)| Node {
+                value,
+                path: format!("{}[{i}]", self.path),
+            })
+            .collect())
+    }
+
+    pub(super) fn str(&self) -> Result<&'a str, ScenarioError> {
+        self.value
+            .as_str()
+            .ok_or_else(|| self.error("expected a string"))
+    }
+
+    pub(super) fn opt_str(&self, key: &str) -> Result<Option<String>, ScenarioError> {
+        self.get(key)
+            .map(|n| n.str().map(str::to_owned))
+            .transpose()
+    }
+
+    pub(super) fn uint(&self) -> Result<u64, ScenarioError> {
+        self.value
+            .as_u64()
+            .ok_or_else(|| self.error(format!("expected a whole number ≥ 0, found {}", self.value)))
+    }
+
+    pub(super) fn u32(&self) -> Result<u32, ScenarioError> {
+        u32::try_from(self.uint()?).map_err(|_| self.error("expected a number below 2^32"))
+    }
+
+    pub(super) fn bool(&self) -> Result<bool, ScenarioError> {
+        self.value
+            .as_bool()
+            .ok_or_else(|| self.error("expected true or false"))
+    }
+
+    pub(super) fn floats<const N: usize>(&self) -> Result<[f32; N], ScenarioError> {
+        let list = self
+            .value
+            .as_array()
+            .filter(|l| l.len() == N)
+            .ok_or_else(|| self.error(format!("expected a list of {N} numbers")))?;
+        let mut out = [0.0; N];
+        for (slot, v) in out.iter_mut().zip(list) {
+            let x = v
+                .as_f64()
+                .ok_or_else(|| self.error(format!("{v} is not a number")))?;
+            // Finite f64 beyond f32's range would become infinite.
+            if (x as f32).is_infinite() {
+                return Err(self.error(format!("{x} does not fit a 32-bit float")));
+            }
+            *slot = x as f32;
+        }
+        Ok(out)
+    }
+
+    pub(super) fn base64(&self) -> Result<Vec<u8>, ScenarioError> {
+        BASE64
+            .decode(self.str()?)
+            .map_err(|e| self.error(format!("not valid base64: {e}")))
+    }
+}
+
+/// Parsing state: the peer count and the declared entity names.
+pub(super) struct Parser {
+    peers: usize,
+    names: BTreeMap<String, Entity>,
+}
+
+impl Parser {
+    fn initial(&mut self, node: &Node) -> Result<InitialState, ScenarioError> {
+        node.only(&["entities", "stream"])?;
+        let mut state = InitialState::default();
+        if let Some(stream) = node.get("stream") {
+            let bytes = stream.base64()?;
+            let decoded = decode_stream(&bytes).map_err(|e| {
+                stream.error(format!("at byte {} of the stream: {}", e.offset, e.kind))
+            })?;
+            state.stream = decoded.messages;
+        }
+        let Some(entities) = node.get("entities") else {
+            return Ok(state);
+        };
+        let entities = entities.array()?;
+        // Names first, so a parent may be declared after its child.
+        for e in &entities {
+            if let Some(name) = e.get("name") {
+                let entity = Entity(e.req("entity")?.u32()?);
+                if let Some(old) = self.names.insert(name.str()?.to_string(), entity)
+                    && old != entity
+                {
+                    return Err(name.error(format!(
+                        "the name is already used by entity {old}; names must be unique"
+                    )));
+                }
+            }
+        }
+        for e in &entities {
+            e.only(&[
+                "entity",
+                "name",
+                "parent",
+                "position",
+                "rotation",
+                "scale",
+                "transform",
+                "timestamp",
+            ])?;
+            let has_transform = e.get("transform").map(|t| t.bool()).transpose()?;
+            let transform = if has_transform == Some(false) {
+                for field in ["parent", "position", "rotation", "scale"] {
+                    if let Some(f) = e.get(field) {
+                        return Err(f.error("this entity has \"transform\": false"));
+                    }
+                }
+                None
+            } else {
+                let mut t = Transform::IDENTITY;
+                self.transform_fields(e, &mut t)?;
+                Some(t)
+            };
+            state.entities.push(InitialEntity {
+                entity: Entity(e.req("entity")?.u32()?),
+                name: e.opt_str("name")?,
+                transform,
+                timestamp: e
+                    .get("timestamp")
+                    .map(|t| t.u32())
+                    .transpose()?
+                    .unwrap_or(1),
+            });
+        }
+        Ok(state)
+    }
+
+    /// Reads `parent`, `position`, `rotation`, `scale` into `t` where given.
+    fn transform_fields(&self, node: &Node, t: &mut Transform) -> Result<(), ScenarioError> {
+        if let Some(p) = node.get("parent") {
+            t.parent = self.entity(&p)?;
+        }
+        if let Some(p) = node.get("position") {
+            t.position = Vec3::from_array(p.floats::<3>()?);
+        }
+        if let Some(r) = node.get("rotation") {
+            t.rotation = Quat::from_array(r.floats::<4>()?);
+        }
+        if let Some(s) = node.get("scale") {
+            t.scale = Vec3::from_array(s.floats::<3>()?);
+        }
+        Ok(())
+    }
+
+    pub(super) fn entity(&self, node: &Node) -> Result<Entity, ScenarioError> {
+        match node.value {
+            Value::String(name) => self.names.get(name).copied().ok_or_else(|| {
+                let known: Vec<&str> = self.names.keys().map(String::as_str).collect();
+                node.error(format!(
+                    "no entity is named \"{name}\" in initial.entities (names: {})",
+                    if known.is_empty() {
+                        "none".to_string()
+                    } else {
+                        known.join(", ")
+                    }
+                ))
+            }),
+            _ => node
+                .u32()
+                .map(Entity)
+                .map_err(|_| node.error("expected an entity id or a declared name")),
+        }
+    }
+
+    pub(super) fn component(&self, node: &Node) -> Result<u32, ScenarioError> {
+        match node.value {
+            Value::String(name) => {
+                let id = match name.as_str() {
+                    "Transform" => ids::TRANSFORM,
+                    "Name" => ids::NAME,
+                    other => component_id_from_name(other),
+                };
+                if component::component_name(id).is_some() {
+                    Ok(id)
+                } else {
+                    Err(node.error(format!(
+                        "unknown component name \"{name}\"; give the component's id as a number"
+                    )))
+                }
+            }
+            _ => node
+                .u32()
+                .map_err(|_| node.error("expected a component id or name")),
+        }
+    }
+
+    pub(super) fn peer(&self, node: &Node) -> Result<PeerId, ScenarioError> {
+        let n = node.uint()?;
+        if n == 0 || n > self.peers as u64 {
+            return Err(node.error(format!("peers are numbered 1 to {}, found {n}", self.peers)));
+        }
+        Ok(PeerId(n as u8))
+    }
+
+    pub(super) fn opt_peer(&self, node: &Node, key: &str) -> Result<Option<PeerId>, ScenarioError> {
+        node.get(key).map(|p| self.peer(&p)).transpose()
+    }
+
+    fn step(&self, node: &Node) -> Result<ScenarioStep, ScenarioError> {
+        node.only(&["text", "actions"])?;
+        Ok(ScenarioStep {
+            text: node.opt_str("text")?,
+            actions: node
+                .req("actions")?
+                .array()?
+                .iter()
+                .map(|a| self.action(a))
+                .collect::<Result<_, _>>()?,
+        })
+    }
+}

@@ -1,0 +1,344 @@
+//! Writing a scenario as JSON that [`super::parse`] reads back to the same [`Scenario`], and
+//! turning a network run into a scenario.
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use serde_json::{Map, Value, json};
+
+use super::{Action, FORMAT, InitialState, Scenario, ScenarioStep, Selector};
+use crate::crdt::message::{CrdtMessage, encode_stream};
+use crate::crdt::network::{DeliveryOrder, EventKind, LocalWrite, Network, PeerId};
+use crate::model::{Transform, decode_name, encode_name, ids};
+
+impl Scenario {
+    /// The scenario as pretty-printed JSON, newline-terminated. Entities are written as ids.
+    pub fn to_json(&self) -> String {
+        let steps: Vec<Value> = self
+            .steps
+            .iter()
+            .map(|s| {
+                let mut obj = Map::new();
+                if let Some(text) = &s.text {
+                    obj.insert("text".into(), json!(text));
+                }
+                obj.insert(
+                    "actions".into(),
+                    Value::Array(s.actions.iter().map(action_json).collect()),
+                );
+                Value::Object(obj)
+            })
+            .collect();
+        let doc = json!({
+            "format": FORMAT,
+            "title": self.title,
+            "explanation": self.explanation,
+            "peers": self.peers,
+            "seed": self.seed,
+            "initial": initial_json(&self.initial),
+            "steps": steps,
+        });
+        let mut text = serde_json::to_string_pretty(&doc).expect("JSON values always serialize");
+        text.push('\n');
+        text
+    }
+}
+
+fn initial_json(initial: &InitialState) -> Value {
+    let mut obj = Map::new();
+    if !initial.stream.is_empty() {
+        obj.insert(
+            "stream".into(),
+            json!(BASE64.encode(encode_stream(&initial.stream))),
+        );
+    }
+    let entities: Vec<Value> = initial
+        .entities
+        .iter()
+        .map(|e| {
+            let mut o = Map::new();
+            o.insert("entity".into(), json!(e.entity.0));
+            if let Some(name) = &e.name {
+                o.insert("name".into(), json!(name));
+            }
+            match &e.transform {
+                Some(t) => {
+                    o.insert("parent".into(), json!(t.parent.0));
+                    o.insert("position".into(), json!(t.position.to_array()));
+                    o.insert("rotation".into(), json!(t.rotation.to_array()));
+                    o.insert("scale".into(), json!(t.scale.to_array()));
+                }
+                None => {
+                    o.insert("transform".into(), json!(false));
+                }
+            }
+            o.insert("timestamp".into(), json!(e.timestamp));
+            Value::Object(o)
+        })
+        .collect();
+    obj.insert("entities".into(), Value::Array(entities));
+    Value::Object(obj)
+}
+
+fn peer(p: PeerId) -> Value {
+    json!(p.0)
+}
+
+fn selector_into(obj: &mut Map<String, Value>, sel: &Selector) {
+    match sel {
+        Selector::Id(id) => {
+            obj.insert("id".into(), json!(id.0));
+        }
+        Selector::Route { from, to, nth } => {
+            if let Some(f) = from {
+                obj.insert("from".into(), peer(*f));
+            }
+            if let Some(t) = to {
+                obj.insert("to".into(), peer(*t));
+            }
+            obj.insert("nth".into(), json!(nth));
+        }
+    }
+}
+
+fn action_json(action: &Action) -> Value {
+    let mut o = Map::new();
+    let mut put = |k: &str, v: Value| {
+        o.insert(k.to_string(), v);
+    };
+    match action {
+        Action::Move {
+            peer: p,
+            entity,
+            parent,
+            position,
+            rotation,
+            scale,
+        } => {
+            put("do", json!("move"));
+            put("peer", peer(*p));
+            put("entity", json!(entity.0));
+            if let Some(parent) = parent {
+                put("parent", json!(parent.0));
+            }
+            if let Some(v) = position {
+                put("position", json!(v.to_array()));
+            }
+            if let Some(r) = rotation {
+                put("rotation", json!(r.to_array()));
+            }
+            if let Some(s) = scale {
+                put("scale", json!(s.to_array()));
+            }
+        }
+        Action::Rename {
+            peer: p,
+            entity,
+            name,
+        } => {
+            put("do", json!("rename"));
+            put("peer", peer(*p));
+            put("entity", json!(entity.0));
+            put("name", json!(name));
+        }
+        Action::Put {
+            peer: p,
+            entity,
+            component,
+            data,
+        }
+        | Action::Append {
+            peer: p,
+            entity,
+            component,
+            data,
+        } => {
+            let kind = if matches!(action, Action::Put { .. }) {
+                "put"
+            } else {
+                "append"
+            };
+            put("do", json!(kind));
+            put("peer", peer(*p));
+            put("entity", json!(entity.0));
+            put("component", json!(component));
+            put("base64", json!(BASE64.encode(data)));
+        }
+        Action::DeleteComponent {
+            peer: p,
+            entity,
+            component,
+        } => {
+            put("do", json!("delete_component"));
+            put("peer", peer(*p));
+            put("entity", json!(entity.0));
+            put("component", json!(component));
+        }
+        Action::DeleteEntity { peer: p, entity } => {
+            put("do", json!("delete_entity"));
+            put("peer", peer(*p));
+            put("entity", json!(entity.0));
+        }
+        Action::Authored { peer: p, messages } => {
+            put("do", json!("authored"));
+            put("peer", peer(*p));
+            put("stream", json!(BASE64.encode(encode_stream(messages))));
+        }
+        Action::Deliver(sel) | Action::Drop(sel) | Action::Duplicate(sel) => {
+            let kind = match action {
+                Action::Deliver(_) => "deliver",
+                Action::Drop(_) => "drop",
+                _ => "duplicate",
+            };
+            o.insert("do".into(), json!(kind));
+            selector_into(&mut o, sel);
+        }
+        Action::DeliverAll { order, filter } => {
+            put("do", json!("deliver_all"));
+            if *order != DeliveryOrder::Send {
+                put("order", json!(order.as_str()));
+            }
+            if let Some(f) = filter.from {
+                put("from", peer(f));
+            }
+            if let Some(t) = filter.to {
+                put("to", peer(t));
+            }
+        }
+        Action::Reorder { message, index } => {
+            o.insert("do".into(), json!("reorder"));
+            selector_into(&mut o, message);
+            o.insert("index".into(), json!(index));
+        }
+        Action::SetOnline { peer: p, online } => {
+            put("do", json!(if *online { "online" } else { "offline" }));
+            put("peer", peer(*p));
+        }
+        Action::Tick { ticks } => {
+            put("do", json!("tick"));
+            put("ticks", json!(ticks));
+        }
+        Action::Advance { ticks } => {
+            put("do", json!("advance"));
+            put("ticks", json!(ticks));
+        }
+        Action::SetAutoDelivery(None) => {
+            put("do", json!("auto_delivery"));
+            put("off", json!(true));
+        }
+        Action::SetAutoDelivery(Some(a)) => {
+            put("do", json!("auto_delivery"));
+            put("latency", json!(a.latency));
+            put("jitter", json!(a.jitter));
+        }
+    }
+    Value::Object(o)
+}
+
+impl Network {
+    /// This run (up to the cursor) as a scenario: its start as an exact CRDT stream and one
+    /// step per event, so loading and running it rebuilds the same states.
+    pub fn to_scenario(&self, title: &str, explanation: &str) -> Scenario {
+        let start = self.initial_replica();
+        let mut stream = start.state_messages();
+        // Values first, deletions after: a deleted id retires the values stored before it.
+        stream.extend(
+            start
+                .deleted_entities()
+                .into_iter()
+                .map(|entity| CrdtMessage::DeleteEntity { entity }),
+        );
+        let steps = self.events()[..self.cursor()]
+            .iter()
+            .map(|e| ScenarioStep {
+                text: None,
+                actions: vec![action_of(&e.kind)],
+            })
+            .collect();
+        Scenario {
+            title: title.to_string(),
+            explanation: explanation.to_string(),
+            peers: self.peer_count(),
+            seed: self.seed(),
+            initial: InitialState {
+                entities: Vec::new(),
+                stream,
+            },
+            steps,
+        }
+    }
+}
+
+/// The action that replays an event exactly.
+fn action_of(kind: &EventKind) -> Action {
+    match kind {
+        EventKind::Write { peer, write, .. } => write_action(*peer, write),
+        EventKind::Deliver { message, .. } => Action::Deliver(Selector::Id(message.id)),
+        EventKind::Drop { message } => Action::Drop(Selector::Id(message.id)),
+        EventKind::Duplicate { original, .. } => Action::Duplicate(Selector::Id(*original)),
+        EventKind::Reorder { id, to, .. } => Action::Reorder {
+            message: Selector::Id(*id),
+            index: *to,
+        },
+        EventKind::SetOnline { peer, online } => Action::SetOnline {
+            peer: *peer,
+            online: *online,
+        },
+        EventKind::Tick { ticks } => Action::Tick { ticks: *ticks },
+        EventKind::SetAutoDelivery { auto } => Action::SetAutoDelivery(*auto),
+    }
+}
+
+fn write_action(peer: PeerId, write: &LocalWrite) -> Action {
+    match write.clone() {
+        LocalWrite::Put {
+            entity,
+            component,
+            data,
+        } => {
+            // Readable forms only where they give back the exact bytes.
+            if component == ids::TRANSFORM
+                && let Ok(t) = Transform::from_bytes(&data)
+                && t.is_finite()
+                && t.to_bytes()[..] == data[..]
+            {
+                return Action::Move {
+                    peer,
+                    entity,
+                    parent: Some(t.parent),
+                    position: Some(t.position),
+                    rotation: Some(t.rotation),
+                    scale: Some(t.scale),
+                };
+            }
+            if component == ids::NAME
+                && let Some(name) = decode_name(&data)
+                && encode_name(&name) == data
+            {
+                return Action::Rename { peer, entity, name };
+            }
+            Action::Put {
+                peer,
+                entity,
+                component,
+                data,
+            }
+        }
+        LocalWrite::Append {
+            entity,
+            component,
+            data,
+        } => Action::Append {
+            peer,
+            entity,
+            component,
+            data,
+        },
+        LocalWrite::DeleteComponent { entity, component } => Action::DeleteComponent {
+            peer,
+            entity,
+            component,
+        },
+        LocalWrite::DeleteEntity { entity } => Action::DeleteEntity { peer, entity },
+        LocalWrite::Authored { messages } => Action::Authored { peer, messages },
+    }
+}

@@ -1,0 +1,374 @@
+//! The lessons in `scenes/`: each asserts what it teaches at the step where it teaches it,
+//! reading the peers' render trees the way the panel shows them.
+
+use std::path::{Path, PathBuf};
+
+use scenetree::crdt::scenario::parse;
+use scenetree::crdt::{
+    ApplyOutcome, EventKind, MessageKind, Network, PeerId, Replica, ScenarioPlayer,
+};
+use scenetree::io::scenario::read_scenario;
+use scenetree::model::{Entity, ids};
+use scenetree::scene::order_explorer::explore_inbox;
+use scenetree::scene::{Fallback, SceneView};
+
+const LAMP: Entity = Entity(512);
+const TABLE: Entity = Entity(513);
+const CHAIR: Entity = Entity(514);
+const P1: PeerId = PeerId(1);
+const P2: PeerId = PeerId(2);
+const P3: PeerId = PeerId(3);
+
+fn scenes() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes")
+}
+
+fn lesson(file: &str) -> ScenarioPlayer {
+    let scenario = read_scenario(&scenes().join(file)).unwrap_or_else(|e| panic!("{e}"));
+    ScenarioPlayer::new(scenario).unwrap()
+}
+
+/// Plays steps until `step` (from 1) has been played.
+fn play_to(player: &mut ScenarioPlayer, step: usize) {
+    while player.steps_played() < step {
+        assert!(player.next_step().unwrap(), "the lesson has a step {step}");
+    }
+}
+
+fn view(player: &ScenarioPlayer, peer: PeerId) -> SceneView {
+    SceneView::from_source(player.network().replica(peer).unwrap())
+}
+
+fn world_x(view: &SceneView, e: Entity) -> f32 {
+    view.world_affine(e).unwrap().translation.x
+}
+
+/// The apply outcomes of the deliveries the last played step made, in order.
+fn outcomes_of_last_step(player: &ScenarioPlayer) -> Vec<ApplyOutcome> {
+    let ends = player.step_ends();
+    let first = ends.len().checked_sub(2).map_or(0, |i| ends[i]);
+    player.network().events()[first..ends[ends.len() - 1]]
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::Deliver { outcome, .. } => Some(outcome.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn assert_converged(net: &Network) {
+    let c = net.convergence();
+    assert!(
+        c.converged,
+        "differing: {:?}, in flight: {}",
+        c.differing, c.in_flight
+    );
+}
+
+#[test]
+fn lesson_1_two_concurrent_reparents_make_a_two_cycle_that_a_later_write_resolves() {
+    let mut l = lesson("01-concurrent-reparent.scenario.json");
+    play_to(&mut l, 1);
+    assert_eq!(view(&l, P1).effective_parent_of(LAMP), Some(TABLE));
+    assert_eq!(view(&l, P2).effective_parent_of(LAMP), Some(Entity::ROOT));
+    play_to(&mut l, 2);
+    assert!(view(&l, P1).cycles().is_empty() && view(&l, P2).cycles().is_empty());
+
+    // After step 3 peer 1 shows Lamp and Table re-rooted with reason Cycle[Lamp, Table].
+    play_to(&mut l, 3);
+    let p1 = view(&l, P1);
+    assert_eq!(p1.fallback_reason(LAMP), Fallback::Cycle(&[LAMP, TABLE]));
+    assert_eq!(p1.fallback_reason(TABLE), Fallback::Cycle(&[LAMP, TABLE]));
+    assert_eq!(p1.effective_parent_of(LAMP), Some(Entity::ROOT));
+    assert_eq!(p1.effective_parent_of(TABLE), Some(Entity::ROOT));
+    assert_eq!(
+        world_x(&p1, LAMP),
+        1.0,
+        "drawn at the root with its own local values"
+    );
+    assert!(view(&l, P2).cycles().is_empty());
+
+    // Step 4: both hold both writes: the same state, with the cycle.
+    play_to(&mut l, 4);
+    assert_converged(l.network());
+    assert_eq!(view(&l, P2).cycles(), vec![&[LAMP, TABLE][..]]);
+
+    play_to(&mut l, 5);
+    assert!(l.is_finished());
+    assert_converged(l.network());
+    for p in [P1, P2] {
+        let v = view(&l, p);
+        assert!(v.rerooted().is_empty());
+        assert_eq!(v.effective_parent_of(TABLE), Some(LAMP));
+        assert_eq!(world_x(&v, TABLE), 4.0, "Table back under Lamp (1 + 3)");
+    }
+}
+
+#[test]
+fn lesson_2_a_three_cycle_needs_all_three_edits() {
+    let mut l = lesson("02-three-cycle.scenario.json");
+    play_to(&mut l, 1);
+    assert_eq!(l.network().in_flight().len(), 6);
+    for p in [P1, P2, P3] {
+        assert!(view(&l, p).cycles().is_empty(), "{p} alone has no cycle");
+    }
+    play_to(&mut l, 2);
+    let p1 = view(&l, P1);
+    assert!(p1.cycles().is_empty(), "two edits make a chain");
+    assert_eq!(p1.effective_parent_of(LAMP), Some(TABLE));
+    assert_eq!(p1.effective_parent_of(TABLE), Some(CHAIR));
+
+    play_to(&mut l, 3);
+    let p1 = view(&l, P1);
+    for e in [LAMP, TABLE, CHAIR] {
+        assert_eq!(
+            p1.fallback_reason(e),
+            Fallback::Cycle(&[LAMP, TABLE, CHAIR])
+        );
+    }
+    assert!(view(&l, P2).cycles().is_empty());
+
+    play_to(&mut l, 4);
+    assert_converged(l.network());
+    for p in [P1, P2, P3] {
+        assert_eq!(view(&l, p).cycles(), vec![&[LAMP, TABLE, CHAIR][..]]);
+    }
+
+    play_to(&mut l, 5);
+    assert_converged(l.network());
+    for p in [P1, P2, P3] {
+        let v = view(&l, p);
+        assert!(v.cycles().is_empty());
+        assert_eq!(v.effective_parent_of(CHAIR), Some(Entity::ROOT));
+        assert_eq!(v.effective_parent_of(TABLE), Some(CHAIR));
+        assert_eq!(v.effective_parent_of(LAMP), Some(TABLE));
+    }
+}
+
+#[test]
+fn lesson_3_equal_timestamps_are_decided_by_the_bytes_not_the_number() {
+    let mut l = lesson("03-equal-timestamps.scenario.json");
+    play_to(&mut l, 2);
+    let (r1, r2) = (
+        l.network().replica(P1).unwrap(),
+        l.network().replica(P2).unwrap(),
+    );
+    assert_eq!(r1.timestamp(LAMP, ids::TRANSFORM), 2);
+    assert_eq!(r2.timestamp(LAMP, ids::TRANSFORM), 2, "a tie");
+    assert_eq!(r2.transform(LAMP).unwrap().position.x, 2.0);
+
+    play_to(&mut l, 3);
+    assert_eq!(
+        outcomes_of_last_step(&l),
+        [ApplyOutcome::AcceptedGreaterData]
+    );
+    assert_eq!(
+        world_x(&view(&l, P2), LAMP),
+        1.0,
+        "x = 1 has the greater bytes"
+    );
+
+    play_to(&mut l, 4);
+    assert!(matches!(
+        outcomes_of_last_step(&l)[..],
+        [ApplyOutcome::IgnoredSmallerData { .. }]
+    ));
+    let reply = &l.network().in_flight()[0];
+    assert_eq!(
+        (reply.from, reply.to, reply.kind),
+        (P1, P2, MessageKind::Reply)
+    );
+
+    play_to(&mut l, 5);
+    assert_eq!(outcomes_of_last_step(&l), [ApplyOutcome::IgnoredEqual]);
+    assert_converged(l.network());
+    for p in [P1, P2] {
+        assert_eq!(world_x(&view(&l, p), LAMP), 1.0);
+    }
+}
+
+#[test]
+fn lesson_4_children_follow_a_parent_that_loses_its_transform() {
+    let mut l = lesson("04-delete-parent-transform.scenario.json");
+    assert_eq!(world_x(&view(&l, P1), LAMP), 6.0);
+    play_to(&mut l, 1);
+    let p1 = view(&l, P1);
+    assert!(!p1.has_transform(TABLE));
+    assert_eq!(p1.fallback_reason(LAMP), Fallback::MissingParent);
+    assert_eq!(
+        p1.effective_parent_of(LAMP),
+        Some(TABLE),
+        "still Table's child"
+    );
+    assert_eq!(world_x(&p1, TABLE), 0.0);
+    assert_eq!(world_x(&p1, LAMP), 1.0);
+    assert_eq!(
+        world_x(&view(&l, P2), LAMP),
+        6.0,
+        "peer 2 has not heard yet"
+    );
+
+    play_to(&mut l, 2);
+    assert_eq!(view(&l, P2).fallback_reason(LAMP), Fallback::MissingParent);
+    assert_converged(l.network());
+
+    play_to(&mut l, 3);
+    assert_converged(l.network());
+    for p in [P1, P2] {
+        let v = view(&l, p);
+        assert_eq!(v.fallback_reason(LAMP), Fallback::None);
+        assert_eq!(world_x(&v, LAMP), 4.0);
+    }
+}
+
+#[test]
+fn lesson_5_a_delete_wins_over_a_concurrent_move() {
+    let mut l = lesson("05-delete-while-moving.scenario.json");
+    const CHAIR_ON_LAMP: Entity = Entity(513);
+    play_to(&mut l, 1);
+    assert!(l.network().replica(P1).unwrap().is_deleted(LAMP));
+    let p1 = view(&l, P1);
+    assert_eq!(p1.fallback_reason(CHAIR_ON_LAMP), Fallback::MissingParent);
+    assert!(
+        p1.is_implicit(LAMP),
+        "Lamp stays in the tree as an empty parent"
+    );
+    assert_eq!(l.network().in_flight().len(), 3);
+
+    play_to(&mut l, 3);
+    assert_eq!(
+        outcomes_of_last_step(&l),
+        [ApplyOutcome::IgnoredDeletedEntity]
+    );
+    assert!(
+        l.network().in_flight().iter().all(|m| m.from == P1),
+        "no reply"
+    );
+
+    play_to(&mut l, 4);
+    let outcomes = outcomes_of_last_step(&l);
+    assert!(matches!(
+        outcomes[0],
+        ApplyOutcome::IgnoredSmallerData { .. }
+    ));
+    assert_eq!(outcomes[1], ApplyOutcome::AcceptedNewer);
+    assert!(matches!(outcomes[2], ApplyOutcome::EntityDeleted { .. }));
+    let kinds: Vec<MessageKind> = l.network().in_flight().iter().map(|m| m.kind).collect();
+    assert_eq!(kinds, [MessageKind::Reply, MessageKind::Announcement]);
+    assert!(l.network().replica(P2).unwrap().is_deleted(LAMP));
+
+    play_to(&mut l, 5);
+    assert_converged(l.network());
+    for p in [P1, P2] {
+        assert!(l.network().replica(p).unwrap().is_deleted(LAMP));
+        let v = view(&l, p);
+        assert_eq!(v.fallback_reason(CHAIR_ON_LAMP), Fallback::MissingParent);
+        assert_eq!(v.world_affine(CHAIR_ON_LAMP).unwrap().translation.y, 1.0);
+    }
+}
+
+#[test]
+fn lesson_6_out_of_order_delivery_makes_a_transient_cycle() {
+    let mut l = lesson("06-transient-cycle.scenario.json");
+    for step in 1..=3 {
+        play_to(&mut l, step);
+        assert!(view(&l, P1).cycles().is_empty(), "peer 1 never has a cycle");
+    }
+    // The explorer on peer 2's inbox: 6 orders, 2 through the cycle, one end state.
+    let x = explore_inbox(l.network(), P2).unwrap();
+    assert_eq!((x.orders, x.orders_through_cycle), (6, 2));
+    assert!(x.converges());
+    assert_eq!(x.cycles, [vec![LAMP, TABLE]]);
+    assert_eq!(
+        x.finals[0].digest,
+        l.network().replica(P1).unwrap().digest()
+    );
+
+    play_to(&mut l, 5);
+    assert!(view(&l, P2).cycles().is_empty());
+    play_to(&mut l, 6);
+    assert_eq!(
+        view(&l, P2).fallback_reason(LAMP),
+        Fallback::Cycle(&[LAMP, TABLE])
+    );
+    play_to(&mut l, 7);
+    assert_converged(l.network());
+    let p2 = view(&l, P2);
+    assert!(p2.cycles().is_empty());
+    assert_eq!(p2.effective_parent_of(LAMP), Some(TABLE));
+}
+
+fn lesson_files() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(scenes())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".scenario.json"))
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn the_lessons_are_numbered_with_the_concurrent_reparent_first() {
+    let names = lesson_files();
+    assert_eq!(names.len(), 6, "{names:?}");
+    assert_eq!(names[0], "01-concurrent-reparent.scenario.json");
+    for (i, name) in names.iter().enumerate() {
+        assert!(name.starts_with(&format!("{:02}-", i + 1)), "{name}");
+    }
+}
+
+#[test]
+fn every_lesson_explains_every_step_and_ends_converged() {
+    for name in lesson_files() {
+        let l = lesson(&name);
+        let s = l.scenario();
+        assert!(!s.title.is_empty() && !s.explanation.is_empty(), "{name}");
+        assert!(
+            s.steps
+                .iter()
+                .all(|st| st.text.as_deref().is_some_and(|t| t.len() > 20)),
+            "{name}: every step says what to look at"
+        );
+        let done = s.run().unwrap();
+        assert_converged(done.network());
+    }
+}
+
+/// Per-peer digests after every event of a run.
+fn digests_per_event(net: &Network) -> Vec<Vec<u128>> {
+    let mut replay = net.clone();
+    replay.seek(0).unwrap();
+    let mut out = vec![replay.replicas().iter().map(Replica::digest).collect()];
+    while replay.step_forward() {
+        out.push(replay.replicas().iter().map(Replica::digest).collect());
+    }
+    out
+}
+
+#[test]
+fn every_lesson_replays_and_saves_to_identical_states_at_every_step() {
+    for name in lesson_files() {
+        let run = lesson(&name).scenario().run().unwrap();
+        let net = run.network();
+        // Played step by step, the digests after each step's last event are those of a replay.
+        let per_event = digests_per_event(net);
+        let mut player = lesson(&name);
+        while player.next_step().unwrap() {
+            let now: Vec<u128> = player
+                .network()
+                .replicas()
+                .iter()
+                .map(Replica::digest)
+                .collect();
+            assert_eq!(now, per_event[player.network().cursor()], "{name}");
+        }
+        // Saved as a run and loaded back, it replays to the same states event by event.
+        let saved = net.to_scenario("saved", "");
+        let reloaded = parse(&saved.to_json()).unwrap();
+        assert_eq!(reloaded, saved, "{name}: the JSON round trip is exact");
+        let again = reloaded.run().unwrap();
+        assert_eq!(digests_per_event(again.network()), per_event, "{name}");
+        assert_eq!(again.network().events(), net.events(), "{name}");
+    }
+}
