@@ -20,3 +20,4 @@ pub mod crdt;
 pub mod io;
 pub mod model;
 pub mod scene;
+pub mod ui;
