@@ -292,3 +292,150 @@ fn ring_tangent(frame: &GizmoFrame, axis: Vec3, camera: &OrbitCamera, size: Vec2
         radius: points_per_radian,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Transform;
+    use glam::Mat4;
+
+    const SIZE: Vec2 = Vec2::new(800.0, 600.0);
+
+    fn setup(mode: GizmoMode) -> (OrbitCamera, GizmoSettings, Vec<GizmoTarget>, GizmoFrame) {
+        let camera = OrbitCamera::default();
+        let settings = GizmoSettings {
+            mode,
+            ..GizmoSettings::default()
+        };
+        let targets = vec![GizmoTarget {
+            entity: Entity::from_parts(512, 0),
+            local: Transform::IDENTITY,
+            parent_world: Mat4::IDENTITY,
+        }];
+        let frame = GizmoFrame::new(&targets, &settings, &camera, SIZE).unwrap();
+        (camera, settings, targets, frame)
+    }
+
+    fn at(camera: &OrbitCamera, p: Vec3) -> Vec2 {
+        let s = camera.project(p, SIZE).unwrap();
+        Vec2::new(s.x, s.y)
+    }
+
+    #[test]
+    fn axis_drag_follows_the_pointer_and_snaps() {
+        let (cam, settings, targets, f) = setup(GizmoMode::Translate);
+        let grab = f.axes[0] * f.length * 0.5;
+        let drag = ActiveGizmoDrag::begin(
+            Handle::Axis(0),
+            f,
+            &settings,
+            &targets,
+            &cam,
+            SIZE,
+            at(&cam, grab),
+        )
+        .unwrap();
+        let to = at(&cam, grab + Vec3::new(1.1, 0.7, 0.0)); // off-axis motion is ignored
+        let free = drag.delta(&cam, SIZE, to, false, &settings.snap);
+        let GizmoDelta::Translate(d) = free else {
+            panic!("{free:?}")
+        };
+        assert!((d - Vec3::new(1.1, 0.0, 0.0)).length() < 0.3, "{d}");
+        assert_eq!(d.y, 0.0);
+        let snapped = drag.delta(
+            &cam,
+            SIZE,
+            at(&cam, grab + Vec3::X * 1.1),
+            true,
+            &settings.snap,
+        );
+        assert_eq!(snapped, GizmoDelta::Translate(Vec3::new(1.0, 0.0, 0.0)));
+    }
+
+    #[test]
+    fn ring_drag_turns_by_the_angle_swept_and_snaps_to_steps() {
+        let (cam, settings, targets, f) = setup(GizmoMode::Rotate);
+        // The Y ring, grabbed at its point towards −Z (nearest the default eye).
+        let r = f.length * 0.85;
+        let start = Vec3::new(0.0, 0.0, -r);
+        let drag = ActiveGizmoDrag::begin(
+            Handle::Ring(1),
+            f,
+            &settings,
+            &targets,
+            &cam,
+            SIZE,
+            at(&cam, start),
+        )
+        .unwrap();
+        let turned = Quat::from_rotation_y(0.5) * start;
+        let d = drag.delta(&cam, SIZE, at(&cam, turned), false, &settings.snap);
+        let GizmoDelta::Rotate(q) = d else {
+            panic!("{d:?}")
+        };
+        assert!((q * start - turned).length() < 1e-3 * r.max(1.0), "{q:?}");
+        let snapped = drag.delta(&cam, SIZE, at(&cam, turned), true, &settings.snap);
+        let GizmoDelta::Rotate(q) = snapped else {
+            panic!()
+        };
+        let (axis, angle) = q.to_axis_angle();
+        assert!((angle - 30f32.to_radians()).abs() < 1e-4 && axis.abs_diff_eq(Vec3::Y, 1e-4));
+    }
+
+    #[test]
+    fn edge_on_rings_turn_by_dragging_across_them() {
+        // Looking straight along +Z at the Z ring's edge: the X ring is edge-on.
+        let camera = OrbitCamera {
+            pitch: 0.0,
+            ..OrbitCamera::default()
+        };
+        let settings = GizmoSettings {
+            mode: GizmoMode::Rotate,
+            ..GizmoSettings::default()
+        };
+        let targets = vec![GizmoTarget {
+            entity: Entity::from_parts(512, 0),
+            local: Transform::IDENTITY,
+            parent_world: Mat4::IDENTITY,
+        }];
+        let f = GizmoFrame::new(&targets, &settings, &camera, SIZE).unwrap();
+        let p = at(&camera, Vec3::new(0.0, 0.0, -f.length * 0.85)); // the ring's near point
+        let drag =
+            ActiveGizmoDrag::begin(Handle::Ring(0), f, &settings, &targets, &camera, SIZE, p)
+                .unwrap();
+        // Turning +θ about +X moves the near (−Z) point by θ·(X × −Z) = +Y: up the screen.
+        let turn = |delta: Vec2| match drag.delta(&camera, SIZE, p + delta, false, &settings.snap) {
+            GizmoDelta::Rotate(q) => q * Vec3::NEG_Z,
+            other => panic!("{other:?}"),
+        };
+        assert!(
+            turn(Vec2::new(0.0, -30.0)).y > 0.1,
+            "dragging up turns the near side up"
+        );
+        assert!(turn(Vec2::new(0.0, 30.0)).y < -0.1);
+        assert!(
+            turn(Vec2::new(30.0, 0.0)).abs_diff_eq(Vec3::NEG_Z, 1e-3),
+            "sideways does nothing"
+        );
+    }
+
+    #[test]
+    fn scale_axis_doubles_at_one_handle_length_and_never_reaches_zero() {
+        let (cam, settings, targets, f) = setup(GizmoMode::Scale);
+        let tip = f.axes[0] * f.length;
+        let drag = ActiveGizmoDrag::begin(
+            Handle::Axis(0),
+            f,
+            &settings,
+            &targets,
+            &cam,
+            SIZE,
+            at(&cam, tip),
+        )
+        .unwrap();
+        let d = drag.delta(&cam, SIZE, at(&cam, tip * 2.0), true, &settings.snap);
+        assert_eq!(d, GizmoDelta::Scale(Vec3::new(2.0, 1.0, 1.0)));
+        let d = drag.delta(&cam, SIZE, at(&cam, -tip * 3.0), false, &settings.snap);
+        assert_eq!(d, GizmoDelta::Scale(Vec3::new(MIN_SCALE_FACTOR, 1.0, 1.0)));
+    }
+}

@@ -286,7 +286,8 @@ impl Viewport {
             });
         }
 
-        if response.dragged() {
+        // One event per frame: the frame that begins a gizmo drag reports only Begin.
+        if response.dragged() && !response.drag_started() {
             let delta = response.drag_delta();
             match &mut self.drag {
                 Some(Drag::Orbit) => self.camera.orbit(Vec2::new(delta.x, delta.y)),
