@@ -6,10 +6,9 @@
 //! selected items in the highlight colour, not writing depth) → selected items on top of
 //! their outline, so only a rim of the outline stays visible.
 
-use std::collections::HashMap;
-
 use eframe::egui::Color32;
 use glam::{Mat4, Vec3};
+use rustc_hash::FxHashMap as HashMap;
 use three_d::{
     Blend, ClearState, ColorMapping, ColorMaterial, Context, CpuMesh, Cull, DepthTest,
     EffectMaterialId, Indices, InstancedMesh, Instances, Light, Material, MaterialType, Positions,
@@ -64,10 +63,10 @@ impl MeshKey {
         let half = three_d::Mat4::from_scale(0.5);
         let mut mesh = match self {
             MeshKey::Box | MeshKey::Gltf => CpuMesh::cube(),
-            MeshKey::Sphere => CpuMesh::sphere(10),
+            MeshKey::Sphere => CpuMesh::sphere(8),
             MeshKey::Plane => CpuMesh::square(),
             MeshKey::Cylinder(top, bottom) => {
-                return cone_mesh(top as f32 / 1000.0, bottom as f32 / 1000.0, 24);
+                return cone_mesh(top as f32 / 1000.0, bottom as f32 / 1000.0, 20);
             }
             MeshKey::Marker => return marker_mesh(),
         };
@@ -110,7 +109,7 @@ fn srgba(c: Color32) -> Srgba {
 
 /// Groups the items by mesh kind and pass. Items with non-finite matrices are skipped.
 pub fn build_batches(items: &[DrawItem]) -> Batches {
-    let mut batches: HashMap<MeshKey, BatchInstances> = HashMap::new();
+    let mut batches: HashMap<MeshKey, BatchInstances> = HashMap::default();
     for item in items {
         let instance = item.shape.instance_matrix(&item.world);
         if !instance.is_finite() {
@@ -161,7 +160,7 @@ struct GpuBatch {
 }
 
 /// The viewport's GPU state on one GL context.
-pub(super) struct GpuScene {
+pub(crate) struct GpuScene {
     context: Context,
     batches: HashMap<MeshKey, GpuBatch>,
     shaded: ShadedMaterial,
@@ -178,7 +177,7 @@ impl GpuScene {
     pub fn new(context: &Context) -> GpuScene {
         GpuScene {
             context: context.clone(),
-            batches: HashMap::new(),
+            batches: HashMap::default(),
             shaded: ShadedMaterial {
                 light_direction: Vec3::Y,
             },
@@ -398,8 +397,8 @@ struct Grid {
 const GRID_EXTENT: i32 = 256;
 /// Length of each drawn half axis, meters.
 const AXIS_LENGTH: f32 = 10_000.0;
-/// Minor lines fade out where they come closer than this on screen, pixels.
-const MINOR_SPACING_PX: f32 = 6.0;
+/// Grid lines fade out where they come closer than about this on screen, pixels.
+const MIN_SPACING_PX: f32 = 2.5;
 
 impl Grid {
     fn new(context: &Context) -> Grid {
@@ -429,7 +428,7 @@ impl Grid {
             [0.25, 0.47, 0.96, 1.0],
             [0.43, 0.8, 0.24, 1.0],
         );
-        let dim = |c: [f32; 4]| [c[0] * 0.5, c[1] * 0.5, c[2] * 0.5, 0.9];
+        let dim = |c: [f32; 4]| [c[0] * 0.5, c[1] * 0.5, c[2] * 0.5, 1.0];
         let (o, a) = (v(0.0, 0.0, 0.0), AXIS_LENGTH);
         line(o, v(a, 0.0, 0.0), red);
         line(o, v(-a, 0.0, 0.0), dim(red));
@@ -453,19 +452,24 @@ void main() {
 "#,
             r#"
 uniform vec3 eyePosition;
-uniform float fade;
+uniform float pixelsPerMeterAt1m;
 in vec4 col;
 in vec3 wpos;
 layout (location = 0) out vec4 outColor;
 void main() {
-    float d = distance(wpos, eyePosition);
-    float minor = step(col.a, 0.5);
-    float reach = mix(16.0 * fade, fade, minor);
-    float a = col.a * (1.0 - smoothstep(reach * 0.5, reach, d));
     // The axes (alpha 1) never fade.
-    outColor = vec4(col.rgb, col.a > 0.95 ? 1.0 : a);
+    if (col.a > 0.95) { outColor = col; return; }
+    // Fade lines out where they come closer than a few pixels on screen: spacing shrinks
+    // with distance, and again with the grazing angle towards the horizon.
+    float d = max(distance(wpos, eyePosition), 1e-3);
+    float spacing = col.a < 0.5 ? 1.0 : 16.0;
+    float grazing = clamp(abs(eyePosition.y - wpos.y) / d, 0.0, 1.0);
+    float px = spacing * pixelsPerMeterAt1m / d * grazing;
+    outColor = vec4(col.rgb, col.a * smoothstep(MIN_PX, 3.0 * MIN_PX, px));
 }
-"#,
+"#
+            .replace("MIN_PX", &format!("{MIN_SPACING_PX:.1}"))
+            .as_str(),
         )
         .expect("the grid shaders are fixed and compile");
         Grid {
@@ -482,10 +486,8 @@ void main() {
         let p = &self.program;
         p.use_uniform("viewProjection", viewer.projection * viewer.view);
         p.use_uniform("eyePosition", viewer.position());
-        // Where 1 m lines come MINOR_SPACING_PX apart on screen; parcel lines reach 16× as far.
-        let fade =
-            viewer.viewport.height as f32 / (2.0 * (camera.fov_y * 0.5).tan() * MINOR_SPACING_PX);
-        p.use_uniform("fade", fade);
+        let ppm = viewer.viewport.height as f32 / (2.0 * (camera.fov_y * 0.5).tan());
+        p.use_uniform("pixelsPerMeterAt1m", ppm);
         let states = RenderStates {
             blend: Blend::TRANSPARENCY,
             depth_test: DepthTest::LessOrEqual,

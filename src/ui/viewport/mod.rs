@@ -25,7 +25,7 @@ pub mod camera;
 pub mod demo;
 pub mod gizmo;
 mod gizmo_drag;
-mod gpu_scene;
+pub mod gpu_scene;
 pub mod picking;
 pub mod renderer;
 pub mod shape;

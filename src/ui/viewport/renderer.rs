@@ -236,6 +236,13 @@ impl GlowViewportRenderer {
         Ok(())
     }
 
+    /// Uploads the scene's instances when its generation differs from the last upload (a
+    /// no-op otherwise). [`Self::render_offscreen`] does this itself; it is public for
+    /// measuring. The GL context must be current.
+    pub fn upload(&mut self, scene: &ViewportScene) {
+        self.scene.upload(scene);
+    }
+
     /// Renders `request` into the offscreen texture (uploading instances first when the
     /// scene generation changed). The GL context must be current.
     pub fn render_offscreen(&mut self, request: &RenderRequest<'_>) -> Result<(), RendererError> {
