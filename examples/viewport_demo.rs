@@ -32,6 +32,7 @@ struct DemoApp {
     renderer: Option<Result<GlowViewportRenderer, String>>,
     screenshot: Option<String>,
     frames: u32,
+    screenshot_sent: bool,
     status: String,
 }
 
@@ -84,6 +85,7 @@ impl DemoApp {
             renderer: None,
             screenshot: std::env::var("SCENETREE_SCREENSHOT").ok(),
             frames: 0,
+            screenshot_sent: false,
             status: String::new(),
         }
     }
@@ -175,7 +177,13 @@ impl eframe::App for DemoApp {
         self.frames += 1;
         if let Some(path) = self.screenshot.clone() {
             let ctx = ui.ctx().clone();
-            if self.frames == 3 {
+            // SCENETREE_SCREENSHOT_DELAY=seconds waits (e.g. for xdotool to drag something).
+            let delay: f64 = std::env::var("SCENETREE_SCREENSHOT_DELAY")
+                .ok()
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(0.0);
+            if self.frames > 3 && ctx.input(|i| i.time) >= delay && !self.screenshot_sent {
+                self.screenshot_sent = true;
                 ctx.send_viewport_cmd(egui::ViewportCommand::Screenshot(Default::default()));
             }
             let shot = ctx.input(|i| {

@@ -95,6 +95,12 @@ impl Default for Viewport {
 }
 
 impl Viewport {
+    /// Forgets the cached image so the next frame renders again (e.g. after replacing the
+    /// renderer; changes to the scene generation, camera or size are noticed by themselves).
+    pub fn request_render(&mut self) {
+        self.rendered = None;
+    }
+
     /// True while a gizmo handle is being dragged.
     pub fn is_dragging_gizmo(&self) -> bool {
         matches!(self.drag, Some(Drag::Gizmo { .. }))
