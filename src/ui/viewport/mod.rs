@@ -26,6 +26,7 @@ pub mod demo;
 pub mod gizmo;
 mod gizmo_drag;
 pub mod gpu_scene;
+mod grid;
 pub mod picking;
 pub mod renderer;
 pub mod shape;
