@@ -1,0 +1,116 @@
+//! The 3D viewport: an orbit camera, click picking, a translate/rotate/scale gizmo and a
+//! three-d renderer drawing into an offscreen texture shown as an egui image.
+//!
+//! Everything here works in Decentraland's world frame: left-handed, +Y up, +Z forward,
+//! meters. [`camera`] is the one place where that frame meets OpenGL (see its docs).
+//!
+//! How the app uses it, each frame:
+//!
+//! 1. Keep a [`ViewportScene`] built from the derived render tree: one [`DrawItem`] per entity
+//!    and the selected entities as [`GizmoTarget`]s. Rebuild the items, and bump
+//!    [`ViewportScene::generation`], only when something in them changed (world matrices,
+//!    shapes, colours or selection); the renderer re-uploads instances only then.
+//! 2. Call [`Viewport::ui`] with a [`ViewportRenderer`]: [`GlowViewportRenderer`] in the app,
+//!    [`NullRenderer`] in UI tests that have no GPU.
+//! 3. Turn the returned [`ViewportResponse`] into editor commands: a [`Pick`] changes the
+//!    selection; [`GizmoEvent`]s carry new local Transforms (write them on `Update`, close
+//!    one undo step on `End`, restore on `Cancel`).
+//!
+//! Controls: left-drag orbits, right- or middle-drag (or Shift + left-drag) pans, the wheel
+//! zooms, a click picks (Ctrl/Shift are reported), W/E/R pick the gizmo mode, X toggles
+//! local/world orientation, F frames the selection (or everything), holding Ctrl while
+//! dragging the gizmo snaps, Escape cancels a gizmo drag.
+
+pub mod camera;
+pub mod demo;
+pub mod gizmo;
+mod gizmo_drag;
+pub mod gpu_scene;
+mod grid;
+pub mod picking;
+pub mod renderer;
+pub mod shape;
+mod widget;
+
+use eframe::egui::Color32;
+use glam::Mat4;
+
+use crate::model::{Entity, Transform};
+
+pub use camera::{OrbitCamera, Ray};
+pub use gizmo::{GizmoMode, GizmoSettings, Handle, Orientation, SnapSteps};
+pub use gizmo_drag::{DragPhase, DragTarget, GizmoDelta, GizmoEvent, apply_delta};
+pub use renderer::{
+    GlowViewportRenderer, NullRenderer, RenderRequest, RenderStats, RendererError, ViewportRenderer,
+};
+pub use shape::{Aabb, MeshDecodeError, Shape};
+pub use widget::{Pick, Viewport, ViewportResponse};
+
+/// One entity as the viewport draws it.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct DrawItem {
+    /// The entity drawn (reported back when picked).
+    pub entity: Entity,
+    /// The entity's world matrix: Decentraland world space from its local space, meters.
+    pub world: Mat4,
+    /// What to draw (sizes in the entity's local space, see [`Shape`]).
+    pub shape: Shape,
+    /// Base colour (sRGB, opaque).
+    pub color: Color32,
+    /// Drawn with the selection outline and tint.
+    pub selected: bool,
+}
+
+/// An entity the gizmo moves: its declared local Transform and the world matrix of the parent
+/// it is drawn under. The gizmo derives the world pose from these and, when dragged, returns
+/// new local Transforms under the same parent.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct GizmoTarget {
+    /// The entity.
+    pub entity: Entity,
+    /// Its local Transform (parent space; `local.parent` is kept unchanged in drag results).
+    pub local: Transform,
+    /// World matrix of the parent it is drawn under (the effective parent; identity at the
+    /// root or for re-rooted cycle members).
+    pub parent_world: Mat4,
+}
+
+impl GizmoTarget {
+    /// World matrix: `parent_world * local`.
+    pub fn world(&self) -> Mat4 {
+        self.parent_world * self.local.local_matrix()
+    }
+}
+
+/// Everything the viewport draws in one frame.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ViewportScene {
+    /// Every entity to draw. Order does not matter.
+    pub items: Vec<DrawItem>,
+    /// Changes whenever `items` change; equal generations promise equal items, so the
+    /// renderer can skip re-uploading instances and the widget can skip re-rendering.
+    pub generation: u64,
+    /// The selected entities the gizmo acts on; the first is the pivot and gives the local
+    /// orientation. Empty hides the gizmo.
+    pub gizmo_targets: Vec<GizmoTarget>,
+}
+
+impl ViewportScene {
+    /// World-space bounds of the selected items, or of all items when none is selected;
+    /// `None` for an empty scene. Non-finite matrices are ignored.
+    pub fn focus_bounds(&self) -> Option<Aabb> {
+        let bounds = |selected_only: bool| {
+            self.items
+                .iter()
+                .filter(|i| !selected_only || i.selected)
+                .map(|i| {
+                    i.shape
+                        .local_bounds()
+                        .transformed(&i.shape.instance_matrix(&i.world))
+                })
+                .filter(|b| b.min.is_finite() && b.max.is_finite())
+                .reduce(Aabb::union)
+        };
+        bounds(true).or_else(|| bounds(false))
+    }
+}

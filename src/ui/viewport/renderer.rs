@@ -1,0 +1,318 @@
+//! The GL boundary: a small trait the widget renders through, a stub for tests without a GPU,
+//! and the real renderer that draws with three-d into an offscreen texture egui shows.
+//!
+//! The offscreen path follows `stack-spike.md` approach (b): our own RGBA8 texture and depth
+//! renderbuffer on an FBO that three-d renders into; the texture is registered with egui once
+//! and resized by re-specifying its storage under the same GL name, so the `TextureId` stays
+//! valid.
+
+use std::sync::Arc;
+
+use eframe::egui::{self, Color32};
+use eframe::glow::{self, HasContext};
+
+use super::{OrbitCamera, ViewportScene, gpu_scene::GpuScene};
+
+/// What to draw: the scene seen by `camera` into an image of `size_px` physical pixels.
+#[derive(Copy, Clone, Debug)]
+pub struct RenderRequest<'a> {
+    /// The items.
+    pub scene: &'a ViewportScene,
+    /// The camera.
+    pub camera: &'a OrbitCamera,
+    /// Image size, physical pixels (width, height), both at least 1.
+    pub size_px: [u32; 2],
+    /// Clear colour (sRGB).
+    pub background: Color32,
+}
+
+/// Draws the 3D scene for the viewport widget. The widget calls it only when the request
+/// differs from the previous one and shows the returned texture flipped vertically (GL rows
+/// run bottom-up); `None` makes it paint the background colour instead.
+pub trait ViewportRenderer {
+    /// Renders `request` and returns the egui texture holding the image.
+    fn render(&mut self, request: &RenderRequest<'_>) -> Option<egui::TextureId>;
+}
+
+/// A renderer that draws nothing and counts calls: for UI tests without a GPU.
+#[derive(Clone, Debug, Default)]
+pub struct NullRenderer {
+    /// How many times the widget asked for a render.
+    pub renders: usize,
+    /// The scene generation of the last request.
+    pub last_generation: Option<u64>,
+    /// The image size of the last request, physical pixels.
+    pub last_size_px: Option<[u32; 2]>,
+}
+
+impl ViewportRenderer for NullRenderer {
+    fn render(&mut self, request: &RenderRequest<'_>) -> Option<egui::TextureId> {
+        self.renders += 1;
+        self.last_generation = Some(request.scene.generation);
+        self.last_size_px = Some(request.size_px);
+        None
+    }
+}
+
+/// Why the GL renderer could not be created or could not draw.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RendererError {
+    /// eframe runs without a glow context (e.g. the wgpu backend).
+    #[error("the viewport needs eframe's glow renderer, but no GL context is available")]
+    NoGlContext,
+    /// three-d refused the GL context.
+    #[error("three-d could not use the GL context: {0}")]
+    Context(String),
+    /// A GL object could not be created.
+    #[error("could not create a GL {what}: {message}")]
+    GlObject {
+        /// Which object.
+        what: &'static str,
+        /// The driver's message.
+        message: String,
+    },
+    /// The offscreen framebuffer is not complete (GL status code).
+    #[error("the offscreen framebuffer is incomplete (GL status {0:#x})")]
+    IncompleteFramebuffer(u32),
+}
+
+/// Counters for tests and diagnostics.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct RenderStats {
+    /// Frames rendered.
+    pub frames: u64,
+    /// Instance uploads (once per scene generation change).
+    pub uploads: u64,
+    /// Items placed by the last upload.
+    pub instances: usize,
+    /// Current image size, physical pixels.
+    pub size_px: [u32; 2],
+}
+
+/// The real renderer: three-d on eframe's glow context, into an offscreen texture.
+pub struct GlowViewportRenderer {
+    gl: Arc<glow::Context>,
+    three: three_d::Context,
+    scene: GpuScene,
+    texture: glow::Texture,
+    depth: glow::Renderbuffer,
+    /// `None` only while three-d holds it during a render.
+    fbo: Option<glow::Framebuffer>,
+    size_px: [u32; 2],
+    max_size: u32,
+    texture_id: Option<egui::TextureId>,
+    frames: u64,
+    last_error: Option<RendererError>,
+}
+
+impl GlowViewportRenderer {
+    /// Creates the renderer on eframe's GL context and registers its texture with egui.
+    /// Call it from `App::ui` (the only place with an `eframe::Frame`), once.
+    pub fn from_frame(frame: &mut eframe::Frame) -> Result<Self, RendererError> {
+        let gl = frame.gl().ok_or(RendererError::NoGlContext)?.clone();
+        let mut renderer = Self::new(gl)?;
+        renderer.texture_id = Some(frame.register_native_glow_texture(renderer.texture));
+        Ok(renderer)
+    }
+
+    /// Creates the renderer on a current GL context without registering it with egui (for
+    /// headless rendering: render with [`Self::render_offscreen`], read with
+    /// [`Self::read_pixels`]).
+    pub fn new(gl: Arc<glow::Context>) -> Result<Self, RendererError> {
+        let three = three_d::Context::from_gl_context(gl.clone())
+            .map_err(|e| RendererError::Context(e.to_string()))?;
+        let gl_err =
+            |what: &'static str| move |message: String| RendererError::GlObject { what, message };
+        // SAFETY: plain object creation on the caller's current context.
+        let (texture, depth, fbo, max_size) = unsafe {
+            let texture = gl.create_texture().map_err(gl_err("texture"))?;
+            let depth = gl.create_renderbuffer().map_err(gl_err("renderbuffer"))?;
+            let fbo = gl.create_framebuffer().map_err(gl_err("framebuffer"))?;
+            gl.bind_texture(glow::TEXTURE_2D, Some(texture));
+            // Without LINEAR the default mipmap filter leaves the texture incomplete (black).
+            for (param, value) in [
+                (glow::TEXTURE_MIN_FILTER, glow::LINEAR),
+                (glow::TEXTURE_MAG_FILTER, glow::LINEAR),
+                (glow::TEXTURE_WRAP_S, glow::CLAMP_TO_EDGE),
+                (glow::TEXTURE_WRAP_T, glow::CLAMP_TO_EDGE),
+            ] {
+                gl.tex_parameter_i32(glow::TEXTURE_2D, param, value as i32);
+            }
+            gl.bind_texture(glow::TEXTURE_2D, None);
+            let max = gl.get_parameter_i32(glow::MAX_TEXTURE_SIZE).max(1) as u32;
+            (texture, depth, fbo, max)
+        };
+        let scene = GpuScene::new(&three);
+        let mut renderer = GlowViewportRenderer {
+            gl,
+            three,
+            scene,
+            texture,
+            depth,
+            fbo: Some(fbo),
+            size_px: [0, 0],
+            max_size,
+            texture_id: None,
+            frames: 0,
+            last_error: None,
+        };
+        renderer.resize([1, 1])?;
+        Ok(renderer)
+    }
+
+    /// The egui texture showing the image (set by [`Self::from_frame`]).
+    pub fn texture_id(&self) -> Option<egui::TextureId> {
+        self.texture_id
+    }
+
+    /// The last error a render hit, if any (renders after it are attempted again).
+    pub fn last_error(&self) -> Option<&RendererError> {
+        self.last_error.as_ref()
+    }
+
+    /// Counters: frames, uploads, instances, size.
+    pub fn stats(&self) -> RenderStats {
+        RenderStats {
+            frames: self.frames,
+            uploads: self.scene.uploads,
+            instances: self.scene.instances,
+            size_px: self.size_px,
+        }
+    }
+
+    /// (Re)allocates the texture and depth storage; the GL names stay the same.
+    fn resize(&mut self, size_px: [u32; 2]) -> Result<(), RendererError> {
+        let [w, h] = size_px.map(|v| v.clamp(1, self.max_size));
+        if [w, h] == self.size_px {
+            return Ok(());
+        }
+        let gl = &self.gl;
+        // SAFETY: our own objects on the current context; the FBO is bound only here.
+        let status = unsafe {
+            gl.bind_texture(glow::TEXTURE_2D, Some(self.texture));
+            gl.tex_image_2d(
+                glow::TEXTURE_2D,
+                0,
+                glow::RGBA8 as i32,
+                w as i32,
+                h as i32,
+                0,
+                glow::RGBA,
+                glow::UNSIGNED_BYTE,
+                glow::PixelUnpackData::Slice(None),
+            );
+            gl.bind_texture(glow::TEXTURE_2D, None);
+            gl.bind_renderbuffer(glow::RENDERBUFFER, Some(self.depth));
+            gl.renderbuffer_storage(
+                glow::RENDERBUFFER,
+                glow::DEPTH_COMPONENT24,
+                w as i32,
+                h as i32,
+            );
+            gl.bind_renderbuffer(glow::RENDERBUFFER, None);
+            gl.bind_framebuffer(glow::FRAMEBUFFER, self.fbo);
+            gl.framebuffer_texture_2d(
+                glow::FRAMEBUFFER,
+                glow::COLOR_ATTACHMENT0,
+                glow::TEXTURE_2D,
+                Some(self.texture),
+                0,
+            );
+            gl.framebuffer_renderbuffer(
+                glow::FRAMEBUFFER,
+                glow::DEPTH_ATTACHMENT,
+                glow::RENDERBUFFER,
+                Some(self.depth),
+            );
+            let status = gl.check_framebuffer_status(glow::FRAMEBUFFER);
+            // egui_glow never binds framebuffer 0 itself: leave it bound.
+            gl.bind_framebuffer(glow::FRAMEBUFFER, None);
+            status
+        };
+        if status != glow::FRAMEBUFFER_COMPLETE {
+            return Err(RendererError::IncompleteFramebuffer(status));
+        }
+        self.size_px = [w, h];
+        Ok(())
+    }
+
+    /// Uploads the scene's instances when its generation differs from the last upload (a
+    /// no-op otherwise). [`Self::render_offscreen`] does this itself; it is public for
+    /// measuring. The GL context must be current.
+    pub fn upload(&mut self, scene: &ViewportScene) {
+        self.scene.upload(scene);
+    }
+
+    /// Renders `request` into the offscreen texture (uploading instances first when the
+    /// scene generation changed). The GL context must be current.
+    pub fn render_offscreen(&mut self, request: &RenderRequest<'_>) -> Result<(), RendererError> {
+        self.resize(request.size_px)?;
+        self.scene.upload(request.scene);
+        let fbo = self
+            .fbo
+            .take()
+            .expect("the FBO is only taken during a render");
+        let [w, h] = self.size_px;
+        let target = three_d::RenderTarget::from_framebuffer(&self.three, w, h, fbo);
+        self.scene
+            .render(&target, request.camera, self.size_px, request.background);
+        // `from_framebuffer` owns the FBO and would delete it on drop: take it back.
+        self.fbo = target.into_framebuffer();
+        // SAFETY: binding the default framebuffer back so egui paints to the window.
+        unsafe { self.gl.bind_framebuffer(glow::FRAMEBUFFER, None) };
+        self.frames += 1;
+        Ok(())
+    }
+
+    /// The last rendered image as RGBA8 rows, top row first (`size_px[0] * size_px[1] * 4`
+    /// bytes).
+    pub fn read_pixels(&self) -> Vec<u8> {
+        let [w, h] = self.size_px;
+        let mut data = vec![0u8; (w * h * 4) as usize];
+        // SAFETY: reading our own complete FBO into a buffer of exactly the right size.
+        unsafe {
+            self.gl.bind_framebuffer(glow::READ_FRAMEBUFFER, self.fbo);
+            self.gl.pixel_store_i32(glow::PACK_ALIGNMENT, 1);
+            self.gl.read_pixels(
+                0,
+                0,
+                w as i32,
+                h as i32,
+                glow::RGBA,
+                glow::UNSIGNED_BYTE,
+                glow::PixelPackData::Slice(Some(&mut data)),
+            );
+            self.gl.bind_framebuffer(glow::READ_FRAMEBUFFER, None);
+        }
+        let row = (w * 4) as usize;
+        data.chunks_exact(row).rev().flatten().copied().collect()
+    }
+}
+
+impl ViewportRenderer for GlowViewportRenderer {
+    fn render(&mut self, request: &RenderRequest<'_>) -> Option<egui::TextureId> {
+        match self.render_offscreen(request) {
+            Ok(()) => {
+                self.last_error = None;
+                self.texture_id
+            }
+            Err(e) => {
+                self.last_error = Some(e);
+                None
+            }
+        }
+    }
+}
+
+impl Drop for GlowViewportRenderer {
+    fn drop(&mut self) {
+        // SAFETY: deleting our own objects; eframe keeps the context alive while the app lives.
+        unsafe {
+            if let Some(fbo) = self.fbo.take() {
+                self.gl.delete_framebuffer(fbo);
+            }
+            self.gl.delete_renderbuffer(self.depth);
+            self.gl.delete_texture(self.texture);
+        }
+    }
+}

@@ -1,0 +1,51 @@
+//! A surfaceless EGL context on Mesa's software device (llvmpipe): real OpenGL with no
+//! display, no window and no GPU. Shared by the rendering tests and the viewport benchmark.
+
+use std::sync::Arc;
+
+use glutin::api::egl::{context::PossiblyCurrentContext, device::Device, display::Display};
+use glutin::config::{ConfigSurfaceTypes, ConfigTemplateBuilder};
+use glutin::context::{ContextApi, ContextAttributesBuilder, Version};
+use glutin::prelude::*;
+
+/// A current GL context; keep it alive while rendering (it is not `Send`: one per thread).
+pub struct Headless {
+    pub gl: Arc<eframe::glow::Context>,
+    _context: PossiblyCurrentContext,
+}
+
+/// Creates an OpenGL 3.3 context on Mesa's software EGL device and makes it current,
+/// or says why it cannot.
+pub fn headless_gl() -> Result<Headless, String> {
+    let device = Device::query_devices()
+        .map_err(|e| format!("no EGL devices: {e}"))?
+        .find(|d| d.extensions().contains("EGL_MESA_device_software"))
+        .ok_or("no EGL device with EGL_MESA_device_software (is Mesa's libEGL installed?)")?;
+    // SAFETY: a device display needs no native display handle.
+    let display =
+        unsafe { Display::with_device(&device, None) }.map_err(|e| format!("EGL display: {e}"))?;
+    let template = ConfigTemplateBuilder::new()
+        .with_surface_type(ConfigSurfaceTypes::empty())
+        .build();
+    // SAFETY: the display outlives the config and context created from it (kept inside).
+    let config = unsafe { display.find_configs(template) }
+        .map_err(|e| format!("EGL configs: {e}"))?
+        .next()
+        .ok_or("no surfaceless EGL config")?;
+    let attributes = ContextAttributesBuilder::new()
+        .with_context_api(ContextApi::OpenGl(Some(Version::new(3, 3))))
+        .build(None);
+    // SAFETY: as above.
+    let context = unsafe { display.create_context(&config, &attributes) }
+        .map_err(|e| format!("EGL context: {e}"))?
+        .make_current_surfaceless()
+        .map_err(|e| format!("make current: {e}"))?;
+    // SAFETY: the context is current on this thread; symbols come from the same display.
+    let gl = unsafe {
+        eframe::glow::Context::from_loader_function_cstr(|s| display.get_proc_address(s).cast())
+    };
+    Ok(Headless {
+        gl: Arc::new(gl),
+        _context: context,
+    })
+}

@@ -1,0 +1,269 @@
+//! Headless rendering: the real three-d renderer draws into its offscreen FBO on Mesa's
+//! software EGL device (no display needed) and the pixels are checked.
+//!
+//! Set `SCENETREE_RENDER_OUT=dir` to also write the images as PNG files for a look.
+
+#[path = "common/egl.rs"]
+mod egl;
+
+use eframe::egui::Color32;
+use egl::{Headless, headless_gl};
+use glam::{Mat4, Vec2, Vec3};
+use scenetree::model::Entity;
+use scenetree::ui::viewport::{
+    DrawItem, GlowViewportRenderer, OrbitCamera, RenderRequest, Shape, ViewportScene, demo, picking,
+};
+
+const W: u32 = 400;
+const H: u32 = 300;
+const BACKGROUND: Color32 = Color32::from_rgb(40, 42, 46);
+const OUTLINE: [u8; 3] = [255, 150, 20];
+
+struct Image {
+    w: u32,
+    h: u32,
+    rgba: Vec<u8>,
+}
+
+impl Image {
+    fn px(&self, x: u32, y: u32) -> [u8; 3] {
+        let i = ((y * self.w + x) * 4) as usize;
+        [self.rgba[i], self.rgba[i + 1], self.rgba[i + 2]]
+    }
+    fn pixels(&self) -> impl Iterator<Item = (u32, u32, [u8; 3])> + '_ {
+        (0..self.h).flat_map(move |y| (0..self.w).map(move |x| (x, y, self.px(x, y))))
+    }
+    fn count(&self, pred: impl Fn(u32, u32, [u8; 3]) -> bool) -> usize {
+        self.pixels().filter(|&(x, y, c)| pred(x, y, c)).count()
+    }
+    fn save(&self, name: &str) {
+        if let Ok(dir) = std::env::var("SCENETREE_RENDER_OUT") {
+            let path = std::path::Path::new(&dir).join(format!("{name}.png"));
+            image::save_buffer(
+                &path,
+                &self.rgba,
+                self.w,
+                self.h,
+                image::ExtendedColorType::Rgba8,
+            )
+            .expect("write PNG");
+        }
+    }
+}
+
+fn near(c: [u8; 3], want: [u8; 3], tol: i32) -> bool {
+    c.iter()
+        .zip(want)
+        .all(|(a, b)| (*a as i32 - b as i32).abs() <= tol)
+}
+
+/// Channel `i` is bright and at least twice each other channel.
+fn dominant(c: [u8; 3], i: usize) -> bool {
+    let c = c.map(u32::from);
+    c[i] > 60 && (0..3).all(|j| j == i || c[i] >= 2 * c[j])
+}
+
+fn is_background(c: [u8; 3]) -> bool {
+    near(c, [BACKGROUND.r(), BACKGROUND.g(), BACKGROUND.b()], 3)
+}
+
+struct Rig {
+    _gl: Headless,
+    renderer: GlowViewportRenderer,
+}
+
+impl Rig {
+    fn new() -> Rig {
+        let gl = headless_gl().expect("surfaceless EGL on Mesa's software device");
+        let renderer = GlowViewportRenderer::new(gl.gl.clone()).expect("renderer");
+        Rig { _gl: gl, renderer }
+    }
+    fn render(&mut self, scene: &ViewportScene, camera: &OrbitCamera, name: &str) -> Image {
+        self.renderer
+            .render_offscreen(&RenderRequest {
+                scene,
+                camera,
+                size_px: [W, H],
+                background: BACKGROUND,
+            })
+            .expect("render");
+        let img = Image {
+            w: W,
+            h: H,
+            rgba: self.renderer.read_pixels(),
+        };
+        img.save(name);
+        img
+    }
+}
+
+fn item(n: u16, shape: Shape, at: Vec3, color: Color32, selected: bool) -> DrawItem {
+    DrawItem {
+        entity: Entity::from_parts(n, 0),
+        world: Mat4::from_translation(at),
+        shape,
+        color,
+        selected,
+    }
+}
+
+fn screen(camera: &OrbitCamera, p: Vec3) -> (u32, u32) {
+    let s = camera.project(p, Vec2::new(W as f32, H as f32)).unwrap();
+    (s.x.round() as u32, s.y.round() as u32)
+}
+
+#[test]
+fn the_grid_and_the_positive_axes_show_decentralands_frame() {
+    let mut rig = Rig::new();
+    let camera = OrbitCamera::default();
+    let img = rig.render(&ViewportScene::default(), &camera, "grid");
+    // Grid lines cover a visible share of the ground (the whole image is ground here).
+    let lines = img.count(|_, _, c| !is_background(c));
+    let total = (W * H) as usize;
+    assert!(
+        lines > total / 50 && lines < total / 2,
+        "grid pixels: {lines} of {total}"
+    );
+    // The bright red +X axis runs to the right of the origin, the dim −X half to the left.
+    let (ox, oy) = screen(&camera, Vec3::ZERO);
+    let bright_red = |c: [u8; 3]| c[0] > 180 && c[1] < 110 && c[2] < 110;
+    let right = img.count(|x, _, c| x > ox + 3 && bright_red(c));
+    let left = img.count(|x, _, c| x + 3 < ox && bright_red(c));
+    assert!(
+        right > 60 && left == 0,
+        "+X red pixels right {right}, left {left}"
+    );
+    // The bright blue +Z axis goes away from the viewer: up the screen from the origin.
+    let bright_blue = |c: [u8; 3]| c[2] > 180 && c[0] < 110;
+    let above = img.count(|_, y, c| y + 3 < oy && bright_blue(c));
+    let below = img.count(|_, y, c| y > oy + 3 && bright_blue(c));
+    assert!(
+        above > 30 && below == 0,
+        "+Z blue pixels above {above}, below {below}"
+    );
+}
+
+#[test]
+fn plus_x_is_right_and_plus_z_is_into_the_screen() {
+    let mut rig = Rig::new();
+    let camera = OrbitCamera::default();
+    let red = Color32::from_rgb(220, 30, 30);
+    let green = Color32::from_rgb(30, 200, 30);
+    // Red box at +X; a green box behind a red one along +Z.
+    let scene = ViewportScene {
+        items: vec![
+            item(512, Shape::Box, Vec3::new(4.0, 0.5, 0.0), red, false),
+            item(513, Shape::Box, Vec3::new(0.0, 0.5, 0.0), red, false),
+            item(514, Shape::Box, Vec3::new(0.0, 0.5, 3.0), green, false),
+        ],
+        generation: 1,
+        gizmo_targets: vec![],
+    };
+    let img = rig.render(&scene, &camera, "handedness");
+    let reddish = |c: [u8; 3]| dominant(c, 0);
+    let red_right = img.count(|x, _, c| x > W / 2 + 20 && reddish(c));
+    assert!(
+        red_right > 200,
+        "the +X box is in the right half: {red_right} red pixels"
+    );
+    // The box at z = 0 hides the middle of the box at z = 3 behind it.
+    let (cx, cy) = screen(&camera, Vec3::new(0.0, 0.5, 0.0));
+    assert!(
+        reddish(img.px(cx, cy)),
+        "front box at its centre: {:?}",
+        img.px(cx, cy)
+    );
+    let greenish = |c: [u8; 3]| dominant(c, 1);
+    let green_total = img.count(|_, _, c| greenish(c));
+    assert!(green_total > 0, "the far box peeks out above the near one");
+    let (gx, gy) = screen(&camera, Vec3::new(0.0, 1.0, 3.0));
+    assert!(
+        gy < cy && gx.abs_diff(cx) < 3,
+        "farther along +Z is higher on screen"
+    );
+    // Its visible part is above the front box: +Z recedes.
+    let green_below_front = img.count(|_, y, c| y > cy && greenish(c));
+    assert_eq!(green_below_front, 0);
+}
+
+#[test]
+fn showroom_selection_is_outlined_and_every_shape_is_drawn_where_picking_finds_it() {
+    let mut rig = Rig::new();
+    let camera = OrbitCamera::default();
+    let mut scene = demo::showroom();
+    let img = rig.render(&scene, &camera, "showroom");
+
+    // Coverage: the shapes and the grid, but mostly background-ish ground.
+    let covered = img.count(|_, _, c| !is_background(c));
+    let total = (W * H) as usize;
+    assert!(
+        covered > total / 20 && covered < total * 3 / 4,
+        "coverage {covered}/{total}"
+    );
+
+    // The selected box (512) has outline pixels around it; nothing else does.
+    let selected = scene.items.iter().find(|i| i.selected).unwrap();
+    let (sx, sy) = screen(&camera, selected.world.w_axis.truncate());
+    let outline_near =
+        img.count(|x, y, c| x.abs_diff(sx) < 45 && y.abs_diff(sy) < 45 && near(c, OUTLINE, 12));
+    let outline_far =
+        img.count(|x, y, c| (x.abs_diff(sx) >= 45 || y.abs_diff(sy) >= 45) && near(c, OUTLINE, 12));
+    assert!(
+        outline_near > 40,
+        "outline pixels near the selected box: {outline_near}"
+    );
+    assert_eq!(outline_far, 0, "outline colour elsewhere");
+
+    // Every shape is drawn at its centre, in its own hue, and picking there finds it.
+    let size = Vec2::new(W as f32, H as f32);
+    for it in &scene.items {
+        let centre = it.world.w_axis.truncate();
+        let (x, y) = screen(&camera, centre);
+        let c = img.px(x, y);
+        assert!(!is_background(c), "{:?} drawn at ({x},{y})", it.shape);
+        let want = [it.color.r(), it.color.g(), it.color.b()];
+        let hue_of = |c: [u8; 3]| (0..3).max_by_key(|&i| c[i]).unwrap();
+        if want.iter().max() != want.iter().min() && !it.selected {
+            assert_eq!(hue_of(c), hue_of(want), "{:?}: {c:?} vs {want:?}", it.shape);
+        }
+        let hit = picking::pick(
+            &camera.ray(Vec2::new(x as f32 + 0.5, y as f32 + 0.5), size),
+            &scene.items,
+        );
+        assert_eq!(hit.map(|h| h.entity), Some(it.entity), "{:?}", it.shape);
+    }
+
+    // Deselect: the outline is gone (and a new generation re-uploads the instances).
+    for it in &mut scene.items {
+        it.selected = false;
+    }
+    scene.generation += 1;
+    let img = rig.render(&scene, &camera, "showroom_unselected");
+    assert_eq!(img.count(|_, _, c| near(c, OUTLINE, 12)), 0);
+    assert_eq!(rig.renderer.stats().uploads, 2);
+}
+
+#[test]
+fn static_frames_do_not_reupload_and_65535_items_render() {
+    let mut rig = Rig::new();
+    let scene = demo::stress(65_535);
+    let mut camera = OrbitCamera::default();
+    let bounds = scene.focus_bounds().unwrap();
+    camera.frame_bounds(bounds.min, bounds.max, W as f32 / H as f32);
+    let img = rig.render(&scene, &camera, "stress");
+    camera.orbit(Vec2::new(30.0, 0.0));
+    rig.render(&scene, &camera, "stress_orbit");
+    let stats = rig.renderer.stats();
+    assert_eq!(stats.instances, 65_535);
+    assert_eq!(stats.uploads, 1, "same generation, no second upload");
+    assert_eq!(stats.frames, 2);
+    // The middle of the field is densely covered (items are about a pixel each here).
+    let (cx, cy) = screen(&camera, (bounds.min + bounds.max) * 0.5);
+    let window = img.count(|x, y, _| x.abs_diff(cx) <= 30 && y.abs_diff(cy) <= 30);
+    let covered =
+        img.count(|x, y, c| x.abs_diff(cx) <= 30 && y.abs_diff(cy) <= 30 && !is_background(c));
+    assert!(
+        covered * 10 > window * 6,
+        "a dense field of items: {covered} of {window}"
+    );
+}
