@@ -12,6 +12,7 @@ use egui_kittest::Harness;
 use scenetree::editor::{Command, Document, examples};
 use scenetree::model::Entity;
 use scenetree::ui::Workbench;
+use scenetree::ui::viewport::NullRenderer;
 
 fn large_workbench() -> Workbench {
     let doc = Document::new(examples::large(usize::MAX), None);
@@ -28,7 +29,7 @@ fn frames(c: &mut Criterion) {
     let mut h = Harness::builder()
         .with_size(egui::vec2(1280.0, 800.0))
         .build_ui_state(
-            |ui, bench: &mut Workbench| bench.ui(ui, &mut |_, _| Vec::new()),
+            |ui, bench: &mut Workbench| bench.ui(ui, &mut NullRenderer::default()),
             large_workbench(),
         );
     h.run();

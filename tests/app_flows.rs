@@ -9,13 +9,17 @@ use scenetree::editor::Command;
 use scenetree::io;
 use scenetree::model::Entity;
 use scenetree::ui::app::{Launch, ScenetreeApp};
+use scenetree::ui::viewport::NullRenderer;
 
 fn app(launch: Launch, recovery: Option<PathBuf>) -> Harness<'static, ScenetreeApp> {
     let ctx = egui::Context::default();
     let app = ScenetreeApp::with_storage(&ctx, launch, None, recovery);
     let mut h = Harness::builder()
         .with_size(egui::vec2(1280.0, 800.0))
-        .build_ui_state(|ui, app: &mut ScenetreeApp| app.draw(ui), app);
+        .build_ui_state(
+            |ui, app: &mut ScenetreeApp| app.draw(ui, &mut NullRenderer::default()),
+            app,
+        );
     settle(&mut h);
     h
 }

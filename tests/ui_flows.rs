@@ -10,6 +10,7 @@ use scenetree::crdt::Replica;
 use scenetree::editor::Document;
 use scenetree::model::{Entity, Transform, encode_name, ids};
 use scenetree::ui::Workbench;
+use scenetree::ui::viewport::NullRenderer;
 
 const TABLE: Entity = Entity(512);
 const LAMP: Entity = Entity(513);
@@ -69,12 +70,7 @@ fn harness(doc: Document) -> Harness<'static, Workbench> {
     let mut h = Harness::builder()
         .with_size(egui::vec2(1280.0, 800.0))
         .build_ui_state(
-            |ui, bench: &mut Workbench| {
-                bench.ui(ui, &mut |ui, _| {
-                    ui.label("viewport stub");
-                    Vec::new()
-                })
-            },
+            |ui, bench: &mut Workbench| bench.ui(ui, &mut NullRenderer::default()),
             Workbench::new(doc),
         );
     h.run();

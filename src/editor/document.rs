@@ -225,6 +225,23 @@ impl Document {
         self.history.close_coalescing();
     }
 
+    /// Cancels the gesture in progress: its writes are reverted (as new writes) and it leaves
+    /// no undo step. Returns false when no gesture was open.
+    pub fn cancel_gesture(&mut self) -> bool {
+        let Some(step) = self.history.pop_open_gesture() else {
+            return false;
+        };
+        let writes = step
+            .changes
+            .iter()
+            .rev()
+            .map(|c| (c.entity, c.component, c.before.clone()))
+            .collect();
+        self.write_all(writes).ok();
+        self.refresh();
+        true
+    }
+
     fn apply_with(
         &mut self,
         command: Command,

@@ -81,6 +81,16 @@ impl History {
         self.open_coalesce = None;
     }
 
+    /// Takes the top step if it is the open coalescing run (a gesture being cancelled).
+    pub fn pop_open_gesture(&mut self) -> Option<Step> {
+        let open = self.open_coalesce.take()?;
+        if self.undo.last().is_some_and(|s| s.coalesce == Some(open)) {
+            self.undo.pop()
+        } else {
+            None
+        }
+    }
+
     /// Takes the step to undo (the caller writes its `before` values and calls
     /// [`Self::push_redo`]).
     pub fn pop_undo(&mut self) -> Option<Step> {

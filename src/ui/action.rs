@@ -13,6 +13,9 @@ pub enum Action {
     EditCoalesced(Command, u64),
     /// The gesture (drag, text field) that was coalescing edits ended.
     EndGesture,
+    /// The gesture was cancelled (Escape during a drag): its edits are reverted and leave no
+    /// undo step.
+    CancelGesture,
     /// Change the selection.
     Select(SelectAction),
     /// Start renaming an entity inline in the tree.

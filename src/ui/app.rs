@@ -9,6 +9,7 @@ use egui::{Key, KeyboardShortcut, Modifiers, RichText};
 
 use super::Action;
 use super::files::{DialogPurpose, JobResult, Jobs};
+use super::viewport::{GlowViewportRenderer, NullRenderer, ViewportRenderer};
 use super::workbench::{Severity, Workbench, default_dock};
 use crate::editor::{Document, SceneFile, examples};
 use crate::io::{self, SceneFormat, recovery};
@@ -60,6 +61,8 @@ pub struct ScenetreeApp {
     allow_close: bool,
     title: String,
     show_shortcuts: bool,
+    /// The 3D renderer on the window's GL context (created on the first frame).
+    renderer: Option<Result<GlowViewportRenderer, String>>,
     /// Applied to the first document shown (the bundled one or the launch file).
     initial_selection: Vec<crate::model::Entity>,
 }
@@ -124,6 +127,7 @@ impl ScenetreeApp {
             allow_close: false,
             title: String::new(),
             show_shortcuts: false,
+            renderer: None,
             initial_selection: launch.select,
         };
         match launch.file {
@@ -158,8 +162,8 @@ impl ScenetreeApp {
         self.request(Pending::New);
     }
 
-    /// Draws one frame of the whole window.
-    pub fn draw(&mut self, ui: &mut egui::Ui) {
+    /// Draws one frame of the whole window; `renderer` draws the 3D view.
+    pub fn draw(&mut self, ui: &mut egui::Ui, renderer: &mut dyn ViewportRenderer) {
         let ctx = ui.ctx().clone();
         self.handle_jobs();
         self.handle_close_request(&ctx);
@@ -168,15 +172,7 @@ impl ScenetreeApp {
             self.file_shortcuts(&ctx);
         }
         egui::Panel::top("menu").show(ui, |ui| self.menu_ui(ui));
-        self.bench.ui(ui, &mut |ui, bench| {
-            ui.centered_and_justified(|ui| {
-                ui.weak(format!(
-                    "3D viewport — {} entities",
-                    bench.doc.view().len().saturating_sub(1)
-                ));
-            });
-            Vec::new()
-        });
+        self.bench.ui(ui, renderer);
         self.dialogs_ui(&ctx);
         self.update_title(&ctx);
         self.autosave();
@@ -796,8 +792,20 @@ fn save_png(path: &Path, image: &egui::ColorImage) -> Result<(), String> {
 }
 
 impl eframe::App for ScenetreeApp {
-    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
-        self.draw(ui);
+    fn ui(&mut self, ui: &mut egui::Ui, frame: &mut eframe::Frame) {
+        // The GL renderer needs the window's context, which only exists here; created once.
+        let mut renderer = self
+            .renderer
+            .take()
+            .unwrap_or_else(|| GlowViewportRenderer::from_frame(frame).map_err(|e| e.to_string()));
+        match &mut renderer {
+            Ok(gl) => self.draw(ui, gl),
+            Err(err) => {
+                self.bench.status = Some((format!("No 3D view: {err}"), Severity::Error));
+                self.draw(ui, &mut NullRenderer::default());
+            }
+        }
+        self.renderer = Some(renderer);
     }
 
     fn save(&mut self, storage: &mut dyn eframe::Storage) {

@@ -8,6 +8,7 @@ pub mod files;
 pub mod hierarchy_panel;
 pub mod inspector_panel;
 pub mod viewport;
+pub mod viewport_tab;
 pub mod workbench;
 
 pub use action::{Action, SelectAction};

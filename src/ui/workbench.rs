@@ -8,6 +8,8 @@ use serde::{Deserialize, Serialize};
 use super::action::{Action, SelectAction};
 use super::hierarchy_panel::HierarchyPanel;
 use super::inspector_panel::InspectorPanel;
+use super::viewport::ViewportRenderer;
+use super::viewport_tab::ViewportTab;
 use crate::editor::{Command, Document};
 use crate::model::Transform;
 
@@ -61,6 +63,8 @@ pub struct Workbench {
     pub hierarchy: HierarchyPanel,
     /// Inspector state.
     pub inspector: InspectorPanel,
+    /// The 3D view's state (camera, gizmo, built scene).
+    pub viewport: ViewportTab,
     /// Tab layout (persisted by the app).
     pub dock: DockState<Tab>,
     /// The copied local transform (position, rotation, scale).
@@ -78,6 +82,7 @@ impl Workbench {
             doc,
             hierarchy: HierarchyPanel::default(),
             inspector: InspectorPanel::default(),
+            viewport: ViewportTab::default(),
             dock: default_dock(),
             clipboard: None,
             status: None,
@@ -89,23 +94,20 @@ impl Workbench {
     pub fn set_document(&mut self, doc: Document) {
         self.doc = doc;
         self.hierarchy = HierarchyPanel::default();
+        self.viewport.frame_all_next();
         self.inspector.error = None;
     }
 
     /// Draws the status bar and the dock, handles shortcuts, and applies what the panels asked.
-    /// `viewport` draws the Viewport tab (the real 3D view, or a stub in tests).
-    pub fn ui(
-        &mut self,
-        ui: &mut egui::Ui,
-        viewport: &mut dyn FnMut(&mut egui::Ui, &mut Workbench) -> Vec<Action>,
-    ) {
+    /// `renderer` draws the 3D view (three-d on the window's GL context, or a stub in tests).
+    pub fn ui(&mut self, ui: &mut egui::Ui, renderer: &mut dyn ViewportRenderer) {
         let mut actions = self.shortcuts(ui.ctx());
         egui::Panel::bottom("status").show(ui, |ui| self.status_ui(ui));
         let mut dock = std::mem::replace(&mut self.dock, DockState::new(Vec::new()));
         let mut tabs = Tabs {
             bench: self,
             actions: &mut actions,
-            viewport,
+            renderer,
         };
         DockArea::new(&mut dock)
             .style(Style::from_egui(ui.style().as_ref()))
@@ -114,6 +116,9 @@ impl Workbench {
             .show_inside(ui, &mut tabs);
         self.dock = dock;
         self.apply_actions(actions);
+        if std::mem::take(&mut self.frame_request) {
+            self.viewport.frame_selection();
+        }
     }
 
     fn status_ui(&self, ui: &mut egui::Ui) {
@@ -230,6 +235,11 @@ impl Workbench {
                     }
                 }
                 Action::EndGesture => self.doc.end_coalescing(),
+                Action::CancelGesture => {
+                    if self.doc.cancel_gesture() {
+                        self.status = Some(("Cancelled".into(), Severity::Info));
+                    }
+                }
                 Action::Select(select) => {
                     let sel = &mut self.doc.selection;
                     match select {
@@ -309,7 +319,7 @@ fn toggle(set: &mut std::collections::HashSet<crate::model::Entity>, e: crate::m
 struct Tabs<'a> {
     bench: &'a mut Workbench,
     actions: &'a mut Vec<Action>,
-    viewport: &'a mut dyn FnMut(&mut egui::Ui, &mut Workbench) -> Vec<Action>,
+    renderer: &'a mut dyn ViewportRenderer,
 }
 
 impl TabViewer for Tabs<'_> {
@@ -334,7 +344,14 @@ impl TabViewer for Tabs<'_> {
                 self.actions.extend(actions);
             }
             Tab::Viewport => {
-                let actions = (self.viewport)(ui, self.bench);
+                let bench = &mut *self.bench;
+                let actions = bench.viewport.ui(
+                    ui,
+                    &bench.doc,
+                    &bench.hierarchy.hidden,
+                    &bench.hierarchy.locked,
+                    self.renderer,
+                );
                 self.actions.extend(actions);
             }
             Tab::Peers => {

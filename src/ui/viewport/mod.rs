@@ -43,7 +43,7 @@ pub use gizmo_drag::{DragPhase, DragTarget, GizmoDelta, GizmoEvent, apply_delta}
 pub use renderer::{
     GlowViewportRenderer, NullRenderer, RenderRequest, RenderStats, RendererError, ViewportRenderer,
 };
-pub use shape::{Aabb, MeshDecodeError, Shape};
+pub use shape::{Aabb, Shape};
 pub use widget::{Pick, Viewport, ViewportResponse};
 
 /// One entity as the viewport draws it.

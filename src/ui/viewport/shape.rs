@@ -3,6 +3,8 @@
 
 use glam::{Mat4, Quat, Vec3};
 
+use crate::model::dcl::{ViewportShape, viewport_shape};
+
 /// The shape drawn for an entity. Sizes follow Decentraland's MeshRenderer, in the entity's
 /// local space (meters, before its Transform's scale):
 ///
@@ -138,163 +140,34 @@ impl Shape {
         }
     }
 
-    /// The shape to draw for an entity, from its `core::MeshRenderer` bytes (if any) and
-    /// whether it has a `core::GltfContainer`. A MeshRenderer that does not decode, or
-    /// names no mesh, falls back to the glTF placeholder or the marker.
-    pub fn for_entity(mesh_renderer: Option<&[u8]>, has_gltf: bool) -> Shape {
-        match mesh_renderer.map(Shape::from_mesh_renderer) {
-            Some(Ok(Some(shape))) => shape,
-            _ if has_gltf => Shape::GltfPlaceholder,
-            _ => Shape::Marker,
-        }
-    }
-
-    /// Decodes `core::MeshRenderer` (component 1018, protobuf `PBMeshRenderer` as written by
-    /// `@dcl/ecs`): field 1 box, 2 sphere, 3 cylinder (radius_top = 1, radius_bottom = 2, f32,
-    /// default 0.5), 4 plane; the last mesh field wins, as in protobuf. `Ok(None)` when no
-    /// mesh is set. Unknown fields are skipped; malformed bytes are an error.
-    pub fn from_mesh_renderer(bytes: &[u8]) -> Result<Option<Shape>, MeshDecodeError> {
-        let mut shape = None;
-        let mut r = ProtoReader { bytes, pos: 0 };
-        while let Some((field, wire)) = r.tag()? {
-            match (field, wire) {
-                (1, WIRE_LEN) => shape = r.message().map(|_| Some(Shape::Box))?,
-                (2, WIRE_LEN) => shape = r.message().map(|_| Some(Shape::Sphere))?,
-                (3, WIRE_LEN) => shape = Some(decode_cylinder(r.message()?)?),
-                (4, WIRE_LEN) => shape = r.message().map(|_| Some(Shape::Plane))?,
-                _ => r.skip(wire)?,
+    /// The shape to draw for an entity, from its `core::MeshRenderer` and `core::GltfContainer`
+    /// values (either may be absent), decoded with prost by [`crate::model::dcl::viewport_shape`].
+    /// A MeshRenderer that does not decode, or names no mesh, falls back to the glTF placeholder
+    /// or, without a model, the marker.
+    pub fn for_entity(mesh_renderer: Option<&[u8]>, gltf_container: Option<&[u8]>) -> Shape {
+        match viewport_shape(mesh_renderer, gltf_container) {
+            Some(ViewportShape::Box) => Shape::Box,
+            Some(ViewportShape::Sphere) => Shape::Sphere,
+            Some(ViewportShape::Cylinder {
+                radius_top,
+                radius_bottom,
+            }) => {
+                // A radius that is negative or not a number is drawn as the default.
+                let sane = |r: f32| {
+                    if r.is_finite() && r >= 0.0 {
+                        r
+                    } else {
+                        DEFAULT_CYLINDER_RADIUS
+                    }
+                };
+                Shape::Cylinder {
+                    radius_top: sane(radius_top),
+                    radius_bottom: sane(radius_bottom),
+                }
             }
-        }
-        Ok(shape)
-    }
-}
-
-fn decode_cylinder(bytes: &[u8]) -> Result<Shape, MeshDecodeError> {
-    let (mut top, mut bottom) = (DEFAULT_CYLINDER_RADIUS, DEFAULT_CYLINDER_RADIUS);
-    let mut r = ProtoReader { bytes, pos: 0 };
-    while let Some((field, wire)) = r.tag()? {
-        match (field, wire) {
-            (1, WIRE_FIXED32) => top = r.f32()?,
-            (2, WIRE_FIXED32) => bottom = r.f32()?,
-            _ => r.skip(wire)?,
-        }
-    }
-    // A radius that is negative or not a number is drawn as the default, not as garbage.
-    let sane = |r: f32| {
-        if r.is_finite() && r >= 0.0 {
-            r
-        } else {
-            DEFAULT_CYLINDER_RADIUS
-        }
-    };
-    Ok(Shape::Cylinder {
-        radius_top: sane(top),
-        radius_bottom: sane(bottom),
-    })
-}
-
-/// Why MeshRenderer bytes could not be read. Offsets are byte offsets into the component data.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum MeshDecodeError {
-    /// The data ends inside a varint, a fixed-size value or a length-delimited field.
-    #[error("MeshRenderer data ends early at byte {offset}")]
-    Truncated {
-        /// Where the cut-off value starts.
-        offset: usize,
-    },
-    /// A varint longer than 10 bytes.
-    #[error("MeshRenderer varint at byte {offset} is too long")]
-    BadVarint {
-        /// Where the varint starts.
-        offset: usize,
-    },
-    /// A protobuf wire type this decoder cannot skip (groups, or 6/7).
-    #[error("MeshRenderer uses unsupported protobuf wire type {wire} at byte {offset}")]
-    UnsupportedWireType {
-        /// The wire type found.
-        wire: u8,
-        /// Where its tag starts.
-        offset: usize,
-    },
-}
-
-const WIRE_VARINT: u8 = 0;
-const WIRE_FIXED64: u8 = 1;
-const WIRE_LEN: u8 = 2;
-const WIRE_FIXED32: u8 = 5;
-
-/// Just enough protobuf to read PBMeshRenderer: tags, varints, fixed32 and nested messages.
-struct ProtoReader<'a> {
-    bytes: &'a [u8],
-    pos: usize,
-}
-
-impl<'a> ProtoReader<'a> {
-    fn varint(&mut self) -> Result<u64, MeshDecodeError> {
-        let start = self.pos;
-        let mut value = 0u64;
-        for shift in 0..10 {
-            let byte = *self
-                .bytes
-                .get(self.pos)
-                .ok_or(MeshDecodeError::Truncated { offset: start })?;
-            self.pos += 1;
-            value |= u64::from(byte & 0x7F) << (7 * shift);
-            if byte & 0x80 == 0 {
-                return Ok(value);
-            }
-        }
-        Err(MeshDecodeError::BadVarint { offset: start })
-    }
-
-    /// The next field number and wire type, or `None` at the end.
-    fn tag(&mut self) -> Result<Option<(u64, u8)>, MeshDecodeError> {
-        if self.pos >= self.bytes.len() {
-            return Ok(None);
-        }
-        let start = self.pos;
-        let tag = self.varint()?;
-        let wire = (tag & 7) as u8;
-        if !matches!(wire, WIRE_VARINT | WIRE_FIXED64 | WIRE_LEN | WIRE_FIXED32) {
-            return Err(MeshDecodeError::UnsupportedWireType {
-                wire,
-                offset: start,
-            });
-        }
-        Ok(Some((tag >> 3, wire)))
-    }
-
-    fn take(&mut self, n: usize, start: usize) -> Result<&'a [u8], MeshDecodeError> {
-        let end = self
-            .pos
-            .checked_add(n)
-            .filter(|&end| end <= self.bytes.len())
-            .ok_or(MeshDecodeError::Truncated { offset: start })?;
-        let out = &self.bytes[self.pos..end];
-        self.pos = end;
-        Ok(out)
-    }
-
-    fn message(&mut self) -> Result<&'a [u8], MeshDecodeError> {
-        let start = self.pos;
-        let len = self.varint()?;
-        let len = usize::try_from(len).map_err(|_| MeshDecodeError::Truncated { offset: start })?;
-        self.take(len, start)
-    }
-
-    fn f32(&mut self) -> Result<f32, MeshDecodeError> {
-        let start = self.pos;
-        let b = self.take(4, start)?;
-        Ok(f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-    }
-
-    fn skip(&mut self, wire: u8) -> Result<(), MeshDecodeError> {
-        let start = self.pos;
-        match wire {
-            WIRE_VARINT => self.varint().map(drop),
-            WIRE_FIXED64 => self.take(8, start).map(drop),
-            WIRE_LEN => self.message().map(drop),
-            _ => self.take(4, start).map(drop), // WIRE_FIXED32; others are refused in tag()
+            Some(ViewportShape::Plane) => Shape::Plane,
+            Some(ViewportShape::ModelPlaceholder) => Shape::GltfPlaceholder,
+            None => Shape::Marker,
         }
     }
 }
@@ -303,63 +176,58 @@ impl<'a> ProtoReader<'a> {
 mod tests {
     use super::*;
 
+    const GLTF: Option<&[u8]> = Some(&[0x0a, 0x01, b'm']);
+
     #[test]
-    fn decodes_each_mesh_kind_as_dcl_ecs_writes_it() {
-        // Bytes as PBMeshRenderer.encode writes them (tags 10, 18, 26, 34; empty sub-messages).
-        assert_eq!(Shape::from_mesh_renderer(&[10, 0]), Ok(Some(Shape::Box)));
-        assert_eq!(Shape::from_mesh_renderer(&[18, 0]), Ok(Some(Shape::Sphere)));
-        assert_eq!(Shape::from_mesh_renderer(&[34, 0]), Ok(Some(Shape::Plane)));
+    fn each_mesh_kind_as_dcl_ecs_writes_it_becomes_its_shape() {
+        // Bytes as @dcl/ecs's PBMeshRenderer.encode writes them (tags 10, 18, 26, 34).
+        assert_eq!(Shape::for_entity(Some(&[10, 2, 10, 0]), None), Shape::Box);
+        assert_eq!(Shape::for_entity(Some(&[18, 0]), None), Shape::Sphere);
+        assert_eq!(Shape::for_entity(Some(&[34, 2, 10, 0]), None), Shape::Plane);
         assert_eq!(
-            Shape::from_mesh_renderer(&[26, 0]),
-            Ok(Some(Shape::Cylinder {
+            Shape::for_entity(Some(&[26, 0]), None),
+            Shape::Cylinder {
                 radius_top: 0.5,
                 radius_bottom: 0.5
-            }))
+            }
         );
-        assert_eq!(Shape::from_mesh_renderer(&[]), Ok(None), "no mesh set");
+        assert_eq!(
+            Shape::for_entity(Some(&[]), None),
+            Shape::Marker,
+            "no mesh set"
+        );
     }
 
     #[test]
-    fn reads_cylinder_radii_and_skips_unknown_fields() {
+    fn cylinder_radii_are_read() {
         let mut cyl = vec![13];
         cyl.extend(0.0f32.to_le_bytes());
         cyl.extend([21]);
         cyl.extend(2.0f32.to_le_bytes());
-        cyl.extend([24, 0x96, 0x01]); // unknown varint field 3
-        let mut bytes = vec![10, 2, 8, 1]; // a box with an unknown field, overridden below
-        bytes.push(26);
-        bytes.push(cyl.len() as u8);
+        let mut bytes = vec![26, cyl.len() as u8];
         bytes.extend(&cyl);
         assert_eq!(
-            Shape::from_mesh_renderer(&bytes),
-            Ok(Some(Shape::Cylinder {
+            Shape::for_entity(Some(&bytes), None),
+            Shape::Cylinder {
                 radius_top: 0.0,
                 radius_bottom: 2.0
-            }))
+            }
         );
     }
 
     #[test]
-    fn malformed_bytes_are_specific_errors_and_fall_back_to_a_marker() {
+    fn malformed_bytes_fall_back_to_the_model_placeholder_or_a_marker() {
+        assert_eq!(Shape::for_entity(Some(&[10, 5]), None), Shape::Marker);
         assert_eq!(
-            Shape::from_mesh_renderer(&[10, 5, 0]),
-            Err(MeshDecodeError::Truncated { offset: 1 })
-        );
-        assert_eq!(
-            Shape::from_mesh_renderer(&[11]),
-            Err(MeshDecodeError::UnsupportedWireType { wire: 3, offset: 0 })
-        );
-        assert_eq!(
-            Shape::from_mesh_renderer(&[0xFF; 11]),
-            Err(MeshDecodeError::BadVarint { offset: 0 })
-        );
-        assert_eq!(Shape::for_entity(Some(&[10, 5]), false), Shape::Marker);
-        assert_eq!(
-            Shape::for_entity(Some(&[10, 5]), true),
+            Shape::for_entity(Some(&[10, 5]), GLTF),
             Shape::GltfPlaceholder
         );
-        assert_eq!(Shape::for_entity(None, false), Shape::Marker);
-        assert_eq!(Shape::for_entity(Some(&[18, 0]), true), Shape::Sphere);
+        assert_eq!(Shape::for_entity(None, None), Shape::Marker);
+        assert_eq!(
+            Shape::for_entity(Some(&[18, 0]), GLTF),
+            Shape::Sphere,
+            "a mesh wins over a model"
+        );
     }
 
     #[test]
@@ -367,11 +235,11 @@ mod tests {
         let mut cyl = vec![26, 5, 13];
         cyl.extend(f32::NAN.to_le_bytes());
         assert_eq!(
-            Shape::from_mesh_renderer(&cyl),
-            Ok(Some(Shape::Cylinder {
+            Shape::for_entity(Some(&cyl), None),
+            Shape::Cylinder {
                 radius_top: 0.5,
                 radius_bottom: 0.5
-            }))
+            }
         );
     }
 

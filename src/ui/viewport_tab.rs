@@ -1,0 +1,234 @@
+//! The Viewport tab: builds the 3D scene from the document (world matrices from the render
+//! tree, shapes from MeshRenderer / GltfContainer, selection, editor-only hidden flags) and turns
+//! picks and gizmo drags into actions.
+
+use std::collections::HashSet;
+
+use egui::Color32;
+
+use super::action::{Action, SelectAction};
+use super::viewport::{
+    DragPhase, DrawItem, GizmoTarget, Shape, Viewport, ViewportRenderer, ViewportScene,
+};
+use crate::editor::{Command, Document};
+use crate::model::{Entity, ids};
+use crate::scene::Fallback;
+
+/// Viewport state kept between frames.
+pub struct ViewportTab {
+    /// The widget (camera, gizmo settings).
+    pub viewport: Viewport,
+    scene: ViewportScene,
+    built_for: Option<BuildKey>,
+    drag_key: u64,
+    /// Frame the whole scene after the next build (a document was opened).
+    frame_all_pending: bool,
+}
+
+impl Default for ViewportTab {
+    fn default() -> Self {
+        ViewportTab {
+            viewport: Viewport::default(),
+            scene: ViewportScene::default(),
+            built_for: None,
+            drag_key: 0,
+            frame_all_pending: true,
+        }
+    }
+}
+
+/// The aspect ratio framing assumes (the tab's shape varies; this keeps a margin).
+const FRAMING_ASPECT: f32 = 1.4;
+
+/// What the built scene depends on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct BuildKey {
+    view_generation: u64,
+    replica_position: u64,
+    selection: Vec<Entity>,
+    hidden: Vec<Entity>,
+    locked: Vec<Entity>,
+}
+
+impl ViewportTab {
+    /// The scene as last built (for tests).
+    pub fn scene(&self) -> &ViewportScene {
+        &self.scene
+    }
+
+    /// Points the camera at the selection (or everything).
+    pub fn frame_selection(&mut self) {
+        if let Some(bounds) = self.scene.focus_bounds() {
+            self.viewport
+                .camera
+                .frame_bounds(bounds.min, bounds.max, FRAMING_ASPECT);
+            self.viewport.request_render();
+        }
+    }
+
+    /// Points the camera at the whole scene on the next frame (a document was opened).
+    pub fn frame_all_next(&mut self) {
+        self.frame_all_pending = true;
+    }
+
+    fn frame_all(&mut self) {
+        let bounds = self
+            .scene
+            .items
+            .iter()
+            .map(|i| {
+                i.shape
+                    .local_bounds()
+                    .transformed(&i.shape.instance_matrix(&i.world))
+            })
+            .filter(|b| b.min.is_finite() && b.max.is_finite())
+            .reduce(super::viewport::Aabb::union);
+        if let Some(b) = bounds {
+            self.viewport
+                .camera
+                .frame_bounds(b.min, b.max, FRAMING_ASPECT);
+            self.viewport.request_render();
+        }
+    }
+
+    /// Draws the viewport and returns what the user did in it.
+    pub fn ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        doc: &Document,
+        hidden: &HashSet<Entity>,
+        locked: &HashSet<Entity>,
+        renderer: &mut dyn ViewportRenderer,
+    ) -> Vec<Action> {
+        self.rebuild_if_needed(doc, hidden, locked);
+        if std::mem::take(&mut self.frame_all_pending) {
+            self.frame_all();
+        }
+        let response = self.viewport.ui(ui, &self.scene, renderer);
+        let mut actions = Vec::new();
+        if let Some(pick) = response.pick {
+            match pick.entity {
+                Some(e) if locked.contains(&e) => {}
+                Some(e) if pick.ctrl || pick.shift => {
+                    actions.push(Action::Select(SelectAction::Toggle(e)))
+                }
+                Some(e) => actions.push(Action::Select(SelectAction::Only(e))),
+                None if pick.ctrl || pick.shift => {}
+                None => actions.push(Action::Select(SelectAction::Clear)),
+            }
+        }
+        if let Some(event) = response.gizmo {
+            if event.phase == DragPhase::Begin {
+                self.drag_key = self.drag_key.wrapping_add(1);
+            }
+            let key = egui::Id::new(("gizmo-drag", self.drag_key)).value();
+            let items = event.targets.iter().map(|t| (t.entity, t.local)).collect();
+            match event.phase {
+                DragPhase::Begin | DragPhase::Update => {
+                    actions.push(Action::EditCoalesced(Command::SetTransforms(items), key));
+                }
+                DragPhase::End => {
+                    actions.push(Action::EditCoalesced(Command::SetTransforms(items), key));
+                    actions.push(Action::EndGesture);
+                }
+                DragPhase::Cancel => actions.push(Action::CancelGesture),
+            }
+        }
+        actions
+    }
+
+    fn rebuild_if_needed(
+        &mut self,
+        doc: &Document,
+        hidden: &HashSet<Entity>,
+        locked: &HashSet<Entity>,
+    ) {
+        let sorted = |set: &HashSet<Entity>| {
+            let mut v: Vec<Entity> = set.iter().copied().collect();
+            v.sort_unstable();
+            v
+        };
+        let key = BuildKey {
+            view_generation: doc.view().generation(),
+            replica_position: doc.replica().changes_since(0).next_cursor,
+            selection: doc.selection.entities().to_vec(),
+            hidden: sorted(hidden),
+            locked: sorted(locked),
+        };
+        if self.built_for.as_ref() == Some(&key) {
+            return;
+        }
+        build_scene(&mut self.scene, doc, hidden, locked);
+        self.scene.generation += 1;
+        self.built_for = Some(key);
+    }
+}
+
+/// Fills `scene` from the document. Hidden entities hide their subtrees; implicit parents (no
+/// components) are not drawn.
+fn build_scene(
+    scene: &mut ViewportScene,
+    doc: &Document,
+    hidden: &HashSet<Entity>,
+    locked: &HashSet<Entity>,
+) {
+    let view = doc.view();
+    let replica = doc.replica();
+    scene.items.clear();
+    let mut stack: Vec<Entity> = view.children_of(Entity::ROOT).collect();
+    while let Some(e) = stack.pop() {
+        if hidden.contains(&e) {
+            continue;
+        }
+        stack.extend(view.children_of(e));
+        if !view.is_live(e) {
+            continue;
+        }
+        let shape = Shape::for_entity(
+            replica.component_data(e, ids::MESH_RENDERER),
+            replica.component_data(e, ids::GLTF_CONTAINER),
+        );
+        scene.items.push(DrawItem {
+            entity: e,
+            world: view.world_matrix(e).unwrap_or_default(),
+            shape,
+            color: color_for(e, view.fallback_reason(e)),
+            selected: doc.selection.contains(e),
+        });
+    }
+    scene.gizmo_targets = doc
+        .selection
+        .entities()
+        .iter()
+        .filter(|e| view.contains(**e) && !locked.contains(e) && !hidden.contains(e))
+        .map(|&e| {
+            let parent = view.effective_parent_of(e).unwrap_or(Entity::ROOT);
+            GizmoTarget {
+                entity: e,
+                local: doc.local_transform(e),
+                parent_world: view.world_matrix(parent).unwrap_or_default(),
+            }
+        })
+        .collect();
+}
+
+/// A stable, pleasant colour per entity; re-rooted entities are tinted so the fallback shows.
+fn color_for(entity: Entity, reason: Fallback<'_>) -> Color32 {
+    match reason {
+        Fallback::Cycle(_) => return Color32::from_rgb(0xF0, 0x8C, 0x2E),
+        Fallback::MissingParent => return Color32::from_rgb(0xE6, 0xC8, 0x3A),
+        Fallback::None => {}
+    }
+    const PALETTE: [Color32; 8] = [
+        Color32::from_rgb(0x6F, 0xA8, 0xDC),
+        Color32::from_rgb(0x93, 0xC4, 0x7D),
+        Color32::from_rgb(0xC2, 0x8F, 0xD6),
+        Color32::from_rgb(0x76, 0xC7, 0xC0),
+        Color32::from_rgb(0xD9, 0x9A, 0x8C),
+        Color32::from_rgb(0xA4, 0xB0, 0xE8),
+        Color32::from_rgb(0xB8, 0xD0, 0x8A),
+        Color32::from_rgb(0xE0, 0xA8, 0xC8),
+    ];
+    let h = entity.0.wrapping_mul(0x9E37_79B9) >> 29;
+    PALETTE[h as usize % PALETTE.len()]
+}
