@@ -158,3 +158,23 @@ fn removing_a_parents_transform_leaves_the_children_under_it() {
         "A still exists, only its Transform is gone"
     );
 }
+
+#[test]
+fn a_view_that_follows_a_replaced_replica_rebuilds_instead_of_missing_changes() {
+    let mut a = Replica::new();
+    a.put_transform(A, &at(1.0, Entity::ROOT)).unwrap();
+    a.put_transform(B, &at(2.0, Entity::ROOT)).unwrap();
+    let mut view = SceneView::from_source(&a);
+    // Another replica with a journal of the same length but different content.
+    let mut b = Replica::new();
+    b.put_transform(C, &at(3.0, Entity::ROOT)).unwrap();
+    b.put_transform(C, &at(4.0, Entity::ROOT)).unwrap();
+    view.update(&b);
+    assert!(view.last_update_stats().rebuilt);
+    assert!(!view.contains(A) && view.contains(C));
+    assert_eq!(view.world_affine(C).unwrap().translation.x, 4.0);
+    // A clone is a new instance too.
+    let c = b.clone();
+    view.update(&c);
+    assert!(view.last_update_stats().rebuilt);
+}

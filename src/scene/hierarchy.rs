@@ -97,6 +97,8 @@ pub struct SceneView {
     pub(super) topo_sorted: bool,
     pub(super) pass: u64,
     cursor: u64,
+    /// [`TransformSource::source_id`] of the source `cursor` belongs to.
+    source_id: u64,
     /// Bumped whenever the shape of the tree (parents, membership) changes.
     structure_generation: u64,
     /// Bumped whenever anything (including world matrices) changes.
@@ -135,6 +137,7 @@ impl SceneView {
             topo_sorted: true,
             pass: 0,
             cursor: 0,
+            source_id: 0,
             structure_generation: 0,
             generation: 0,
             stats: UpdateStats::default(),
@@ -347,6 +350,11 @@ impl SceneView {
     /// Brings the view up to date with `source`, doing work proportional to what changed (the
     /// changed entities, the cycle checks along their parent chains, and their subtrees).
     pub fn update(&mut self, source: &impl TransformSource) {
+        if source.source_id() != self.source_id {
+            self.stats = UpdateStats::default();
+            self.rebuild(source);
+            return;
+        }
         let (changed, next_cursor) = source.changed_since(self.cursor);
         self.cursor = next_cursor;
         self.stats = UpdateStats::default();
@@ -373,6 +381,7 @@ impl SceneView {
             ..UpdateStats::default()
         };
         self.cursor = source.changed_since(u64::MAX).1;
+        self.source_id = source.source_id();
         let mut live: Vec<(Entity, Option<Transform>)> = Vec::new();
         source.for_each_live(&mut |e, t| live.push((e, t)));
         live.sort_unstable_by_key(|(e, _)| *e);

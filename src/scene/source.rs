@@ -13,6 +13,11 @@ pub trait TransformSource {
     /// Entities whose Transform or presence may have changed since `cursor` (with repeats), and
     /// the next cursor. `None` means the history is gone: rebuild from [`Self::for_each_live`].
     fn changed_since(&self, cursor: u64) -> (Option<Vec<Entity>>, u64);
+    /// Identifies the source instance: a view whose cursor came from another instance (the
+    /// replica was replaced by a timeline seek, or the view now follows another peer) rebuilds.
+    fn source_id(&self) -> u64 {
+        0
+    }
     /// The entity's Transform, if it has one.
     fn transform(&self, entity: Entity) -> Option<Transform>;
     /// True when the entity exists (holds at least one component).
@@ -22,6 +27,10 @@ pub trait TransformSource {
 }
 
 impl TransformSource for Replica {
+    fn source_id(&self) -> u64 {
+        self.journal_id()
+    }
+
     fn changed_since(&self, cursor: u64) -> (Option<Vec<Entity>>, u64) {
         let changes = self.changes_since(cursor);
         (
