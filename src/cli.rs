@@ -23,11 +23,33 @@ pub struct Cli {
     /// Open the scene, render a few frames, save a PNG of the window to this path and exit.
     #[arg(long, value_name = "OUT.png")]
     pub screenshot: Option<PathBuf>,
+    /// The window's size in points, e.g. 1600x1000.
+    #[arg(long, value_name = "WxH", value_parser = parse_size)]
+    pub window_size: Option<[f32; 2]>,
+    /// When FILE is a lesson (*.scenario.json), play its first N steps on opening.
+    #[arg(long, value_name = "N")]
+    pub steps: Option<usize>,
     /// Select this entity (id) when the scene opens, e.g. for a screenshot; repeat for more.
     #[arg(long, value_name = "ENTITY")]
     pub select: Vec<u32>,
     #[command(subcommand)]
     pub command: Option<Command>,
+}
+
+fn parse_size(text: &str) -> Result<[f32; 2], String> {
+    let (w, h) = text
+        .split_once(['x', 'X'])
+        .ok_or("expected WIDTHxHEIGHT, e.g. 1600x1000")?;
+    let parse = |v: &str| {
+        v.trim()
+            .parse::<f32>()
+            .ok()
+            .filter(|v| v.is_finite() && *v >= 200.0)
+    };
+    match (parse(w), parse(h)) {
+        (Some(w), Some(h)) => Ok([w, h]),
+        _ => Err("expected WIDTHxHEIGHT with both at least 200, e.g. 1600x1000".into()),
+    }
 }
 
 /// Headless commands.

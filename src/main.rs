@@ -17,6 +17,8 @@ fn main() -> ExitCode {
             .into_iter()
             .map(scenetree::model::Entity)
             .collect(),
+        lesson_steps: cli.steps.unwrap_or(0),
+        window_size: cli.window_size,
     };
     match scenetree::ui::app::run(launch) {
         Ok(()) => ExitCode::SUCCESS,

@@ -83,6 +83,9 @@ pub enum EditError {
     /// Nothing to do (an empty selection).
     #[error("nothing to {0}")]
     Nothing(&'static str),
+    /// The simulated network refused the write (the active peer is offline, say).
+    #[error("the peers simulation refused the write: {0}")]
+    Peers(String),
     /// No free entity number left (65,535 in use).
     #[error("the scene has no free entity number left")]
     Full,

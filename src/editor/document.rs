@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use crate::crdt::network::LocalWrite;
 use crate::crdt::{CrdtMessage, Replica};
 use crate::io::{SaveContext, SceneFormat};
 use crate::model::{Entity, Transform, decode_name, encode_name, ids};
@@ -10,6 +11,7 @@ use crate::scene::SceneView;
 
 use super::command::{Command, EditError};
 use super::history::{History, RegisterChange, Step};
+use super::peers::Backend;
 use super::selection::Selection;
 
 /// Where a document was loaded from or last saved to.
@@ -31,7 +33,7 @@ pub struct Applied {
 /// An open scene.
 #[derive(Debug)]
 pub struct Document {
-    replica: Replica,
+    backend: Backend,
     view: SceneView,
     history: History,
     /// The selected entities.
@@ -61,7 +63,7 @@ impl Document {
         let view = SceneView::from_source(&replica);
         let saved_position = replica.changes_since(0).next_cursor;
         Document {
-            replica,
+            backend: Backend::Solo(replica),
             view,
             history: History::new(),
             selection: Selection::new(),
@@ -81,9 +83,35 @@ impl Document {
         doc
     }
 
+    pub(super) fn backend(&self) -> &Backend {
+        &self.backend
+    }
+
+    pub(super) fn backend_mut(&mut self) -> &mut Backend {
+        &mut self.backend
+    }
+
+    /// Replaces where the replica lives and re-derives the view (a new replica instance makes
+    /// the view rebuild).
+    pub(super) fn set_backend(&mut self, backend: Backend) {
+        self.backend = backend;
+        self.refresh();
+    }
+
+    /// Forgets undo history (a lesson starts from its own state).
+    pub(super) fn clear_history(&mut self) {
+        self.history.clear();
+    }
+
     /// The replica (read-only: all writes go through [`Self::apply`]).
     pub fn replica(&self) -> &Replica {
-        &self.replica
+        match &self.backend {
+            Backend::Solo(replica) => replica,
+            Backend::Peers { sim, active } => sim
+                .network()
+                .replica(*active)
+                .expect("the active peer exists"),
+        }
     }
 
     /// The derived render tree, up to date with the replica.
@@ -98,13 +126,13 @@ impl Document {
 
     /// True when the replica changed since the last load or save.
     pub fn is_modified(&self) -> bool {
-        self.replica.changes_since(0).next_cursor != self.saved_position
+        self.replica().changes_since(0).next_cursor != self.saved_position
     }
 
     /// Records that the current state is what is on disk.
     pub fn mark_saved(&mut self, file: SceneFile) {
         self.file = Some(file);
-        self.saved_position = self.replica.changes_since(0).next_cursor;
+        self.saved_position = self.replica().changes_since(0).next_cursor;
     }
 
     /// Takes the messages written since the last call (for the peers simulation).
@@ -112,9 +140,14 @@ impl Document {
         std::mem::take(&mut self.outbox)
     }
 
-    /// Applies a message from another peer (not an undoable edit) and refreshes the view.
-    pub fn receive(&mut self, msg: &CrdtMessage) -> crate::crdt::ApplyOutcome {
-        let outcome = self.replica.apply(msg);
+    /// Applies a message from outside (not an undoable edit) and refreshes the view. With
+    /// simulated peers, messages travel through the network instead: this applies to the
+    /// active peer's replica directly, outside the timeline.
+    pub fn receive(&mut self, msg: &CrdtMessage) -> Option<crate::crdt::ApplyOutcome> {
+        let outcome = match &mut self.backend {
+            Backend::Solo(replica) => Some(replica.apply(msg)),
+            Backend::Peers { .. } => None,
+        };
         self.refresh();
         outcome
     }
@@ -123,7 +156,7 @@ impl Document {
 
     /// The entity's `core-schema::Name`, if it has a valid one.
     pub fn name_of(&self, entity: Entity) -> Option<String> {
-        self.replica
+        self.replica()
             .component_data(entity, ids::NAME)
             .and_then(decode_name)
     }
@@ -177,7 +210,7 @@ impl Document {
                 return false;
             }
             cur = self
-                .replica
+                .replica()
                 .transform(cur)
                 .map_or(Entity::ROOT, |t| t.parent);
         }
@@ -186,7 +219,7 @@ impl Document {
 
     /// The entity's local Transform as stored, or the identity at the root without one.
     pub fn local_transform(&self, entity: Entity) -> Transform {
-        self.replica
+        self.replica()
             .transform(entity)
             .unwrap_or(Transform::IDENTITY)
     }
@@ -294,8 +327,15 @@ impl Document {
     /// Brings the view up to date after the replica changed, and drops vanished entities from
     /// the selection.
     pub fn refresh(&mut self) {
-        self.view.update(&self.replica);
-        let (view, replica) = (&self.view, &self.replica);
+        let replica = match &self.backend {
+            Backend::Solo(replica) => replica,
+            Backend::Peers { sim, active } => sim
+                .network()
+                .replica(*active)
+                .expect("the active peer exists"),
+        };
+        self.view.update(replica);
+        let view = &self.view;
         self.selection
             .retain(|e| view.contains(e) && replica.is_live(e));
     }
@@ -309,39 +349,61 @@ impl Document {
         let mut changes: Vec<RegisterChange> = Vec::new();
         for (entity, component, value) in writes {
             let before = self
-                .replica
+                .replica()
                 .component_data(entity, component)
                 .map(<[u8]>::to_vec);
             if before == value {
                 continue;
             }
-            let result = match &value {
-                Some(data) => self.replica.put(entity, component, data.clone()).map(Some),
-                None => Ok(self.replica.delete_component(entity, component)),
-            };
-            match result {
-                Ok(msg) => {
-                    self.outbox.extend(msg);
-                    changes.push(RegisterChange {
-                        entity,
-                        component,
-                        before,
-                        after: value,
-                    });
-                }
+            match self.write_register(entity, component, value.clone()) {
+                Ok(()) => changes.push(RegisterChange {
+                    entity,
+                    component,
+                    before,
+                    after: value,
+                }),
                 Err(err) => {
                     for c in changes.iter().rev() {
-                        let undo = match &c.before {
-                            Some(d) => self.replica.put(c.entity, c.component, d.clone()).ok(),
-                            None => self.replica.delete_component(c.entity, c.component),
-                        };
-                        self.outbox.extend(undo);
+                        self.write_register(c.entity, c.component, c.before.clone())
+                            .ok();
                     }
-                    return Err(err.into());
+                    return Err(err);
                 }
             }
         }
         Ok(changes)
+    }
+
+    /// One register write, authored by this document (the active peer when simulating).
+    fn write_register(
+        &mut self,
+        entity: Entity,
+        component: u32,
+        value: Option<Vec<u8>>,
+    ) -> Result<(), EditError> {
+        match &mut self.backend {
+            Backend::Solo(replica) => {
+                let msg = match value {
+                    Some(data) => Some(replica.put(entity, component, data)?),
+                    None => replica.delete_component(entity, component),
+                };
+                self.outbox.extend(msg);
+            }
+            Backend::Peers { sim, active } => {
+                let write = match value {
+                    Some(data) => LocalWrite::Put {
+                        entity,
+                        component,
+                        data,
+                    },
+                    None => LocalWrite::DeleteComponent { entity, component },
+                };
+                sim.network_mut()
+                    .write(*active, write)
+                    .map_err(|e| EditError::Peers(e.to_string()))?;
+            }
+        }
+        Ok(())
     }
 
     /// Validates a command and lists the register writes it needs, without writing anything.
@@ -440,8 +502,8 @@ impl Document {
                     let new_id =
                         |e: Entity| map.iter().find(|(old, _)| *old == e).map(|(_, new)| *new);
                     for (i, &(old, new)) in map.iter().enumerate() {
-                        for component in self.replica.components_of(old) {
-                            let Some(data) = self.replica.component_data(old, component) else {
+                        for component in self.replica().components_of(old) {
+                            let Some(data) = self.replica().component_data(old, component) else {
                                 continue;
                             };
                             let mut data = data.to_vec();
@@ -471,8 +533,8 @@ impl Document {
                 for top in tops {
                     self.check_editable(top)?;
                     for e in self.subtree(top) {
-                        for component in self.replica.components_of(e) {
-                            if self.replica.component_data(e, component).is_some() {
+                        for component in self.replica().components_of(e) {
+                            if self.replica().component_data(e, component).is_some() {
                                 writes.push((e, component, None));
                             }
                         }
@@ -504,7 +566,7 @@ impl Document {
         if entity.is_root() {
             return Err(EditError::Reserved(entity));
         }
-        if self.replica.is_deleted(entity) {
+        if self.replica().is_deleted(entity) {
             return Err(EditError::Write(crate::crdt::WriteError::EntityDeleted(
                 entity,
             )));
@@ -516,9 +578,9 @@ impl Document {
     fn free_entities(&self, n: usize) -> Result<Vec<Entity>, EditError> {
         let mut taken: std::collections::HashSet<u16> =
             self.view.entities().map(|e| e.number()).collect();
-        taken.extend(self.replica.live_entities().map(|e| e.number()));
+        taken.extend(self.replica().live_entities().map(|e| e.number()));
         let deleted: std::collections::HashMap<u16, u16> = self
-            .replica
+            .replica()
             .deleted_entities()
             .iter()
             .map(|e| (e.number(), e.version()))

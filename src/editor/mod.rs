@@ -5,9 +5,11 @@ mod command;
 mod document;
 pub mod examples;
 mod history;
+mod peers;
 mod selection;
 
 pub use command::{Command, EditError};
 pub use document::{Applied, Document, SceneFile};
 pub use history::{HISTORY_LIMIT, History, RegisterChange, Step};
+pub use peers::Simulation;
 pub use selection::Selection;

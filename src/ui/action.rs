@@ -1,6 +1,7 @@
 //! What panels ask for. Panels read the document and push actions; the workbench applies them
 //! after drawing, so no panel writes to the replica.
 
+use crate::crdt::network::{DeliveryOrder, Op, PeerId};
 use crate::editor::Command;
 use crate::model::Entity;
 
@@ -36,6 +37,35 @@ pub enum Action {
     FrameSelection,
     /// Show a message in the status bar.
     Status(String),
+    /// Something for the simulated peers.
+    Peers(PeersAction),
+}
+
+/// A request from the Peers panel.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PeersAction {
+    /// Split the document into simulated peers.
+    Start { peers: usize, seed: u64 },
+    /// Open bundled lesson number `n` (from 0).
+    OpenLesson(usize),
+    /// End the simulation, keeping this peer's state.
+    Stop(PeerId),
+    /// Show and edit another peer.
+    Activate(PeerId),
+    /// One network operation (deliver, drop, duplicate, reorder, online, auto-delivery).
+    Op(Op),
+    /// Deliver everything deliverable, in this order.
+    DeliverAll(DeliveryOrder),
+    /// Advance the clock (auto-delivery delivers what is due).
+    Advance(u64),
+    /// Move the timeline cursor (replaying from the start).
+    Seek(usize),
+    /// Play the lesson's next step.
+    NextStep,
+    /// Save a peer's state as main.crdt (the app asks where).
+    ExportPeer(PeerId),
+    /// Save the whole run as a scenario file (the app asks where).
+    SaveRun,
 }
 
 /// A selection change.

@@ -10,7 +10,7 @@ use egui::{Key, KeyboardShortcut, Modifiers, RichText};
 use super::Action;
 use super::files::{DialogPurpose, JobResult, Jobs};
 use super::viewport::{GlowViewportRenderer, NullRenderer, ViewportRenderer};
-use super::workbench::{Severity, Workbench, default_dock};
+use super::workbench::{FileRequest, Severity, Workbench, default_dock};
 use crate::editor::{Document, SceneFile, examples};
 use crate::io::{self, SceneFormat, recovery};
 
@@ -26,6 +26,10 @@ pub struct Launch {
     pub screenshot: Option<PathBuf>,
     /// Entities to select once the scene is open.
     pub select: Vec<crate::model::Entity>,
+    /// Lesson steps to play once a lesson file is open.
+    pub lesson_steps: usize,
+    /// The window's inner size in points (default 1280×800).
+    pub window_size: Option<[f32; 2]>,
 }
 
 /// Something the user asked for that must wait for an answer about unsaved changes.
@@ -65,6 +69,7 @@ pub struct ScenetreeApp {
     renderer: Option<Result<GlowViewportRenderer, String>>,
     /// Applied to the first document shown (the bundled one or the launch file).
     initial_selection: Vec<crate::model::Entity>,
+    initial_lesson_steps: usize,
 }
 
 struct Screenshot {
@@ -97,6 +102,7 @@ impl ScenetreeApp {
         storage: Option<&dyn eframe::Storage>,
         recovery_dir: Option<PathBuf>,
     ) -> Self {
+        super::style::install_fonts(ctx);
         let mut bench = Workbench::new(showroom_document());
         let mut recent = Vec::new();
         if let Some(storage) = storage {
@@ -129,6 +135,7 @@ impl ScenetreeApp {
             show_shortcuts: false,
             renderer: None,
             initial_selection: launch.select,
+            initial_lesson_steps: launch.lesson_steps,
         };
         match launch.file {
             Some(file) => app.jobs.load(file),
@@ -173,6 +180,14 @@ impl ScenetreeApp {
         }
         egui::Panel::top("menu").show(ui, |ui| self.menu_ui(ui));
         self.bench.ui(ui, renderer);
+        for request in std::mem::take(&mut self.bench.file_requests) {
+            match request {
+                FileRequest::ExportPeer(peer) => {
+                    self.jobs.pick(DialogPurpose::ExportPeer(peer), None)
+                }
+                FileRequest::SaveRun => self.jobs.pick(DialogPurpose::SaveRun, None),
+            }
+        }
         self.dialogs_ui(&ctx);
         self.update_title(&ctx);
         self.autosave();
@@ -180,6 +195,9 @@ impl ScenetreeApp {
     }
 
     fn apply_initial_selection(&mut self) {
+        for _ in 0..std::mem::take(&mut self.initial_lesson_steps) {
+            self.bench.doc.next_lesson_step();
+        }
         let wanted = std::mem::take(&mut self.initial_selection);
         let present: Vec<_> = wanted
             .into_iter()
@@ -269,6 +287,57 @@ impl ScenetreeApp {
         }
     }
 
+    fn export_peer(&mut self, peer: crate::crdt::network::PeerId, path: &Path) {
+        let Some((sim, _)) = self.bench.doc.simulation() else {
+            return;
+        };
+        let result = sim
+            .network()
+            .export_crdt(peer)
+            .map_err(|e| e.to_string())
+            .and_then(|bytes| io::write_atomic(path, &bytes).map_err(|e| e.to_string()));
+        match result {
+            Ok(()) => {
+                self.bench.status = Some((
+                    format!("Saved {peer}'s state to {}", path.display()),
+                    Severity::Info,
+                ))
+            }
+            Err(e) => {
+                self.error = Some(format!(
+                    "Could not export {peer}.\n\n{}: {e}",
+                    path.display()
+                ))
+            }
+        }
+    }
+
+    fn save_run(&mut self, path: &Path) {
+        let Some((sim, _)) = self.bench.doc.simulation() else {
+            return;
+        };
+        let (title, explanation) = match sim.lesson() {
+            Some(player) => (
+                player.scenario().title.clone(),
+                player.scenario().explanation.clone(),
+            ),
+            None => (
+                "A recorded run".to_string(),
+                "Peers edited and delivered by hand in scenetree.".to_string(),
+            ),
+        };
+        let scenario = sim.network().to_scenario(&title, &explanation);
+        match io::scenario::save_scenario(&scenario, path) {
+            Ok(()) => {
+                self.bench.status = Some((
+                    format!("Saved the run to {}", path.display()),
+                    Severity::Info,
+                ))
+            }
+            Err(e) => self.error = Some(format!("Could not save the run.\n\n{e}")),
+        }
+    }
+
     fn remember_recent(&mut self, path: &Path) {
         let path = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
         self.recent.retain(|p| p != &path);
@@ -308,6 +377,10 @@ impl ScenetreeApp {
             match result {
                 JobResult::Picked(DialogPurpose::Open, Some(path)) => self.jobs.load(path),
                 JobResult::Picked(DialogPurpose::SaveAs, Some(path)) => self.save_to(path),
+                JobResult::Picked(DialogPurpose::ExportPeer(peer), Some(path)) => {
+                    self.export_peer(peer, &path)
+                }
+                JobResult::Picked(DialogPurpose::SaveRun, Some(path)) => self.save_run(&path),
                 JobResult::Picked(_, None) => {}
                 JobResult::Loaded(path, result) => match *result {
                     Ok(doc) => {
@@ -599,7 +672,7 @@ impl ScenetreeApp {
         }
         if let Some(message) = self.error.clone() {
             egui::Modal::new(egui::Id::new("error")).show(ctx, |ui| {
-                ui.heading("⚠ Problem");
+                ui.heading("△ Problem");
                 ui.label(message);
                 if ui.button("OK").clicked() {
                     self.error = None;
@@ -830,7 +903,7 @@ pub fn run(launch: Launch) -> eframe::Result<()> {
         depth_buffer: 24,
         viewport: egui::ViewportBuilder::default()
             .with_title("scenetree")
-            .with_inner_size([1280.0, 800.0])
+            .with_inner_size(launch.window_size.unwrap_or([1280.0, 800.0]))
             .with_min_inner_size([640.0, 400.0])
             .with_drag_and_drop(true),
         persist_window: launch.screenshot.is_none(),

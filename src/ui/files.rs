@@ -17,6 +17,10 @@ pub enum DialogPurpose {
     Open,
     /// Pick where to save the current scene.
     SaveAs,
+    /// Pick where to save a simulated peer's state as main.crdt.
+    ExportPeer(crate::crdt::network::PeerId),
+    /// Pick where to save the peers run as a scenario file.
+    SaveRun,
 }
 
 /// What a background job produced.
@@ -95,7 +99,7 @@ impl Jobs {
             }
             let picked = match purpose {
                 DialogPurpose::Open => dialog.pick_file(),
-                DialogPurpose::SaveAs => dialog.save_file(),
+                _ => dialog.save_file(),
             };
             tx.send(JobResult::Picked(purpose, picked)).ok();
             if let Some(ctx) = repaint {
@@ -136,10 +140,28 @@ impl Jobs {
     }
 }
 
+/// True for scenario files (`*.scenario.json`), which open as simulated peers.
+pub fn is_scenario(path: &Path) -> bool {
+    path.file_name().is_some_and(|n| {
+        n.to_string_lossy()
+            .to_ascii_lowercase()
+            .ends_with(".scenario.json")
+    })
+}
+
 /// Reads, parses and derives a document, reporting progress: reading is the first half,
 /// parsing and building the replica the next 40%, deriving the tree the rest.
 pub fn load_document(path: &Path, permille: &AtomicU32) -> Result<Document, LoadError> {
     use std::io::Read as _;
+    if is_scenario(path) {
+        // A lesson or a saved run: its peers become the document.
+        let scenario = io::scenario::read_scenario(path)?;
+        let mut doc = Document::default();
+        doc.open_lesson(scenario)
+            .map_err(|e| LoadError::file(path, e.message))?;
+        permille.store(1000, Ordering::Relaxed);
+        return Ok(doc);
+    }
     let format = SceneFormat::from_path(path).ok_or_else(|| {
         LoadError::file(
             path,

@@ -280,7 +280,7 @@ impl HierarchyPanel {
                 let locked = self.locked.contains(&entity);
                 if ui
                     .add(
-                        egui::Button::new(if locked { "🔒" } else { "🔓" })
+                        egui::Button::new(if locked { "●" } else { "○" })
                             .frame(false)
                             .small(),
                     )
@@ -292,7 +292,7 @@ impl HierarchyPanel {
                 let hidden = self.hidden.contains(&entity);
                 if ui
                     .add(
-                        egui::Button::new(if hidden { "◌" } else { "👁" })
+                        egui::Button::new(if hidden { "–" } else { "👁" })
                             .frame(false)
                             .small(),
                     )
@@ -403,7 +403,7 @@ impl HierarchyPanel {
             }
             Fallback::MissingParent => {
                 let declared = view.declared_parent_of(entity).unwrap_or(Entity::ROOT);
-                ui.label(RichText::new("⚠ missing parent").color(Color32::from_rgb(0xD0, 0xB0, 0x40)).small()).on_hover_text(format!(
+                ui.label(RichText::new("△ missing parent").color(Color32::from_rgb(0xD0, 0xB0, 0x40)).small()).on_hover_text(format!(
                     "Declared parent {} has no Transform: it is drawn as the identity at the origin.",
                     doc.display_name(declared)
                 ));

@@ -50,7 +50,7 @@ impl InspectorPanel {
             .show(ui, |ui| {
                 self.header_ui(ui, doc, entity);
                 if let Some(err) = &self.error {
-                    ui.colored_label(Color32::from_rgb(0xE0, 0x60, 0x50), format!("⚠ {err}"));
+                    ui.colored_label(Color32::from_rgb(0xE0, 0x60, 0x50), format!("△ {err}"));
                 }
                 egui::CollapsingHeader::new(
                     RichText::new("Transform (local, parent space)").strong(),
@@ -420,7 +420,7 @@ fn parents_ui(ui: &mut egui::Ui, doc: &Document, entity: Entity) {
         Fallback::MissingParent => {
             ui.colored_label(
                 Color32::from_rgb(0xD0, 0xB0, 0x40),
-                format!("⚠ Missing parent: {} has no Transform, so it is drawn as the identity at the origin.", doc.display_name(declared)),
+                format!("△ Missing parent: {} has no Transform, so it is drawn as the identity at the origin.", doc.display_name(declared)),
             );
         }
     }

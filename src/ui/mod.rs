@@ -7,9 +7,12 @@ pub mod app;
 pub mod files;
 pub mod hierarchy_panel;
 pub mod inspector_panel;
+pub mod lessons;
+pub mod peers_panel;
+pub mod style;
 pub mod viewport;
 pub mod viewport_tab;
 pub mod workbench;
 
-pub use action::{Action, SelectAction};
+pub use action::{Action, PeersAction, SelectAction};
 pub use workbench::{Tab, Workbench};

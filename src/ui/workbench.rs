@@ -5,9 +5,11 @@ use egui::{Color32, Key, KeyboardShortcut, Modifiers, RichText};
 use egui_dock::{DockArea, DockState, NodeIndex, Style, TabViewer};
 use serde::{Deserialize, Serialize};
 
-use super::action::{Action, SelectAction};
+use super::action::{Action, PeersAction, SelectAction};
 use super::hierarchy_panel::HierarchyPanel;
 use super::inspector_panel::InspectorPanel;
+use super::lessons::LESSONS;
+use super::peers_panel::PeersPanel;
 use super::viewport::ViewportRenderer;
 use super::viewport_tab::ViewportTab;
 use crate::editor::{Command, Document};
@@ -37,13 +39,23 @@ impl Tab {
     }
 }
 
-/// The default layout: Hierarchy | Viewport (Peers behind it) | Inspector.
+/// The default layout: Hierarchy | Viewport over Peers | Inspector.
 pub fn default_dock() -> DockState<Tab> {
-    let mut dock = DockState::new(vec![Tab::Viewport, Tab::Peers]);
+    let mut dock = DockState::new(vec![Tab::Viewport]);
     let surface = dock.main_surface_mut();
     let [center, _left] = surface.split_left(NodeIndex::root(), 0.24, vec![Tab::Hierarchy]);
-    surface.split_right(center, 0.6, vec![Tab::Inspector]);
+    let [center, _right] = surface.split_right(center, 0.6, vec![Tab::Inspector]);
+    surface.split_below(center, 0.58, vec![Tab::Peers]);
     dock
+}
+
+/// A file operation a panel asked for, which needs the app (dialogs, disk).
+#[derive(Clone, Debug, PartialEq)]
+pub enum FileRequest {
+    /// Save a simulated peer's state as main.crdt.
+    ExportPeer(crate::crdt::network::PeerId),
+    /// Save the peers run as a scenario file.
+    SaveRun,
 }
 
 /// How serious a status message is.
@@ -73,6 +85,10 @@ pub struct Workbench {
     pub status: Option<(String, Severity)>,
     /// Set when the user asked to frame the selection; the viewport consumes it.
     pub frame_request: bool,
+    /// The Peers panel's state.
+    pub peers: PeersPanel,
+    /// File operations waiting for the app.
+    pub file_requests: Vec<FileRequest>,
 }
 
 impl Workbench {
@@ -87,6 +103,8 @@ impl Workbench {
             clipboard: None,
             status: None,
             frame_request: false,
+            peers: PeersPanel::default(),
+            file_requests: Vec::new(),
         }
     }
 
@@ -126,7 +144,7 @@ impl Workbench {
             match &self.status {
                 Some((text, Severity::Error)) => {
                     ui.label(
-                        RichText::new(format!("⚠ {text}"))
+                        RichText::new(format!("△ {text}"))
                             .color(Color32::from_rgb(0xE0, 0x60, 0x50)),
                     );
                 }
@@ -305,7 +323,85 @@ impl Workbench {
                 Action::ToggleLocked(e) => toggle(&mut self.hierarchy.locked, e),
                 Action::FrameSelection => self.frame_request = true,
                 Action::Status(text) => self.status = Some((text, Severity::Error)),
+                Action::Peers(request) => self.apply_peers_action(request),
             }
+        }
+    }
+}
+
+impl Workbench {
+    fn apply_peers_action(&mut self, request: PeersAction) {
+        let result: Result<Option<String>, String> = match request {
+            PeersAction::Start { peers, seed } => self
+                .doc
+                .start_simulation(peers, seed)
+                .map(|()| Some(format!("Simulating {peers} peers; you edit peer 1")))
+                .map_err(|e| e.to_string()),
+            PeersAction::OpenLesson(index) => match LESSONS.get(index) {
+                Some((name, text)) => crate::crdt::scenario::parse(text)
+                    .map_err(|e| format!("{name}: {}", e.message))
+                    .and_then(|scenario| {
+                        let title = scenario.title.clone();
+                        self.doc.open_lesson(scenario).map_err(|e| e.message)?;
+                        self.viewport.frame_all_next();
+                        Ok(Some(format!("Lesson: {title}")))
+                    }),
+                None => Err(format!("there is no lesson {index}")),
+            },
+            PeersAction::Stop(peer) => self
+                .doc
+                .stop_simulation(peer)
+                .map(|()| {
+                    Some(format!(
+                        "Simulation stopped; the document is {peer}'s state"
+                    ))
+                })
+                .map_err(|e| e.to_string()),
+            PeersAction::Activate(peer) => self
+                .doc
+                .set_active_peer(peer)
+                .map(|()| Some(format!("Showing and editing {peer}")))
+                .map_err(|e| e.to_string()),
+            PeersAction::Op(op) => self
+                .doc
+                .network_op(&op)
+                .map(|()| None)
+                .map_err(|e| e.to_string()),
+            PeersAction::DeliverAll(order) => {
+                let report = self.doc.with_network(|n| {
+                    n.deliver_all(order, crate::crdt::network::MessageFilter::ALL)
+                });
+                Ok(report.map(|r| format!("Delivered {} message(s)", r.delivered.len())))
+            }
+            PeersAction::Advance(ticks) => {
+                let report = self.doc.with_network(|n| n.advance(ticks));
+                Ok(report
+                    .map(|r| format!("Delivered {} message(s) that came due", r.delivered.len())))
+            }
+            PeersAction::Seek(index) => match self.doc.with_network(|n| n.seek(index)) {
+                Some(Err(e)) => Err(e.to_string()),
+                _ => Ok(None),
+            },
+            PeersAction::NextStep => match self.doc.next_lesson_step() {
+                Some(skipped) if !skipped.is_empty() => Ok(Some(format!(
+                    "Skipped what you already did by hand: {}",
+                    skipped.join("; ")
+                ))),
+                _ => Ok(None),
+            },
+            PeersAction::ExportPeer(peer) => {
+                self.file_requests.push(FileRequest::ExportPeer(peer));
+                Ok(None)
+            }
+            PeersAction::SaveRun => {
+                self.file_requests.push(FileRequest::SaveRun);
+                Ok(None)
+            }
+        };
+        match result {
+            Ok(Some(message)) => self.status = Some((message, Severity::Info)),
+            Ok(None) => {}
+            Err(message) => self.status = Some((message, Severity::Error)),
         }
     }
 }
@@ -355,7 +451,8 @@ impl TabViewer for Tabs<'_> {
                 self.actions.extend(actions);
             }
             Tab::Peers => {
-                ui.weak("Simulated peers: coming with the multi-peer CRDT panel.");
+                let actions = self.bench.peers.ui(ui, &self.bench.doc);
+                self.actions.extend(actions);
             }
         }
     }

@@ -179,6 +179,19 @@ impl ScenarioPlayer {
         Ok(true)
     }
 
+    /// Plays the next step interactively: actions that cannot run because the user changed
+    /// things by hand are skipped and explained, and the step counts as played. `None` when
+    /// every step has been played.
+    pub fn next_step_lenient(&mut self) -> Option<Vec<String>> {
+        let index = self.step_ends.len();
+        if index >= self.scenario.steps.len() {
+            return None;
+        }
+        let skipped = self.scenario.play_step_lenient(&mut self.network, index);
+        self.step_ends.push(self.network.cursor());
+        Some(skipped)
+    }
+
     /// The scenario.
     pub fn scenario(&self) -> &Scenario {
         &self.scenario

@@ -1,0 +1,138 @@
+//! A document backed by simulated peers: the editor edits the *active* peer's replica, its
+//! writes travel through the network like any peer's, and the peers panel drives deliveries.
+
+use crate::crdt::Replica;
+use crate::crdt::network::{Network, NetworkError, Op, PeerId};
+use crate::crdt::scenario::{Scenario, ScenarioError, ScenarioPlayer};
+
+use super::document::Document;
+
+/// Where a document's replica lives.
+#[derive(Debug)]
+pub(super) enum Backend {
+    /// One replica, edited alone (writes are collected in the document's outbox).
+    Solo(Replica),
+    /// Simulated peers; the document shows and edits `active`.
+    Peers { sim: Simulation, active: PeerId },
+}
+
+/// The peers behind a document: a free-form network, or a lesson being played.
+#[derive(Clone, Debug)]
+pub enum Simulation {
+    /// Peers the user set up and drives by hand.
+    Free(Network),
+    /// A lesson (scenario file) with its steps and texts.
+    Lesson(ScenarioPlayer),
+}
+
+impl Simulation {
+    /// The network.
+    pub fn network(&self) -> &Network {
+        match self {
+            Simulation::Free(n) => n,
+            Simulation::Lesson(p) => p.network(),
+        }
+    }
+
+    /// The network, to operate.
+    pub fn network_mut(&mut self) -> &mut Network {
+        match self {
+            Simulation::Free(n) => n,
+            Simulation::Lesson(p) => p.network_mut(),
+        }
+    }
+
+    /// The lesson, when one is playing.
+    pub fn lesson(&self) -> Option<&ScenarioPlayer> {
+        match self {
+            Simulation::Lesson(p) => Some(p),
+            Simulation::Free(_) => None,
+        }
+    }
+}
+
+impl Document {
+    /// Splits the document into `peers` simulated peers that all start from its current state;
+    /// the editor then edits peer 1. Undo history is kept (undo writes as the active peer).
+    pub fn start_simulation(&mut self, peers: usize, seed: u64) -> Result<(), NetworkError> {
+        let network = Network::new(peers, seed, self.replica())?;
+        self.set_backend(Backend::Peers {
+            sim: Simulation::Free(network),
+            active: PeerId::from_index(0),
+        });
+        Ok(())
+    }
+
+    /// Opens a lesson: its peers at the lesson's start, the editor on peer 1.
+    pub fn open_lesson(&mut self, scenario: Scenario) -> Result<(), ScenarioError> {
+        let player = ScenarioPlayer::new(scenario)?;
+        self.set_backend(Backend::Peers {
+            sim: Simulation::Lesson(player),
+            active: PeerId::from_index(0),
+        });
+        self.clear_history();
+        Ok(())
+    }
+
+    /// Ends the simulation, keeping `keep`'s state as the document.
+    pub fn stop_simulation(&mut self, keep: PeerId) -> Result<(), NetworkError> {
+        let Backend::Peers { sim, .. } = &self.backend() else {
+            return Ok(());
+        };
+        let replica = sim.network().replica(keep)?.clone();
+        self.set_backend(Backend::Solo(replica));
+        Ok(())
+    }
+
+    /// The simulation and the active peer, when peers are simulated.
+    pub fn simulation(&self) -> Option<(&Simulation, PeerId)> {
+        match self.backend() {
+            Backend::Peers { sim, active } => Some((sim, *active)),
+            Backend::Solo(_) => None,
+        }
+    }
+
+    /// Shows and edits another peer.
+    pub fn set_active_peer(&mut self, peer: PeerId) -> Result<(), NetworkError> {
+        if let Backend::Peers { sim, active } = self.backend_mut() {
+            sim.network().replica(peer)?;
+            *active = peer;
+        }
+        self.refresh();
+        Ok(())
+    }
+
+    /// Runs one network operation (deliver, drop, duplicate, reorder, offline, tick, …).
+    pub fn network_op(&mut self, op: &Op) -> Result<(), NetworkError> {
+        if let Backend::Peers { sim, .. } = self.backend_mut() {
+            sim.network_mut().apply(op)?;
+        }
+        self.refresh();
+        Ok(())
+    }
+
+    /// Changes the simulation some other way (deliver all, seek the timeline, …) and refreshes.
+    pub fn with_network<R>(&mut self, f: impl FnOnce(&mut Network) -> R) -> Option<R> {
+        let result = match self.backend_mut() {
+            Backend::Peers { sim, .. } => Some(f(sim.network_mut())),
+            Backend::Solo(_) => None,
+        };
+        self.refresh();
+        result
+    }
+
+    /// Plays the lesson's next step. Actions the user already made by hand (a delivery, say)
+    /// are skipped; their explanations are returned. `None` when the lesson is over (or none
+    /// is playing).
+    pub fn next_lesson_step(&mut self) -> Option<Vec<String>> {
+        let played = match self.backend_mut() {
+            Backend::Peers {
+                sim: Simulation::Lesson(player),
+                ..
+            } => player.next_step_lenient(),
+            _ => None,
+        };
+        self.refresh();
+        played
+    }
+}

@@ -1,0 +1,51 @@
+//! The bundled lessons (`scenes/*.scenario.json`), built into the binary so the Peers panel
+//! offers them wherever the app runs.
+
+/// (file name, contents) of every lesson, in teaching order.
+pub const LESSONS: &[(&str, &str)] = &[
+    (
+        "01-concurrent-reparent.scenario.json",
+        include_str!("../../scenes/01-concurrent-reparent.scenario.json"),
+    ),
+    (
+        "02-three-cycle.scenario.json",
+        include_str!("../../scenes/02-three-cycle.scenario.json"),
+    ),
+    (
+        "03-equal-timestamps.scenario.json",
+        include_str!("../../scenes/03-equal-timestamps.scenario.json"),
+    ),
+    (
+        "04-delete-parent-transform.scenario.json",
+        include_str!("../../scenes/04-delete-parent-transform.scenario.json"),
+    ),
+    (
+        "05-delete-while-moving.scenario.json",
+        include_str!("../../scenes/05-delete-while-moving.scenario.json"),
+    ),
+    (
+        "06-transient-cycle.scenario.json",
+        include_str!("../../scenes/06-transient-cycle.scenario.json"),
+    ),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_lesson_in_scenes_is_bundled_and_parses() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/scenes");
+        let mut on_disk: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".scenario.json"))
+            .collect();
+        on_disk.sort();
+        let bundled: Vec<&str> = LESSONS.iter().map(|(n, _)| *n).collect();
+        assert_eq!(bundled, on_disk);
+        for (name, text) in LESSONS {
+            crate::crdt::scenario::parse(text).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        }
+    }
+}
