@@ -1,4 +1,4 @@
-//! CPU cost of the editor with the large generated scene (65,023 entities): one static frame of
+//! CPU cost of the editor with the large generated scene (65,024 entities): one static frame of
 //! the whole workbench (tree, inspector, status; the viewport stubbed), a frame right after an
 //! edit, and the edit itself (replica write + incremental render-tree update).
 //!
@@ -22,7 +22,7 @@ fn large_workbench() -> Workbench {
 }
 
 fn frames(c: &mut Criterion) {
-    let mut group = c.benchmark_group("editor_frame_65023_entities");
+    let mut group = c.benchmark_group("editor_frame_65024_entities");
     group
         .sample_size(30)
         .measurement_time(Duration::from_secs(8));
@@ -48,7 +48,7 @@ fn frames(c: &mut Criterion) {
     });
     group.finish();
 
-    let mut group = c.benchmark_group("editor_edit_65023_entities");
+    let mut group = c.benchmark_group("editor_edit_65024_entities");
     group.sample_size(50);
     let mut doc = Document::new(examples::large(usize::MAX), None);
     let mut y = 0.0f32;

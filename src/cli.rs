@@ -98,7 +98,7 @@ pub enum Command {
 pub enum ExampleScene {
     /// A small showroom: 17 nested entities with shapes, rotated and scaled parents.
     Showroom,
-    /// A generated scene of 65,023 entities (every scene number from 512 up), for speed checks.
+    /// A generated scene of 65,024 entities (every scene number from 512 up), for speed checks.
     Large,
 }
 

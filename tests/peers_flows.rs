@@ -13,15 +13,23 @@ use scenetree::ui::{PeersAction, Workbench};
 const LAMP: Entity = Entity(512);
 const TABLE: Entity = Entity(513);
 
-fn harness() -> Harness<'static, Workbench> {
+/// A workbench on an empty document. Deliveries are not animated (so frames settle) unless
+/// `animate`.
+fn harness_with(animate: bool) -> Harness<'static, Workbench> {
+    let mut bench = Workbench::new(Document::default());
+    bench.viewport.animate_remote_changes = animate;
     let mut h = Harness::builder()
         .with_size(egui::vec2(1600.0, 1000.0))
         .build_ui_state(
             |ui, bench: &mut Workbench| bench.ui(ui, &mut NullRenderer::default()),
-            Workbench::new(Document::default()),
+            bench,
         );
     h.run();
     h
+}
+
+fn harness() -> Harness<'static, Workbench> {
+    harness_with(false)
 }
 
 #[test]
@@ -132,4 +140,37 @@ fn editing_as_the_active_peer_sends_messages_and_switching_peers_shows_their_sta
     h.get_by_label("⏮").click();
     h.run();
     assert_eq!(h.state().doc.name_of(chair).as_deref(), Some("Chair"));
+}
+
+#[test]
+fn a_remote_change_glides_into_place_in_the_viewport() {
+    let mut h = harness_with(true);
+    h.get_by_label_contains("1. Two peers reparent at once")
+        .click();
+    h.run();
+    // Step 1: peer 1 (shown) puts Lamp (x = 1) under Table (x = 3): Lamp jumps to x = 4.
+    h.get_by_label("Next step ⏵").click();
+    h.step();
+    h.step();
+    assert!(
+        h.state().viewport.is_animating(),
+        "the move is shown as motion"
+    );
+    for _ in 0..80 {
+        h.step();
+    }
+    assert!(!h.state().viewport.is_animating(), "and it ends");
+    let lamp = h
+        .state()
+        .viewport
+        .scene()
+        .items
+        .iter()
+        .find(|i| i.entity == LAMP)
+        .unwrap();
+    assert!(
+        (lamp.world.w_axis.x - 4.0).abs() < 1e-5,
+        "{:?}",
+        lamp.world.w_axis
+    );
 }

@@ -31,38 +31,9 @@ pub mod ids {
     pub const NETWORK_PARENT: u32 = 1_420_531_287;
 }
 
-/// The grow-only (APPEND_VALUE) components of the protocol; every other id is a
-/// last-writer-wins element set.
-pub const GROW_ONLY_COMPONENTS: [(u32, &str); 7] = [
-    (1044, "core::VideoEvent"),
-    (1061, "core::TriggerAreaResult"),
-    (1063, "core::PointerEventsResult"),
-    (1088, "core::AvatarEmoteCommand"),
-    (1105, "core::AudioEvent"),
-    (1214, "core::AssetLoadLoadingState"),
-    (1220, "core::ExplorerUiEventsResult"),
-];
-
-/// Component names by id, for display. Ids not listed here are shown by number.
-const KNOWN_NAMES: &[(u32, &str)] = &[
-    (ids::TRANSFORM, "core::Transform"),
-    (ids::MATERIAL, "core::Material"),
-    (ids::MESH_RENDERER, "core::MeshRenderer"),
-    (ids::MESH_COLLIDER, "core::MeshCollider"),
-    (1020, "core::AudioSource"),
-    (1021, "core::AudioStream"),
-    (ids::TEXT_SHAPE, "core::TextShape"),
-    (ids::NFT_SHAPE, "core::NftShape"),
-    (ids::GLTF_CONTAINER, "core::GltfContainer"),
-    (ids::ANIMATOR, "core::Animator"),
-    (1043, "core::VideoPlayer"),
-    (1062, "core::PointerEvents"),
-    (1067, "core::Raycast"),
-    (1090, "core::Billboard"),
-    (ids::VISIBILITY, "core::VisibilityComponent"),
-    (1102, "core::Tween"),
-    (1103, "core::TweenState"),
-    (1104, "core::TweenSequence"),
+/// Names of the components scenetree names that are numbered by hashing their name (the
+/// `core::*` components have fixed numbers: see [`super::dcl::CORE_COMPONENTS`]).
+const HASHED_NAMES: &[(u32, &str)] = &[
     (ids::NAME, "core-schema::Name"),
     (ids::NETWORK_ENTITY, "core-schema::Network-Entity"),
     (ids::NETWORK_PARENT, "core-schema::Network-Parent"),
@@ -77,11 +48,7 @@ pub const MAX_STATIC_COMPONENT: u32 = 1 << 11;
 /// The id `@dcl/ecs` derives from a component name that has no fixed number: CRC-32 (IEEE) of
 /// the name's UTF-8 bytes zero-padded to 128 bytes, plus 2048, modulo 2³².
 pub fn component_id_from_name(name: &str) -> u32 {
-    if let Some(&(id, _)) = KNOWN_NAMES
-        .iter()
-        .chain(GROW_ONLY_COMPONENTS.iter())
-        .find(|(id, n)| *n == name && *id < MAX_STATIC_COMPONENT)
-    {
+    if let Some(id) = super::dcl::core_component_id(name) {
         return id;
     }
     let mut padded = [0u8; 128];
@@ -93,16 +60,18 @@ pub fn component_id_from_name(name: &str) -> u32 {
 
 /// The component's name when scenetree knows it (`"core::Transform"`), else `None`.
 pub fn component_name(id: u32) -> Option<&'static str> {
-    KNOWN_NAMES
-        .iter()
-        .chain(GROW_ONLY_COMPONENTS.iter())
-        .find(|(known, _)| *known == id)
-        .map(|(_, name)| *name)
+    super::dcl::core_component_name(id).or_else(|| {
+        HASHED_NAMES
+            .iter()
+            .find(|(known, _)| *known == id)
+            .map(|(_, name)| *name)
+    })
 }
 
-/// True for the protocol's grow-only value-set components (written with APPEND_VALUE).
+/// True for the protocol's grow-only value-set components (written with APPEND_VALUE); every
+/// other id is a last-writer-wins element set.
 pub fn is_grow_only(id: u32) -> bool {
-    GROW_ONLY_COMPONENTS.iter().any(|(known, _)| *known == id)
+    super::dcl::is_core_grow_only(id)
 }
 
 /// Decodes the `core-schema::Name` value: a UTF-8 string with a little-endian u32 length
@@ -165,10 +134,9 @@ mod tests {
 
     #[test]
     fn every_listed_hashed_name_agrees_with_its_id() {
-        for &(id, name) in KNOWN_NAMES {
-            if id >= MAX_STATIC_COMPONENT {
-                assert_eq!(component_id_from_name(name), id, "{name}");
-            }
+        for &(id, name) in HASHED_NAMES {
+            assert!(id >= MAX_STATIC_COMPONENT);
+            assert_eq!(component_id_from_name(name), id, "{name}");
         }
     }
 }

@@ -230,7 +230,7 @@ impl ScenetreeApp {
             Pending::OpenExample(Example::Showroom) => self.bench.set_document(showroom_document()),
             Pending::OpenExample(Example::Large) => {
                 self.bench
-                    .set_document(Document::new(examples::large(65_535 - 512), None));
+                    .set_document(Document::new(examples::large(usize::MAX), None));
             }
             Pending::Quit => {
                 self.allow_close = true;
@@ -466,7 +466,7 @@ impl ScenetreeApp {
                         self.request(Pending::OpenExample(Example::Showroom));
                         ui.close();
                     }
-                    if ui.button("Large (65,023 entities)").clicked() {
+                    if ui.button("Large (65,024 entities)").clicked() {
                         self.request(Pending::OpenExample(Example::Large));
                         ui.close();
                     }
@@ -589,6 +589,10 @@ impl ScenetreeApp {
                     self.bench.frame_request = true;
                     ui.close();
                 }
+                ui.checkbox(
+                    &mut self.bench.viewport.animate_remote_changes,
+                    "Animate deliveries in the viewport",
+                );
                 if ui.button("Reset Layout").clicked() {
                     self.bench.dock = default_dock();
                     ui.close();

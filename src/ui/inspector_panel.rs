@@ -9,7 +9,7 @@ use glam::{Quat, Vec3};
 
 use super::action::Action;
 use crate::editor::{Command, Document};
-use crate::model::{Entity, EulerOrder, Transform, component_name, ids};
+use crate::model::{Entity, EulerOrder, Transform, dcl, ids};
 use crate::scene::Fallback;
 
 /// Inspector state kept between frames.
@@ -429,22 +429,39 @@ fn parents_ui(ui: &mut egui::Ui, doc: &Document, entity: Entity) {
 fn components_ui(ui: &mut egui::Ui, doc: &Document, entity: Entity) {
     let replica = doc.replica();
     for component in replica.components_of(entity) {
-        let name = component_name(component)
-            .map_or_else(|| format!("component {component}"), str::to_owned);
         match replica.component_data(entity, component) {
             Some(data) => {
+                let summary = dcl::summarize(component, data);
                 let ts = replica.timestamp(entity, component);
-                egui::CollapsingHeader::new(format!("{name}  ·  {} bytes  ·  t={ts}", data.len()))
-                    .id_salt(("component", component))
-                    .show(ui, |ui| {
-                        ui.label(RichText::new(format!("id {component}")).weak().small());
-                        ui.label(RichText::new(hex_preview(data)).monospace().small());
-                    });
+                egui::CollapsingHeader::new(format!(
+                    "{}  ·  {} bytes  ·  t={ts}",
+                    summary.name,
+                    data.len()
+                ))
+                .id_salt(("component", component))
+                .show(ui, |ui| {
+                    if !summary.detail.is_empty() {
+                        ui.label(summary.detail);
+                    }
+                    ui.label(RichText::new(format!("id {component}")).weak().small());
+                    ui.label(RichText::new(hex_preview(data)).monospace().small());
+                });
             }
             None => {
                 let values = replica.grow_only_values(entity, component);
-                ui.label(format!("{name}  ·  {} appended values", values.len()));
+                ui.label(format!(
+                    "{}  ·  {} appended values",
+                    dcl::display_component_name(component),
+                    values.len()
+                ));
             }
+        }
+    }
+    // Values a main.composite holds that scenetree keeps as written without loading them.
+    if let Some(composite) = &doc.save_context.composite {
+        for (name, count) in composite.preserved_for(entity) {
+            ui.label(RichText::new(format!("{name}  ·  kept from main.composite as written ({count})")).weak())
+                .on_hover_text("scenetree does not decode this component; it is saved back unchanged to main.composite");
         }
     }
 }

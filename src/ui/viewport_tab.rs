@@ -23,7 +23,25 @@ pub struct ViewportTab {
     drag_key: u64,
     /// Frame the whole scene after the next build (a document was opened).
     frame_all_pending: bool,
+    /// Animate the next change of world matrices (a delivery, a timeline step), so the jump a
+    /// remote message causes is visible.
+    animate_next_change: bool,
+    /// The user's setting (View menu): show remote changes as motion.
+    pub animate_remote_changes: bool,
+    animation: Option<Animation>,
 }
+
+/// Moving drawn entities from where they were to where a remote change put them.
+struct Animation {
+    from: std::collections::HashMap<Entity, glam::Mat4>,
+    target: ViewportScene,
+    started: f64,
+}
+
+/// How long a remote change takes to glide into place, seconds.
+const ANIMATION_SECONDS: f64 = 0.6;
+/// Above this many entities, changes are shown at once (re-uploading every frame costs).
+const ANIMATION_MAX_ITEMS: usize = 5000;
 
 impl Default for ViewportTab {
     fn default() -> Self {
@@ -33,6 +51,9 @@ impl Default for ViewportTab {
             built_for: None,
             drag_key: 0,
             frame_all_pending: true,
+            animate_next_change: false,
+            animate_remote_changes: true,
+            animation: None,
         }
     }
 }
@@ -64,6 +85,16 @@ impl ViewportTab {
                 .frame_bounds(bounds.min, bounds.max, FRAMING_ASPECT);
             self.viewport.request_render();
         }
+    }
+
+    /// Animates the next change of world matrices (called before a delivery or timeline step).
+    pub fn animate_next_change(&mut self) {
+        self.animate_next_change = self.animate_remote_changes;
+    }
+
+    /// True while entities glide to the positions a remote change gave them.
+    pub fn is_animating(&self) -> bool {
+        self.animation.is_some()
     }
 
     /// Points the camera at the whole scene on the next frame (a document was opened).
@@ -100,11 +131,28 @@ impl ViewportTab {
         locked: &HashSet<Entity>,
         renderer: &mut dyn ViewportRenderer,
     ) -> Vec<Action> {
-        self.rebuild_if_needed(doc, hidden, locked);
+        let now = ui.input(|i| i.time);
+        self.rebuild_if_needed(doc, hidden, locked, now);
         if std::mem::take(&mut self.frame_all_pending) {
             self.frame_all();
         }
-        let response = self.viewport.ui(ui, &self.scene, renderer);
+        let animated = self
+            .animation
+            .as_ref()
+            .map(|a| a.frame(now, self.scene.generation));
+        if animated.is_some() {
+            ui.ctx().request_repaint();
+        }
+        if self
+            .animation
+            .as_ref()
+            .is_some_and(|a| now - a.started >= ANIMATION_SECONDS)
+        {
+            self.animation = None;
+            self.scene.generation += 1; // draw the final state exactly
+        }
+        let shown = animated.as_ref().unwrap_or(&self.scene);
+        let response = self.viewport.ui(ui, shown, renderer);
         let mut actions = Vec::new();
         if let Some(pick) = response.pick {
             match pick.entity {
@@ -142,6 +190,7 @@ impl ViewportTab {
         doc: &Document,
         hidden: &HashSet<Entity>,
         locked: &HashSet<Entity>,
+        now: f64,
     ) {
         let sorted = |set: &HashSet<Entity>| {
             let mut v: Vec<Entity> = set.iter().copied().collect();
@@ -158,9 +207,59 @@ impl ViewportTab {
         if self.built_for.as_ref() == Some(&key) {
             return;
         }
+        let previous: std::collections::HashMap<Entity, glam::Mat4> =
+            if std::mem::take(&mut self.animate_next_change)
+                && self.scene.items.len() <= ANIMATION_MAX_ITEMS
+            {
+                // From where things are drawn now (mid-animation included).
+                let shown = self.animation.as_ref().map(|a| a.frame(now, 0));
+                shown
+                    .as_ref()
+                    .unwrap_or(&self.scene)
+                    .items
+                    .iter()
+                    .map(|i| (i.entity, i.world))
+                    .collect()
+            } else {
+                Default::default()
+            };
         build_scene(&mut self.scene, doc, hidden, locked);
         self.scene.generation += 1;
         self.built_for = Some(key);
+        let moved = self
+            .scene
+            .items
+            .iter()
+            .any(|i| previous.get(&i.entity).is_some_and(|w| *w != i.world));
+        self.animation = moved.then(|| Animation {
+            from: previous,
+            target: self.scene.clone(),
+            started: now,
+        });
+    }
+}
+
+impl Animation {
+    /// The scene at time `now`: each entity between its old and new pose (translation and
+    /// scale interpolated linearly, rotation by slerp), eased.
+    fn frame(&self, now: f64, generation: u64) -> ViewportScene {
+        let t = ((now - self.started) / ANIMATION_SECONDS).clamp(0.0, 1.0) as f32;
+        let ease = t * t * (3.0 - 2.0 * t);
+        let mut scene = self.target.clone();
+        for item in &mut scene.items {
+            if let Some(from) = self.from.get(&item.entity) {
+                let (s0, r0, p0) = from.to_scale_rotation_translation();
+                let (s1, r1, p1) = item.world.to_scale_rotation_translation();
+                item.world = glam::Mat4::from_scale_rotation_translation(
+                    s0.lerp(s1, ease),
+                    r0.normalize().slerp(r1.normalize(), ease),
+                    p0.lerp(p1, ease),
+                );
+            }
+        }
+        // A new generation every frame re-uploads the (few) moving instances.
+        scene.generation = generation.wrapping_add((t * 1000.0) as u64 + 1_000_000);
+        scene
     }
 }
 

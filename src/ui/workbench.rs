@@ -331,6 +331,11 @@ impl Workbench {
 
 impl Workbench {
     fn apply_peers_action(&mut self, request: PeersAction) {
+        // A delivery or a timeline move changes the shown peer without the user editing it:
+        // let the viewport show the jump as motion.
+        if !matches!(request, PeersAction::ExportPeer(_) | PeersAction::SaveRun) {
+            self.viewport.animate_next_change();
+        }
         let result: Result<Option<String>, String> = match request {
             PeersAction::Start { peers, seed } => self
                 .doc
