@@ -1,8 +1,11 @@
 //! The derived render tree of one replica: parents, root fallback, children, world matrices.
 
+mod cycles;
 mod hierarchy;
+mod index;
 mod propagate;
 mod source;
+mod update;
 
 pub use hierarchy::{Fallback, SceneView, UpdateStats};
 pub use source::{TransformSource, TransformTable};
