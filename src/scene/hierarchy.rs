@@ -104,8 +104,10 @@ pub struct SceneView {
     /// Cycles by id (`None` once dissolved), each listed as in [`Fallback::Cycle`].
     pub(super) cycles: Vec<Option<Vec<Entity>>>,
     pub(super) free_cycles: Vec<u32>,
-    pub(super) free_slots: Vec<u32>,
     /// True while every node's parent slot is smaller than its own (the linear-pass layout).
+    /// Incremental updates keep it true: a node linked under a parent with a larger slot is
+    /// moved, with its subtree, to fresh slots at the end. Freed slots stay empty (holes)
+    /// until a compaction lays everything out again.
     pub(super) topo_sorted: bool,
     pub(super) pass: u32,
     pub(super) cursor: u64,
@@ -143,7 +145,6 @@ impl SceneView {
             walk: Vec::new(),
             cycles: Vec::new(),
             free_cycles: Vec::new(),
-            free_slots: Vec::new(),
             topo_sorted: true,
             pass: 0,
             cursor: 0,
@@ -184,7 +185,6 @@ impl SceneView {
         self.mark.clear();
         self.cycles.clear();
         self.free_cycles.clear();
-        self.free_slots.clear();
         self.topo_sorted = true;
         let root = self.push_slot(Entity::ROOT, 0);
         debug_assert_eq!(root, ROOT_SLOT);
@@ -357,5 +357,52 @@ impl SceneView {
     /// What the last update did.
     pub fn last_update_stats(&self) -> UpdateStats {
         self.stats
+    }
+}
+
+#[cfg(test)]
+impl SceneView {
+    /// Checks every internal invariant (index, links, layout, referrer counts); panics with
+    /// the first violation.
+    pub(super) fn assert_consistent(&self) {
+        let allocated: Vec<usize> = self.allocated_slots().collect();
+        assert_eq!(allocated.len(), self.index.len(), "index size");
+        let mut children = vec![0u32; self.entity.len()];
+        let mut referrers = vec![0u32; self.entity.len()];
+        for &s in &allocated {
+            assert_eq!(
+                self.index.get(self.entity[s]),
+                Some(s as u32),
+                "index of slot {s}"
+            );
+            if s == ROOT_SLOT as usize {
+                continue;
+            }
+            let p = self.parent[s];
+            assert!(
+                p != NONE && self.flags[p as usize] & flag::FREE == 0,
+                "parent of {s}"
+            );
+            if self.topo_sorted {
+                assert!((p as usize) < s, "slot {s} before its parent {p}");
+            }
+            children[p as usize] += 1;
+            referrers[self.index.get(self.declared[s]).expect("declared node") as usize] += 1;
+        }
+        for &s in &allocated {
+            let mut count = 0;
+            let mut prev = NONE;
+            let mut c = self.first_child[s];
+            while c != NONE {
+                assert_eq!(self.parent[c as usize], s as u32, "child list of {s}");
+                assert_eq!(self.prev_sibling[c as usize], prev, "prev link of {c}");
+                prev = c;
+                count += 1;
+                c = self.next_sibling[c as usize];
+            }
+            assert_eq!(self.last_child[s], prev, "last child of {s}");
+            assert_eq!(count, children[s], "children of {s}");
+            assert_eq!(self.referrers[s], referrers[s], "referrers of {s}");
+        }
     }
 }

@@ -5,6 +5,8 @@ mod hierarchy;
 mod index;
 mod propagate;
 mod source;
+#[cfg(test)]
+mod tests;
 mod update;
 
 pub use hierarchy::{Fallback, SceneView, UpdateStats};

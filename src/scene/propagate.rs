@@ -225,7 +225,6 @@ impl SceneView {
         self.next_sibling = vec![NONE; n];
         self.prev_sibling = vec![NONE; n];
         self.mark = vec![0; n];
-        self.free_slots.clear();
         self.index.clear();
         for (s, e) in self.entity.iter().enumerate() {
             self.index.insert(*e, s as u32);

@@ -11,6 +11,8 @@ use crate::model::{Entity, Transform};
 const BULK_MIN: usize = 4096;
 /// Entities read from the source per batch (see [`SceneView::read_batch`]).
 const READ_BATCH: usize = 256;
+/// Slots beyond twice the node count (holes) tolerated before the layout is compacted.
+const COMPACT_SLACK: usize = 1024;
 
 /// What reading the changed entities found, for the structural steps that follow.
 #[derive(Default)]
@@ -124,6 +126,8 @@ impl SceneView {
         }
         reattach.extend(self.find_cycles_from(&edge_changed));
         let mut structure_changed = !edge_changed.is_empty() || !fresh.is_empty();
+        let was_sorted = self.topo_sorted;
+        let mut out_of_order: Vec<Entity> = Vec::new();
         for s in reattach {
             if !self.is_allocated(s) {
                 continue;
@@ -134,12 +138,34 @@ impl SceneView {
                 self.link(s, want);
                 dirty.push(s);
                 structure_changed = true;
+                if want > s {
+                    out_of_order.push(self.entity[s as usize]);
+                }
+            }
+        }
+        if was_sorted && !out_of_order.is_empty() {
+            // Restore the layout: move each out-of-order subtree behind its new parent. A
+            // node may move twice (inside an ancestor's subtree); by entity, it is found
+            // wherever it went.
+            for e in out_of_order {
+                if let Some(s) = self.index.get(e) {
+                    if self.parent[s as usize] > s && self.parent[s as usize] != NONE {
+                        self.relocate_subtree(s);
+                    }
+                }
+            }
+            self.topo_sorted = true;
+            for d in dirty.iter_mut() {
+                *d = self.current_slot(*d);
             }
         }
         for s in maybe_remove {
-            structure_changed |= self.remove_if_unused(s);
+            let s = self.current_slot(s);
+            if s != NONE {
+                structure_changed |= self.remove_if_unused(s);
+            }
         }
-        dirty.retain(|&s| self.is_allocated(s));
+        dirty.retain(|&s| s != NONE && self.is_allocated(s));
         if !dirty.is_empty() {
             self.recompute_dirty_worlds(&mut dirty);
             self.generation += 1;
@@ -147,6 +173,10 @@ impl SceneView {
         if structure_changed {
             self.structure_generation += 1;
             self.generation += 1;
+        }
+        // Holes left by moves and removals: compact once they outnumber the nodes.
+        if self.entity.len() > 2 * self.len() + COMPACT_SLACK {
+            self.relayout_breadth_first();
         }
     }
 
@@ -300,50 +330,107 @@ impl SceneView {
         }
     }
 
+    /// Appends a node. Freed slots are never reused: a new node at the end keeps every parent
+    /// before its children.
     pub(super) fn push_slot(&mut self, entity: Entity, flags: u8) -> u32 {
-        let s = match self.free_slots.pop() {
-            Some(s) => {
-                let i = s as usize;
-                self.entity[i] = entity;
-                self.declared[i] = Entity::ROOT;
-                self.parent[i] = NONE;
-                self.first_child[i] = NONE;
-                self.last_child[i] = NONE;
-                self.next_sibling[i] = NONE;
-                self.prev_sibling[i] = NONE;
-                self.local[i] = Affine3A::IDENTITY;
-                self.world[i] = Affine3A::IDENTITY;
-                self.flags[i] = flags;
-                self.referrers[i] = 0;
-                self.cycle[i] = NONE;
-                self.mark[i] = 0;
-                self.walk[i] = NONE;
-                s
-            }
-            None => {
-                let s = self.entity.len() as u32;
-                self.entity.push(entity);
-                self.declared.push(Entity::ROOT);
-                self.parent.push(NONE);
-                self.first_child.push(NONE);
-                self.last_child.push(NONE);
-                self.next_sibling.push(NONE);
-                self.prev_sibling.push(NONE);
-                self.local.push(Affine3A::IDENTITY);
-                self.world.push(Affine3A::IDENTITY);
-                self.flags.push(flags);
-                self.referrers.push(0);
-                self.cycle.push(NONE);
-                self.mark.push(0);
-                self.walk.push(NONE);
-                s
-            }
-        };
+        let s = self.entity.len() as u32;
+        self.entity.push(entity);
+        self.declared.push(Entity::ROOT);
+        self.parent.push(NONE);
+        self.first_child.push(NONE);
+        self.last_child.push(NONE);
+        self.next_sibling.push(NONE);
+        self.prev_sibling.push(NONE);
+        self.local.push(Affine3A::IDENTITY);
+        self.world.push(Affine3A::IDENTITY);
+        self.flags.push(flags);
+        self.referrers.push(0);
+        self.cycle.push(NONE);
+        self.mark.push(0);
+        self.walk.push(NONE);
         self.index.insert(entity, s);
         if s != ROOT_SLOT {
             self.referrers[ROOT_SLOT as usize] += 1;
         }
         s
+    }
+
+    /// Moves `root` and its subtree to fresh slots at the end, breadth-first, so that it can
+    /// hang under a parent with a larger slot without breaking the topological layout. The
+    /// old slots become holes whose `walk` names the new slot (see [`Self::current_slot`]).
+    /// Costs O(subtree), no more than recomputing the subtree's worlds, which the move
+    /// requires anyway.
+    fn relocate_subtree(&mut self, root: u32) -> u32 {
+        let parent = self.parent[root as usize];
+        self.unlink(root);
+        let mut order = vec![root];
+        let mut head = 0;
+        while head < order.len() {
+            let mut c = self.first_child[order[head] as usize];
+            head += 1;
+            while c != NONE {
+                order.push(c);
+                c = self.next_sibling[c as usize];
+            }
+        }
+        let base = self.entity.len() as u32;
+        for (i, &old) in order.iter().enumerate() {
+            self.walk[old as usize] = base + i as u32;
+        }
+        // Every link inside the subtree points inside it; the root is unlinked.
+        for &old in &order {
+            let o = old as usize;
+            let map = |x: u32| {
+                if x == NONE {
+                    NONE
+                } else {
+                    self.walk[x as usize]
+                }
+            };
+            let (parent, first, last, next, prev) = (
+                map(self.parent[o]),
+                map(self.first_child[o]),
+                map(self.last_child[o]),
+                map(self.next_sibling[o]),
+                map(self.prev_sibling[o]),
+            );
+            let new = self.entity.len() as u32;
+            self.entity.push(self.entity[o]);
+            self.declared.push(self.declared[o]);
+            self.parent.push(parent);
+            self.first_child.push(first);
+            self.last_child.push(last);
+            self.next_sibling.push(next);
+            self.prev_sibling.push(prev);
+            self.local.push(self.local[o]);
+            self.world.push(self.world[o]);
+            self.flags.push(self.flags[o]);
+            self.referrers.push(self.referrers[o]);
+            self.cycle.push(self.cycle[o]);
+            self.mark.push(self.mark[o]);
+            self.walk.push(NONE);
+            self.index.insert(self.entity[o], new);
+        }
+        for &old in &order {
+            let o = old as usize;
+            self.flags[o] = flag::FREE;
+            self.parent[o] = NONE;
+            self.first_child[o] = NONE;
+            self.last_child[o] = NONE;
+            self.next_sibling[o] = NONE;
+            self.prev_sibling[o] = NONE;
+            self.cycle[o] = NONE;
+        }
+        self.link(base, parent);
+        base
+    }
+
+    /// Where the node once at `slot` lives now, following relocations; `NONE` if it was freed.
+    fn current_slot(&self, mut slot: u32) -> u32 {
+        while slot != NONE && !self.is_allocated(slot) {
+            slot = self.walk[slot as usize];
+        }
+        slot
     }
 
     /// Frees a node that is neither live nor anyone's declared parent, then its declared parent
@@ -373,7 +460,7 @@ impl SceneView {
             self.referrers[declared_slot as usize] -= 1;
             self.index.remove(self.entity[s]);
             self.flags[s] = flag::FREE;
-            self.free_slots.push(slot);
+            self.walk[s] = NONE; // freed, not moved
             freed_any = true;
             next = Some(declared_slot);
         }
