@@ -110,6 +110,9 @@ pub struct SceneView {
     /// until a compaction lays everything out again.
     pub(super) topo_sorted: bool,
     pub(super) pass: u32,
+    /// Views with at least this many nodes may propagate by sweeping the slots (see
+    /// `propagate.rs`); a field so that unit tests can force the sweep on small views.
+    pub(super) sweep_min_nodes: usize,
     pub(super) cursor: u64,
     /// Bumped whenever the shape of the tree (parents, membership) changes.
     pub(super) structure_generation: u64,
@@ -147,6 +150,7 @@ impl SceneView {
             free_cycles: Vec::new(),
             topo_sorted: true,
             pass: 0,
+            sweep_min_nodes: super::propagate::SWEEP_MIN_NODES,
             cursor: 0,
             structure_generation: 0,
             generation: 0,

@@ -15,7 +15,7 @@ const FULL_DIVISOR: usize = 8;
 /// while the view fits in the cache (200,000 nodes: 190 µs against 540 µs), the sweep wins
 /// beyond it (1,000,000 nodes: 6 ms against 9 ms).
 const SWEEP_DIVISOR: usize = 256;
-const SWEEP_MIN_NODES: usize = 1 << 19;
+pub(super) const SWEEP_MIN_NODES: usize = 1 << 19;
 
 impl SceneView {
     /// Recomputes every world matrix. After a rebuild the slots are in breadth-first order and
@@ -52,7 +52,8 @@ impl SceneView {
         if dirty.len() > n / FULL_DIVISOR {
             self.stats.worlds_recomputed = 0;
             self.recompute_all_worlds();
-        } else if self.topo_sorted && n >= SWEEP_MIN_NODES && dirty.len() >= n / SWEEP_DIVISOR {
+        } else if self.topo_sorted && n >= self.sweep_min_nodes && dirty.len() >= n / SWEEP_DIVISOR
+        {
             self.sweep_dirty(dirty);
         } else {
             self.recompute_dirty_subtrees(dirty);

@@ -16,6 +16,69 @@ fn at(rng: &mut ChaCha8Rng, parent: Entity) -> Transform {
     }
 }
 
+/// Everything the view computes for `e`, to compare two views.
+fn snapshot(view: &SceneView, e: Entity) -> (Option<Entity>, Option<Entity>, bool, Vec<Entity>) {
+    (
+        view.declared_parent_of(e),
+        view.effective_parent_of(e),
+        view.is_live(e),
+        view.sorted_children_of(e),
+    )
+}
+
+fn assert_same_as_fresh(view: &SceneView, table: &TransformTable) {
+    let fresh = SceneView::from_source(table);
+    assert_eq!(view.len(), fresh.len());
+    for e in fresh.entities() {
+        assert_eq!(snapshot(view, e), snapshot(&fresh, e), "entity {e}");
+        let (a, b) = (
+            view.world_affine(e).unwrap(),
+            fresh.world_affine(e).unwrap(),
+        );
+        assert!(a.abs_diff_eq(b, 1e-4), "world of {e}: {a:?} vs {b:?}");
+    }
+}
+
+#[test]
+fn the_slot_sweep_matches_a_fresh_build() {
+    // The sweep normally needs half a million nodes; force it here.
+    for seed in 10..14 {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let n = 2000u32;
+        let mut table = TransformTable::new();
+        for i in 0..n {
+            let parent = if i == 0 || rng.random_bool(0.05) {
+                Entity::ROOT
+            } else {
+                Entity(512 + rng.random_range(0..i))
+            };
+            let t = at(&mut rng, parent);
+            table.set(Entity(512 + i), t);
+        }
+        let mut view = SceneView::from_source(&table);
+        view.sweep_min_nodes = 0;
+        for round in 0..12 {
+            // 10..200 changes of 2,000: above len/256, below len/8.
+            for _ in 0..[10, 60, 200][round % 3] {
+                let e = Entity(512 + rng.random_range(1..n));
+                let parent = if rng.random_bool(0.2) {
+                    // Reparent (any node, cycles included): subtrees move behind parents.
+                    Entity(512 + rng.random_range(0..n))
+                } else {
+                    table.get(e).map_or(Entity::ROOT, |t| t.parent)
+                };
+                let t = at(&mut rng, parent);
+                table.set(e, t);
+            }
+            view.update(&table);
+            let stats = view.last_update_stats();
+            assert!(stats.worlds_recomputed > 0 && !stats.rebuilt);
+            view.assert_consistent();
+            assert_same_as_fresh(&view, &table);
+        }
+    }
+}
+
 #[test]
 fn layout_links_and_counts_stay_consistent_under_random_batches() {
     for seed in 0..6 {
