@@ -6,6 +6,7 @@
 //! taskset -c 0 cargo run --release            # one core (the headline comparison)
 //! cargo run --release                         # every core bevy's task pool gets
 //! cargo run --release -- forest chain         # only some forests
+//! taskset -c 0 cargo run --release --no-default-features   # bevy's serial propagation
 //! ```
 //!
 //! For each forest and case, both sides get the same changes (written untimed), then one
@@ -16,10 +17,12 @@
 //! scenetree is faster). After each case both sides' world matrices are compared entity by
 //! entity, so both really computed the same thing.
 //!
-//! bevy is built with its `multi_threaded` feature, as a default bevy app has it: that selects
-//! the current propagation code (iterative, work-sharing, with the static-scene skip). Its
-//! task pool gets `available_parallelism` threads; pin the process (`taskset -c 0`) to compare
-//! on one core.
+//! By default bevy is built with its `multi_threaded` feature, as a default bevy app has it:
+//! that selects the current propagation code (iterative, work-sharing, with the static-scene
+//! skip). Its task pool gets `available_parallelism` threads; pin the process (`taskset -c 0`)
+//! to compare on one core. `--no-default-features` builds bevy's serial propagation instead
+//! (recursive, and it visits every entity every frame); the chain then needs a big stack, so
+//! everything runs on a thread with 1 GiB of stack.
 
 #[path = "../../../benches/support/forest.rs"]
 mod forest;
@@ -56,8 +59,13 @@ fn main() {
         ("forest", forest::forest),
         ("humanoids", forest::humanoids),
     ];
+    let variant = if cfg!(feature = "multi_threaded") {
+        "multi_threaded propagation"
+    } else {
+        "serial propagation"
+    };
     println!(
-        "scenetree SceneView vs bevy_transform 0.20.1 ({} thread(s) in bevy's pool; {} core(s) usable)",
+        "scenetree SceneView vs bevy_transform 0.20.1, {variant} ({} thread(s) in bevy's pool; {} core(s) usable)",
         threads,
         usable_cores()
     );
@@ -66,11 +74,19 @@ fn main() {
         "{:<10} {:>9} {:<22} {:>13} {:>13} {:>9}",
         "forest", "entities", "case", "scenetree", "bevy", "ratio"
     );
-    for (name, make) in makers {
-        if filter.is_empty() || filter.iter().any(|f| f == name) {
-            compare(&make());
-        }
-    }
+    // bevy's serial propagation recurses once per level: 100,000 levels need a big stack.
+    std::thread::Builder::new()
+        .stack_size(1 << 30)
+        .spawn(move || {
+            for (name, make) in makers {
+                if filter.is_empty() || filter.iter().any(|f| f == name) {
+                    compare(&make());
+                }
+            }
+        })
+        .expect("spawn the benchmark thread")
+        .join()
+        .expect("benchmark thread");
 }
 
 /// CPUs this process may run on (what `taskset` allows).
@@ -97,8 +113,16 @@ fn count_cpu_list(list: &str) -> usize {
 
 fn compare(forest: &Forest) {
     let n = forest.len();
+    let setup = Instant::now();
     let mut ours = Ours::new(forest);
+    let ours_setup = setup.elapsed();
     let mut bevy = Bevy::new(forest);
+    eprintln!(
+        "{}: set up in {:.2} s (scenetree) and {:.2} s (bevy)",
+        forest.name,
+        ours_setup.as_secs_f64(),
+        (setup.elapsed() - ours_setup).as_secs_f64()
+    );
     bevy.check_against(&ours.view, forest, "initial build");
 
     let cases = [
