@@ -9,7 +9,10 @@
 //!   rest move a random entity: 1% of those give it a random new parent, and 0.1% put its
 //!   parent under it (a 2-cycle, drawn at the root until either moves again), so cycles form
 //!   and break along the way. Throughput = messages.
-//! - `crdt/apply/1m_puts_no_view`: the same messages without the view (the replica alone).
+//! - `crdt/apply/1m_puts_shallow_view_every_1000`: the same with a shallow scene: entities are
+//!   created under one of the first 1,000 (groups of about 60 under the root), so a move drags
+//!   fewer descendants along.
+//! - `crdt/apply/1m_puts_no_view`: the deep messages without the view (the replica alone).
 //! - `crdt/codec/decode/<fixture>`, `crdt/codec/encode/<fixture>`: `decode_stream` and
 //!   `encode_stream` on the bundled `main.crdt` fixtures. Throughput = bytes.
 
@@ -29,8 +32,10 @@ const MESSAGES: usize = 1_000_000;
 const ENTITIES: u32 = 60_000;
 const FRAME: usize = 1_000;
 
-/// The deterministic message list described in the module docs.
-fn transform_puts(seed: u64) -> Vec<CrdtMessage> {
+/// The deterministic message list described in the module docs. New entities hang under a
+/// random earlier one among the first `parent_pool` created (all of them: a deep random
+/// forest; 1,000: a shallow scene of groups).
+fn transform_puts(seed: u64, parent_pool: usize) -> Vec<CrdtMessage> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut order: Vec<u32> = (0..ENTITIES).collect();
     rand::seq::SliceRandom::shuffle(order.as_mut_slice(), &mut rng);
@@ -52,7 +57,7 @@ fn transform_puts(seed: u64) -> Vec<CrdtMessage> {
         let parent = if created == 0 || rng.random_bool(0.1) {
             Entity::ROOT
         } else {
-            entity(order[rng.random_range(0..created)])
+            entity(order[rng.random_range(0..created.min(parent_pool))])
         };
         current[i as usize] = random_transform(&mut rng, parent);
     }
@@ -93,34 +98,40 @@ fn transform_puts(seed: u64) -> Vec<CrdtMessage> {
 }
 
 fn apply(c: &mut Criterion) {
-    let messages = transform_puts(11);
+    let deep = transform_puts(11, usize::MAX);
+    let shallow = transform_puts(12, 1_000);
     let mut group = c.benchmark_group("crdt/apply");
     group
         .sample_size(10)
         .sampling_mode(SamplingMode::Flat)
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_secs(4))
-        .throughput(Throughput::Elements(messages.len() as u64));
-    group.bench_function("1m_puts_view_every_1000", |b| {
-        b.iter_batched(
-            || (Replica::new(), SceneView::new()),
-            |(mut replica, mut view)| {
-                for frame in messages.chunks(FRAME) {
-                    for msg in frame {
-                        replica.apply(black_box(msg));
+        .throughput(Throughput::Elements(MESSAGES as u64));
+    for (name, messages) in [
+        ("1m_puts_view_every_1000", &deep),
+        ("1m_puts_shallow_view_every_1000", &shallow),
+    ] {
+        group.bench_function(name, |b| {
+            b.iter_batched(
+                || (Replica::new(), SceneView::new()),
+                |(mut replica, mut view)| {
+                    for frame in messages.chunks(FRAME) {
+                        for msg in frame {
+                            replica.apply(black_box(msg));
+                        }
+                        view.update(&replica);
                     }
-                    view.update(&replica);
-                }
-                (replica, view)
-            },
-            BatchSize::PerIteration,
-        )
-    });
+                    (replica, view)
+                },
+                BatchSize::PerIteration,
+            )
+        });
+    }
     group.bench_function("1m_puts_no_view", |b| {
         b.iter_batched(
             Replica::new,
             |mut replica| {
-                for msg in &messages {
+                for msg in &deep {
                     replica.apply(black_box(msg));
                 }
                 replica
@@ -129,8 +140,13 @@ fn apply(c: &mut Criterion) {
         )
     });
     group.finish();
+    describe("deep", &deep);
+    describe("shallow", &shallow);
+}
 
-    // What the view did, for the report (and a check that the run did what it says).
+/// What the view did on a message list, for the report (and a check that the run did what
+/// it says).
+fn describe(name: &str, messages: &[CrdtMessage]) {
     let (mut replica, mut view) = (Replica::new(), SceneView::new());
     let (mut cycle_frames, mut recomputed) = (0, 0);
     for frame in messages.chunks(FRAME) {
@@ -142,8 +158,9 @@ fn apply(c: &mut Criterion) {
         recomputed += view.last_update_stats().worlds_recomputed;
     }
     assert_eq!(view.len(), ENTITIES as usize + 1);
+    let depth = view.preorder().iter().map(|(_, d)| *d).max().unwrap_or(0);
     eprintln!(
-        "crdt/apply: {} messages, {} entities, {} of {} frames had parenting cycles ({} at the end), {:.1} worlds recomputed per message",
+        "crdt/apply ({name}): {} messages, {} entities, final depth {depth}, {} of {} frames had parenting cycles ({} at the end), {:.1} worlds recomputed per message",
         messages.len(),
         ENTITIES,
         cycle_frames,
