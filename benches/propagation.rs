@@ -32,13 +32,7 @@ use scenetree::scene::{SceneView, TransformTable};
 
 fn main() {
     let mut criterion = Criterion::default().configure_from_args();
-    let makers: [(&str, fn() -> Forest); 5] = [
-        ("wide", forest::wide),
-        ("deep", forest::deep),
-        ("chain", forest::chain),
-        ("forest", forest::forest),
-        ("humanoids", forest::humanoids),
-    ];
+    let makers = forest::BY_NAME;
     // `cargo bench --bench propagation -- forest` builds only the forests the filter names
     // (generating the large ones takes seconds); criterion applies the filter itself.
     let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));

@@ -309,7 +309,14 @@ pub fn humanoids() -> Forest {
     )
 }
 
-/// All five forests, smallest build cost first.
-pub fn all() -> Vec<Forest> {
-    vec![wide(), deep(), chain(), forest(), humanoids()]
-}
+/// Builds one forest.
+pub type Maker = fn() -> Forest;
+
+/// The five forests by name, in the order the benches run them.
+pub const BY_NAME: [(&str, Maker); 5] = [
+    ("wide", wide),
+    ("deep", deep),
+    ("chain", chain),
+    ("forest", forest),
+    ("humanoids", humanoids),
+];

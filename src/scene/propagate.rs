@@ -47,7 +47,7 @@ impl SceneView {
 
     /// Recomputes the subtrees of `dirty` nodes (repeats allowed), each node once: a dirty node
     /// below another dirty node is covered by the upper one's pass.
-    pub(super) fn recompute_dirty_worlds(&mut self, dirty: &mut Vec<u32>) {
+    pub(super) fn recompute_dirty_worlds(&mut self, dirty: &[u32]) {
         let n = self.len();
         if dirty.len() > n / FULL_DIVISOR {
             self.stats.worlds_recomputed = 0;

@@ -148,10 +148,11 @@ impl SceneView {
             // node may move twice (inside an ancestor's subtree); by entity, it is found
             // wherever it went.
             for e in out_of_order {
-                if let Some(s) = self.index.get(e) {
-                    if self.parent[s as usize] > s && self.parent[s as usize] != NONE {
-                        self.relocate_subtree(s);
-                    }
+                if let Some(s) = self.index.get(e)
+                    && self.parent[s as usize] != NONE
+                    && self.parent[s as usize] > s
+                {
+                    self.relocate_subtree(s);
                 }
             }
             self.topo_sorted = true;
@@ -167,7 +168,7 @@ impl SceneView {
         }
         dirty.retain(|&s| s != NONE && self.is_allocated(s));
         if !dirty.is_empty() {
-            self.recompute_dirty_worlds(&mut dirty);
+            self.recompute_dirty_worlds(&dirty);
             self.generation += 1;
         }
         if structure_changed {

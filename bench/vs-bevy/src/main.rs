@@ -52,13 +52,7 @@ fn main() {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     ComputeTaskPool::get_or_init(|| TaskPoolBuilder::new().num_threads(threads).build());
     let filter: Vec<String> = std::env::args().skip(1).collect();
-    let makers: [(&str, fn() -> Forest); 5] = [
-        ("wide", forest::wide),
-        ("deep", forest::deep),
-        ("chain", forest::chain),
-        ("forest", forest::forest),
-        ("humanoids", forest::humanoids),
-    ];
+    let makers = forest::BY_NAME;
     let variant = if cfg!(feature = "multi_threaded") {
         "multi_threaded propagation"
     } else {
