@@ -17,7 +17,8 @@
 //! Nothing here recurses on the call stack, so a 100,000-deep chain is fine.
 //!
 //! This file holds the data and the read-only queries; `update.rs` keeps it in step with the
-//! source, `cycles.rs` finds parenting cycles, `propagate.rs` computes world matrices.
+//! source, `slots.rs` allocates and moves nodes, `cycles.rs` finds parenting cycles,
+//! `propagate.rs` computes world matrices, `index.rs` maps entities to slots.
 
 use glam::{Affine3A, Mat4};
 

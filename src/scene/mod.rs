@@ -4,6 +4,7 @@ mod cycles;
 mod hierarchy;
 mod index;
 mod propagate;
+mod slots;
 mod source;
 #[cfg(test)]
 mod tests;
