@@ -1,9 +1,15 @@
 //! The derived render tree of one replica: parents, root fallback, children, world matrices.
 
+mod cycles;
 mod hierarchy;
+mod index;
 pub mod order_explorer;
 mod propagate;
+mod slots;
 mod source;
+#[cfg(test)]
+mod tests;
+mod update;
 
 pub use hierarchy::{Fallback, SceneView, UpdateStats};
 pub use source::{TransformSource, TransformTable};

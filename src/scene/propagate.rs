@@ -2,9 +2,20 @@
 //! parents first, without recursion.
 
 use glam::Affine3A;
-use rustc_hash::FxHashMap;
 
 use super::hierarchy::{NONE, ROOT_SLOT, SceneView};
+
+/// A dirty set larger than `len / FULL_DIVISOR` recomputes every world.
+const FULL_DIVISOR: usize = 8;
+/// In the topological layout, a dirty set of at least `len / SWEEP_DIVISOR` nodes is
+/// propagated by one sweep over the slots instead of a walk of each dirty subtree, in views
+/// of at least `SWEEP_MIN_NODES` nodes. The sweep reads every slot after the first dirty one
+/// but sequentially; the walks touch only the recomputed nodes but at random. Measured on the
+/// benchmark forests (benches/propagation.rs): with 1% of the entities changed, walks win
+/// while the view fits in the cache (200,000 nodes: 190 µs against 540 µs), the sweep wins
+/// beyond it (1,000,000 nodes: 6 ms against 9 ms).
+const SWEEP_DIVISOR: usize = 256;
+pub(super) const SWEEP_MIN_NODES: usize = 1 << 19;
 
 impl SceneView {
     /// Recomputes every world matrix. After a rebuild the slots are in breadth-first order and
@@ -31,32 +42,108 @@ impl SceneView {
     }
 
     fn free_slot_count(&self) -> usize {
-        self.entity.len() - self.slot_of.len()
+        self.entity.len() - self.index.len()
     }
 
-    /// Recomputes the subtrees of `dirty` nodes, each node once: a dirty node below another
-    /// dirty node is covered by the upper one's pass.
-    pub(super) fn recompute_dirty_worlds(&mut self, dirty: &mut Vec<u32>) {
-        dirty.sort_unstable();
-        dirty.dedup();
-        if dirty.len() > self.len() / 8 {
+    /// Recomputes the subtrees of `dirty` nodes (repeats allowed), each node once: a dirty node
+    /// below another dirty node is covered by the upper one's pass.
+    pub(super) fn recompute_dirty_worlds(&mut self, dirty: &[u32]) {
+        let n = self.len();
+        if dirty.len() > n / FULL_DIVISOR {
             self.stats.worlds_recomputed = 0;
             self.recompute_all_worlds();
-            return;
+        } else if self.topo_sorted && n >= self.sweep_min_nodes && dirty.len() >= n / SWEEP_DIVISOR
+        {
+            self.sweep_dirty(dirty);
+        } else {
+            self.recompute_dirty_subtrees(dirty);
         }
-        // Mark the dirty set, then find the topmost dirty nodes. Walking up from a dirty node
-        // stops at the root, at a dirty node, or at a node already classified in this pass,
-        // so each node is visited at most once overall. `walk` holds the classification:
-        // 1 = dirty or below a dirty node, 0 = clean path to the root.
-        self.pass += 1;
-        let pass = self.pass;
-        for &d in dirty.iter() {
+    }
+
+    /// Propagates dirtiness in one pass over the slots from the first dirty one: with every
+    /// parent before its children, a node must be recomputed when it is dirty or its parent
+    /// is. The pass reads two small arrays sequentially; the recomputation then visits only
+    /// the nodes found, in slot order.
+    fn sweep_dirty(&mut self, dirty: &[u32]) {
+        debug_assert!(self.topo_sorted);
+        let pass = self.next_pass();
+        let n = self.world.len();
+        let mut first = n;
+        for &d in dirty {
             self.mark[d as usize] = pass;
-            self.walk[d as usize] = 1;
+            first = first.min(d as usize);
+        }
+        // The list of nodes to recompute goes into the `walk` scratch array (a node's entry
+        // never lands after its own slot), so the sweep allocates nothing. The loop body is
+        // branch-free on the dirty test, which is unpredictable.
+        let mut todo = std::mem::take(&mut self.walk);
+        let mut len = first;
+        {
+            let mark = &mut self.mark[..n];
+            for (s, &p) in self.parent.iter().enumerate().take(n).skip(first) {
+                if p == NONE {
+                    continue; // the root or a hole
+                }
+                let hit = (mark[s] == pass) | (mark[p as usize] == pass);
+                mark[s] = if hit { pass } else { mark[s] };
+                todo[len] = s as u32;
+                len += usize::from(hit);
+            }
+        }
+        self.recompute_listed(&todo[first..len], n - first);
+        self.walk = todo;
+    }
+
+    /// Recomputes the listed nodes, in order (parents before children). `span` is the slot
+    /// range they were taken from: a sparse list is done in small chunks whose matrices are
+    /// loaded first by a loop that does nothing else, so that the cache misses overlap
+    /// instead of stalling the multiplications one by one; a dense one needs no help.
+    fn recompute_listed(&mut self, slots: &[u32], span: usize) {
+        const CHUNK: usize = 64;
+        let sparse = slots.len() * 4 < span;
+        for chunk in slots.chunks(CHUNK) {
+            if sparse {
+                let mut sink = 0u32;
+                for &s in chunk {
+                    let s = s as usize;
+                    let parent_world = &self.world[self.parent[s] as usize];
+                    // The first and last word of each 64-byte matrix: its one or two cache
+                    // lines. The node's own world row too, so that the store does not wait.
+                    sink ^= self.local[s].matrix3.x_axis.x.to_bits()
+                        ^ self.local[s].translation.z.to_bits()
+                        ^ parent_world.matrix3.x_axis.x.to_bits()
+                        ^ parent_world.translation.z.to_bits()
+                        ^ self.world[s].matrix3.x_axis.x.to_bits()
+                        ^ self.world[s].translation.z.to_bits();
+                }
+                std::hint::black_box(sink);
+            }
+            for &s in chunk {
+                let s = s as usize;
+                self.world[s] = self.world[self.parent[s] as usize] * self.local[s];
+            }
+        }
+        self.stats.worlds_recomputed += slots.len();
+    }
+
+    /// Finds the topmost dirty nodes, then walks each one's subtree.
+    fn recompute_dirty_subtrees(&mut self, dirty: &[u32]) {
+        // Mark the dirty set (dropping repeats), then find the topmost dirty nodes. Walking up
+        // from a dirty node stops at the root, at a dirty node, or at a node already
+        // classified in this pass, so each node is visited at most once overall. `walk` holds
+        // the classification: 1 = dirty or below a dirty node, 0 = clean path to the root.
+        let pass = self.next_pass();
+        let mut unique = Vec::with_capacity(dirty.len());
+        for &d in dirty {
+            if self.mark[d as usize] != pass {
+                self.mark[d as usize] = pass;
+                self.walk[d as usize] = 1;
+                unique.push(d);
+            }
         }
         let mut tops = Vec::new();
         let mut path = Vec::new();
-        for &d in dirty.iter() {
+        for &d in &unique {
             path.clear();
             let mut p = self.parent[d as usize];
             let covered = loop {
@@ -160,10 +247,9 @@ impl SceneView {
         self.next_sibling = vec![NONE; n];
         self.prev_sibling = vec![NONE; n];
         self.mark = vec![0; n];
-        self.free_slots.clear();
-        self.slot_of = FxHashMap::with_capacity_and_hasher(n, Default::default());
+        self.index.clear();
         for (s, e) in self.entity.iter().enumerate() {
-            self.slot_of.insert(*e, s as u32);
+            self.index.insert(*e, s as u32);
         }
         self.topo_sorted = true;
         let parents = std::mem::take(&mut self.parent);

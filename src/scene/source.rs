@@ -1,7 +1,6 @@
 //! What the render tree reads: a source of Transforms with a change journal.
 
-use rustc_hash::FxHashMap;
-
+use super::index::EntityIndex;
 use crate::crdt::Replica;
 use crate::model::{Entity, Transform};
 
@@ -24,6 +23,12 @@ pub trait TransformSource {
     fn is_live(&self, entity: Entity) -> bool;
     /// Calls `f` for every live entity with its Transform, if any.
     fn for_each_live(&self, f: &mut dyn FnMut(Entity, Option<Transform>));
+
+    /// Both facts at once: `None` when the entity is not live, else its Transform (if any).
+    /// Sources override this when one lookup can answer both.
+    fn read(&self, entity: Entity) -> Option<Option<Transform>> {
+        self.is_live(entity).then(|| self.transform(entity))
+    }
 }
 
 impl TransformSource for Replica {
@@ -49,6 +54,15 @@ impl TransformSource for Replica {
         Replica::is_live(self, entity)
     }
 
+    fn read(&self, entity: Entity) -> Option<Option<Transform>> {
+        // A Transform value makes the entity live, so the liveness lookup is only needed
+        // without one.
+        match Replica::transform(self, entity) {
+            Some(t) => Some(Some(t)),
+            None => Replica::is_live(self, entity).then_some(None),
+        }
+    }
+
     fn for_each_live(&self, f: &mut dyn FnMut(Entity, Option<Transform>)) {
         for entity in self.live_entities() {
             f(entity, Replica::transform(self, entity));
@@ -58,10 +72,17 @@ impl TransformSource for Replica {
 
 /// A plain entity → Transform map with a change journal: every entity in it is live and has a
 /// Transform. For benchmarks, tests and the naive reference.
+///
+/// Stored like an ECS table: rows packed in a vector (removal swaps the last row in) and an
+/// id → row index, so a scan is sequential and a lookup is an index read plus a row read.
 #[derive(Clone, Debug, Default)]
 pub struct TransformTable {
-    transforms: FxHashMap<Entity, Transform>,
+    rows: Vec<(Entity, Transform)>,
+    row_of: EntityIndex,
+    /// Changed entities since the last [`TransformTable::forget_history`]; entry `i` has
+    /// sequence number `journal_base + i`.
     journal: Vec<Entity>,
+    journal_base: u64,
 }
 
 impl TransformTable {
@@ -72,57 +93,118 @@ impl TransformTable {
 
     /// Sets (or adds) an entity's Transform.
     pub fn set(&mut self, entity: Entity, transform: Transform) {
-        self.transforms.insert(entity, transform);
+        match self.row_of.get(entity) {
+            Some(row) => self.rows[row as usize].1 = transform,
+            None => {
+                self.row_of.insert(entity, self.rows.len() as u32);
+                self.rows.push((entity, transform));
+            }
+        }
         self.journal.push(entity);
     }
 
     /// Removes an entity entirely.
     pub fn remove(&mut self, entity: Entity) {
-        self.transforms.remove(&entity);
+        if let Some(row) = self.row_of.remove(entity) {
+            self.rows.swap_remove(row as usize);
+            if let Some((moved, _)) = self.rows.get(row as usize) {
+                self.row_of.insert(*moved, row);
+            }
+        }
         self.journal.push(entity);
     }
 
     /// The stored Transform.
     pub fn get(&self, entity: Entity) -> Option<&Transform> {
-        self.transforms.get(&entity)
+        let row = self.row_of.get(entity)?;
+        Some(&self.rows[row as usize].1)
     }
 
     /// Number of entities.
     pub fn len(&self) -> usize {
-        self.transforms.len()
+        self.rows.len()
     }
 
     /// True when empty.
     pub fn is_empty(&self) -> bool {
-        self.transforms.is_empty()
+        self.rows.is_empty()
     }
 
     /// Every (entity, transform), unordered.
     pub fn iter(&self) -> impl Iterator<Item = (Entity, &Transform)> {
-        self.transforms.iter().map(|(e, t)| (*e, t))
+        self.rows.iter().map(|(e, t)| (*e, t))
+    }
+
+    /// Drops the change journal (its memory) while keeping cursors meaningful: a reader that
+    /// had caught up sees no changes; one that had not rebuilds. Long benchmark loops call this
+    /// so that millions of writes do not accumulate.
+    pub fn forget_history(&mut self) {
+        self.journal_base += self.journal.len() as u64;
+        self.journal.clear();
     }
 }
 
 impl TransformSource for TransformTable {
     fn changed_since(&self, cursor: u64) -> (Option<Vec<Entity>>, u64) {
-        let next = self.journal.len() as u64;
-        (
-            self.journal.get(cursor as usize..).map(<[Entity]>::to_vec),
-            next,
-        )
+        let next = self.journal_base + self.journal.len() as u64;
+        let changes = cursor
+            .checked_sub(self.journal_base)
+            .and_then(|start| self.journal.get(start as usize..))
+            .map(<[Entity]>::to_vec);
+        (changes, next)
     }
 
     fn transform(&self, entity: Entity) -> Option<Transform> {
-        self.transforms.get(&entity).copied()
+        self.get(entity).copied()
     }
 
     fn is_live(&self, entity: Entity) -> bool {
-        self.transforms.contains_key(&entity)
+        self.row_of.get(entity).is_some()
+    }
+
+    fn read(&self, entity: Entity) -> Option<Option<Transform>> {
+        self.get(entity).map(|t| Some(*t))
     }
 
     fn for_each_live(&self, f: &mut dyn FnMut(Entity, Option<Transform>)) {
-        for (e, t) in &self.transforms {
+        for (e, t) in &self.rows {
             f(*e, Some(*t));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_rows_survive_removals_and_the_journal_survives_forgetting() {
+        let mut table = TransformTable::new();
+        for n in 0..5 {
+            table.set(Entity(600 + n), Transform::identity_under(Entity(n)));
+        }
+        table.remove(Entity(601)); // the last row moves into its place
+        table.remove(Entity(999)); // absent: journaled, nothing else
+        assert_eq!(table.len(), 4);
+        assert_eq!(table.get(Entity(601)), None);
+        assert_eq!(table.get(Entity(604)).unwrap().parent, Entity(4));
+        assert_eq!(
+            table.read(Entity(603)),
+            Some(Some(Transform::identity_under(Entity(3))))
+        );
+        let (changes, cursor) = table.changed_since(0);
+        assert_eq!(changes.unwrap().len(), 7);
+        table.forget_history();
+        assert_eq!(table.changed_since(cursor), (Some(Vec::new()), cursor));
+        assert_eq!(
+            table.changed_since(cursor - 1).0,
+            None,
+            "behind the base: rebuild"
+        );
+        table.set(Entity(600), Transform::IDENTITY);
+        assert_eq!(
+            table.changed_since(cursor),
+            (Some(vec![Entity(600)]), cursor + 1)
+        );
     }
 }

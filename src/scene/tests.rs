@@ -1,0 +1,174 @@
+//! Internal invariants of [`SceneView`] under random incremental updates (the behaviour is
+//! checked from outside in `tests/scene_*.rs`).
+
+use glam::Vec3;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use super::{SceneView, TransformTable};
+use crate::model::{Entity, Transform};
+
+fn at(rng: &mut ChaCha8Rng, parent: Entity) -> Transform {
+    Transform {
+        position: Vec3::new(rng.random_range(-1.0..1.0), 0.0, 0.0),
+        parent,
+        ..Transform::IDENTITY
+    }
+}
+
+/// Everything the view computes for `e`, to compare two views.
+fn snapshot(view: &SceneView, e: Entity) -> (Option<Entity>, Option<Entity>, bool, Vec<Entity>) {
+    (
+        view.declared_parent_of(e),
+        view.effective_parent_of(e),
+        view.is_live(e),
+        view.sorted_children_of(e),
+    )
+}
+
+fn assert_same_as_fresh(view: &SceneView, table: &TransformTable) {
+    let fresh = SceneView::from_source(table);
+    assert_eq!(view.len(), fresh.len());
+    for e in fresh.entities() {
+        assert_eq!(snapshot(view, e), snapshot(&fresh, e), "entity {e}");
+        let (a, b) = (
+            view.world_affine(e).unwrap(),
+            fresh.world_affine(e).unwrap(),
+        );
+        assert!(a.abs_diff_eq(b, 1e-4), "world of {e}: {a:?} vs {b:?}");
+    }
+}
+
+#[test]
+fn the_slot_sweep_matches_a_fresh_build() {
+    // The sweep normally needs half a million nodes; force it here.
+    for seed in 10..14 {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let n = 2000u32;
+        let mut table = TransformTable::new();
+        for i in 0..n {
+            let parent = if i == 0 || rng.random_bool(0.05) {
+                Entity::ROOT
+            } else {
+                Entity(512 + rng.random_range(0..i))
+            };
+            let t = at(&mut rng, parent);
+            table.set(Entity(512 + i), t);
+        }
+        let mut view = SceneView::from_source(&table);
+        view.sweep_min_nodes = 0;
+        for round in 0..12 {
+            // 10..200 changes of 2,000: above len/256, below len/8.
+            for _ in 0..[10, 60, 200][round % 3] {
+                let e = Entity(512 + rng.random_range(1..n));
+                let parent = if rng.random_bool(0.2) {
+                    // Reparent (any node, cycles included): subtrees move behind parents.
+                    Entity(512 + rng.random_range(0..n))
+                } else {
+                    table.get(e).map_or(Entity::ROOT, |t| t.parent)
+                };
+                let t = at(&mut rng, parent);
+                table.set(e, t);
+            }
+            view.update(&table);
+            let stats = view.last_update_stats();
+            assert!(stats.worlds_recomputed > 0 && !stats.rebuilt);
+            view.assert_consistent();
+            assert_same_as_fresh(&view, &table);
+        }
+    }
+}
+
+#[test]
+fn layout_links_and_counts_stay_consistent_under_random_batches() {
+    for seed in 0..6 {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let n = 600u32;
+        let mut table = TransformTable::new();
+        for i in 0..n {
+            let parent = if i == 0 || rng.random_bool(0.1) {
+                Entity::ROOT
+            } else {
+                Entity(512 + rng.random_range(0..i))
+            };
+            let t = at(&mut rng, parent);
+            table.set(Entity(512 + i), t);
+        }
+        let mut view = SceneView::from_source(&table);
+        view.assert_consistent();
+        for round in 0..40 {
+            let size = [1, 5, 20, 80, 700][round % 5];
+            for _ in 0..size {
+                let e = Entity(512 + rng.random_range(0..n + 60));
+                match rng.random_range(0..10) {
+                    0 => table.remove(e),
+                    1..=4 => {
+                        // Any parent: cycles, missing parents, out-of-order slots.
+                        let parent = Entity(512 + rng.random_range(0..n + 60));
+                        let t = at(&mut rng, parent);
+                        table.set(e, t);
+                    }
+                    _ => {
+                        let parent = table.get(e).map_or(Entity::ROOT, |t| t.parent);
+                        let t = at(&mut rng, parent);
+                        table.set(e, t);
+                    }
+                }
+            }
+            view.update(&table);
+            assert!(view.topo_sorted, "seed {seed} round {round}: layout kept");
+            view.assert_consistent();
+        }
+    }
+}
+
+#[test]
+fn moved_subtrees_keep_parents_first_and_holes_get_compacted() {
+    // A chain 512 > 513 > ... > 611; hang its head under the last node of a later tree so
+    // that the whole chain must move behind it, repeatedly.
+    let mut table = TransformTable::new();
+    for i in 0..100u32 {
+        let parent = if i == 0 {
+            Entity::ROOT
+        } else {
+            Entity(511 + i)
+        };
+        table.set(Entity(512 + i), Transform::identity_under(parent));
+    }
+    for i in 0..100u32 {
+        let parent = if i == 0 {
+            Entity::ROOT
+        } else {
+            Entity(1999 + i)
+        };
+        table.set(Entity(2000 + i), Transform::identity_under(parent));
+    }
+    let mut view = SceneView::from_source(&table);
+    let slots_before = view.entity.len();
+    for round in 0..40 {
+        // Alternate the chain's head between the end of the other chain and the root.
+        let parent = if round % 2 == 0 {
+            Entity(2099)
+        } else {
+            Entity::ROOT
+        };
+        table.set(
+            Entity(512),
+            Transform {
+                position: Vec3::X,
+                ..Transform::identity_under(parent)
+            },
+        );
+        view.update(&table);
+        view.assert_consistent();
+        let depth_x = view.world_affine(Entity(611)).unwrap().translation.x;
+        assert_eq!(depth_x, 1.0, "round {round}: the chain follows its head");
+    }
+    // 40 moves of 100 nodes left holes, compacted before they outnumber the nodes much.
+    assert!(
+        view.entity.len() <= 2 * view.len() + 1024 + 100,
+        "{}",
+        view.entity.len()
+    );
+    assert!(view.entity.len() >= slots_before);
+}

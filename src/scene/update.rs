@@ -1,0 +1,384 @@
+//! Keeping a [`SceneView`] in step with its source: incremental updates, rebuilds, node
+//! storage and child lists.
+
+use glam::Affine3A;
+
+use super::hierarchy::{NONE, ROOT_SLOT, SceneView, UpdateStats, flag};
+use super::source::TransformSource;
+use crate::model::{Entity, Transform};
+
+/// Updates with fewer changed entities than this always read them one by one.
+const BULK_MIN: usize = 4096;
+/// Entities read from the source per batch (see [`SceneView::read_batch`]).
+const READ_BATCH: usize = 256;
+/// Slots beyond twice the node count (holes) tolerated before the layout is compacted.
+const COMPACT_SLACK: usize = 1024;
+
+/// What reading the changed entities found, for the structural steps that follow.
+#[derive(Default)]
+struct Found {
+    /// Nodes whose declared parent changed.
+    edge_changed: Vec<u32>,
+    /// Nodes whose local matrix (or Transform presence) changed.
+    dirty: Vec<u32>,
+    /// Nodes that may have become unused (no longer live, or lost a referrer).
+    maybe_remove: Vec<u32>,
+    /// Nodes created in this update, not linked yet.
+    fresh: Vec<u32>,
+}
+
+impl SceneView {
+    /// Brings the view up to date with `source`, doing work proportional to what changed (the
+    /// changed entities, the cycle checks along their parent chains, and their subtrees).
+    pub fn update(&mut self, source: &impl TransformSource) {
+        if source.source_id() != self.source_id {
+            // Another instance (a replica replaced by a timeline seek, another peer): its
+            // journal positions mean nothing here.
+            self.rebuild(source);
+            return;
+        }
+        let (changed, next_cursor) = source.changed_since(self.cursor);
+        self.cursor = next_cursor;
+        self.stats = UpdateStats::default();
+        let Some(changed) = changed else {
+            self.rebuild(source);
+            return;
+        };
+        if changed.is_empty() {
+            return;
+        }
+        self.apply_changes(source, &changed);
+    }
+
+    /// Forgets everything and reads the whole source again, laying slots out breadth-first.
+    pub fn rebuild(&mut self, source: &impl TransformSource) {
+        self.stats = UpdateStats {
+            rebuilt: true,
+            ..UpdateStats::default()
+        };
+        self.cursor = source.changed_since(u64::MAX).1;
+        self.source_id = source.source_id();
+        self.clear();
+        let mut read = 0;
+        source.for_each_live(&mut |e, t| {
+            if !e.is_root() {
+                let s = self.slot_or_implicit(e);
+                self.set_node_data(s, t.as_ref(), true);
+            }
+            read += 1;
+        });
+        self.stats.entities_read = read;
+        let all: Vec<u32> = (1..self.entity.len() as u32).collect();
+        self.find_cycles_from(&all);
+        for s in 1..self.entity.len() as u32 {
+            let p = self.wanted_parent(s);
+            self.link(s, p);
+        }
+        // Breadth-first with children sorted by entity: the layout depends on the content
+        // only, not on the order the source lists it.
+        self.relayout_breadth_first();
+        self.recompute_all_worlds();
+        self.structure_generation += 1;
+        self.generation += 1;
+    }
+
+    fn apply_changes(&mut self, source: &impl TransformSource, changed: &[Entity]) {
+        let mut found = Found::default();
+        let pass = self.next_pass();
+        let mut batch: Vec<(Entity, u32)> = Vec::with_capacity(READ_BATCH);
+        let mut entries = Vec::with_capacity(READ_BATCH);
+        if changed.len() >= BULK_MIN && changed.len() * 4 >= self.len() {
+            // Most of the scene changed: re-read every node in slot order, so that the view's
+            // arrays are walked sequentially and only the source is looked up at random.
+            // Unchanged nodes read back equal and cost no further work.
+            let nodes = self.entity.len();
+            for start in (1..nodes).step_by(READ_BATCH) {
+                batch.clear();
+                batch.extend(
+                    (start..nodes.min(start + READ_BATCH))
+                        .filter(|&s| self.is_allocated(s as u32))
+                        .map(|s| (self.entity[s], s as u32)),
+                );
+                self.read_batch(source, &batch, &mut entries, pass, &mut found);
+            }
+        }
+        // The journal's entities not read yet (all of them, unless read in bulk above; new
+        // entities in any case). Repeats are skipped by their stamp.
+        for chunk in changed.chunks(READ_BATCH) {
+            batch.clear();
+            for &e in chunk {
+                let slot = self.index.get(e).unwrap_or(NONE);
+                if slot == NONE || self.mark[slot as usize] != pass {
+                    batch.push((e, slot));
+                }
+            }
+            self.prefetch_rows(&batch);
+            self.read_batch(source, &batch, &mut entries, pass, &mut found);
+        }
+        let Found {
+            edge_changed,
+            mut dirty,
+            maybe_remove,
+            fresh,
+        } = found;
+
+        // Cycles can only appear or disappear through a changed edge.
+        let mut reattach: Vec<u32> = edge_changed.clone();
+        reattach.extend_from_slice(&fresh);
+        for &s in &edge_changed {
+            let c = self.cycle[s as usize];
+            if c != NONE {
+                reattach.extend(self.dissolve_cycle(c));
+            }
+        }
+        reattach.extend(self.find_cycles_from(&edge_changed));
+        let mut structure_changed = !edge_changed.is_empty() || !fresh.is_empty();
+        let was_sorted = self.topo_sorted;
+        let mut out_of_order: Vec<Entity> = Vec::new();
+        for s in reattach {
+            if !self.is_allocated(s) {
+                continue;
+            }
+            let want = self.wanted_parent(s);
+            if self.parent[s as usize] != want {
+                self.unlink(s);
+                self.link(s, want);
+                dirty.push(s);
+                structure_changed = true;
+                if want > s {
+                    out_of_order.push(self.entity[s as usize]);
+                }
+            }
+        }
+        if was_sorted && !out_of_order.is_empty() {
+            // Restore the layout: move each out-of-order subtree behind its new parent. A
+            // node may move twice (inside an ancestor's subtree); by entity, it is found
+            // wherever it went.
+            for e in out_of_order {
+                if let Some(s) = self.index.get(e)
+                    && self.parent[s as usize] != NONE
+                    && self.parent[s as usize] > s
+                {
+                    self.relocate_subtree(s);
+                }
+            }
+            self.topo_sorted = true;
+            for d in dirty.iter_mut() {
+                *d = self.current_slot(*d);
+            }
+        }
+        for s in maybe_remove {
+            let s = self.current_slot(s);
+            if s != NONE {
+                structure_changed |= self.remove_if_unused(s);
+            }
+        }
+        dirty.retain(|&s| s != NONE && self.is_allocated(s));
+        if !dirty.is_empty() {
+            self.recompute_dirty_worlds(&dirty);
+            self.generation += 1;
+        }
+        if structure_changed {
+            self.structure_generation += 1;
+            self.generation += 1;
+        }
+        // Holes left by moves and removals: compact once they outnumber the nodes.
+        if self.entity.len() > 2 * self.len() + COMPACT_SLACK {
+            self.relayout_breadth_first();
+        }
+    }
+
+    /// Re-reads a batch of `(entity, slot or NONE)`, skipping the root and the entities
+    /// already read in this pass.
+    ///
+    /// Random reads cost a cache miss each (hundreds of nanoseconds on a loaded virtual
+    /// machine), so a batch is handled in phases whose small loop bodies let the processor
+    /// overlap many misses: the caller looks the slots up (and may prefetch the view's rows),
+    /// this reads every source entry, and only then does the per-entity bookkeeping.
+    fn read_batch(
+        &mut self,
+        source: &impl TransformSource,
+        batch: &[(Entity, u32)],
+        entries: &mut Vec<Option<Option<Transform>>>,
+        pass: u32,
+        found: &mut Found,
+    ) {
+        entries.clear();
+        entries.extend(batch.iter().map(|&(e, _)| source.read(e)));
+        for (&(e, slot), entry) in batch.iter().zip(entries.drain(..)) {
+            // A node created earlier in this batch (a new entity, or an implicit parent) has
+            // no slot in the batch yet.
+            let slot = if slot == NONE {
+                self.index.get(e).unwrap_or(NONE)
+            } else {
+                slot
+            };
+            let seen = slot != NONE && self.mark[slot as usize] == pass;
+            if !e.is_root() && !seen {
+                self.refresh(e, slot, entry, pass, found);
+            }
+        }
+    }
+
+    /// Loads the view's per-node fields of `batch` into the cache (see [`Self::read_batch`]).
+    fn prefetch_rows(&self, batch: &[(Entity, u32)]) {
+        let mut sink = 0u32;
+        for &(_, s) in batch {
+            if s != NONE {
+                let s = s as usize;
+                let local = &self.local[s];
+                sink ^= self.mark[s]
+                    ^ self.declared[s].0
+                    ^ u32::from(self.flags[s])
+                    ^ local.matrix3.x_axis.x.to_bits()
+                    ^ local.translation.z.to_bits();
+            }
+        }
+        std::hint::black_box(sink);
+    }
+
+    /// Applies one entity's state read from the source: `entry` is `None` when it is not
+    /// live, else its Transform (if any); `slot` is its node, or `NONE` when it has none yet.
+    /// Records what changed in `found`.
+    fn refresh(
+        &mut self,
+        entity: Entity,
+        slot: u32,
+        entry: Option<Option<Transform>>,
+        pass: u32,
+        found: &mut Found,
+    ) {
+        self.stats.entities_read += 1;
+        let live = entry.is_some();
+        let slot = match slot {
+            NONE if !live => return,
+            NONE => {
+                let s = self.push_slot(entity, 0);
+                found.fresh.push(s);
+                s
+            }
+            s => s,
+        };
+        let s = slot as usize;
+        self.mark[s] = pass;
+        let old_declared = self.declared[s];
+        let old_flags = self.flags[s];
+        let old_local = self.local[s];
+        self.set_node_data(slot, entry.flatten().as_ref(), live);
+        if self.declared[s] != old_declared {
+            let declared_slot = self.node_slot(self.declared[s]);
+            if declared_slot != ROOT_SLOT && self.parent[declared_slot as usize] == NONE {
+                found.fresh.push(declared_slot); // just created as an implicit node
+            }
+            found.maybe_remove.push(self.node_slot(old_declared));
+            found.edge_changed.push(slot);
+        }
+        let transform_toggled = (old_flags ^ self.flags[s]) & flag::HAS_TRANSFORM != 0;
+        if transform_toggled || self.local[s] != old_local {
+            found.dirty.push(slot);
+        }
+        if !live {
+            found.maybe_remove.push(slot);
+        }
+    }
+
+    /// The slot of an entity that is known to be a node (a declared parent always is).
+    pub(super) fn node_slot(&self, entity: Entity) -> u32 {
+        self.index
+            .get(entity)
+            .expect("every declared parent is a node of the view")
+    }
+
+    /// True when `slot` holds a node (not on the free list).
+    pub(super) fn is_allocated(&self, slot: u32) -> bool {
+        self.flags[slot as usize] & flag::FREE == 0
+    }
+
+    /// A fresh visit stamp for [`Self::mark`]; on wrap-around every stamp is reset.
+    pub(super) fn next_pass(&mut self) -> u32 {
+        if self.pass == u32::MAX {
+            self.mark.fill(0);
+            self.pass = 0;
+        }
+        self.pass += 1;
+        self.pass
+    }
+
+    /// Writes an entity's Transform-derived fields (declared parent, local matrix, flags).
+    fn set_node_data(&mut self, slot: u32, transform: Option<&Transform>, live: bool) {
+        let s = slot as usize;
+        let t = transform.copied().unwrap_or(Transform::IDENTITY);
+        if self.declared[s] != t.parent {
+            // Every node counts as a referrer of its declared parent (the root included).
+            let old = self.node_slot(self.declared[s]);
+            self.referrers[old as usize] -= 1;
+            let new = self.slot_or_implicit(t.parent);
+            self.referrers[new as usize] += 1;
+            self.declared[s] = t.parent;
+        }
+        self.local[s] = if transform.is_some() {
+            t.local_affine()
+        } else {
+            Affine3A::IDENTITY
+        };
+        self.flags[s] = (if live { flag::LIVE } else { 0 })
+            | (if transform.is_some() {
+                flag::HAS_TRANSFORM
+            } else {
+                0
+            });
+    }
+
+    /// The slot of `entity`, creating an unlinked implicit node (no Transform, declared parent
+    /// the root) if needed. Callers link new slots.
+    fn slot_or_implicit(&mut self, entity: Entity) -> u32 {
+        match self.index.get(entity) {
+            Some(s) => s,
+            None => self.push_slot(entity, 0),
+        }
+    }
+
+    /// Frees a node that is neither live nor anyone's declared parent, then its declared parent
+    /// if that became unused (a chain of implicit nodes). Returns true if anything was freed.
+    fn remove_if_unused(&mut self, slot: u32) -> bool {
+        let mut freed_any = false;
+        let mut next = Some(slot);
+        while let Some(slot) = next.take() {
+            let s = slot as usize;
+            let unused = slot != ROOT_SLOT
+                && self.is_allocated(slot)
+                && self.flags[s] & flag::LIVE == 0
+                && self.referrers[s] == 0;
+            if !unused {
+                break;
+            }
+            debug_assert_eq!(
+                self.first_child[s], NONE,
+                "a node nobody declares has no children"
+            );
+            if self.cycle[s] != NONE {
+                let c = self.cycle[s];
+                self.dissolve_cycle(c);
+            }
+            self.unlink(slot);
+            let declared_slot = self.node_slot(self.declared[s]);
+            self.referrers[declared_slot as usize] -= 1;
+            self.index.remove(self.entity[s]);
+            self.flags[s] = flag::FREE;
+            self.walk[s] = NONE; // freed, not moved
+            freed_any = true;
+            next = Some(declared_slot);
+        }
+        freed_any
+    }
+
+    /// The effective parent a node should have now.
+    pub(super) fn wanted_parent(&self, slot: u32) -> u32 {
+        let s = slot as usize;
+        if self.cycle[s] != NONE || self.declared[s].is_root() {
+            ROOT_SLOT
+        } else {
+            self.node_slot(self.declared[s])
+        }
+    }
+}
