@@ -326,7 +326,7 @@ impl Replica {
         };
         self.note_entity_used(entity);
         let timestamp = self.timestamp(entity, component).wrapping_add(1);
-        self.store(entity, component, timestamp, Some(data.clone()));
+        self.store(entity, component, timestamp, Some(&data));
         Ok(CrdtMessage::PutComponent {
             entity,
             component,
@@ -507,13 +507,14 @@ impl Replica {
             }
         };
         if outcome.changed_state() {
-            let stored = incoming.map(|data| {
-                if is_transform {
-                    canonical_transform_bytes(data).to_vec()
-                } else {
-                    data.to_vec()
+            let canonical;
+            let stored = match incoming {
+                Some(data) if is_transform => {
+                    canonical = canonical_transform_bytes(data);
+                    Some(&canonical[..])
                 }
-            });
+                other => other,
+            };
             self.store(entity, component, timestamp, stored);
         }
         outcome
@@ -593,26 +594,31 @@ impl Replica {
         out
     }
 
-    fn store(&mut self, entity: Entity, component: u32, timestamp: u32, data: Option<Vec<u8>>) {
+    /// Sets a register, reusing the stored value's allocation (most writes replace a value of
+    /// the same size), and journals the change.
+    fn store(&mut self, entity: Entity, component: u32, timestamp: u32, data: Option<&[u8]>) {
+        use std::collections::hash_map::Entry;
         let entries = self.lww.entry(component).or_default();
-        let had = match entries.get_mut(&entity) {
-            Some(entry) => {
+        let had = match entries.entry(entity) {
+            Entry::Occupied(mut slot) => {
+                let entry = slot.get_mut();
                 let had = entry.data.is_some();
                 entry.timestamp = timestamp;
                 match (&mut entry.data, data) {
-                    // Reuse the allocation: most writes replace a value of the same size.
-                    (Some(old), Some(new)) if old.len() == new.len() => old.copy_from_slice(&new),
-                    (slot, new) => *slot = new,
+                    (Some(old), Some(new)) => {
+                        old.clear();
+                        old.extend_from_slice(new);
+                    }
+                    (value, new) => *value = new.map(<[u8]>::to_vec),
                 }
                 had
             }
-            None => {
-                entries.insert(entity, LwwEntry { timestamp, data });
+            Entry::Vacant(slot) => {
+                slot.insert(LwwEntry { timestamp, data: data.map(<[u8]>::to_vec) });
                 false
             }
         };
-        let has = entries.get(&entity).is_some_and(|e| e.data.is_some());
-        match (had, has) {
+        match (had, data.is_some()) {
             (false, true) => self.adjust_live(entity, 1),
             (true, false) => self.adjust_live(entity, -1),
             _ => {}
