@@ -159,15 +159,21 @@ pub fn core_component_id(name: &str) -> Option<u32> {
 
 /// The name of a core component id, if it is one.
 pub fn core_component_name(id: u32) -> Option<&'static str> {
-    CORE_COMPONENTS
-        .iter()
-        .find(|(i, _, _, _)| *i == id)
-        .map(|(_, n, _, _)| *n)
+    core_entry(id).map(|(_, n, _, _)| *n)
 }
 
 /// True when the core component is a grow-only set (APPEND_VALUE), which composites never hold.
 pub fn is_core_grow_only(id: u32) -> bool {
-    CORE_COMPONENTS.iter().any(|(i, _, g, _)| *i == id && *g)
+    // Hot: every CRDT message asks. Scene components (ids ≥ 2048, hashed) never are.
+    id < 2048 && core_entry(id).is_some_and(|(_, _, grow_only, _)| *grow_only)
+}
+
+/// The table row of a core component (binary search: the table is sorted by id).
+fn core_entry(id: u32) -> Option<&'static (u32, &'static str, bool, &'static str)> {
+    CORE_COMPONENTS
+        .binary_search_by_key(&id, |(i, _, _, _)| *i)
+        .ok()
+        .map(|i| &CORE_COMPONENTS[i])
 }
 
 /// The protobuf message name of a core component (`"PBMeshRenderer"`), as its `jsonSchema`'s
@@ -177,4 +183,17 @@ pub fn core_protocol_buffer(id: u32) -> Option<&'static str> {
         .iter()
         .find(|(i, _, _, pb)| *i == id && !pb.is_empty())
         .map(|(_, _, _, pb)| *pb)
+}
+
+#[cfg(test)]
+mod sorted_tests {
+    use super::*;
+
+    #[test]
+    fn the_table_is_sorted_by_id_for_binary_search() {
+        assert!(CORE_COMPONENTS.windows(2).all(|w| w[0].0 < w[1].0));
+        assert!(is_core_grow_only(1063));
+        assert!(!is_core_grow_only(1));
+        assert_eq!(core_component_name(1018), Some("core::MeshRenderer"));
+    }
 }
