@@ -285,7 +285,7 @@ fn the_canonical_file_rebuilds_the_same_live_state() {
 // ----- properties -------------------------------------------------------------------------------
 
 fn arb_message() -> impl Strategy<Value = CrdtMessage> {
-    let entity = (0u32..4, 0u32..2).prop_map(|(n, v)| Entity(512 + n | v << 16));
+    let entity = (0u32..4, 0u32..2).prop_map(|(n, v)| Entity((512 + n) | (v << 16)));
     let component = prop::sample::select(vec![1u32, OPAQUE, 6000]);
     let data = |component: u32| -> BoxedStrategy<Vec<u8>> {
         if component == 1 {
@@ -348,11 +348,10 @@ proptest! {
     /// Arbitrary bytes never panic the decoder, and a clean decode re-encodes to the input.
     #[test]
     fn random_bytes_decode_or_fail_cleanly(bytes in prop::collection::vec(any::<u8>(), 0..200)) {
-        if let Ok(decoded) = decode_stream(&bytes) {
-            if decoded.skipped_unknown.is_empty() {
+        if let Ok(decoded) = decode_stream(&bytes)
+            && decoded.skipped_unknown.is_empty() {
                 prop_assert_eq!(encode_stream(&decoded.messages), bytes);
             }
-        }
     }
 }
 

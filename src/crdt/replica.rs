@@ -54,11 +54,13 @@ pub enum ApplyOutcome {
 impl ApplyOutcome {
     /// True when the message changed the state.
     pub fn changed_state(&self) -> bool {
-        match self {
-            Self::AcceptedNewer | Self::AcceptedGreaterData | Self::Appended => true,
-            Self::EntityDeleted { .. } => true,
-            _ => false,
-        }
+        matches!(
+            self,
+            Self::AcceptedNewer
+                | Self::AcceptedGreaterData
+                | Self::Appended
+                | Self::EntityDeleted { .. }
+        )
     }
 
     /// The message to send back to the sender, if the protocol answers one.
@@ -476,12 +478,11 @@ impl Replica {
             return ApplyOutcome::IgnoredWrongKind;
         }
         let is_transform = component == Transform::COMPONENT_ID;
-        if is_transform {
-            if let Some(data) = incoming {
-                if data.len() < Transform::BYTE_LEN {
-                    return ApplyOutcome::RejectedMalformedTransform { length: data.len() };
-                }
-            }
+        if is_transform
+            && let Some(data) = incoming
+            && data.len() < Transform::BYTE_LEN
+        {
+            return ApplyOutcome::RejectedMalformedTransform { length: data.len() };
         }
         let current = self.lww.get(&component).and_then(|m| m.get(&entity));
         let outcome = match current {
@@ -614,7 +615,10 @@ impl Replica {
                 had
             }
             Entry::Vacant(slot) => {
-                slot.insert(LwwEntry { timestamp, data: data.map(<[u8]>::to_vec) });
+                slot.insert(LwwEntry {
+                    timestamp,
+                    data: data.map(<[u8]>::to_vec),
+                });
                 false
             }
         };

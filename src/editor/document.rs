@@ -512,10 +512,11 @@ impl Document {
                                     t.parent = new_id(t.parent).unwrap_or(t.parent);
                                     data = t.to_bytes().to_vec();
                                 }
-                            } else if component == ids::NAME && i == 0 {
-                                if let Some(name) = decode_name(&data) {
-                                    data = encode_name(&format!("{name} (copy)"));
-                                }
+                            } else if component == ids::NAME
+                                && i == 0
+                                && let Some(name) = decode_name(&data)
+                            {
+                                data = encode_name(&format!("{name} (copy)"));
                             }
                             writes.push((new, component, Some(data)));
                         }
@@ -547,14 +548,14 @@ impl Document {
                 value,
             } => {
                 self.check_editable(entity)?;
-                if component == ids::TRANSFORM {
-                    if let Some(v) = &value {
-                        let t = Transform::from_bytes(v).map_err(|_| EditError::NotFinite {
-                            entity,
-                            field: "Transform",
-                        })?;
-                        check_transform(entity, &t)?;
-                    }
+                if component == ids::TRANSFORM
+                    && let Some(v) = &value
+                {
+                    let t = Transform::from_bytes(v).map_err(|_| EditError::NotFinite {
+                        entity,
+                        field: "Transform",
+                    })?;
+                    check_transform(entity, &t)?;
                 }
                 writes.push((entity, component, value));
             }

@@ -53,20 +53,21 @@ impl History {
             return;
         }
         self.redo.clear();
-        if let (Some(key), Some(top)) = (step.coalesce, self.undo.last_mut()) {
-            if top.coalesce == Some(key) && self.open_coalesce == Some(key) {
-                for change in step.changes {
-                    match top
-                        .changes
-                        .iter_mut()
-                        .find(|c| c.entity == change.entity && c.component == change.component)
-                    {
-                        Some(existing) => existing.after = change.after,
-                        None => top.changes.push(change),
-                    }
+        if let (Some(key), Some(top)) = (step.coalesce, self.undo.last_mut())
+            && top.coalesce == Some(key)
+            && self.open_coalesce == Some(key)
+        {
+            for change in step.changes {
+                match top
+                    .changes
+                    .iter_mut()
+                    .find(|c| c.entity == change.entity && c.component == change.component)
+                {
+                    Some(existing) => existing.after = change.after,
+                    None => top.changes.push(change),
                 }
-                return;
             }
+            return;
         }
         self.open_coalesce = step.coalesce;
         self.undo.push(step);

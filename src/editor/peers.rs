@@ -13,7 +13,10 @@ pub(super) enum Backend {
     /// One replica, edited alone (writes are collected in the document's outbox).
     Solo(Replica),
     /// Simulated peers; the document shows and edits `active`.
-    Peers { sim: Simulation, active: PeerId },
+    Peers {
+        sim: Box<Simulation>,
+        active: PeerId,
+    },
 }
 
 /// The peers behind a document: a free-form network, or a lesson being played.
@@ -57,7 +60,7 @@ impl Document {
     pub fn start_simulation(&mut self, peers: usize, seed: u64) -> Result<(), NetworkError> {
         let network = Network::new(peers, seed, self.replica())?;
         self.set_backend(Backend::Peers {
-            sim: Simulation::Free(network),
+            sim: Box::new(Simulation::Free(network)),
             active: PeerId::from_index(0),
         });
         Ok(())
@@ -67,7 +70,7 @@ impl Document {
     pub fn open_lesson(&mut self, scenario: Scenario) -> Result<(), ScenarioError> {
         let player = ScenarioPlayer::new(scenario)?;
         self.set_backend(Backend::Peers {
-            sim: Simulation::Lesson(player),
+            sim: Box::new(Simulation::Lesson(player)),
             active: PeerId::from_index(0),
         });
         self.clear_history();
@@ -126,11 +129,11 @@ impl Document {
     /// is playing).
     pub fn next_lesson_step(&mut self) -> Option<Vec<String>> {
         let played = match self.backend_mut() {
-            Backend::Peers {
-                sim: Simulation::Lesson(player),
-                ..
-            } => player.next_step_lenient(),
-            _ => None,
+            Backend::Peers { sim, .. } => match sim.as_mut() {
+                Simulation::Lesson(player) => player.next_step_lenient(),
+                Simulation::Free(_) => None,
+            },
+            Backend::Solo(_) => None,
         };
         self.refresh();
         played

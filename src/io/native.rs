@@ -39,10 +39,13 @@ use crate::model::{
 /// The format tag this version writes and reads.
 pub const FORMAT: &str = "scenetree/1";
 
+/// One entity's JSON while it is built: its id, its components, its grow-only values.
+type EntityJson = (Entity, Map<String, Value>, Map<String, Value>);
+
 /// Serializes a replica as native JSON (pretty-printed, newline-terminated).
 pub fn to_native_json(replica: &Replica) -> String {
-    let mut entities: Vec<(Entity, Map<String, Value>, Map<String, Value>)> = Vec::new();
-    let mut current: Option<(Entity, Map<String, Value>, Map<String, Value>)> = None;
+    let mut entities: Vec<EntityJson> = Vec::new();
+    let mut current: Option<EntityJson> = None;
     let mut messages = replica.state_messages();
     // state_messages is sorted by (component, entity); the file groups by entity.
     messages.sort_by_key(|m| (m.entity(), m.component()));

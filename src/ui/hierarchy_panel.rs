@@ -182,14 +182,13 @@ impl HierarchyPanel {
                 .add_enabled(primary.is_some(), egui::Button::new("+ Child"))
                 .on_hover_text("Create a child of the selected entity")
                 .clicked()
+                && let Some(parent) = primary
             {
-                if let Some(parent) = primary {
-                    actions.push(Action::Edit(Command::Create {
-                        parent,
-                        name: "Entity".into(),
-                        components: vec![],
-                    }));
-                }
+                actions.push(Action::Edit(Command::Create {
+                    parent,
+                    name: "Entity".into(),
+                    components: vec![],
+                }));
             }
             ui.add(
                 egui::TextEdit::singleline(&mut self.search)

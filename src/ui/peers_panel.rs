@@ -229,19 +229,20 @@ impl PeersPanel {
                     self.dragging = Some(m.id.0);
                 }
             });
-            if let Some(dragged) = self.dragging {
-                if dragged != m.id.0 && row.response.contains_pointer() {
-                    ui.painter().hline(
-                        row.response.rect.x_range(),
-                        row.response.rect.top(),
-                        (2.0, AMBER),
-                    );
-                    if released {
-                        actions.push(Action::Peers(PeersAction::Op(Op::Reorder {
-                            id: crate::crdt::network::MessageId(dragged),
-                            index,
-                        })));
-                    }
+            if let Some(dragged) = self.dragging
+                && dragged != m.id.0
+                && row.response.contains_pointer()
+            {
+                ui.painter().hline(
+                    row.response.rect.x_range(),
+                    row.response.rect.top(),
+                    (2.0, AMBER),
+                );
+                if released {
+                    actions.push(Action::Peers(PeersAction::Op(Op::Reorder {
+                        id: crate::crdt::network::MessageId(dragged),
+                        index,
+                    })));
                 }
             }
         }

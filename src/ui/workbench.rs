@@ -212,10 +212,10 @@ impl Workbench {
                     entities: self.doc.selection.entities().to_vec(),
                 }));
             }
-            if i.consume_key(Modifiers::NONE, Key::F2) {
-                if let Some(e) = self.doc.selection.primary() {
-                    actions.push(Action::BeginRename(e));
-                }
+            if i.consume_key(Modifiers::NONE, Key::F2)
+                && let Some(e) = self.doc.selection.primary()
+            {
+                actions.push(Action::BeginRename(e));
             }
             if i.consume_key(Modifiers::NONE, Key::F) {
                 actions.push(Action::FrameSelection);
