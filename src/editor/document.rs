@@ -23,6 +23,15 @@ pub struct SceneFile {
     pub format: SceneFormat,
 }
 
+/// Which values of a history step to write again.
+#[derive(Clone, Copy)]
+enum Direction {
+    /// The values before the step (undo).
+    Back,
+    /// The values after the step (redo).
+    Forward,
+}
+
 /// What an applied command produced that the UI may want to act on.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Applied {
@@ -172,6 +181,16 @@ impl Document {
         }
     }
 
+    /// A parenting cycle as people read it: "Lamp → Table → Lamp".
+    pub fn cycle_ring(&self, members: &[Entity]) -> String {
+        let names: Vec<String> = members
+            .iter()
+            .chain(members.first())
+            .map(|m| self.display_name(*m))
+            .collect();
+        names.join(" → ")
+    }
+
     // ----- tree queries --------------------------------------------------------------------
 
     /// `entity` and everything drawn below it, parents first (iterative, any depth).
@@ -264,14 +283,7 @@ impl Document {
         let Some(step) = self.history.pop_open_gesture() else {
             return false;
         };
-        let writes = step
-            .changes
-            .iter()
-            .rev()
-            .map(|c| (c.entity, c.component, c.before.clone()))
-            .collect();
-        self.write_all(writes).ok();
-        self.refresh();
+        self.replay(&step, Direction::Back);
         true
     }
 
@@ -295,33 +307,40 @@ impl Document {
     /// Reverts the last step. Returns its label, or `None` when there is nothing to undo.
     pub fn undo(&mut self) -> Option<String> {
         let step = self.history.pop_undo()?;
-        let writes = step
-            .changes
-            .iter()
-            .rev()
-            .map(|c| (c.entity, c.component, c.before.clone()))
-            .collect();
-        // A peer may have deleted an entity meanwhile; what can be restored is restored.
-        self.write_all(writes).ok();
+        self.replay(&step, Direction::Back);
         let label = step.label.clone();
         self.history.push_redo(step);
-        self.refresh();
         Some(label)
     }
 
     /// Re-applies the last undone step.
     pub fn redo(&mut self) -> Option<String> {
         let step = self.history.pop_redo()?;
-        let writes = step
-            .changes
-            .iter()
-            .map(|c| (c.entity, c.component, c.after.clone()))
-            .collect();
-        self.write_all(writes).ok();
+        self.replay(&step, Direction::Forward);
         let label = step.label.clone();
         self.history.push_undo(step);
-        self.refresh();
         Some(label)
+    }
+
+    /// Writes a step's values again, as new writes: its `before` values (backwards, in reverse
+    /// order) or its `after` values. A peer may have deleted an entity meanwhile; what can be
+    /// written is written.
+    fn replay(&mut self, step: &Step, direction: Direction) {
+        let writes: Vec<_> = match direction {
+            Direction::Back => step
+                .changes
+                .iter()
+                .rev()
+                .map(|c| (c.entity, c.component, c.before.clone()))
+                .collect(),
+            Direction::Forward => step
+                .changes
+                .iter()
+                .map(|c| (c.entity, c.component, c.after.clone()))
+                .collect(),
+        };
+        self.write_all(writes).ok();
+        self.refresh();
     }
 
     /// Brings the view up to date after the replica changed, and drops vanished entities from

@@ -37,6 +37,18 @@ impl LoadError {
         }
     }
 
+    /// A file that is not valid JSON: the line and column serde_json reports.
+    pub fn json_syntax(path: impl Into<PathBuf>, error: &serde_json::Error) -> Self {
+        LoadError {
+            path: path.into(),
+            location: Location::LineColumn {
+                line: error.line(),
+                column: error.column(),
+            },
+            message: format!("not valid JSON: {error}"),
+        }
+    }
+
     /// An error at a JSON path.
     pub fn at_json(
         path: impl Into<PathBuf>,

@@ -30,7 +30,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use serde_json::{Map, Value, json};
 
-use super::error::{LoadError, Location};
+use super::error::LoadError;
 use crate::crdt::{CrdtMessage, Replica};
 use crate::model::{
     Entity, Transform, component, component_id_from_name, decode_name, encode_name, ids,
@@ -191,14 +191,7 @@ fn transform_json(t: &Transform) -> Value {
 
 /// Reads native JSON into a fresh replica. Any problem is an error naming the JSON path.
 pub fn parse_native(path: &Path, text: &str) -> Result<Replica, LoadError> {
-    let doc: Value = serde_json::from_str(text).map_err(|e| LoadError {
-        path: path.to_path_buf(),
-        location: Location::LineColumn {
-            line: e.line(),
-            column: e.column(),
-        },
-        message: format!("not valid JSON: {e}"),
-    })?;
+    let doc: Value = serde_json::from_str(text).map_err(|e| LoadError::json_syntax(path, &e))?;
     let err = |json_path: &str, message: String| LoadError::at_json(path, json_path, message);
     match doc.get("format").and_then(Value::as_str) {
         Some(FORMAT) => {}

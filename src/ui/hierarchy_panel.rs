@@ -388,15 +388,11 @@ impl HierarchyPanel {
         match view.fallback_reason(entity) {
             Fallback::None => {}
             Fallback::Cycle(members) => {
-                let ring: Vec<String> = members
-                    .iter()
-                    .chain(members.first())
-                    .map(|m| doc.display_name(*m))
-                    .collect();
+                let ring = doc.cycle_ring(members);
                 let declared = view.declared_parent_of(entity).unwrap_or(Entity::ROOT);
                 ui.label(RichText::new("⟲ cycle").color(Color32::from_rgb(0xE8, 0x9A, 0x3C)).small()).on_hover_text(format!(
                     "Re-rooted: on a parenting cycle {}.\nDrawn at the root until a later write breaks the cycle.\nDeclared parent: {}",
-                    ring.join(" → "),
+                    ring,
                     doc.display_name(declared)
                 ));
             }

@@ -407,14 +407,10 @@ fn parents_ui(ui: &mut egui::Ui, doc: &Document, entity: Entity) {
     match view.fallback_reason(entity) {
         Fallback::None => {}
         Fallback::Cycle(members) => {
-            let ring: Vec<String> = members
-                .iter()
-                .chain(members.first())
-                .map(|m| doc.display_name(*m))
-                .collect();
+            let ring = doc.cycle_ring(members);
             ui.colored_label(
                 Color32::from_rgb(0xE8, 0x9A, 0x3C),
-                format!("⟲ Re-rooted: on the parenting cycle {}. Drawn at the root until a write breaks it.", ring.join(" → ")),
+                format!("⟲ Re-rooted: on the parenting cycle {}. Drawn at the root until a write breaks it.", ring),
             );
         }
         Fallback::MissingParent => {

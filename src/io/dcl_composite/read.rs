@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 use super::{Codec, CompositeComponent, CompositeDoc, CompositeReport, Entry};
 use crate::crdt::replica::canonical_transform_bytes;
 use crate::crdt::{CrdtMessage, Replica};
-use crate::io::error::{LoadError, Location};
+use crate::io::error::LoadError;
 use crate::model::component::ids;
 use crate::model::dcl::json_forms::{gltf_from_json, mesh_from_json, transform_from_json};
 use crate::model::dcl::schema::Schema;
@@ -30,14 +30,7 @@ pub fn parse_composite(
     path: &Path,
     text: &str,
 ) -> Result<(Replica, CompositeDoc, CompositeReport), LoadError> {
-    let doc: Value = serde_json::from_str(text).map_err(|e| LoadError {
-        path: path.to_path_buf(),
-        location: Location::LineColumn {
-            line: e.line(),
-            column: e.column(),
-        },
-        message: format!("not valid JSON: {e}"),
-    })?;
+    let doc: Value = serde_json::from_str(text).map_err(|e| LoadError::json_syntax(path, &e))?;
     let fail = |at: &str, message: String| LoadError::at_json(path, at, message);
     let Value::Object(top) = doc else {
         return Err(LoadError::file(
