@@ -21,12 +21,15 @@ pub mod mesh {
 
 struct Builder {
     replica: Replica,
-    next: u16,
+    /// The next entity number (u32 so that taking the very last number, 65,535, cannot wrap).
+    next: u32,
 }
 
 impl Builder {
     fn add(&mut self, name: &str, parent: Entity, t: Transform, mesh: Option<&[u8]>) -> Entity {
-        let entity = Entity::from_parts(self.next, 0);
+        let number =
+            u16::try_from(self.next).expect("callers stay within the 65,535 entity numbers");
+        let entity = Entity::from_parts(number, 0);
         self.next += 1;
         let t = Transform { parent, ..t };
         self.replica
@@ -59,7 +62,7 @@ fn trs(position: [f32; 3], rotation: Quat, scale: [f32; 3]) -> Transform {
 pub fn showroom() -> Replica {
     let mut b = Builder {
         replica: Replica::new(),
-        next: Entity::FIRST_SCENE_NUMBER,
+        next: u32::from(Entity::FIRST_SCENE_NUMBER),
     };
     let root = Entity::ROOT;
     let deg = |d: f32| d.to_radians();
@@ -177,7 +180,7 @@ pub fn large(count: usize) -> Replica {
     let count = count.min((u16::MAX - Entity::FIRST_SCENE_NUMBER) as usize + 1);
     let mut b = Builder {
         replica: Replica::new(),
-        next: Entity::FIRST_SCENE_NUMBER,
+        next: u32::from(Entity::FIRST_SCENE_NUMBER),
     };
     let mut parents: Vec<Entity> = Vec::new();
     let meshes = [mesh::BOX, mesh::SPHERE, mesh::CYLINDER, mesh::BOX];
@@ -220,6 +223,13 @@ mod tests {
         assert_eq!(r.live_entity_count(), 17);
         assert!(view.rerooted().is_empty());
         assert!(view.preorder().iter().any(|(_, depth)| *depth >= 3));
+    }
+
+    #[test]
+    fn the_largest_scene_takes_every_scene_number_without_overflowing() {
+        let r = large(usize::MAX);
+        assert_eq!(r.live_entity_count(), 65_024);
+        assert!(r.is_live(Entity::from_parts(u16::MAX, 0)));
     }
 
     #[test]

@@ -809,11 +809,15 @@ impl ScenetreeApp {
     }
 
     fn screenshot_step(&mut self, ctx: &egui::Context) {
+        let loading = self.jobs.loading.is_some();
         let Some(shot) = &mut self.screenshot else {
             return;
         };
-        shot.frame += 1;
         ctx.request_repaint();
+        if loading {
+            return; // capture the scene that was asked for, not the one before it
+        }
+        shot.frame += 1;
         // A few frames let the dock settle and the viewport render before the capture.
         if shot.frame >= 8 && !shot.requested {
             shot.requested = true;
