@@ -356,10 +356,8 @@ impl ScenetreeApp {
             return;
         };
         let position = self.bench.doc.replica().changes_since(0).next_cursor;
-        if !self.bench.doc.is_modified()
-            || position == self.autosaved_position
-            || self.last_autosave.elapsed() < AUTOSAVE_EVERY
-        {
+        let due = Instant::now() >= self.last_autosave + AUTOSAVE_EVERY;
+        if !self.bench.doc.is_modified() || position == self.autosaved_position || !due {
             return;
         }
         self.last_autosave = Instant::now();
