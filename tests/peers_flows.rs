@@ -174,3 +174,34 @@ fn a_remote_change_glides_into_place_in_the_viewport() {
         lamp.world.w_axis
     );
 }
+
+#[test]
+fn auto_delivery_brings_messages_in_after_their_latency() {
+    let mut h = harness();
+    h.state_mut()
+        .apply_actions(vec![scenetree::ui::Action::Peers(PeersAction::Start {
+            peers: 2,
+            seed: 3,
+        })]);
+    h.state_mut()
+        .apply_actions(vec![scenetree::ui::Action::Edit(
+            scenetree::editor::Command::Create {
+                parent: Entity::ROOT,
+                name: "Crate".into(),
+                components: vec![],
+            },
+        )]);
+    h.run();
+    assert!(
+        h.query_by_label_contains("Not converged: 2 in flight")
+            .is_some(),
+        "Transform and Name in flight"
+    );
+    h.get_by_label("auto-deliver").click();
+    // The clock runs on its own (one tick per 0.25 s); the latency is 3 ticks.
+    for _ in 0..120 {
+        h.step();
+    }
+    assert!(h.state().doc.simulation().unwrap().0.network().now() >= 3);
+    assert!(h.query_by_label_contains("✓ Converged").is_some());
+}

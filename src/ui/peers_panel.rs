@@ -32,7 +32,12 @@ pub struct PeersPanel {
     pub latency: u64,
     /// Message being dragged in the in-flight list.
     dragging: Option<u64>,
+    /// UI time of the last automatic clock tick.
+    last_tick: f64,
 }
+
+/// While auto-delivery is on, the network clock advances one tick this often (seconds).
+const TICK_SECONDS: f64 = 0.25;
 
 impl Default for PeersPanel {
     fn default() -> Self {
@@ -43,6 +48,7 @@ impl Default for PeersPanel {
             explored: None,
             latency: 3,
             dragging: None,
+            last_tick: 0.0,
         }
     }
 }
@@ -57,6 +63,16 @@ impl PeersPanel {
         };
         let network = sim.network();
         self.sync_views(network);
+        if network.auto_delivery().is_some() {
+            // The clock runs on its own: messages arrive once their latency has passed.
+            let now = ui.input(|i| i.time);
+            if now - self.last_tick >= TICK_SECONDS {
+                self.last_tick = now;
+                actions.push(Action::Peers(PeersAction::Advance(1)));
+            }
+            ui.ctx()
+                .request_repaint_after(std::time::Duration::from_secs_f64(TICK_SECONDS));
+        }
         egui::ScrollArea::vertical()
             .auto_shrink([false, false])
             .show(ui, |ui| {
@@ -381,7 +397,11 @@ fn controls_ui(
             }
         });
         let mut auto = network.auto_delivery().is_some();
-        if ui.checkbox(&mut auto, "auto-deliver").changed() {
+        if ui
+            .checkbox(&mut auto, "auto-deliver")
+            .on_hover_text("The clock runs (4 ticks a second) and messages arrive once their latency has passed")
+            .changed()
+        {
             let setting = auto.then_some(AutoDelivery {
                 latency: panel.latency,
                 jitter: 0,
