@@ -1,49 +1,17 @@
 //! The simulated network: delivery, replies, announcements, offline peers, drops, duplicates,
 //! reordering, auto-delivery and the timeline. Random runs are in `network_properties.rs`.
 
-use glam::Vec3;
 use scenetree::crdt::network::{MAX_PEERS, describe_message};
 use scenetree::crdt::{
     ApplyOutcome, AutoDelivery, CrdtMessage, DeliveryOrder, EventKind, LocalWrite, MessageFilter,
     MessageId, MessageKind, Network, NetworkError, PeerId, Replica, WriteError, decode_stream,
 };
-use scenetree::model::{Entity, Transform, ids};
+use scenetree::model::{Entity, ids};
 use scenetree::scene::SceneView;
 
-const LAMP: Entity = Entity(512);
-const TABLE: Entity = Entity(513);
-const CHAIR: Entity = Entity(514);
-const P1: PeerId = PeerId(1);
-const P2: PeerId = PeerId(2);
-const P3: PeerId = PeerId(3);
-
-fn at(x: f32, parent: Entity) -> Transform {
-    Transform {
-        position: Vec3::new(x, 0.0, 0.0),
-        parent,
-        ..Transform::IDENTITY
-    }
-}
-
-fn move_to(entity: Entity, x: f32, parent: Entity) -> LocalWrite {
-    LocalWrite::transform(entity, &at(x, parent))
-}
-
-/// Lamp, Table and Chair at the root, named, timestamps 1, on every peer.
-fn furnished(peers: usize, seed: u64) -> Network {
-    let mut start = Replica::new();
-    for (e, name, x) in [
-        (LAMP, "Lamp", 1.0),
-        (TABLE, "Table", 3.0),
-        (CHAIR, "Chair", 5.0),
-    ] {
-        start.put_transform(e, &at(x, Entity::ROOT)).unwrap();
-        start
-            .put(e, ids::NAME, scenetree::model::encode_name(name))
-            .unwrap();
-    }
-    Network::new(peers, seed, &start).unwrap()
-}
+#[path = "common/furnished.rs"]
+mod furnished;
+use furnished::*;
 
 fn ids_of(net: &Network) -> Vec<u64> {
     net.in_flight().iter().map(|m| m.id.0).collect()

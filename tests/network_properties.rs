@@ -1,44 +1,15 @@
 //! Properties of the network over random runs: convergence once everything is delivered, and
 //! deterministic replay to identical states at every step.
 
-use glam::Vec3;
 use proptest::prelude::*;
 use scenetree::crdt::{
     AutoDelivery, DeliveryOrder, LocalWrite, MessageFilter, Network, PeerId, Replica,
 };
-use scenetree::model::{Entity, Transform, ids};
+use scenetree::model::Entity;
 
-const LAMP: Entity = Entity(512);
-const TABLE: Entity = Entity(513);
-const CHAIR: Entity = Entity(514);
-
-fn at(x: f32, parent: Entity) -> Transform {
-    Transform {
-        position: Vec3::new(x, 0.0, 0.0),
-        parent,
-        ..Transform::IDENTITY
-    }
-}
-
-fn move_to(entity: Entity, x: f32, parent: Entity) -> LocalWrite {
-    LocalWrite::transform(entity, &at(x, parent))
-}
-
-/// Lamp, Table and Chair at the root, named, timestamps 1, on every peer.
-fn furnished(peers: usize, seed: u64) -> Network {
-    let mut start = Replica::new();
-    for (e, name, x) in [
-        (LAMP, "Lamp", 1.0),
-        (TABLE, "Table", 3.0),
-        (CHAIR, "Chair", 5.0),
-    ] {
-        start.put_transform(e, &at(x, Entity::ROOT)).unwrap();
-        start
-            .put(e, ids::NAME, scenetree::model::encode_name(name))
-            .unwrap();
-    }
-    Network::new(peers, seed, &start).unwrap()
-}
+#[path = "common/furnished.rs"]
+mod furnished;
+use furnished::*;
 
 /// One user action in a random run (peer and message choices are reduced modulo what exists).
 #[derive(Clone, Debug)]

@@ -3,31 +3,15 @@
 
 use std::collections::BTreeSet;
 
-use glam::Vec3;
 use proptest::prelude::*;
-use scenetree::crdt::{CrdtMessage, LocalWrite, Network, PeerId, Replica};
-use scenetree::model::{Entity, Transform, encode_name, ids};
+use scenetree::crdt::{CrdtMessage, Network, PeerId, Replica};
+use scenetree::model::{Entity, encode_name, ids};
 use scenetree::scene::SceneView;
 use scenetree::scene::order_explorer::{ExploreError, explore_inbox, explore_orders};
 
-const LAMP: Entity = Entity(512);
-const TABLE: Entity = Entity(513);
-const CHAIR: Entity = Entity(514);
-const P1: PeerId = PeerId(1);
-const P2: PeerId = PeerId(2);
-const P3: PeerId = PeerId(3);
-
-fn at(x: f32, parent: Entity) -> Transform {
-    Transform {
-        position: Vec3::new(x, 0.0, 0.0),
-        parent,
-        ..Transform::IDENTITY
-    }
-}
-
-fn move_to(entity: Entity, x: f32, parent: Entity) -> LocalWrite {
-    LocalWrite::transform(entity, &at(x, parent))
-}
+#[path = "common/furnished.rs"]
+mod furnished;
+use furnished::*;
 
 /// Lamp, Table and Chair at the root, named, timestamps 1, on every peer.
 fn furnished(peers: usize) -> Network {
