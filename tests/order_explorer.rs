@@ -4,8 +4,8 @@
 use std::collections::BTreeSet;
 
 use proptest::prelude::*;
-use scenetree::crdt::{CrdtMessage, Network, PeerId, Replica};
-use scenetree::model::{Entity, encode_name, ids};
+use scenetree::crdt::{CrdtMessage, PeerId, Replica};
+use scenetree::model::{Entity, ids};
 use scenetree::scene::SceneView;
 use scenetree::scene::order_explorer::{ExploreError, explore_inbox, explore_orders};
 
@@ -13,24 +13,10 @@ use scenetree::scene::order_explorer::{ExploreError, explore_inbox, explore_orde
 mod furnished;
 use furnished::*;
 
-/// Lamp, Table and Chair at the root, named, timestamps 1, on every peer.
-fn furnished(peers: usize) -> Network {
-    let mut start = Replica::new();
-    for (e, name, x) in [
-        (LAMP, "Lamp", 1.0),
-        (TABLE, "Table", 3.0),
-        (CHAIR, "Chair", 5.0),
-    ] {
-        start.put_transform(e, &at(x, Entity::ROOT)).unwrap();
-        start.put(e, ids::NAME, encode_name(name)).unwrap();
-    }
-    Network::new(peers, 0, &start).unwrap()
-}
-
 #[test]
 fn the_explorer_counts_orders_through_a_transient_cycle() {
     // Lesson 6's trace: Table under Lamp (t2), Table to root (t3), Lamp under Table (t2).
-    let start = furnished(2).initial_replica().clone();
+    let start = furnished(2, 0).initial_replica().clone();
     let mut author = start.clone();
     let msgs = vec![
         author.put_transform(TABLE, &at(3.0, LAMP)).unwrap(),
@@ -77,7 +63,7 @@ fn the_explorer_merges_commuting_prefixes() {
 
 #[test]
 fn the_explorer_reads_a_peers_inbox() {
-    let mut net = furnished(3);
+    let mut net = furnished(3, 0);
     net.write(P1, move_to(LAMP, 1.0, TABLE)).unwrap();
     net.write(P2, move_to(TABLE, 1.0, LAMP)).unwrap();
     let x = explore_inbox(&net, P3).unwrap();
@@ -135,7 +121,7 @@ proptest! {
     fn the_explorer_agrees_with_brute_force(
         writes in prop::collection::vec((0u8..3, 0u8..6, 0u8..4, 0u8..4), 1..6),
     ) {
-        let start = furnished(2).initial_replica().clone();
+        let start = furnished(2, 0).initial_replica().clone();
         let mut authors = [start.clone(), start.clone(), start.clone()];
         let mut msgs: Vec<CrdtMessage> = Vec::new();
         for &(author, kind, e, parent) in &writes {
