@@ -382,3 +382,17 @@ fn a_cursor_past_the_end_of_the_journal_asks_for_a_rebuild_instead_of_panicking(
     assert_eq!(r.changes_since(0).entries.map(<[_]>::len), Some(1));
     assert_eq!(r.changes_since(1).entries.map(<[_]>::len), Some(0));
 }
+
+#[test]
+fn clock_and_version_follow_the_state() {
+    let mut r = Replica::new();
+    assert_eq!(r.clock(), 0);
+    let empty = r.version();
+    r.apply(&put(7, b"x"));
+    assert_eq!(r.clock(), 7);
+    let after = r.version();
+    assert_ne!(after, empty);
+    r.apply(&put(3, b"old")); // ignored: nothing changed
+    assert_eq!(r.version(), after);
+    assert_ne!(r.clone().version(), after, "a clone is another instance");
+}

@@ -187,6 +187,24 @@ impl Replica {
         self.lww_entry(entity, component).map_or(0, |e| e.timestamp)
     }
 
+    /// The highest Lamport timestamp this replica holds (0 when empty): how far its clock went.
+    pub fn clock(&self) -> u32 {
+        self.lww
+            .values()
+            .flat_map(|entries| entries.values().map(|e| e.timestamp))
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Identifies the replica's current state cheaply: (instance, journal position). Equal
+    /// versions mean nothing changed, so anything derived from the state can be reused.
+    pub fn version(&self) -> (u64, u64) {
+        (
+            self.journal.id,
+            self.journal.base + self.journal.entries.len() as u64,
+        )
+    }
+
     /// The values of a grow-only set component for an entity, oldest first.
     pub fn grow_only_values(&self, entity: Entity, component: u32) -> &[Vec<u8>] {
         self.grow_only

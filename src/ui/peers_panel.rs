@@ -7,6 +7,7 @@ use egui::{Color32, RichText};
 
 use super::action::{Action, PeersAction};
 use super::lessons::LESSONS;
+use crate::crdt::network::Convergence;
 use crate::crdt::network::{
     AutoDelivery, DeliveryOrder, InFlight, MessageKind, Network, Op, PeerId,
 };
@@ -34,6 +35,12 @@ pub struct PeersPanel {
     dragging: Option<u64>,
     /// UI time of the last automatic clock tick.
     last_tick: f64,
+    /// Per peer: the replica version the figures were computed for, its clock and digest.
+    /// Digests hash the whole state, so they are recomputed only when a replica changed.
+    summaries: Vec<((u64, u64), u32, u128)>,
+    /// The convergence line, with what it was computed for (replica versions, messages in
+    /// flight).
+    convergence: Option<(Vec<(u64, u64)>, usize, Convergence)>,
 }
 
 /// While auto-delivery is on, the network clock advances one tick this often (seconds).
@@ -49,6 +56,8 @@ impl Default for PeersPanel {
             latency: 3,
             dragging: None,
             last_tick: 0.0,
+            summaries: Vec::new(),
+            convergence: None,
         }
     }
 }
@@ -81,7 +90,9 @@ impl PeersPanel {
                     ui.separator();
                 }
                 controls_ui(ui, network, active, self, &mut actions);
-                convergence_ui(ui, network);
+                if let Some((_, _, c)) = &self.convergence {
+                    convergence_ui(ui, network, c);
+                }
                 ui.separator();
                 self.peers_ui(ui, network, active, &mut actions);
                 ui.separator();
@@ -124,12 +135,30 @@ impl PeersPanel {
         }
     }
 
-    /// Keeps one view per peer, following each peer's replica.
+    /// Keeps one view, clock and digest per peer, and the convergence line, following the
+    /// replicas; nothing is recomputed for a replica that did not change.
     fn sync_views(&mut self, network: &Network) {
         let n = network.peer_count();
         self.views.resize_with(n, SceneView::new);
         for (view, replica) in self.views.iter_mut().zip(network.replicas()) {
             view.update(replica);
+        }
+        self.summaries.truncate(n);
+        for (i, replica) in network.replicas().iter().enumerate() {
+            let version = replica.version();
+            match self.summaries.get_mut(i) {
+                Some(s) if s.0 == version => {}
+                Some(s) => *s = (version, replica.clock(), replica.digest()),
+                None => self
+                    .summaries
+                    .push((version, replica.clock(), replica.digest())),
+            }
+        }
+        let versions: Vec<(u64, u64)> = self.summaries.iter().map(|s| s.0).collect();
+        let flying = network.in_flight().len();
+        let fresh = matches!(&self.convergence, Some((v, f, _)) if *v == versions && *f == flying);
+        if !fresh {
+            self.convergence = Some((versions, flying, network.convergence()));
         }
     }
 
@@ -144,7 +173,6 @@ impl PeersPanel {
         ui.columns(n, |columns| {
             for (i, col) in columns.iter_mut().enumerate() {
                 let peer = PeerId::from_index(i);
-                let replica = &network.replicas()[i];
                 let view = &self.views[i];
                 let is_active = peer == active;
                 col.horizontal(|ui| {
@@ -169,16 +197,11 @@ impl PeersPanel {
                         })));
                     }
                 });
-                let clock = replica
-                    .state_messages()
-                    .iter()
-                    .filter_map(|m| m.timestamp())
-                    .max()
-                    .unwrap_or(0);
+                let (_, clock, digest) = self.summaries[i];
                 col.label(
                     RichText::new(format!(
                         "clock t={clock} · digest {:08x}",
-                        (replica.digest() >> 96) as u32
+                        (digest >> 96) as u32
                     ))
                     .monospace()
                     .small(),
@@ -451,8 +474,7 @@ fn controls_ui(
     });
 }
 
-fn convergence_ui(ui: &mut egui::Ui, network: &Network) {
-    let c = network.convergence();
+fn convergence_ui(ui: &mut egui::Ui, network: &Network, c: &Convergence) {
     if c.converged {
         ui.colored_label(
             GREEN,
