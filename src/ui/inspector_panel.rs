@@ -23,6 +23,9 @@ pub struct InspectorPanel {
     quat_draft: Option<(Entity, [f32; 4])>,
     /// Why the last input was refused.
     pub error: Option<String>,
+    /// (replica version, cycles, re-rooted entities) for the scene summary: counting scans
+    /// every node, so it is redone only when the replica changed.
+    scene_counts: Option<((u64, u64), usize, usize)>,
 }
 
 /// Which Transform field an edit touches.
@@ -38,7 +41,16 @@ impl InspectorPanel {
     pub fn ui(&mut self, ui: &mut egui::Ui, doc: &Document) -> Vec<Action> {
         let mut actions = Vec::new();
         let Some(entity) = doc.selection.primary() else {
-            scene_summary_ui(ui, doc);
+            let generation = doc.replica().version();
+            let counts = match self.scene_counts {
+                Some((g, cycles, rerooted)) if g == generation => (cycles, rerooted),
+                _ => {
+                    let counts = (doc.view().cycles().len(), doc.view().rerooted().len());
+                    self.scene_counts = Some((generation, counts.0, counts.1));
+                    counts
+                }
+            };
+            scene_summary_ui(ui, doc, counts);
             return actions;
         };
         if !doc.view().contains(entity) {
@@ -350,7 +362,7 @@ impl InspectorPanel {
 }
 
 /// With nothing selected: what the open scene is, and what loading it noticed.
-fn scene_summary_ui(ui: &mut egui::Ui, doc: &Document) {
+fn scene_summary_ui(ui: &mut egui::Ui, doc: &Document, (cycles, rerooted): (usize, usize)) {
     ui.heading("Scene");
     match &doc.file {
         Some(file) => {
@@ -361,12 +373,9 @@ fn scene_summary_ui(ui: &mut egui::Ui, doc: &Document) {
             ui.label("Not saved yet");
         }
     }
-    let view = doc.view();
     ui.label(format!(
-        "{} entities · {} parenting cycle(s) · {} re-rooted",
+        "{} entities · {cycles} parenting cycle(s) · {rerooted} re-rooted",
         doc.replica().live_entity_count(),
-        view.cycles().len(),
-        view.rerooted().len()
     ));
     if !doc.load_notes.is_empty() {
         ui.separator();
