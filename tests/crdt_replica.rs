@@ -396,3 +396,17 @@ fn clock_and_version_follow_the_state() {
     assert_eq!(r.version(), after);
     assert_ne!(r.clone().version(), after, "a clone is another instance");
 }
+
+#[test]
+fn free_entities_skip_live_and_taken_numbers_and_reuse_deleted_ones_at_the_next_version() {
+    let mut r = Replica::new();
+    r.put(Entity(512), OPAQUE, vec![]).unwrap();
+    r.put(Entity(514), OPAQUE, vec![]).unwrap();
+    r.delete_entity(Entity(514)).unwrap();
+    let free = r.free_entities(3, |n| n == 513);
+    assert_eq!(
+        free,
+        vec![Entity::from_parts(514, 1), Entity(515), Entity(516)]
+    );
+    assert_eq!(r.allocate_entity(), Some(Entity(513)));
+}

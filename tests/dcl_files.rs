@@ -292,7 +292,7 @@ fn a_crdt_edit_saves_in_place_and_new_values_follow() {
     replica
         .put(Entity(513), ids::NAME, encode_name("Reading lamp"))
         .unwrap();
-    let fresh = replica.allocate_entity();
+    let fresh = replica.allocate_entity().expect("a free number");
     replica.put_transform(fresh, &Transform::IDENTITY).unwrap();
     let saved = io::encode_scene(&replica, SceneFormat::DclCrdt, &opened.context).bytes;
     let before = decode_stream(&original).unwrap().messages;

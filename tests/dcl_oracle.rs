@@ -205,7 +205,7 @@ fn edit(replica: &mut Replica) -> Entity {
         )
         .unwrap();
     replica.delete_entity(Entity(518)).unwrap();
-    let fresh = replica.allocate_entity();
+    let fresh = replica.allocate_entity().expect("a free number");
     let placed = Transform {
         position: glam::Vec3::new(3.0, 0.0, 4.0),
         scale: glam::Vec3::splat(0.5),

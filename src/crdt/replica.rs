@@ -289,15 +289,26 @@ impl Replica {
         out
     }
 
-    /// The next free scene entity (number ≥ 512 never seen here, version after any deletion).
-    pub fn allocate_entity(&self) -> Entity {
-        let used: FxHashSet<u16> = self.live_components.keys().map(|e| e.number()).collect();
-        let number = (Entity::FIRST_SCENE_NUMBER..=u16::MAX)
-            .find(|n| !used.contains(n) && !self.deleted.contains_key(n))
-            .or_else(|| (Entity::FIRST_SCENE_NUMBER..=u16::MAX).find(|n| !used.contains(n)))
-            .unwrap_or(u16::MAX);
-        let version = self.deleted.get(&number).map_or(0, |v| v.saturating_add(1));
-        Entity::from_parts(number, version)
+    /// The next free scene entity: see [`Self::free_entities`].
+    pub fn allocate_entity(&self) -> Option<Entity> {
+        self.free_entities(1, |_| false).pop()
+    }
+
+    /// `n` entity ids a new entity can take, smallest numbers first: scene numbers (≥ 512)
+    /// that hold no component and for which `also_taken` is false (an id still referenced as a
+    /// parent, say). A deleted number comes back at its next version, as the runtime reuses
+    /// it. Fewer than `n` when the 65,024 scene numbers run out.
+    pub fn free_entities(&self, n: usize, also_taken: impl Fn(u16) -> bool) -> Vec<Entity> {
+        let live: FxHashSet<u16> = self.live_components.keys().map(|e| e.number()).collect();
+        (Entity::FIRST_SCENE_NUMBER..=u16::MAX)
+            .filter(|number| !live.contains(number) && !also_taken(*number))
+            .filter_map(|number| match self.deleted.get(&number) {
+                Some(&u16::MAX) => None, // every version used up
+                Some(&v) => Some(Entity::from_parts(number, v + 1)),
+                None => Some(Entity::from_parts(number, 0)),
+            })
+            .take(n)
+            .collect()
     }
 
     /// Identifies this replica instance for change cursors: clones and new replicas differ.

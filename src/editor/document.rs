@@ -596,30 +596,12 @@ impl Document {
 
     /// `n` entity ids that are free in this replica, smallest numbers first.
     fn free_entities(&self, n: usize) -> Result<Vec<Entity>, EditError> {
-        let mut taken: std::collections::HashSet<u16> =
+        // Numbers the tree still shows (implicit parents someone points at) are taken too.
+        let shown: std::collections::HashSet<u16> =
             self.view.entities().map(|e| e.number()).collect();
-        taken.extend(self.replica().live_entities().map(|e| e.number()));
-        let deleted: std::collections::HashMap<u16, u16> = self
+        let out = self
             .replica()
-            .deleted_entities()
-            .iter()
-            .map(|e| (e.number(), e.version()))
-            .collect();
-        let mut out = Vec::with_capacity(n);
-        for number in Entity::FIRST_SCENE_NUMBER..=u16::MAX {
-            if out.len() == n {
-                break;
-            }
-            if taken.contains(&number) {
-                continue;
-            }
-            // Reuse a deleted number at its next version, as the runtime does.
-            match deleted.get(&number).copied() {
-                Some(u16::MAX) => continue,
-                Some(v) => out.push(Entity::from_parts(number, v + 1)),
-                None => out.push(Entity::from_parts(number, 0)),
-            }
-        }
+            .free_entities(n, |number| shown.contains(&number));
         if out.len() < n {
             Err(EditError::Full)
         } else {
