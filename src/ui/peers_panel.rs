@@ -8,9 +8,7 @@ use egui::{Color32, RichText};
 use super::action::{Action, PeersAction};
 use super::lessons::LESSONS;
 use crate::crdt::network::Convergence;
-use crate::crdt::network::{
-    AutoDelivery, DeliveryOrder, InFlight, MessageKind, Network, Op, PeerId,
-};
+use crate::crdt::network::{AutoDelivery, DeliveryOrder, MessageKind, Network, Op, PeerId};
 use crate::editor::{Document, Simulation};
 use crate::model::Entity;
 use crate::scene::order_explorer::{OrderExploration, explore_inbox};
@@ -98,7 +96,7 @@ impl PeersPanel {
                 ui.separator();
                 self.in_flight_ui(ui, network, &mut actions);
                 ui.separator();
-                self.explorer_ui(ui, network, active, &mut actions);
+                self.explorer_ui(ui, network, active);
                 timeline_ui(ui, network, &mut actions);
             });
         actions
@@ -256,7 +254,7 @@ impl PeersPanel {
                 };
                 let handle = ui
                     .add(
-                        egui::Label::new(RichText::new(in_flight_label(m, &text)).color(color))
+                        egui::Label::new(RichText::new(text.as_str()).color(color))
                             .sense(egui::Sense::drag()),
                     )
                     .on_hover_text(format!(
@@ -290,13 +288,8 @@ impl PeersPanel {
         }
     }
 
-    fn explorer_ui(
-        &mut self,
-        ui: &mut egui::Ui,
-        network: &Network,
-        active: PeerId,
-        actions: &mut Vec<Action>,
-    ) {
+    /// Runs the explorer on demand; it is read-only, so it returns no actions.
+    fn explorer_ui(&mut self, ui: &mut egui::Ui, network: &Network, active: PeerId) {
         ui.horizontal(|ui| {
             ui.label(RichText::new("Order explorer").strong());
             let waiting = network
@@ -321,7 +314,6 @@ impl PeersPanel {
                     explore_inbox(network, active).map_err(|e| e.to_string()),
                 ));
             }
-            let _ = actions;
         });
         if let Some((peer, result)) = &self.explored {
             match result {
@@ -361,11 +353,6 @@ fn lesson_title(index: usize) -> Option<String> {
     crate::crdt::scenario::parse(LESSONS.get(index)?.1)
         .ok()
         .map(|s| s.title)
-}
-
-fn in_flight_label(m: &InFlight, description: &str) -> String {
-    let _ = m;
-    description.to_string()
 }
 
 fn short_name(network: &Network, entity: Entity, peer: PeerId) -> String {
