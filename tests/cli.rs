@@ -203,3 +203,31 @@ fn the_fixture_scenes_print_their_names() {
     assert!(run.status.success());
     assert!(String::from_utf8_lossy(&run.stdout).contains("513 \"Lamp_Interior\""));
 }
+
+#[test]
+fn example_writes_a_bundled_scene_that_opens_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("showroom.crdt");
+    let run = scenetree(&["example", "showroom", out.to_str().unwrap()]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let replica = scenetree::io::load_scene(&out).unwrap();
+    assert_eq!(replica.live_entity_count(), 17);
+    let bad = scenetree(&[
+        "example",
+        "showroom",
+        dir.path().join("x.txt").to_str().unwrap(),
+    ]);
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown file type"));
+}
+
+#[test]
+fn a_malformed_window_size_is_refused_before_any_window_opens() {
+    let run = scenetree(&["--window-size", "wide", "--screenshot", "/tmp/never.png"]);
+    assert!(!run.status.success());
+    assert!(String::from_utf8_lossy(&run.stderr).contains("expected WIDTHxHEIGHT"));
+}
