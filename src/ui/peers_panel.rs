@@ -38,8 +38,11 @@ pub struct PeersPanel {
     summaries: Vec<((u64, u64), u32, u128)>,
     /// The convergence line, with what it was computed for (replica versions, messages in
     /// flight).
-    convergence: Option<(Vec<(u64, u64)>, usize, Convergence)>,
+    convergence: Option<(ConvergenceKey, Convergence)>,
 }
+
+/// What the convergence line depends on: every replica's version and the messages in flight.
+type ConvergenceKey = (Vec<(u64, u64)>, usize);
 
 /// While auto-delivery is on, the network clock advances one tick this often (seconds).
 const TICK_SECONDS: f64 = 0.25;
@@ -88,7 +91,7 @@ impl PeersPanel {
                     ui.separator();
                 }
                 controls_ui(ui, network, active, self, &mut actions);
-                if let Some((_, _, c)) = &self.convergence {
+                if let Some((_, c)) = &self.convergence {
                     convergence_ui(ui, network, c);
                 }
                 ui.separator();
@@ -154,9 +157,9 @@ impl PeersPanel {
         }
         let versions: Vec<(u64, u64)> = self.summaries.iter().map(|s| s.0).collect();
         let flying = network.in_flight().len();
-        let fresh = matches!(&self.convergence, Some((v, f, _)) if *v == versions && *f == flying);
-        if !fresh {
-            self.convergence = Some((versions, flying, network.convergence()));
+        let key = (versions, flying);
+        if self.convergence.as_ref().is_none_or(|(k, _)| *k != key) {
+            self.convergence = Some((key, network.convergence()));
         }
     }
 
