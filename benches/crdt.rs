@@ -171,7 +171,7 @@ fn describe(name: &str, messages: &[CrdtMessage]) {
 }
 
 fn codec(c: &mut Criterion) {
-    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/dcl");
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/dcl");
     let mut group = c.benchmark_group("crdt/codec");
     group
         .warm_up_time(Duration::from_millis(500))

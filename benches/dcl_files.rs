@@ -9,8 +9,7 @@ use scenetree::crdt::Replica;
 use scenetree::io::{dcl_composite, dcl_crdt};
 
 fn dcl_files(c: &mut Criterion) {
-    let dir =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/dcl/Cozy-House-Template");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/dcl/Cozy-House-Template");
     let crdt = std::fs::read(dir.join("main.crdt")).expect("fixture");
     let composite = std::fs::read_to_string(dir.join("main.composite")).expect("fixture");
 

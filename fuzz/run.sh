@@ -9,10 +9,10 @@ cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 export RUSTC_BOOTSTRAP=1
 mkdir -p fuzz/corpus/composite fuzz/corpus/crdt fuzz/corpus/components
-for f in ../shared/fixtures/dcl/*/main.composite tests/fixtures/ecs/scene.composite; do
+for f in tests/fixtures/dcl/*/main.composite tests/fixtures/ecs/scene.composite; do
   [ -f "$f" ] && cp "$f" "fuzz/corpus/composite/$(echo "$f" | tr '/' '_')"
 done
-for f in ../shared/fixtures/dcl/*/main.crdt tests/fixtures/ecs/scene.crdt; do
+for f in tests/fixtures/dcl/*/main.crdt tests/fixtures/ecs/scene.crdt; do
   [ -f "$f" ] && cp "$f" "fuzz/corpus/crdt/$(echo "$f" | tr '/' '_')"
 done
 for target in composite crdt components; do

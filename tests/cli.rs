@@ -197,7 +197,7 @@ fn random_and_truncated_files_are_errors_never_panics() {
 fn the_fixture_scenes_print_their_names() {
     let fixture = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../shared/fixtures/dcl/Cozy-House-Template/main.crdt"
+        "/tests/fixtures/dcl/Cozy-House-Template/main.crdt"
     );
     let run = scenetree(&["tree", fixture]);
     assert!(run.status.success());

@@ -8,7 +8,7 @@ use scenetree::model::{Entity, Transform, encode_name, ids};
 
 fn fixture(name: &str) -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/fixtures/dcl")
+        .join("tests/fixtures/dcl")
         .join(name)
         .join("main.crdt")
 }

@@ -16,11 +16,11 @@ pub struct Pair {
     pub composite: PathBuf,
 }
 
-/// The official templates (`../shared/fixtures/dcl/`) and the scene written by @dcl/ecs
+/// The official templates (`tests/fixtures/dcl/`) and the scene written by @dcl/ecs
 /// itself (`tests/fixtures/ecs/`).
 pub fn pairs() -> Vec<Pair> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let shared = root.join("../shared/fixtures/dcl");
+    let shared = root.join("tests/fixtures/dcl");
     let mut out: Vec<Pair> = ["Cozy-House-Template", "art-gallery-template"]
         .into_iter()
         .map(|label| Pair {
