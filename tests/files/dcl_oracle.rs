@@ -2,8 +2,7 @@
 //! (`oracle/`): it reads what scenetree writes and sees what scenetree shows, and scenetree's
 //! composite reader produces the bytes the runtime stores.
 
-#[path = "common/dcl.rs"]
-mod dcl;
+use crate::dcl;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};

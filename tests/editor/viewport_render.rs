@@ -3,8 +3,7 @@
 //!
 //! Set `SCENETREE_RENDER_OUT=dir` to also write the images as PNG files for a look.
 
-#[path = "common/egl.rs"]
-mod egl;
+use crate::egl;
 
 use eframe::egui::Color32;
 use egl::{Headless, headless_gl};

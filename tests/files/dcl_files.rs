@@ -1,8 +1,7 @@
 //! Real Decentraland scenes: main.crdt and main.composite open, save back unchanged, agree with
 //! each other, convert between formats, and bad files give clear errors.
 
-#[path = "common/dcl.rs"]
-mod dcl;
+use crate::dcl;
 
 use std::path::Path;
 use std::process::Command;

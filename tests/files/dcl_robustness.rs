@@ -2,8 +2,7 @@
 //! defined fallback, never a panic; and whatever the composite writer writes reads back as the
 //! same values. (The coverage-guided versions of these are the cargo-fuzz targets in `fuzz/`.)
 
-#[path = "common/dcl.rs"]
-mod dcl;
+use crate::dcl;
 
 use std::path::Path;
 use std::sync::OnceLock;

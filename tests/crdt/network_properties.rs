@@ -7,8 +7,7 @@ use scenetree::crdt::{
 };
 use scenetree::model::Entity;
 
-#[path = "common/furnished.rs"]
-mod furnished;
+use crate::furnished;
 use furnished::*;
 
 /// One user action in a random run (peer and message choices are reduced modulo what exists).

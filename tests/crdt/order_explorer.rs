@@ -9,8 +9,7 @@ use scenetree::model::{Entity, ids};
 use scenetree::scene::SceneView;
 use scenetree::scene::order_explorer::{ExploreError, explore_inbox, explore_orders};
 
-#[path = "common/furnished.rs"]
-mod furnished;
+use crate::furnished;
 use furnished::*;
 
 #[test]

@@ -9,8 +9,7 @@ use scenetree::crdt::{
 use scenetree::model::{Entity, ids};
 use scenetree::scene::SceneView;
 
-#[path = "common/furnished.rs"]
-mod furnished;
+use crate::furnished;
 use furnished::*;
 
 fn ids_of(net: &Network) -> Vec<u64> {

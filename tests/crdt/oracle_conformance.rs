@@ -282,7 +282,7 @@ fn random_multi_peer_traces_match_the_reference_runtime_byte_for_byte() {
 }
 
 /// Prints one generated trace as the oracle's input, to reproduce a failure by hand:
-/// `SEED=12 cargo test --test oracle_conformance dump_seed -- --ignored --nocapture > t.json`
+/// `SEED=12 cargo test --test crdt dump_seed -- --ignored --nocapture > t.json`
 /// then `node oracle/run-traces.cjs < t.json`.
 #[test]
 #[ignore]

@@ -1,0 +1,6 @@
+//! The headless command line.
+//!
+//! One test binary per area (each links the whole editor; fewer binaries, faster builds).
+
+mod cli;
+mod scenario_cli;

@@ -1,0 +1,14 @@
+//! The protocol: replica rules, the simulated network, the reference runtime, lessons.
+//!
+//! One test binary per area (each links the whole editor; fewer binaries, faster builds).
+
+#[path = "../common/furnished.rs"]
+mod furnished;
+
+mod crdt_replica;
+mod lessons;
+mod network;
+mod network_properties;
+mod oracle_conformance;
+mod order_explorer;
+mod spec_scenarios;

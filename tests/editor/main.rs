@@ -1,0 +1,14 @@
+//! The editor and its window: commands and undo, panels driven with egui_kittest, the viewport.
+//!
+//! One test binary per area (each links the whole editor; fewer binaries, faster builds).
+
+#[path = "../common/egl.rs"]
+mod egl;
+
+mod app_flows;
+mod editor;
+mod peers_flows;
+mod ui_flows;
+mod viewport_math;
+mod viewport_render;
+mod viewport_ui;

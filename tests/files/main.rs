@@ -1,0 +1,11 @@
+//! Scene files: native JSON, main.crdt, main.composite, against the reference runtime.
+//!
+//! One test binary per area (each links the whole editor; fewer binaries, faster builds).
+
+#[path = "../common/dcl.rs"]
+mod dcl;
+
+mod dcl_files;
+mod dcl_oracle;
+mod dcl_robustness;
+mod io_files;

@@ -1,0 +1,192 @@
+//! Rules about the repository itself, checked on every `cargo test`:
+//!
+//! - **Layers.** Imports only point down: `model` < `crdt` < `scene` < `io` < `editor` < `ui`
+//!   < `cli`. The pure layers never name egui, eframe, three-d, glow or rfd, so they build and
+//!   test without a window.
+//! - **Self-contained.** Nothing under `src/`, `tests/`, `benches/`, `fuzz/` or `build.rs` reads a
+//!   path outside the repository: a fresh clone has nothing beside it.
+//!
+//! This binary does not link scenetree; it only reads source files.
+
+use std::path::{Component, Path, PathBuf};
+
+/// The layers from the bottom up; a layer may name only those before it.
+const LAYERS: [&str; 7] = ["model", "crdt", "scene", "io", "editor", "ui", "cli"];
+
+/// Crates only the `ui` (and the binary) may name.
+const WINDOW_CRATES: [&str; 6] = ["egui", "eframe", "egui_dock", "three_d", "glow", "rfd"];
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Every `.rs` file under `dir`, recursively (without `target/` or `node_modules/`).
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let name = entry.file_name();
+            if path.is_dir() {
+                if name != "target" && name != "node_modules" {
+                    stack.push(path);
+                }
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The code of a line: what comes before a `//` comment (doc comments included), trimmed.
+/// A `//` inside a string literal cuts the line short, which can only hide a match, never
+/// invent one.
+fn code_of(line: &str) -> &str {
+    line.split("//").next().unwrap_or("").trim()
+}
+
+/// Whether `code` names the identifier path `word` (`egui`, `crate::ui`) as a whole word.
+fn names(code: &str, word: &str) -> bool {
+    let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    code.match_indices(word).any(|(at, _)| {
+        let before = code[..at].chars().next_back();
+        let after = code[at + word.len()..].chars().next();
+        !before.is_some_and(|c| is_ident(c) || c == ':') && !after.is_some_and(is_ident)
+    })
+}
+
+#[test]
+fn pure_layers_import_only_layers_below_them_and_no_window_crates() {
+    let mut problems = Vec::new();
+    for (rank, layer) in LAYERS.iter().enumerate().take(5) {
+        for file in rust_files(&root().join("src").join(layer)) {
+            let text = std::fs::read_to_string(&file).expect("readable source");
+            for (n, line) in text.lines().enumerate() {
+                let code = code_of(line);
+                let at = format!("{}:{}", file.strip_prefix(root()).unwrap().display(), n + 1);
+                for krate in WINDOW_CRATES {
+                    if names(code, krate) {
+                        problems.push(format!("{at}: the {layer} layer names `{krate}`: {code}"));
+                    }
+                }
+                for upper in &LAYERS[rank + 1..] {
+                    if names(code, &format!("crate::{upper}")) {
+                        problems.push(format!("{at}: the {layer} layer imports `{upper}`: {code}"));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "layer violations:\n{}",
+        problems.join("\n")
+    );
+}
+
+/// `path` with `.` and `..` resolved lexically; None when `..` climbs above `path`'s start.
+fn normalize(path: &Path) -> Option<PathBuf> {
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            Component::ParentDir => {
+                if !out.pop() {
+                    return None;
+                }
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    Some(out)
+}
+
+/// The string literals of one line of code (no escapes handled: paths have none).
+fn string_literals(code: &str) -> Vec<&str> {
+    code.split('"').skip(1).step_by(2).collect()
+}
+
+#[test]
+fn nothing_reads_outside_the_repository() {
+    let root = root();
+    let mut files: Vec<PathBuf> = ["src", "tests", "benches", "fuzz"]
+        .iter()
+        .flat_map(|dir| rust_files(&root.join(dir)))
+        .collect();
+    files.push(root.join("build.rs"));
+    // This file spells out the forbidden paths in its own checks.
+    files.retain(|f| !f.ends_with("tests/repository.rs"));
+    let mut problems = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).expect("readable source");
+        let dir = file
+            .parent()
+            .unwrap()
+            .strip_prefix(&root)
+            .unwrap()
+            .to_path_buf();
+        let mut previous = "";
+        for (n, line) in text.lines().enumerate() {
+            let code = code_of(line);
+            // include_str!, include_bytes! (whose argument may be on the next line) and #[path]
+            // resolve against the file's folder; every other path is joined to the manifest
+            // folder (the repository root).
+            let file_relative = code.contains("include_")
+                || previous.ends_with("include_bytes!(")
+                || previous.ends_with("include_str!(")
+                || code.starts_with("#[path");
+            previous = code;
+            let base = if file_relative {
+                dir.clone()
+            } else {
+                PathBuf::new()
+            };
+            for literal in string_literals(code) {
+                let escapes = literal.contains("..")
+                    && normalize(&base.join(literal.trim_start_matches('/'))).is_none();
+                if escapes || literal.contains("shared/fixtures") || literal.starts_with("/work/") {
+                    let at = file.strip_prefix(&root).unwrap().display();
+                    problems.push(format!(
+                        "{at}:{}: a path outside the repository: {literal:?}",
+                        n + 1
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "copy what a test needs into tests/fixtures/:\n{}",
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn the_checks_can_fail() {
+    assert!(names("use egui::Ui;", "egui"));
+    assert!(names("fn f(ui: &mut eframe::Frame)", "eframe"));
+    assert!(
+        !names("use egui_dock::Tree;", "egui"),
+        "a longer crate name is not egui"
+    );
+    assert!(!names("let my_egui = 1;", "egui"));
+    assert!(names("use crate::ui::Action;", "crate::ui"));
+    assert!(!names("use crate::uix;", "crate::ui"));
+    assert_eq!(code_of("let a = 1; // egui"), "let a = 1;");
+    assert!(normalize(Path::new("../shared/fixtures")).is_none());
+    assert!(normalize(Path::new("tests/../../x")).is_none());
+    assert_eq!(
+        normalize(Path::new("tests/editor/../common/egl.rs")),
+        Some(PathBuf::from("tests/common/egl.rs"))
+    );
+    assert_eq!(
+        string_literals(r#"a.join("../x").join("y")"#),
+        vec!["../x", "y"]
+    );
+}

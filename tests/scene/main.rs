@@ -1,0 +1,6 @@
+//! The derived render tree: root fallback, incremental updates, propagation.
+//!
+//! One test binary per area (each links the whole editor; fewer binaries, faster builds).
+
+mod scene_hierarchy;
+mod scene_incremental;
