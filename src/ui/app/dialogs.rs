@@ -1,0 +1,134 @@
+//! The app's modal dialogs: unsaved changes, lossy save, errors, crash recovery, loading
+//! progress, and the keyboard-shortcuts window.
+
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use egui::RichText;
+
+use super::ScenetreeApp;
+use super::menu::SHORTCUTS;
+
+impl ScenetreeApp {
+    pub(super) fn dialogs_ui(&mut self, ctx: &egui::Context) {
+        if let Some(pending) = self.pending.clone() {
+            let mut answer = None;
+            egui::Modal::new(egui::Id::new("unsaved")).show(ctx, |ui| {
+                ui.heading("Unsaved changes");
+                ui.label(format!(
+                    "Save the changes to {} first?",
+                    self.document_name()
+                ));
+                ui.horizontal(|ui| {
+                    if ui.button("Save").clicked() {
+                        answer = Some(0);
+                    }
+                    if ui.button("Don't save").clicked() {
+                        answer = Some(1);
+                    }
+                    if ui.button("Cancel").clicked() {
+                        answer = Some(2);
+                    }
+                });
+            });
+            match answer {
+                Some(0) => {
+                    self.pending = None;
+                    self.save();
+                    if !self.bench.doc.is_modified() {
+                        self.carry_out(pending);
+                        self.after_carry_out(ctx);
+                    }
+                }
+                Some(1) => {
+                    self.pending = None;
+                    self.carry_out(pending);
+                    self.after_carry_out(ctx);
+                }
+                Some(_) => self.pending = None,
+                None => {}
+            }
+        }
+        if let Some((path, lost)) = self.lossy_save.clone() {
+            let mut answer = None;
+            egui::Modal::new(egui::Id::new("lossy-save")).show(ctx, |ui| {
+                ui.heading("Save would lose data");
+                ui.label(format!(
+                    "{} cannot hold everything in this scene. Saving would drop:",
+                    path.display()
+                ));
+                for item in &lost {
+                    ui.label(format!("• {item}"));
+                }
+                ui.horizontal(|ui| {
+                    if ui.button("Save anyway").clicked() {
+                        answer = Some(true);
+                    }
+                    if ui.button("Cancel").clicked() {
+                        answer = Some(false);
+                    }
+                });
+            });
+            if let Some(save) = answer {
+                self.lossy_save = None;
+                if save {
+                    self.save_to_confirmed(path, true);
+                }
+            }
+        }
+        if let Some(message) = self.error.clone() {
+            egui::Modal::new(egui::Id::new("error")).show(ctx, |ui| {
+                ui.heading("△ Problem");
+                ui.label(message);
+                if ui.button("OK").clicked() {
+                    self.error = None;
+                }
+            });
+        }
+        if let Some(info) = self.recovery_offer.clone() {
+            egui::Modal::new(egui::Id::new("recovery")).show(ctx, |ui| {
+                ui.heading("Recover unsaved work?");
+                let what = info.original.as_ref().map_or("an untitled scene".to_string(), |p| p.display().to_string());
+                ui.label(format!("scenetree kept unsaved changes to {what} from a session that did not end cleanly."));
+                ui.horizontal(|ui| {
+                    if ui.button("Recover").clicked() {
+                        self.recover(&info);
+                        self.recovery_offer = None;
+                    }
+                    if ui.button("Discard").clicked() {
+                        self.clear_recovery();
+                        self.recovery_offer = None;
+                    }
+                });
+            });
+        }
+        if let Some(loading) = &self.jobs.loading {
+            let permille = loading.permille.load(Ordering::Relaxed);
+            let path = loading.path.display().to_string();
+            egui::Modal::new(egui::Id::new("loading")).show(ctx, |ui| {
+                ui.label(format!("Opening {path}…"));
+                ui.add(egui::ProgressBar::new(permille as f32 / 1000.0).show_percentage());
+            });
+            ctx.request_repaint_after(Duration::from_millis(50));
+        }
+        if self.show_shortcuts {
+            egui::Window::new("Keyboard shortcuts")
+                .open(&mut self.show_shortcuts)
+                .show(ctx, |ui| {
+                    egui::Grid::new("keys").striped(true).show(ui, |ui| {
+                        for (keys, what) in SHORTCUTS {
+                            ui.label(RichText::new(*keys).monospace());
+                            ui.label(*what);
+                            ui.end_row();
+                        }
+                    });
+                });
+        }
+    }
+
+    pub(super) fn after_carry_out(&mut self, ctx: &egui::Context) {
+        if self.allow_close {
+            ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+        }
+    }
+}

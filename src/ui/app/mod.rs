@@ -1,0 +1,377 @@
+//! The editor window: what the app owns beside the workbench (pending requests, jobs, recent
+//! files, recovery), the frame loop, the window title, and eframe glue. The menus, dialogs,
+//! saving, autosave and screenshot mode live in the submodules.
+
+mod autosave;
+mod dialogs;
+mod menu;
+mod saving;
+mod screenshot;
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use super::files::{DialogPurpose, JobResult, Jobs};
+use super::viewport::{GlowViewportRenderer, NullRenderer, ViewportRenderer};
+use super::workbench::{FileRequest, Severity, Workbench};
+use crate::editor::{Document, examples};
+use crate::io::recovery;
+pub use menu::SHORTCUTS;
+use screenshot::Screenshot;
+
+const RECENT_MAX: usize = 10;
+const AUTOSAVE_EVERY: Duration = Duration::from_secs(30);
+
+/// How the app was started.
+#[derive(Clone, Debug, Default)]
+pub struct Launch {
+    /// A scene to open; the bundled showroom when `None`.
+    pub file: Option<PathBuf>,
+    /// Save a PNG of the window here after a few frames, then exit.
+    pub screenshot: Option<PathBuf>,
+    /// Entities to select once the scene is open.
+    pub select: Vec<crate::model::Entity>,
+    /// Lesson steps to play once a lesson file is open.
+    pub lesson_steps: usize,
+    /// The window's inner size in points (default 1280×800).
+    pub window_size: Option<[f32; 2]>,
+}
+
+/// Something the user asked for that must wait for an answer about unsaved changes.
+#[derive(Clone, Debug, PartialEq)]
+enum Pending {
+    Open(PathBuf),
+    OpenDialog,
+    New,
+    OpenExample(Example),
+    Quit,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Example {
+    Showroom,
+    Large,
+}
+
+/// The eframe application.
+pub struct ScenetreeApp {
+    bench: Workbench,
+    jobs: Jobs,
+    recent: Vec<PathBuf>,
+    pending: Option<Pending>,
+    error: Option<String>,
+    /// A save that would lose data the target format cannot hold, waiting for confirmation.
+    lossy_save: Option<(PathBuf, Vec<String>)>,
+    recovery_dir: Option<PathBuf>,
+    recovery_offer: Option<recovery::RecoveryInfo>,
+    last_autosave: Instant,
+    autosaved_position: u64,
+    screenshot: Option<Screenshot>,
+    allow_close: bool,
+    title: String,
+    show_shortcuts: bool,
+    /// The 3D renderer on the window's GL context (created on the first frame).
+    renderer: Option<Result<GlowViewportRenderer, String>>,
+    /// Applied to the first document shown (the bundled one or the launch file).
+    initial_selection: Vec<crate::model::Entity>,
+    initial_lesson_steps: usize,
+}
+
+/// The bundled example, shown when the app starts without a file.
+pub fn showroom_document() -> Document {
+    Document::new(examples::showroom(), None)
+}
+
+impl ScenetreeApp {
+    /// Builds the app; restores layout and recent files unless taking a screenshot.
+    pub fn new(cc: &eframe::CreationContext<'_>, launch: Launch) -> Self {
+        let screenshot_mode = launch.screenshot.is_some();
+        let storage = cc.storage.filter(|_| !screenshot_mode);
+        let recovery_dir = (!screenshot_mode)
+            .then(|| eframe::storage_dir("scenetree").map(|d| d.join("recovery")))
+            .flatten();
+        Self::with_storage(&cc.egui_ctx, launch, storage, recovery_dir)
+    }
+
+    /// Builds the app without eframe: settings from `storage` (if any), crash-recovery files in
+    /// `recovery_dir` (if any). Tests drive it through [`Self::draw`].
+    pub fn with_storage(
+        ctx: &egui::Context,
+        launch: Launch,
+        storage: Option<&dyn eframe::Storage>,
+        recovery_dir: Option<PathBuf>,
+    ) -> Self {
+        super::style::install_fonts(ctx);
+        let mut bench = Workbench::new(showroom_document());
+        let mut recent = Vec::new();
+        if let Some(storage) = storage {
+            if let Some(dock) = eframe::get_value(storage, "dock") {
+                bench.dock = dock;
+            }
+            recent = eframe::get_value(storage, "recent_files").unwrap_or_default();
+        }
+        let recovery_offer = recovery_dir.as_deref().and_then(recovery::find_recovery);
+        let mut jobs = Jobs::default();
+        jobs.set_repaint_context(ctx);
+        let mut app = ScenetreeApp {
+            bench,
+            jobs,
+            recent,
+            pending: None,
+            error: None,
+            lossy_save: None,
+            recovery_dir,
+            recovery_offer,
+            last_autosave: Instant::now(),
+            autosaved_position: 0,
+            screenshot: launch.screenshot.map(|path| Screenshot {
+                path,
+                frame: 0,
+                requested: false,
+            }),
+            allow_close: false,
+            title: String::new(),
+            show_shortcuts: false,
+            renderer: None,
+            initial_selection: launch.select,
+            initial_lesson_steps: launch.lesson_steps,
+        };
+        match launch.file {
+            Some(file) => app.jobs.load(file),
+            None => app.apply_initial_selection(),
+        }
+        app
+    }
+
+    /// The workbench (document, panels).
+    pub fn workbench(&self) -> &Workbench {
+        &self.bench
+    }
+
+    /// The workbench, mutably (tests use it to make edits).
+    pub fn workbench_mut(&mut self) -> &mut Workbench {
+        &mut self.bench
+    }
+
+    /// True while a scene is loading in the background.
+    pub fn is_loading(&self) -> bool {
+        self.jobs.loading.is_some()
+    }
+
+    /// Opens a file, asking about unsaved changes first (what dropping a file on the window does).
+    pub fn open(&mut self, path: PathBuf) {
+        self.request(Pending::Open(path));
+    }
+
+    /// Starts a new empty scene, asking about unsaved changes first.
+    pub fn new_scene(&mut self) {
+        self.request(Pending::New);
+    }
+
+    /// Draws one frame of the whole window; `renderer` draws the 3D view.
+    pub fn draw(&mut self, ui: &mut egui::Ui, renderer: &mut dyn ViewportRenderer) {
+        let ctx = ui.ctx().clone();
+        self.handle_jobs();
+        self.handle_close_request(&ctx);
+        self.handle_dropped_files(&ctx);
+        if self.pending.is_none() && self.error.is_none() && self.jobs.loading.is_none() {
+            self.file_shortcuts(&ctx);
+        }
+        egui::Panel::top("menu").show(ui, |ui| self.menu_ui(ui));
+        self.bench.ui(ui, renderer);
+        for request in std::mem::take(&mut self.bench.file_requests) {
+            match request {
+                FileRequest::ExportPeer(peer) => {
+                    self.jobs.pick(DialogPurpose::ExportPeer(peer), None)
+                }
+                FileRequest::SaveRun => self.jobs.pick(DialogPurpose::SaveRun, None),
+            }
+        }
+        self.dialogs_ui(&ctx);
+        self.update_title(&ctx);
+        self.autosave();
+        self.screenshot_step(&ctx);
+    }
+
+    fn apply_initial_selection(&mut self) {
+        for _ in 0..std::mem::take(&mut self.initial_lesson_steps) {
+            self.bench.doc.next_lesson_step();
+        }
+        let wanted = std::mem::take(&mut self.initial_selection);
+        let present: Vec<_> = wanted
+            .into_iter()
+            .filter(|&e| self.bench.doc.view().contains(e))
+            .collect();
+        if !present.is_empty() {
+            self.bench.doc.selection.set(present.iter().copied());
+            for &e in &present {
+                self.bench.hierarchy.reveal(&self.bench.doc, e);
+            }
+        }
+    }
+
+    fn request(&mut self, what: Pending) {
+        if self.bench.doc.is_modified() {
+            self.pending = Some(what);
+        } else {
+            self.carry_out(what);
+        }
+    }
+
+    fn carry_out(&mut self, what: Pending) {
+        match what {
+            Pending::Open(path) => self.jobs.load(path),
+            Pending::OpenDialog => self.jobs.pick(
+                DialogPurpose::Open,
+                self.bench.doc.file.as_ref().map(|f| f.path.as_path()),
+            ),
+            Pending::New => self.bench.set_document(Document::default()),
+            Pending::OpenExample(Example::Showroom) => self.bench.set_document(showroom_document()),
+            Pending::OpenExample(Example::Large) => {
+                self.bench
+                    .set_document(Document::new(examples::large(usize::MAX), None));
+            }
+            Pending::Quit => {
+                self.allow_close = true;
+                self.clear_recovery();
+            }
+        }
+    }
+
+    fn handle_jobs(&mut self) {
+        for result in self.jobs.poll() {
+            match result {
+                JobResult::Picked(DialogPurpose::Open, Some(path)) => self.jobs.load(path),
+                JobResult::Picked(DialogPurpose::SaveAs, Some(path)) => self.save_to(path),
+                JobResult::Picked(DialogPurpose::ExportPeer(peer), Some(path)) => {
+                    self.export_peer(peer, &path)
+                }
+                JobResult::Picked(DialogPurpose::SaveRun, Some(path)) => self.save_run(&path),
+                JobResult::Picked(_, None) => {}
+                JobResult::Loaded(path, result) => match *result {
+                    Ok(doc) => {
+                        self.bench.set_document(doc);
+                        self.apply_initial_selection();
+                        self.bench.status =
+                            Some((format!("Opened {}", path.display()), Severity::Info));
+                        self.remember_recent(&path);
+                    }
+                    // The open document stays untouched.
+                    Err(err) => {
+                        self.error = Some(format!(
+                            "Could not open the scene. Nothing was changed.\n\n{err}"
+                        ))
+                    }
+                },
+            }
+        }
+    }
+
+    fn document_name(&self) -> String {
+        self.bench
+            .doc
+            .file
+            .as_ref()
+            .and_then(|f| f.path.file_name())
+            .map_or_else(
+                || "Untitled".to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            )
+    }
+
+    fn update_title(&mut self, ctx: &egui::Context) {
+        let title = format!(
+            "{}{} — scenetree",
+            self.document_name(),
+            if self.bench.doc.is_modified() {
+                " •"
+            } else {
+                ""
+            }
+        );
+        if title != self.title {
+            ctx.send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));
+            self.title = title;
+        }
+    }
+
+    fn handle_close_request(&mut self, ctx: &egui::Context) {
+        if ctx.input(|i| i.viewport().close_requested())
+            && !self.allow_close
+            && self.screenshot.is_none()
+        {
+            if self.bench.doc.is_modified() {
+                ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
+                self.pending = Some(Pending::Quit);
+            } else {
+                self.clear_recovery();
+            }
+        }
+    }
+
+    fn handle_dropped_files(&mut self, ctx: &egui::Context) {
+        let dropped: Vec<PathBuf> = ctx.input(|i| {
+            i.raw
+                .dropped_files
+                .iter()
+                .map(|f| f.path().to_path_buf())
+                .filter(|p| !p.as_os_str().is_empty())
+                .collect()
+        });
+        if let Some(path) = dropped.into_iter().next() {
+            self.request(Pending::Open(path));
+        }
+    }
+}
+
+impl eframe::App for ScenetreeApp {
+    fn ui(&mut self, ui: &mut egui::Ui, frame: &mut eframe::Frame) {
+        // The GL renderer needs the window's context, which only exists here; created once.
+        let mut renderer = self
+            .renderer
+            .take()
+            .unwrap_or_else(|| GlowViewportRenderer::from_frame(frame).map_err(|e| e.to_string()));
+        match &mut renderer {
+            Ok(gl) => self.draw(ui, gl),
+            Err(err) => {
+                self.bench.status = Some((format!("No 3D view: {err}"), Severity::Error));
+                self.draw(ui, &mut NullRenderer::default());
+            }
+        }
+        self.renderer = Some(renderer);
+    }
+
+    fn save(&mut self, storage: &mut dyn eframe::Storage) {
+        if self.screenshot.is_some() {
+            return;
+        }
+        eframe::set_value(storage, "dock", &self.bench.dock);
+        eframe::set_value(storage, "recent_files", &self.recent);
+    }
+
+    fn on_exit(&mut self, _gl: Option<&eframe::glow::Context>) {
+        if !self.bench.doc.is_modified() {
+            self.clear_recovery();
+        }
+    }
+}
+
+/// Opens the editor window; returns when it closes.
+pub fn run(launch: Launch) -> eframe::Result<()> {
+    let options = eframe::NativeOptions {
+        renderer: eframe::Renderer::Glow,
+        depth_buffer: 24,
+        viewport: egui::ViewportBuilder::default()
+            .with_title("scenetree")
+            .with_inner_size(launch.window_size.unwrap_or([1280.0, 800.0]))
+            .with_min_inner_size([640.0, 400.0])
+            .with_drag_and_drop(true),
+        persist_window: launch.screenshot.is_none(),
+        ..Default::default()
+    };
+    eframe::run_native(
+        "scenetree",
+        options,
+        Box::new(move |cc| Ok(Box::new(ScenetreeApp::new(cc, launch)))),
+    )
+}

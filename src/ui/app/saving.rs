@@ -1,0 +1,118 @@
+//! Saving: to the document's file or a new one, the lossy-save check, exporting a peer and
+//! saving a peers run, and the recent-files list.
+
+use std::path::{Path, PathBuf};
+
+use super::{RECENT_MAX, ScenetreeApp};
+use crate::editor::SceneFile;
+use crate::io::{self, SceneFormat};
+use crate::ui::files::DialogPurpose;
+use crate::ui::workbench::Severity;
+
+impl ScenetreeApp {
+    /// Saves to the document's file, or asks where when it has none.
+    pub(super) fn save(&mut self) {
+        match self.bench.doc.file.clone() {
+            Some(file) => self.save_to(file.path),
+            None => self.jobs.pick(DialogPurpose::SaveAs, None),
+        }
+    }
+
+    pub(super) fn save_to(&mut self, path: PathBuf) {
+        self.save_to_confirmed(path, false);
+    }
+
+    /// Saves atomically. When the target format cannot hold everything (a composite's
+    /// Material JSON in a main.crdt, …) nothing is written until the user confirms the loss.
+    pub(super) fn save_to_confirmed(&mut self, path: PathBuf, allow_loss: bool) {
+        let Some(format) = SceneFormat::from_path(&path) else {
+            self.error = Some(format!(
+                "{}: save as .json (scenetree), .crdt (main.crdt) or .composite (main.composite)",
+                path.display()
+            ));
+            return;
+        };
+        let doc = &self.bench.doc;
+        if !allow_loss {
+            let lost = io::encode_scene(doc.replica(), format, &doc.save_context).lost;
+            if !lost.is_empty() {
+                self.lossy_save = Some((path, lost));
+                return;
+            }
+        }
+        match io::save_scene_with(doc.replica(), &doc.save_context, &path, true) {
+            Ok(_) => {
+                self.bench.doc.mark_saved(SceneFile {
+                    path: path.clone(),
+                    format,
+                });
+                self.bench.status = Some((format!("Saved {}", path.display()), Severity::Info));
+                self.remember_recent(&path);
+                self.clear_recovery();
+            }
+            Err(err) => {
+                self.error = Some(format!(
+                    "Could not save. The file on disk is unchanged.\n\n{err}"
+                ))
+            }
+        }
+    }
+
+    pub(super) fn export_peer(&mut self, peer: crate::crdt::network::PeerId, path: &Path) {
+        let Some((sim, _)) = self.bench.doc.simulation() else {
+            return;
+        };
+        let result = sim
+            .network()
+            .export_crdt(peer)
+            .map_err(|e| e.to_string())
+            .and_then(|bytes| io::write_atomic(path, &bytes).map_err(|e| e.to_string()));
+        match result {
+            Ok(()) => {
+                self.bench.status = Some((
+                    format!("Saved {peer}'s state to {}", path.display()),
+                    Severity::Info,
+                ))
+            }
+            Err(e) => {
+                self.error = Some(format!(
+                    "Could not export {peer}.\n\n{}: {e}",
+                    path.display()
+                ))
+            }
+        }
+    }
+
+    pub(super) fn save_run(&mut self, path: &Path) {
+        let Some((sim, _)) = self.bench.doc.simulation() else {
+            return;
+        };
+        let (title, explanation) = match sim.lesson() {
+            Some(player) => (
+                player.scenario().title.clone(),
+                player.scenario().explanation.clone(),
+            ),
+            None => (
+                "A recorded run".to_string(),
+                "Peers edited and delivered by hand in scenetree.".to_string(),
+            ),
+        };
+        let scenario = sim.network().to_scenario(&title, &explanation);
+        match io::scenario::save_scenario(&scenario, path) {
+            Ok(()) => {
+                self.bench.status = Some((
+                    format!("Saved the run to {}", path.display()),
+                    Severity::Info,
+                ))
+            }
+            Err(e) => self.error = Some(format!("Could not save the run.\n\n{e}")),
+        }
+    }
+
+    pub(super) fn remember_recent(&mut self, path: &Path) {
+        let path = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+        self.recent.retain(|p| p != &path);
+        self.recent.insert(0, path);
+        self.recent.truncate(RECENT_MAX);
+    }
+}
