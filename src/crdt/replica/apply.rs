@@ -1,0 +1,232 @@
+//! Remote apply: a message from another peer, with the reference's rules.
+
+use std::cmp::Ordering;
+
+use super::{LwwEntry, Replica};
+use crate::crdt::message::CrdtMessage;
+use crate::model::{Entity, Transform, component};
+
+/// What applying one message did, in the terms of the reference's `ProcessMessageResultType`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ApplyOutcome {
+    /// Newer timestamp (or nothing stored): the state changed.
+    AcceptedNewer,
+    /// Equal timestamps and the incoming data is greater: the state changed.
+    AcceptedGreaterData,
+    /// Older timestamp: ignored; `reply` carries our state back to the outdated sender.
+    IgnoredOlder { reply: CrdtMessage },
+    /// Equal timestamps and our data is greater: ignored; `reply` corrects the sender.
+    IgnoredSmallerData { reply: CrdtMessage },
+    /// Equal timestamp and equal data, or a delete of nothing: nothing to do.
+    IgnoredEqual,
+    /// The entity's number was deleted at this version or a later one.
+    IgnoredDeletedEntity,
+    /// A PUT/DELETE for a grow-only set, or an APPEND for a last-writer-wins component: the
+    /// reference ignores it without an answer.
+    IgnoredWrongKind,
+    /// A Transform PUT shorter than 44 bytes. (The reference throws while decoding it; we
+    /// refuse the message and leave the state alone.)
+    RejectedMalformedTransform { length: usize },
+    /// A value was added to a grow-only set.
+    Appended,
+    /// DELETE_ENTITY: its components were removed. `announcements` are the DELETE_COMPONENT
+    /// messages (timestamps bumped) that the runtime then broadcasts for each removed component.
+    EntityDeleted { announcements: Vec<CrdtMessage> },
+}
+
+impl ApplyOutcome {
+    /// True when the message changed the state.
+    pub fn changed_state(&self) -> bool {
+        matches!(
+            self,
+            Self::AcceptedNewer
+                | Self::AcceptedGreaterData
+                | Self::Appended
+                | Self::EntityDeleted { .. }
+        )
+    }
+
+    /// The message to send back to the sender, if the protocol answers one.
+    pub fn reply(&self) -> Option<&CrdtMessage> {
+        match self {
+            Self::IgnoredOlder { reply } | Self::IgnoredSmallerData { reply } => Some(reply),
+            _ => None,
+        }
+    }
+
+    /// A short name for logs and the peers panel.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Self::AcceptedNewer => "accepted (newer timestamp)",
+            Self::AcceptedGreaterData => "accepted (equal timestamp, greater data)",
+            Self::IgnoredOlder { .. } => "ignored (older timestamp), replied",
+            Self::IgnoredSmallerData { .. } => "ignored (equal timestamp, smaller data), replied",
+            Self::IgnoredEqual => "ignored (same state)",
+            Self::IgnoredDeletedEntity => "ignored (entity deleted)",
+            Self::IgnoredWrongKind => "ignored (wrong component kind)",
+            Self::RejectedMalformedTransform { .. } => "rejected (malformed Transform)",
+            Self::Appended => "appended",
+            Self::EntityDeleted { .. } => "entity deleted",
+        }
+    }
+}
+
+impl Replica {
+    /// Applies a message received from another peer, with the reference's rules.
+    ///
+    /// *_NETWORK messages are applied to the entity they name: scenetree's peers share one
+    /// entity space, so the network-id indirection of Decentraland's comms layer (which maps
+    /// a remote entity to a locally allocated one) is not simulated.
+    pub fn apply(&mut self, msg: &CrdtMessage) -> ApplyOutcome {
+        match msg {
+            CrdtMessage::DeleteEntity { entity }
+            | CrdtMessage::DeleteEntityNetwork { entity, .. } => {
+                let announcements = self.clear_entity_components(*entity);
+                self.mark_deleted(*entity);
+                ApplyOutcome::EntityDeleted { announcements }
+            }
+            CrdtMessage::PutComponent {
+                entity,
+                component,
+                timestamp,
+                data,
+            }
+            | CrdtMessage::PutComponentNetwork {
+                entity,
+                component,
+                timestamp,
+                data,
+                ..
+            } => self.apply_lww(*entity, *component, *timestamp, Some(data)),
+            CrdtMessage::DeleteComponent {
+                entity,
+                component,
+                timestamp,
+            }
+            | CrdtMessage::DeleteComponentNetwork {
+                entity,
+                component,
+                timestamp,
+                ..
+            } => self.apply_lww(*entity, *component, *timestamp, None),
+            CrdtMessage::AppendValue {
+                entity,
+                component,
+                data,
+                ..
+            } => {
+                if self.is_deleted(*entity) {
+                    return ApplyOutcome::IgnoredDeletedEntity;
+                }
+                self.note_entity_used(*entity);
+                if !component::is_grow_only(*component) {
+                    return ApplyOutcome::IgnoredWrongKind;
+                }
+                self.push_value(*entity, *component, data.clone());
+                ApplyOutcome::Appended
+            }
+        }
+    }
+
+    fn apply_lww(
+        &mut self,
+        entity: Entity,
+        component: u32,
+        timestamp: u32,
+        incoming: Option<&[u8]>,
+    ) -> ApplyOutcome {
+        if self.is_deleted(entity) {
+            return ApplyOutcome::IgnoredDeletedEntity;
+        }
+        self.note_entity_used(entity);
+        if component::is_grow_only(component) {
+            return ApplyOutcome::IgnoredWrongKind;
+        }
+        let is_transform = component == Transform::COMPONENT_ID;
+        if is_transform
+            && let Some(data) = incoming
+            && data.len() < Transform::BYTE_LEN
+        {
+            return ApplyOutcome::RejectedMalformedTransform { length: data.len() };
+        }
+        let current = self.lww.get(&component).and_then(|m| m.get(&entity));
+        let outcome = match current {
+            None => ApplyOutcome::AcceptedNewer,
+            Some(cur) if cur.timestamp < timestamp => ApplyOutcome::AcceptedNewer,
+            Some(cur) if cur.timestamp > timestamp => ApplyOutcome::IgnoredOlder {
+                reply: Self::state_message(entity, component, cur),
+            },
+            Some(cur) => {
+                // Equal timestamps: deletes of nothing are idempotent, otherwise the greater
+                // serialized value wins ("no data" < any data, longer > shorter, then bytes).
+                if incoming.is_none() && cur.data.is_none() {
+                    ApplyOutcome::IgnoredEqual
+                } else {
+                    match compare_data(cur.data.as_deref(), incoming) {
+                        Ordering::Equal => ApplyOutcome::IgnoredEqual,
+                        Ordering::Greater => ApplyOutcome::IgnoredSmallerData {
+                            reply: Self::state_message(entity, component, cur),
+                        },
+                        Ordering::Less => ApplyOutcome::AcceptedGreaterData,
+                    }
+                }
+            }
+        };
+        if outcome.changed_state() {
+            let canonical;
+            let stored = match incoming {
+                Some(data) if is_transform => {
+                    canonical = canonical_transform_bytes(data);
+                    Some(&canonical[..])
+                }
+                other => other,
+            };
+            self.store(entity, component, timestamp, stored);
+        }
+        outcome
+    }
+
+    /// Our state of one register as the message the reference answers with.
+    pub(super) fn state_message(entity: Entity, component: u32, entry: &LwwEntry) -> CrdtMessage {
+        match &entry.data {
+            Some(data) => CrdtMessage::PutComponent {
+                entity,
+                component,
+                timestamp: entry.timestamp,
+                data: data.clone(),
+            },
+            None => CrdtMessage::DeleteComponent {
+                entity,
+                component,
+                timestamp: entry.timestamp,
+            },
+        }
+    }
+}
+
+/// The reference's `dataCompare` on serialized values: `None` < any data, then the longer is
+/// greater, then byte by byte.
+pub fn compare_data(ours: Option<&[u8]>, theirs: Option<&[u8]>) -> Ordering {
+    match (ours, theirs) {
+        (None, None) => Ordering::Equal,
+        (None, Some(_)) => Ordering::Less,
+        (Some(_), None) => Ordering::Greater,
+        (Some(a), Some(b)) => a.len().cmp(&b.len()).then_with(|| a.cmp(b)),
+    }
+}
+
+/// The bytes the reference stores for an incoming Transform: it decodes the first 44 bytes
+/// into JS numbers and encodes them again, which drops trailing bytes and quiets signalling
+/// NaNs (sets the top mantissa bit) while keeping every other bit.
+pub fn canonical_transform_bytes(data: &[u8]) -> [u8; Transform::BYTE_LEN] {
+    let mut out = [0u8; Transform::BYTE_LEN];
+    out.copy_from_slice(&data[..Transform::BYTE_LEN]);
+    for chunk in out[..40].chunks_exact_mut(4) {
+        let bits = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
+        let is_nan = bits & 0x7F80_0000 == 0x7F80_0000 && bits & 0x007F_FFFF != 0;
+        if is_nan {
+            chunk.copy_from_slice(&(bits | 0x0040_0000).to_le_bytes());
+        }
+    }
+    out
+}

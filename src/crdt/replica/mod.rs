@@ -1,0 +1,55 @@
+//! One peer's CRDT state: Decentraland's last-writer-wins element sets, grow-only sets and the
+//! deleted-entity set, with exactly the rules of `@dcl/ecs` 7.28.0.
+//!
+//! The replica stores no derived data. It keeps a journal of which (component, entity) registers
+//! changed so that derived views ([`crate::scene::SceneView`]) update incrementally.
+
+mod apply;
+mod journal;
+mod reads;
+mod snapshot;
+mod store;
+mod write;
+
+pub use apply::{ApplyOutcome, canonical_transform_bytes, compare_data};
+pub use journal::Changes;
+pub use write::WriteError;
+
+use rustc_hash::FxHashMap;
+
+use crate::model::Entity;
+
+use journal::ChangeJournal;
+
+/// Most values a grow-only set keeps per entity (the reference's `maxElements`).
+pub const GROW_ONLY_MAX_VALUES: usize = 100;
+
+/// One last-writer-wins register: its Lamport timestamp and its value, or a tombstone.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LwwEntry {
+    /// The Lamport timestamp of the accepted write.
+    pub timestamp: u32,
+    /// The serialized value, or `None` once deleted (the timestamp is kept).
+    pub data: Option<Vec<u8>>,
+}
+
+/// The state of one replica.
+#[derive(Clone, Debug, Default)]
+pub struct Replica {
+    /// component id → entity → register.
+    lww: FxHashMap<u32, FxHashMap<Entity, LwwEntry>>,
+    /// component id → entity → values in the order they were appended (oldest first).
+    grow_only: FxHashMap<u32, FxHashMap<Entity, Vec<Vec<u8>>>>,
+    /// Entity number → highest deleted version (the reference's version G-set).
+    deleted: FxHashMap<u16, u16>,
+    /// Entity → number of components holding a value (0 = not present in the scene).
+    live_components: FxHashMap<Entity, u32>,
+    journal: ChangeJournal,
+}
+
+impl Replica {
+    /// An empty replica.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}

@@ -1,0 +1,96 @@
+//! Whole-state views: every register as messages, the canonical main.crdt, the digest.
+
+use super::Replica;
+use crate::crdt::message::CrdtMessage;
+use crate::model::Entity;
+
+impl Replica {
+    /// Every register as a message, sorted by (component, entity): PUT for values,
+    /// DELETE_COMPONENT for tombstones, APPEND_VALUE (timestamp 0) for grow-only values.
+    /// This is the complete LWW state, tombstones included; [`Self::digest`] hashes it.
+    pub fn state_messages(&self) -> Vec<CrdtMessage> {
+        let mut out = Vec::new();
+        let mut components: Vec<u32> = self
+            .lww
+            .keys()
+            .chain(self.grow_only.keys())
+            .copied()
+            .collect();
+        components.sort_unstable();
+        components.dedup();
+        for component in components {
+            if let Some(entries) = self.lww.get(&component) {
+                let mut entities: Vec<&Entity> = entries.keys().collect();
+                entities.sort_unstable();
+                out.extend(
+                    entities
+                        .into_iter()
+                        .map(|e| Self::state_message(*e, component, &entries[e])),
+                );
+            }
+            if let Some(rows) = self.grow_only.get(&component) {
+                let mut entities: Vec<&Entity> = rows.keys().collect();
+                entities.sort_unstable();
+                for e in entities {
+                    out.extend(rows[e].iter().map(|data| CrdtMessage::AppendValue {
+                        entity: *e,
+                        component,
+                        timestamp: 0,
+                        data: data.clone(),
+                    }));
+                }
+            }
+        }
+        out
+    }
+
+    /// The canonical `main.crdt` of this state: one PUT_COMPONENT per live value (APPEND_VALUE
+    /// per grow-only value) and one DELETE_ENTITY per deleted entity number (at its highest
+    /// deleted version), sorted by entity then component. Tombstones are not written.
+    pub fn canonical_messages(&self) -> Vec<CrdtMessage> {
+        let mut keyed: Vec<(Entity, u32, CrdtMessage)> = Vec::new();
+        for msg in self.state_messages() {
+            if matches!(msg, CrdtMessage::DeleteComponent { .. }) {
+                continue;
+            }
+            let component = msg.component().unwrap_or(0);
+            keyed.push((msg.entity(), component, msg));
+        }
+        for entity in self.deleted_entities() {
+            // After the entity's own components (there are none at that version), before the
+            // next entity id.
+            keyed.push((entity, u32::MAX, CrdtMessage::DeleteEntity { entity }));
+        }
+        // Stable sort: grow-only values keep their order.
+        keyed.sort_by_key(|(e, c, _)| (*e, *c));
+        keyed.into_iter().map(|(_, _, m)| m).collect()
+    }
+
+    /// A 128-bit digest of the state that can still matter: every register (value or
+    /// tombstone, with its timestamp) and grow-only value of entities that are not deleted, and
+    /// the deleted-entity set. Registers of deleted entities are left out: no message can touch
+    /// them again, and their tombstone timestamps depend on delivery order (a DELETE_ENTITY that
+    /// arrives after a value bumps a timestamp; one that arrives first leaves none).
+    /// Equal digests ⇔ equal states, up to a negligible chance of collision.
+    pub fn digest(&self) -> u128 {
+        let mut bytes = Vec::new();
+        for msg in self.state_messages() {
+            if !self.is_deleted(msg.entity()) {
+                msg.encode_into(&mut bytes);
+            }
+        }
+        for entity in self.deleted_entities() {
+            CrdtMessage::DeleteEntity { entity }.encode_into(&mut bytes);
+        }
+        xxhash_rust::xxh3::xxh3_128(&bytes)
+    }
+
+    /// Builds a replica by applying messages in order (replies are discarded).
+    pub fn from_messages<'a>(messages: impl IntoIterator<Item = &'a CrdtMessage>) -> Replica {
+        let mut replica = Replica::new();
+        for msg in messages {
+            replica.apply(msg);
+        }
+        replica
+    }
+}

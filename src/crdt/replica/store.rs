@@ -1,0 +1,129 @@
+//! Storing: registers, grow-only rows, the deleted set and live counts, journaled.
+
+use super::{GROW_ONLY_MAX_VALUES, LwwEntry, Replica};
+use crate::crdt::message::CrdtMessage;
+use crate::model::Entity;
+
+impl Replica {
+    /// Receiving or writing a message for version v retires versions below v of that number.
+    pub(super) fn note_entity_used(&mut self, entity: Entity) {
+        if entity.version() > 0 && !entity.is_reserved() {
+            let prev = entity.version() - 1;
+            let slot = self.deleted.entry(entity.number()).or_insert(prev);
+            *slot = (*slot).max(prev);
+        }
+    }
+
+    pub(super) fn mark_deleted(&mut self, entity: Entity) {
+        if !entity.is_reserved() {
+            let slot = self
+                .deleted
+                .entry(entity.number())
+                .or_insert(entity.version());
+            *slot = (*slot).max(entity.version());
+        }
+    }
+
+    /// Removes every component value of `entity` (tombstones keep their timestamps, bumped by
+    /// one as the reference's dirty-flush does) and returns the DELETE_COMPONENT messages.
+    pub(super) fn clear_entity_components(&mut self, entity: Entity) -> Vec<CrdtMessage> {
+        let mut holding: Vec<u32> = self
+            .lww
+            .iter()
+            .filter(|(_, m)| m.get(&entity).is_some_and(|e| e.data.is_some()))
+            .map(|(c, _)| *c)
+            .collect();
+        holding.sort_unstable();
+        let mut out = Vec::with_capacity(holding.len());
+        for component in holding {
+            let timestamp = self.timestamp(entity, component).wrapping_add(1);
+            self.store(entity, component, timestamp, None);
+            out.push(CrdtMessage::DeleteComponent {
+                entity,
+                component,
+                timestamp,
+            });
+        }
+        let grow_only: Vec<u32> = self
+            .grow_only
+            .iter()
+            .filter(|(_, rows)| rows.contains_key(&entity))
+            .map(|(c, _)| *c)
+            .collect();
+        for component in grow_only {
+            if let Some(rows) = self.grow_only.get_mut(&component) {
+                rows.remove(&entity);
+            }
+            self.adjust_live(entity, -1);
+            self.journal.push(component, entity);
+        }
+        out
+    }
+
+    /// Sets a register, reusing the stored value's allocation (most writes replace a value of
+    /// the same size), and journals the change.
+    pub(super) fn store(
+        &mut self,
+        entity: Entity,
+        component: u32,
+        timestamp: u32,
+        data: Option<&[u8]>,
+    ) {
+        use std::collections::hash_map::Entry;
+        let entries = self.lww.entry(component).or_default();
+        let had = match entries.entry(entity) {
+            Entry::Occupied(mut slot) => {
+                let entry = slot.get_mut();
+                let had = entry.data.is_some();
+                entry.timestamp = timestamp;
+                match (&mut entry.data, data) {
+                    (Some(old), Some(new)) => {
+                        old.clear();
+                        old.extend_from_slice(new);
+                    }
+                    (value, new) => *value = new.map(<[u8]>::to_vec),
+                }
+                had
+            }
+            Entry::Vacant(slot) => {
+                slot.insert(LwwEntry {
+                    timestamp,
+                    data: data.map(<[u8]>::to_vec),
+                });
+                false
+            }
+        };
+        match (had, data.is_some()) {
+            (false, true) => self.adjust_live(entity, 1),
+            (true, false) => self.adjust_live(entity, -1),
+            _ => {}
+        }
+        self.journal.push(component, entity);
+    }
+
+    pub(super) fn push_value(&mut self, entity: Entity, component: u32, data: Vec<u8>) {
+        let row = self
+            .grow_only
+            .entry(component)
+            .or_default()
+            .entry(entity)
+            .or_default();
+        let was_empty = row.is_empty();
+        row.push(data);
+        if row.len() > GROW_ONLY_MAX_VALUES {
+            row.remove(0);
+        }
+        if was_empty {
+            self.adjust_live(entity, 1);
+        }
+        self.journal.push(component, entity);
+    }
+
+    pub(super) fn adjust_live(&mut self, entity: Entity, delta: i32) {
+        let count = self.live_components.entry(entity).or_insert(0);
+        *count = count.saturating_add_signed(delta);
+        if *count == 0 {
+            self.live_components.remove(&entity);
+        }
+    }
+}
