@@ -6,6 +6,7 @@ mod document;
 pub mod examples;
 mod history;
 mod peers;
+mod plan;
 mod selection;
 
 pub use command::{Command, EditError};

@@ -1,0 +1,218 @@
+//! Planning a command: validation and the list of register writes it needs, computed from the
+//! document without writing anything ([`Document::apply`] writes them).
+
+use crate::model::{Entity, Transform, decode_name, encode_name, ids};
+
+use super::command::{Command, EditError};
+use super::document::{Applied, Document};
+
+impl Document {
+    /// Validates a command and lists the register writes it needs, without writing anything.
+    #[allow(clippy::type_complexity)]
+    pub(super) fn plan(
+        &self,
+        command: Command,
+    ) -> Result<(Vec<(Entity, u32, Option<Vec<u8>>)>, Applied), EditError> {
+        let mut writes = Vec::new();
+        let mut applied = Applied::default();
+        match command {
+            Command::SetTransforms(items) => {
+                if items.is_empty() {
+                    return Err(EditError::Nothing("transform"));
+                }
+                for (entity, t) in items {
+                    self.check_editable(entity)?;
+                    check_transform(entity, &t)?;
+                    if t.parent != self.local_transform(entity).parent
+                        && self.would_cycle(entity, t.parent)
+                    {
+                        return Err(EditError::WouldCycle {
+                            entity,
+                            parent: t.parent,
+                        });
+                    }
+                    writes.push((entity, ids::TRANSFORM, Some(t.to_bytes().to_vec())));
+                }
+            }
+            Command::Reparent {
+                entities,
+                parent,
+                keep_world,
+            } => {
+                let movers = self.top_level(&entities);
+                if movers.is_empty() {
+                    return Err(EditError::Nothing("move"));
+                }
+                let parent_world = self.view().world_affine(parent).unwrap_or_default();
+                for entity in movers {
+                    self.check_editable(entity)?;
+                    if self.would_cycle(entity, parent) {
+                        return Err(EditError::WouldCycle { entity, parent });
+                    }
+                    let mut t = self.local_transform(entity);
+                    if keep_world {
+                        let world = self.view().world_affine(entity).unwrap_or_default();
+                        t = Transform::from_world_under(&world, &parent_world, parent)
+                            .ok_or(EditError::DegenerateParent { entity, parent })?;
+                    } else {
+                        t.parent = parent;
+                    }
+                    writes.push((entity, ids::TRANSFORM, Some(t.to_bytes().to_vec())));
+                }
+            }
+            Command::Rename { entity, name } => {
+                self.check_editable(entity)?;
+                let value = (!name.is_empty()).then(|| encode_name(&name));
+                writes.push((entity, ids::NAME, value));
+            }
+            Command::Create {
+                parent,
+                name,
+                components,
+            } => {
+                let entity = self.free_entities(1)?[0];
+                writes.push((
+                    entity,
+                    ids::TRANSFORM,
+                    Some(Transform::identity_under(parent).to_bytes().to_vec()),
+                ));
+                if !name.is_empty() {
+                    writes.push((entity, ids::NAME, Some(encode_name(&name))));
+                }
+                for (component, value) in components {
+                    writes.push((entity, component, Some(value)));
+                }
+                applied.created.push(entity);
+            }
+            Command::Duplicate { entities } => {
+                let tops = self.top_level(&entities);
+                if tops.is_empty() {
+                    return Err(EditError::Nothing("duplicate"));
+                }
+                let originals: Vec<Vec<Entity>> = tops
+                    .iter()
+                    .map(|&t| self.check_editable(t).map(|()| self.subtree(t)))
+                    .collect::<Result<_, _>>()?;
+                let total: usize = originals.iter().map(Vec::len).sum();
+                let mut fresh = self.free_entities(total)?.into_iter();
+                for nodes in originals {
+                    let map: Vec<(Entity, Entity)> = nodes
+                        .iter()
+                        .map(|&old| (old, fresh.next().expect("enough ids")))
+                        .collect();
+                    let new_id =
+                        |e: Entity| map.iter().find(|(old, _)| *old == e).map(|(_, new)| *new);
+                    for (i, &(old, new)) in map.iter().enumerate() {
+                        for component in self.replica().components_of(old) {
+                            let Some(data) = self.replica().component_data(old, component) else {
+                                continue;
+                            };
+                            let mut data = data.to_vec();
+                            if component == ids::TRANSFORM {
+                                if let Ok(mut t) = Transform::from_bytes(&data) {
+                                    t.parent = new_id(t.parent).unwrap_or(t.parent);
+                                    data = t.to_bytes().to_vec();
+                                }
+                            } else if component == ids::NAME
+                                && i == 0
+                                && let Some(name) = decode_name(&data)
+                            {
+                                data = encode_name(&format!("{name} (copy)"));
+                            }
+                            writes.push((new, component, Some(data)));
+                        }
+                        if i == 0 {
+                            applied.created.push(new);
+                        }
+                    }
+                }
+            }
+            Command::Delete { entities } => {
+                let tops = self.top_level(&entities);
+                if tops.is_empty() {
+                    return Err(EditError::Nothing("delete"));
+                }
+                for top in tops {
+                    self.check_editable(top)?;
+                    for e in self.subtree(top) {
+                        for component in self.replica().components_of(e) {
+                            if self.replica().component_data(e, component).is_some() {
+                                writes.push((e, component, None));
+                            }
+                        }
+                    }
+                }
+            }
+            Command::SetComponent {
+                entity,
+                component,
+                value,
+            } => {
+                self.check_editable(entity)?;
+                if component == ids::TRANSFORM
+                    && let Some(v) = &value
+                {
+                    let t = Transform::from_bytes(v).map_err(|_| EditError::NotFinite {
+                        entity,
+                        field: "Transform",
+                    })?;
+                    check_transform(entity, &t)?;
+                }
+                writes.push((entity, component, value));
+            }
+        }
+        Ok((writes, applied))
+    }
+
+    fn check_editable(&self, entity: Entity) -> Result<(), EditError> {
+        if entity.is_root() {
+            return Err(EditError::Reserved(entity));
+        }
+        if self.replica().is_deleted(entity) {
+            return Err(EditError::Write(crate::crdt::WriteError::EntityDeleted(
+                entity,
+            )));
+        }
+        Ok(())
+    }
+
+    /// `n` entity ids that are free in this replica, smallest numbers first.
+    fn free_entities(&self, n: usize) -> Result<Vec<Entity>, EditError> {
+        // Numbers the tree still shows (implicit parents someone points at) are taken too.
+        let shown: std::collections::HashSet<u16> =
+            self.view().entities().map(|e| e.number()).collect();
+        let out = self
+            .replica()
+            .free_entities(n, |number| shown.contains(&number));
+        if out.len() < n {
+            Err(EditError::Full)
+        } else {
+            Ok(out)
+        }
+    }
+}
+
+fn check_transform(entity: Entity, t: &Transform) -> Result<(), EditError> {
+    if !t.position.is_finite() {
+        return Err(EditError::NotFinite {
+            entity,
+            field: "position",
+        });
+    }
+    if !t.rotation.is_finite() {
+        return Err(EditError::NotFinite {
+            entity,
+            field: "rotation",
+        });
+    }
+    if !t.scale.is_finite() {
+        return Err(EditError::NotFinite {
+            entity,
+            field: "scale",
+        });
+    }
+    if t.rotation.length_squared() < 1e-12 {
+        return Err(EditError::ZeroRotation { entity });
+    }
+    Ok(())
+}
