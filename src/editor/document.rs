@@ -10,8 +10,9 @@ use crate::model::{Entity, Transform, decode_name, ids};
 use crate::scene::SceneView;
 
 use super::command::{Command, EditError};
-use super::history::{History, RegisterChange, Step};
+use super::history::{History, RegisterChange, ReplayError, Step};
 use super::peers::Backend;
+use super::saved::SavedState;
 use super::selection::Selection;
 
 /// Where a document was loaded from or last saved to.
@@ -56,8 +57,11 @@ pub struct Document {
     pub save_context: SaveContext,
     /// What loading the file noticed (skipped messages, values kept but not loaded).
     pub load_notes: Vec<String>,
-    /// The replica's change-journal position when the document was last loaded or saved.
-    saved_position: u64,
+    /// What was last loaded or saved, to tell unsaved changes.
+    saved: SavedState,
+    /// True when some replica of the document (any simulated peer) differs from what was last
+    /// loaded or saved; updated by [`Self::refresh`].
+    modified: bool,
 }
 
 impl Default for Document {
@@ -70,7 +74,7 @@ impl Document {
     /// A document over `replica`, considered saved.
     pub fn new(replica: Replica, file: Option<SceneFile>) -> Self {
         let view = SceneView::from_source(&replica);
-        let saved_position = replica.changes_since(0).next_cursor;
+        let saved = SavedState::at([replica.version()]);
         Document {
             backend: Backend::Solo(replica),
             view,
@@ -80,7 +84,8 @@ impl Document {
             file,
             save_context: SaveContext::default(),
             load_notes: Vec::new(),
-            saved_position,
+            saved,
+            modified: false,
         }
     }
 
@@ -88,7 +93,8 @@ impl Document {
     /// itself modified until saved.
     pub fn recovered(replica: Replica, file: Option<SceneFile>) -> Self {
         let mut doc = Self::new(replica, file);
-        doc.saved_position = u64::MAX;
+        doc.saved = SavedState::default();
+        doc.modified = true;
         doc
     }
 
@@ -96,15 +102,25 @@ impl Document {
         &self.backend
     }
 
+    /// The backend, to change the simulation (which may replace replica instances: a seek).
     pub(super) fn backend_mut(&mut self) -> &mut Backend {
+        self.saved.remember_digest(self.backend.replicas());
         &mut self.backend
     }
 
     /// Replaces where the replica lives and re-derives the view (a new replica instance makes
     /// the view rebuild).
     pub(super) fn set_backend(&mut self, backend: Backend) {
+        self.saved.remember_digest(self.backend.replicas());
         self.backend = backend;
         self.refresh();
+    }
+
+    /// Takes the current state of every replica as the unmodified one (a lesson just opened:
+    /// nothing the user did yet).
+    pub(super) fn mark_unmodified(&mut self) {
+        self.saved = SavedState::at(self.backend.replicas().map(Replica::version));
+        self.modified = false;
     }
 
     /// Forgets undo history (a lesson starts from its own state).
@@ -133,15 +149,23 @@ impl Document {
         &self.history
     }
 
-    /// True when the replica changed since the last load or save.
+    /// True when the document holds changes that are not on disk: the replica changed since
+    /// the last load or save, or, with simulated peers, any peer's state differs from it.
     pub fn is_modified(&self) -> bool {
-        self.replica().changes_since(0).next_cursor != self.saved_position
+        self.modified
     }
 
-    /// Records that the current state is what is on disk.
+    /// Records that the current state (the active peer's, when simulating) is what is on disk.
     pub fn mark_saved(&mut self, file: SceneFile) {
         self.file = Some(file);
-        self.saved_position = self.replica().changes_since(0).next_cursor;
+        let saved = self.replica();
+        self.saved = SavedState {
+            clean: vec![saved.version()],
+            differ: Vec::new(),
+            // Other peers are other instances: compare them with what was written.
+            digest: matches!(self.backend, Backend::Peers { .. }).then(|| saved.digest()),
+        };
+        self.refresh();
     }
 
     /// Takes the messages written since the last call (for the peers simulation).
@@ -279,12 +303,12 @@ impl Document {
 
     /// Cancels the gesture in progress: its writes are reverted (as new writes) and it leaves
     /// no undo step. Returns false when no gesture was open.
-    pub fn cancel_gesture(&mut self) -> bool {
+    pub fn cancel_gesture(&mut self) -> Result<bool, ReplayError> {
         let Some(step) = self.history.pop_open_gesture() else {
-            return false;
+            return Ok(false);
         };
-        self.replay(&step, Direction::Back);
-        true
+        self.replay(step, Direction::Back, |_, _| {})?;
+        Ok(true)
     }
 
     fn apply_with(
@@ -304,28 +328,35 @@ impl Document {
         Ok(applied)
     }
 
-    /// Reverts the last step. Returns its label, or `None` when there is nothing to undo.
-    pub fn undo(&mut self) -> Option<String> {
-        let step = self.history.pop_undo()?;
-        self.replay(&step, Direction::Back);
-        let label = step.label.clone();
-        self.history.push_redo(step);
-        Some(label)
+    /// Reverts the last step. Returns its label, or `None` when there is nothing to undo. When
+    /// the replica refuses a value (a peer deleted the entity for good meanwhile), nothing is
+    /// written and the step, which can no longer be undone, leaves the history.
+    pub fn undo(&mut self) -> Result<Option<String>, ReplayError> {
+        let Some(step) = self.history.pop_undo() else {
+            return Ok(None);
+        };
+        self.replay(step, Direction::Back, History::push_redo)
+            .map(Some)
     }
 
-    /// Re-applies the last undone step.
-    pub fn redo(&mut self) -> Option<String> {
-        let step = self.history.pop_redo()?;
-        self.replay(&step, Direction::Forward);
-        let label = step.label.clone();
-        self.history.push_undo(step);
-        Some(label)
+    /// Re-applies the last undone step; refused like [`Self::undo`].
+    pub fn redo(&mut self) -> Result<Option<String>, ReplayError> {
+        let Some(step) = self.history.pop_redo() else {
+            return Ok(None);
+        };
+        self.replay(step, Direction::Forward, History::push_undo)
+            .map(Some)
     }
 
     /// Writes a step's values again, as new writes: its `before` values (backwards, in reverse
-    /// order) or its `after` values. A peer may have deleted an entity meanwhile; what can be
-    /// written is written.
-    fn replay(&mut self, step: &Step, direction: Direction) {
+    /// order) or its `after` values, all or nothing. Done, the step goes to `keep` (the other
+    /// stack) and its label is returned; refused, it is dropped and the error says why.
+    fn replay(
+        &mut self,
+        step: Step,
+        direction: Direction,
+        keep: impl FnOnce(&mut History, Step),
+    ) -> Result<String, ReplayError> {
         let writes: Vec<_> = match direction {
             Direction::Back => step
                 .changes
@@ -339,8 +370,23 @@ impl Document {
                 .map(|c| (c.entity, c.component, c.after.clone()))
                 .collect(),
         };
-        self.write_all(writes).ok();
+        let written = self.write_all(writes);
         self.refresh();
+        match written {
+            Ok(_) => {
+                let label = step.label.clone();
+                keep(&mut self.history, step);
+                Ok(label)
+            }
+            Err(cause) => Err(ReplayError {
+                label: step.label,
+                direction: match direction {
+                    Direction::Back => "undo",
+                    Direction::Forward => "redo",
+                },
+                cause,
+            }),
+        }
     }
 
     /// Brings the view up to date after the replica changed, and drops vanished entities from
@@ -357,6 +403,8 @@ impl Document {
         let view = &self.view;
         self.selection
             .retain(|e| view.contains(e) && replica.is_live(e));
+        let saved = &mut self.saved;
+        self.modified = !self.backend.replicas().all(|r| saved.holds(r));
     }
 
     /// Writes register values; returns what changed. On a refused write, what was already

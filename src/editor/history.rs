@@ -2,6 +2,7 @@
 //! after, and undoing writes the "before" values again (with fresh timestamps), so peers see
 //! undos like any other edit.
 
+use super::command::EditError;
 use crate::model::Entity;
 
 /// Steps kept before the oldest are forgotten (the Decentraland Inspector keeps 1,024 too).
@@ -29,6 +30,19 @@ pub struct Step {
     pub changes: Vec<RegisterChange>,
     /// Edits with the same key in a row (one drag, one text field) merge into this step.
     pub coalesce: Option<u64>,
+}
+
+/// An undo or redo the replica refused (a peer deleted the entity for good meanwhile). Nothing
+/// was written, and the step left the history: it can no longer be replayed.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("Could not {direction} {label}: {cause}. The step was removed from the history")]
+pub struct ReplayError {
+    /// The step's label ("Transform").
+    pub label: String,
+    /// "undo" or "redo".
+    pub direction: &'static str,
+    /// Why the replica refused.
+    pub cause: EditError,
 }
 
 /// The undo and redo stacks.

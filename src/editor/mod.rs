@@ -7,10 +7,11 @@ pub mod examples;
 mod history;
 mod peers;
 mod plan;
+mod saved;
 mod selection;
 
 pub use command::{Command, EditError};
 pub use document::{Applied, Document, SceneFile};
-pub use history::{HISTORY_LIMIT, History, RegisterChange, Step};
+pub use history::{HISTORY_LIMIT, History, RegisterChange, ReplayError, Step};
 pub use peers::Simulation;
 pub use selection::Selection;

@@ -19,6 +19,17 @@ pub(super) enum Backend {
     },
 }
 
+impl Backend {
+    /// Every replica the document holds: the one, or each peer's.
+    pub(super) fn replicas(&self) -> impl Iterator<Item = &Replica> {
+        let (solo, peers) = match self {
+            Backend::Solo(replica) => (Some(replica), None),
+            Backend::Peers { sim, .. } => (None, Some(sim.network().replicas().iter())),
+        };
+        solo.into_iter().chain(peers.into_iter().flatten())
+    }
+}
+
 /// The peers behind a document: a free-form network, or a lesson being played.
 #[derive(Clone, Debug)]
 pub enum Simulation {
@@ -74,6 +85,7 @@ impl Document {
             active: PeerId::from_index(0),
         });
         self.clear_history();
+        self.mark_unmodified();
         Ok(())
     }
 

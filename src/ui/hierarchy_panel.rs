@@ -33,7 +33,8 @@ struct Row {
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct RowsKey {
     structure: u64,
-    replica_position: u64,
+    /// Names only matter for the search filter: `None` while the search box is empty.
+    replica: Option<crate::crdt::ReplicaVersion>,
     collapsed_version: u64,
     search: String,
 }
@@ -104,12 +105,7 @@ impl HierarchyPanel {
     fn refresh_rows(&mut self, doc: &Document) {
         let key = RowsKey {
             structure: doc.view().structure_generation(),
-            // Names only matter for the search filter.
-            replica_position: if self.search.is_empty() {
-                0
-            } else {
-                doc.replica().changes_since(0).next_cursor
-            },
+            replica: (!self.search.is_empty()).then(|| doc.replica().version()),
             collapsed_version: self.collapsed_version,
             search: self.search.clone(),
         };

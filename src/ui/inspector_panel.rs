@@ -25,7 +25,7 @@ pub struct InspectorPanel {
     pub error: Option<String>,
     /// (replica version, cycles, re-rooted entities) for the scene summary: counting scans
     /// every node, so it is redone only when the replica changed.
-    scene_counts: Option<((u64, u64), usize, usize)>,
+    scene_counts: Option<(crate::crdt::ReplicaVersion, usize, usize)>,
 }
 
 /// Which Transform field an edit touches.

@@ -7,6 +7,7 @@ use egui::{Color32, RichText};
 
 use super::action::{Action, PeersAction};
 use super::lessons::LESSONS;
+use crate::crdt::ReplicaVersion;
 use crate::crdt::network::Convergence;
 use crate::crdt::network::{AutoDelivery, DeliveryOrder, MessageKind, Network, Op, PeerId};
 use crate::editor::{Document, Simulation};
@@ -35,14 +36,14 @@ pub struct PeersPanel {
     last_tick: f64,
     /// Per peer: the replica version the figures were computed for, its clock and digest.
     /// Digests hash the whole state, so they are recomputed only when a replica changed.
-    summaries: Vec<((u64, u64), u32, u128)>,
+    summaries: Vec<(ReplicaVersion, u32, u128)>,
     /// The convergence line, with what it was computed for (replica versions, messages in
     /// flight).
     convergence: Option<(ConvergenceKey, Convergence)>,
 }
 
 /// What the convergence line depends on: every replica's version and the messages in flight.
-type ConvergenceKey = (Vec<(u64, u64)>, usize);
+type ConvergenceKey = (Vec<ReplicaVersion>, usize);
 
 /// While auto-delivery is on, the network clock advances one tick this often (seconds).
 const TICK_SECONDS: f64 = 0.25;
@@ -155,7 +156,7 @@ impl PeersPanel {
                     .push((version, replica.clock(), replica.digest())),
             }
         }
-        let versions: Vec<(u64, u64)> = self.summaries.iter().map(|s| s.0).collect();
+        let versions: Vec<ReplicaVersion> = self.summaries.iter().map(|s| s.0).collect();
         let flying = network.in_flight().len();
         let key = (versions, flying);
         if self.convergence.as_ref().is_none_or(|(k, _)| *k != key) {

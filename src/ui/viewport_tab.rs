@@ -65,7 +65,7 @@ const FRAMING_ASPECT: f32 = 1.4;
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct BuildKey {
     view_generation: u64,
-    replica_position: u64,
+    replica: crate::crdt::ReplicaVersion,
     selection: Vec<Entity>,
     hidden: Vec<Entity>,
     locked: Vec<Entity>,
@@ -199,7 +199,7 @@ impl ViewportTab {
         };
         let key = BuildKey {
             view_generation: doc.view().generation(),
-            replica_position: doc.replica().changes_since(0).next_cursor,
+            replica: doc.replica().version(),
             selection: doc.selection.entities().to_vec(),
             hidden: sorted(hidden),
             locked: sorted(locked),

@@ -253,11 +253,11 @@ impl Workbench {
                     }
                 }
                 Action::EndGesture => self.doc.end_coalescing(),
-                Action::CancelGesture => {
-                    if self.doc.cancel_gesture() {
-                        self.status = Some(("Cancelled".into(), Severity::Info));
-                    }
-                }
+                Action::CancelGesture => match self.doc.cancel_gesture() {
+                    Ok(true) => self.status = Some(("Cancelled".into(), Severity::Info)),
+                    Ok(false) => {}
+                    Err(err) => self.status = Some((err.to_string(), Severity::Error)),
+                },
                 Action::Select(select) => {
                     let sel = &mut self.doc.selection;
                     match select {
@@ -273,14 +273,16 @@ impl Workbench {
                 }
                 Action::Undo => {
                     self.status = Some(match self.doc.undo() {
-                        Some(label) => (format!("Undid {label}"), Severity::Info),
-                        None => ("Nothing to undo".into(), Severity::Info),
+                        Ok(Some(label)) => (format!("Undid {label}"), Severity::Info),
+                        Ok(None) => ("Nothing to undo".into(), Severity::Info),
+                        Err(err) => (err.to_string(), Severity::Error),
                     });
                 }
                 Action::Redo => {
                     self.status = Some(match self.doc.redo() {
-                        Some(label) => (format!("Redid {label}"), Severity::Info),
-                        None => ("Nothing to redo".into(), Severity::Info),
+                        Ok(Some(label)) => (format!("Redid {label}"), Severity::Info),
+                        Ok(None) => ("Nothing to redo".into(), Severity::Info),
+                        Err(err) => (err.to_string(), Severity::Error),
                     });
                 }
                 Action::CopyTransform => {

@@ -77,10 +77,10 @@ fn reparent_keeps_the_world_pose_by_default_and_undo_restores_it() {
             .distance(before.transform_point3(Vec3::new(0.0, 0.2, 0.0)).into())
             < 1e-4
     );
-    assert_eq!(doc.undo().as_deref(), Some("Reparent"));
+    assert_eq!(doc.undo().unwrap().as_deref(), Some("Reparent"));
     assert_eq!(doc.view().effective_parent_of(LAMP), Some(TABLE));
     assert_eq!(doc.local_transform(LAMP).position, Vec3::new(0.0, 1.0, 0.0));
-    doc.redo();
+    doc.redo().unwrap();
     assert_eq!(doc.view().effective_parent_of(LAMP), Some(CHAIR));
 }
 
@@ -162,7 +162,7 @@ fn delete_removes_the_subtree_and_undo_restores_it_exactly() {
     .unwrap();
     assert!(!doc.view().contains(LAMP) && !doc.view().contains(BULB));
     assert!(doc.view().contains(TABLE));
-    doc.undo();
+    doc.undo().unwrap();
     assert_eq!(doc.view().effective_parent_of(BULB), Some(LAMP));
     assert_eq!(doc.name_of(LAMP).as_deref(), Some("Lamp"));
     assert_eq!(
@@ -203,7 +203,7 @@ fn duplicate_copies_the_subtree_with_new_ids_and_remapped_parents() {
         Some(&[0x0a, 0x00][..])
     );
     assert!(world(&doc, kids[0]).abs_diff_eq(world(&doc, BULB), 1e-5));
-    doc.undo();
+    doc.undo().unwrap();
     assert!(!doc.view().contains(copy));
 }
 
@@ -228,7 +228,7 @@ fn create_and_rename_are_undoable_writes_that_peers_receive() {
     assert_eq!(doc.display_name(created), "Big vase");
     let sent = doc.take_outbox();
     assert_eq!(sent.len(), 3, "Transform + Name, then the rename: {sent:?}");
-    doc.undo();
+    doc.undo().unwrap();
     assert_eq!(doc.display_name(created), "Vase");
     let undo_msgs = doc.take_outbox();
     assert_eq!(undo_msgs.len(), 1);
@@ -280,7 +280,7 @@ fn a_drag_is_one_undo_step() {
     }
     doc.end_coalescing();
     assert_eq!(doc.history().undo_len(), 1);
-    doc.undo();
+    doc.undo().unwrap();
     assert_eq!(doc.local_transform(CHAIR), start);
 }
 
@@ -298,7 +298,7 @@ fn editing_several_entities_at_once_is_one_step() {
     doc.apply(Command::SetTransforms(items)).unwrap();
     assert_eq!(doc.local_transform(LAMP).scale, Vec3::splat(3.0));
     assert_eq!(doc.local_transform(CHAIR).scale, Vec3::splat(3.0));
-    doc.undo();
+    doc.undo().unwrap();
     assert_eq!(doc.local_transform(LAMP).scale, Vec3::ONE);
     assert_eq!(doc.local_transform(CHAIR).scale, Vec3::ONE);
 }

@@ -9,6 +9,7 @@ mod app_flows;
 mod editor;
 mod peers_flows;
 mod ui_flows;
+mod unsaved;
 mod viewport_math;
 mod viewport_render;
 mod viewport_ui;

@@ -39,6 +39,18 @@ impl Clone for ChangeJournal {
     }
 }
 
+/// One state of one replica instance: the instance (a clone, a timeline replay or another
+/// peer is another instance) and the position in its change journal. A bare position means
+/// nothing across instances (clones start at their original's position), so caches and the
+/// unsaved-changes check store this pair.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ReplicaVersion {
+    /// The replica instance (its journal id).
+    pub instance: u64,
+    /// Changes journaled so far (only grows).
+    pub position: u64,
+}
+
 /// What changed since a cursor: the registers, or `None` when the journal was compacted past
 /// the cursor and the reader must rebuild from scratch.
 pub struct Changes<'a> {
@@ -49,13 +61,13 @@ pub struct Changes<'a> {
 }
 
 impl Replica {
-    /// Identifies the replica's current state cheaply: (instance, journal position). Equal
-    /// versions mean nothing changed, so anything derived from the state can be reused.
-    pub fn version(&self) -> (u64, u64) {
-        (
-            self.journal.id,
-            self.journal.base + self.journal.entries.len() as u64,
-        )
+    /// Identifies the replica's current state cheaply. Equal versions mean nothing changed, so
+    /// anything derived from the state can be reused.
+    pub fn version(&self) -> ReplicaVersion {
+        ReplicaVersion {
+            instance: self.journal.id,
+            position: self.journal.base + self.journal.entries.len() as u64,
+        }
     }
 
     /// Identifies this replica instance for change cursors: clones and new replicas differ.

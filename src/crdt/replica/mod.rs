@@ -12,7 +12,7 @@ mod store;
 mod write;
 
 pub use apply::{ApplyOutcome, canonical_transform_bytes, compare_data};
-pub use journal::Changes;
+pub use journal::{Changes, ReplicaVersion};
 pub use write::WriteError;
 
 use rustc_hash::FxHashMap;

@@ -19,13 +19,13 @@ impl ScenetreeApp {
         let Some(dir) = self.recovery_dir.clone() else {
             return;
         };
-        let position = self.bench.doc.replica().changes_since(0).next_cursor;
+        let version = self.bench.doc.replica().version();
         let due = Instant::now() >= self.last_autosave + AUTOSAVE_EVERY;
-        if !self.bench.doc.is_modified() || position == self.autosaved_position || !due {
+        if !self.bench.doc.is_modified() || self.autosaved == Some(version) || !due {
             return;
         }
         self.last_autosave = Instant::now();
-        self.autosaved_position = position;
+        self.autosaved = Some(version);
         let original = self.bench.doc.file.as_ref().map(|f| f.path.clone());
         if let Err(e) =
             recovery::write_recovery(&dir, self.bench.doc.replica(), original.as_deref())

@@ -65,7 +65,8 @@ pub struct ScenetreeApp {
     recovery_dir: Option<PathBuf>,
     recovery_offer: Option<recovery::RecoveryInfo>,
     last_autosave: Instant,
-    autosaved_position: u64,
+    /// The replica state last written for recovery.
+    autosaved: Option<crate::crdt::ReplicaVersion>,
     screenshot: Option<Screenshot>,
     allow_close: bool,
     title: String,
@@ -123,7 +124,7 @@ impl ScenetreeApp {
             recovery_dir,
             recovery_offer,
             last_autosave: Instant::now(),
-            autosaved_position: 0,
+            autosaved: None,
             screenshot: launch.screenshot.map(|path| Screenshot {
                 path,
                 frame: 0,

@@ -1,0 +1,122 @@
+//! The document never claims more than is true: the unsaved marker under simulated peers, and
+//! an undo or redo that could not write anything.
+
+use glam::Vec3;
+use scenetree::crdt::network::PeerId;
+use scenetree::editor::{Command, Document, SceneFile, examples};
+use scenetree::io::SceneFormat;
+use scenetree::model::{Entity, Transform};
+use scenetree::ui::{Action, Workbench};
+
+const LAMP: Entity = Entity(519);
+
+fn saved_showroom() -> Document {
+    let mut doc = Document::new(examples::showroom(), None);
+    doc.mark_saved(SceneFile {
+        path: "/scenes/showroom.json".into(),
+        format: SceneFormat::Native,
+    });
+    doc
+}
+
+fn moved(doc: &Document, entity: Entity, x: f32) -> Command {
+    Command::SetTransforms(vec![(
+        entity,
+        Transform {
+            position: Vec3::new(x, 0.0, 0.0),
+            ..doc.local_transform(entity)
+        },
+    )])
+}
+
+#[test]
+fn switching_to_an_unedited_peer_keeps_the_unsaved_marker_while_another_peer_holds_edits() {
+    let mut doc = saved_showroom();
+    assert!(!doc.is_modified());
+    doc.start_simulation(2, 1).unwrap();
+    assert!(
+        !doc.is_modified(),
+        "splitting into peers that all hold the saved state changes nothing"
+    );
+    doc.apply(moved(&doc, LAMP, 3.0)).unwrap();
+    assert!(doc.is_modified(), "peer 1 edited");
+    doc.set_active_peer(PeerId::from_index(1)).unwrap();
+    assert!(
+        doc.is_modified(),
+        "peer 2 shows the saved state, but peer 1's edit is still unsaved"
+    );
+    doc.set_active_peer(PeerId::from_index(0)).unwrap();
+    assert!(doc.is_modified());
+}
+
+#[test]
+fn a_timeline_seek_back_to_the_start_is_the_saved_state_again() {
+    let mut doc = saved_showroom();
+    doc.start_simulation(2, 1).unwrap();
+    doc.apply(moved(&doc, LAMP, 3.0)).unwrap();
+    assert!(doc.is_modified());
+    doc.with_network(|n| n.seek(0)).unwrap().unwrap();
+    assert!(
+        !doc.is_modified(),
+        "every peer is back at the saved state (new replica instances, same content)"
+    );
+    doc.with_network(|n| n.seek(1)).unwrap().unwrap();
+    assert!(doc.is_modified(), "the edit replayed");
+}
+
+#[test]
+fn stopping_a_simulation_keeps_the_marker_true() {
+    let mut doc = saved_showroom();
+    doc.start_simulation(2, 1).unwrap();
+    doc.stop_simulation(PeerId::from_index(1)).unwrap();
+    assert!(!doc.is_modified(), "peer 2 never changed");
+    doc.start_simulation(2, 1).unwrap();
+    doc.apply(moved(&doc, LAMP, 3.0)).unwrap();
+    doc.stop_simulation(PeerId::from_index(0)).unwrap();
+    assert!(doc.is_modified(), "peer 1's edit is now the document");
+}
+
+/// Lesson 5 at step 1 (peer 1 deleted Lamp for good), after the user moved Lamp on peer 1.
+fn lesson_five_after_a_move_and_the_delete() -> Workbench {
+    let text = scenetree::ui::lessons::LESSONS
+        .iter()
+        .find(|(name, _)| name.starts_with("05-"))
+        .unwrap()
+        .1;
+    let mut doc = Document::default();
+    doc.open_lesson(scenetree::crdt::scenario::parse(text).unwrap())
+        .unwrap();
+    let lamp = Entity(512);
+    doc.apply(moved(&doc, lamp, 1.0)).unwrap();
+    doc.next_lesson_step().unwrap();
+    assert!(doc.replica().is_deleted(lamp));
+    Workbench::new(doc)
+}
+
+#[test]
+fn an_undo_that_cannot_write_says_so_and_leaves_no_redo_step() {
+    let mut bench = lesson_five_after_a_move_and_the_delete();
+    let digest = bench.doc.replica().digest();
+    bench.apply_actions(vec![Action::Undo]);
+    let (text, severity) = bench.status.clone().unwrap();
+    assert_eq!(
+        severity,
+        scenetree::ui::workbench::Severity::Error,
+        "status: {text}"
+    );
+    assert!(
+        text.contains("Could not undo Transform") && text.contains("deleted"),
+        "{text}"
+    );
+    assert_eq!(bench.doc.replica().digest(), digest, "nothing was written");
+    assert_eq!(
+        bench.doc.history().redo_label(),
+        None,
+        "nothing was undone, so there is nothing to redo"
+    );
+    assert_eq!(
+        bench.doc.history().undo_len(),
+        0,
+        "the step cannot be undone"
+    );
+}
