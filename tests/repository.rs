@@ -3,6 +3,8 @@
 //! - **Layers.** Imports only point down: `model` < `crdt` < `scene` < `io` < `editor` < `ui`
 //!   < `cli`. The pure layers never name egui, eframe, three-d, glow or rfd, so they build and
 //!   test without a window.
+//! - **Named colours.** The UI's colours are named constants in `src/ui/style.rs`; panels and
+//!   the viewport use them instead of colour literals (one meaning, one colour).
 //! - **Self-contained.** Nothing under `src/`, `tests/`, `benches/`, `fuzz/` or `build.rs` reads a
 //!   path outside the repository: a fresh clone has nothing beside it.
 //!
@@ -167,8 +169,49 @@ fn nothing_reads_outside_the_repository() {
     );
 }
 
+/// Whether `code` builds a colour from numbers (`Color32::from_rgb(…)`, `from_gray(…)`, …).
+fn makes_a_colour(code: &str) -> bool {
+    [
+        "from_rgb",
+        "from_rgba",
+        "from_gray",
+        "from_black_alpha",
+        "from_white_alpha",
+    ]
+    .iter()
+    .any(|f| code.contains(&format!("{f}(")))
+}
+
+#[test]
+fn ui_colours_are_named_in_style() {
+    let ui = root().join("src").join("ui");
+    // The demo scene's entity colours are content, not look.
+    let exempt = [ui.join("style.rs"), ui.join("viewport").join("demo.rs")];
+    let mut problems = Vec::new();
+    for file in rust_files(&ui) {
+        if exempt.contains(&file) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).expect("readable source");
+        for (n, line) in text.lines().enumerate() {
+            if makes_a_colour(code_of(line)) {
+                let at = file.strip_prefix(root()).unwrap_or(&file).display();
+                problems.push(format!("{at}:{}: {}", n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "name these colours in src/ui/style.rs:\n{}",
+        problems.join("\n")
+    );
+}
+
 #[test]
 fn the_checks_can_fail() {
+    assert!(makes_a_colour("let c = Color32::from_rgb(1, 2, 3);"));
+    assert!(makes_a_colour("egui::Color32::from_gray(9)"));
+    assert!(!makes_a_colour("let c = style::ERROR;"));
     assert!(names("use egui::Ui;", "egui"));
     assert!(names("fn f(ui: &mut eframe::Frame)", "eframe"));
     assert!(

@@ -6,9 +6,10 @@
 
 use std::collections::HashSet;
 
-use egui::{Align, Color32, Layout, RichText, Sense};
+use egui::{Align, Layout, RichText, Sense};
 
 use super::action::{Action, SelectAction};
+use super::style;
 use crate::editor::{Command, Document};
 use crate::model::Entity;
 use crate::scene::Fallback;
@@ -136,7 +137,7 @@ impl HierarchyPanel {
                 let color = if ok {
                     ui.visuals().text_color()
                 } else {
-                    Color32::from_rgb(0xE0, 0x60, 0x50)
+                    style::ERROR
                 };
                 ui.label(RichText::new(hint).color(color).small());
             }
@@ -386,7 +387,7 @@ impl HierarchyPanel {
             Fallback::Cycle(members) => {
                 let ring = doc.cycle_ring(members);
                 let declared = view.declared_parent_of(entity).unwrap_or(Entity::ROOT);
-                ui.label(RichText::new("⟲ cycle").color(Color32::from_rgb(0xE8, 0x9A, 0x3C)).small()).on_hover_text(format!(
+                ui.label(RichText::new("⟲ cycle").color(style::CYCLE).small()).on_hover_text(format!(
                     "Re-rooted: on a parenting cycle {}.\nDrawn at the root until a later write breaks the cycle.\nDeclared parent: {}",
                     ring,
                     doc.display_name(declared)
@@ -394,7 +395,7 @@ impl HierarchyPanel {
             }
             Fallback::MissingParent => {
                 let declared = view.declared_parent_of(entity).unwrap_or(Entity::ROOT);
-                ui.label(RichText::new("△ missing parent").color(Color32::from_rgb(0xD0, 0xB0, 0x40)).small()).on_hover_text(format!(
+                ui.label(RichText::new("△ missing parent").color(style::MISSING_PARENT).small()).on_hover_text(format!(
                     "Declared parent {} has no Transform: it is drawn as the identity at the origin.",
                     doc.display_name(declared)
                 ));
@@ -428,7 +429,7 @@ impl HierarchyPanel {
             });
         let keep_local = ui.input(|i| i.modifiers.shift);
         let stroke = if refusal.is_some() {
-            egui::Stroke::new(1.5, Color32::from_rgb(0xE0, 0x60, 0x50))
+            egui::Stroke::new(1.5, style::ERROR)
         } else {
             egui::Stroke::new(1.5, ui.visuals().selection.stroke.color)
         };

@@ -4,10 +4,11 @@
 
 use std::cell::RefCell;
 
-use egui::{Color32, RichText};
+use egui::RichText;
 use glam::{Quat, Vec3};
 
 use super::action::Action;
+use super::style;
 use crate::editor::{Command, Document};
 use crate::model::{Entity, EulerOrder, Transform, dcl, ids};
 use crate::scene::Fallback;
@@ -62,7 +63,7 @@ impl InspectorPanel {
             .show(ui, |ui| {
                 self.header_ui(ui, doc, entity);
                 if let Some(err) = &self.error {
-                    ui.colored_label(Color32::from_rgb(0xE0, 0x60, 0x50), format!("△ {err}"));
+                    ui.colored_label(style::ERROR, format!("△ {err}"));
                 }
                 egui::CollapsingHeader::new(
                     RichText::new("Transform (local, parent space)").strong(),
@@ -418,13 +419,13 @@ fn parents_ui(ui: &mut egui::Ui, doc: &Document, entity: Entity) {
         Fallback::Cycle(members) => {
             let ring = doc.cycle_ring(members);
             ui.colored_label(
-                Color32::from_rgb(0xE8, 0x9A, 0x3C),
+                style::CYCLE,
                 format!("⟲ Re-rooted: on the parenting cycle {}. Drawn at the root until a write breaks it.", ring),
             );
         }
         Fallback::MissingParent => {
             ui.colored_label(
-                Color32::from_rgb(0xD0, 0xB0, 0x40),
+                style::MISSING_PARENT,
                 format!("△ Missing parent: {} has no Transform, so it is drawn as the identity at the origin.", doc.display_name(declared)),
             );
         }

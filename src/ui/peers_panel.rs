@@ -3,10 +3,11 @@
 //! duplicate / reorder, bulk delivery, auto-delivery, the timeline, lessons, convergence, and
 //! the order explorer.
 
-use egui::{Color32, RichText};
+use egui::RichText;
 
 use super::action::{Action, PeersAction};
 use super::lessons::LESSONS;
+use super::style;
 use crate::crdt::ReplicaVersion;
 use crate::crdt::network::Convergence;
 use crate::crdt::network::{AutoDelivery, DeliveryOrder, MessageKind, Network, Op, PeerId};
@@ -14,9 +15,6 @@ use crate::editor::{Document, Simulation};
 use crate::model::Entity;
 use crate::scene::order_explorer::{OrderExploration, explore_inbox};
 use crate::scene::{Fallback, SceneView};
-
-const GREEN: Color32 = Color32::from_rgb(0x6C, 0xC0, 0x6C);
-const AMBER: Color32 = Color32::from_rgb(0xE8, 0x9A, 0x3C);
 
 /// Peers panel state.
 pub struct PeersPanel {
@@ -214,7 +212,7 @@ impl PeersPanel {
                         .chain(cycle.first())
                         .map(|e| short_name(network, *e, peer))
                         .collect();
-                    col.label(RichText::new(format!("⟲ {}", ring.join(" → "))).color(AMBER));
+                    col.label(RichText::new(format!("⟲ {}", ring.join(" → "))).color(style::CYCLE));
                 }
                 tree_ui(col, view, network, peer);
             }
@@ -253,8 +251,8 @@ impl PeersPanel {
                 let text = network.describe_in_flight(m);
                 let color = match m.kind {
                     MessageKind::Write => ui.visuals().text_color(),
-                    MessageKind::Reply => Color32::from_rgb(0x8C, 0xB4, 0xF0),
-                    MessageKind::Announcement => Color32::from_rgb(0xC8, 0xA0, 0xE0),
+                    MessageKind::Reply => style::REPLY_MESSAGE,
+                    MessageKind::Announcement => style::ANNOUNCEMENT_MESSAGE,
                 };
                 let handle = ui
                     .add(
@@ -277,7 +275,7 @@ impl PeersPanel {
                 ui.painter().hline(
                     row.response.rect.x_range(),
                     row.response.rect.top(),
-                    (2.0, AMBER),
+                    (2.0, style::DROP_MARKER),
                 );
                 if released {
                     actions.push(Action::Peers(PeersAction::Op(Op::Reorder {
@@ -337,16 +335,16 @@ impl PeersPanel {
                         ui.label(format!("Ever re-rooted: {}", names.join(", ")));
                     }
                     if x.converges() {
-                        ui.colored_label(GREEN, "✓ Every order ends in the same state.");
+                        ui.colored_label(style::SUCCESS, "✓ Every order ends in the same state.");
                     } else {
                         ui.colored_label(
-                            AMBER,
+                            style::WARNING,
                             "Orders end in different states (grow-only values keep arrival order).",
                         );
                     }
                 }
                 Err(e) => {
-                    ui.colored_label(AMBER, e);
+                    ui.colored_label(style::WARNING, e);
                 }
             }
         }
@@ -468,7 +466,7 @@ fn controls_ui(
 fn convergence_ui(ui: &mut egui::Ui, network: &Network, c: &Convergence) {
     if c.converged {
         ui.colored_label(
-            GREEN,
+            style::SUCCESS,
             "✓ Converged: every peer holds the same state and nothing is in flight.",
         );
     } else {
@@ -482,7 +480,7 @@ fn convergence_ui(ui: &mut egui::Ui, network: &Network, c: &Convergence) {
         if !differing.is_empty() {
             text.push_str(&format!("; peers differ on {}", differing.join(", ")));
         }
-        ui.colored_label(AMBER, text);
+        ui.colored_label(style::WARNING, text);
     }
 }
 
@@ -556,12 +554,12 @@ fn tree_ui(ui: &mut egui::Ui, view: &SceneView, network: &Network, peer: PeerId)
                         "  ⟲ re-rooted: cycle (declared parent {})",
                         short_name(network, declared, peer)
                     ),
-                    Some(AMBER),
+                    Some(style::CYCLE),
                 )
             }
             Fallback::MissingParent => (
                 "  △ missing parent".to_string(),
-                Some(Color32::from_rgb(0xD0, 0xB0, 0x40)),
+                Some(style::MISSING_PARENT),
             ),
             Fallback::None => (String::new(), None),
         };

@@ -7,6 +7,7 @@ use std::collections::HashSet;
 use egui::Color32;
 
 use super::action::{Action, SelectAction};
+use super::style;
 use super::viewport::{
     DragPhase, DrawItem, GizmoTarget, Shape, Viewport, ViewportRenderer, ViewportScene,
 };
@@ -314,20 +315,10 @@ fn build_scene(
 /// A stable, pleasant colour per entity; re-rooted entities are tinted so the fallback shows.
 fn color_for(entity: Entity, reason: Fallback<'_>) -> Color32 {
     match reason {
-        Fallback::Cycle(_) => return Color32::from_rgb(0xF0, 0x8C, 0x2E),
-        Fallback::MissingParent => return Color32::from_rgb(0xE6, 0xC8, 0x3A),
+        Fallback::Cycle(_) => return style::CYCLE_TINT,
+        Fallback::MissingParent => return style::MISSING_PARENT_TINT,
         Fallback::None => {}
     }
-    const PALETTE: [Color32; 8] = [
-        Color32::from_rgb(0x6F, 0xA8, 0xDC),
-        Color32::from_rgb(0x93, 0xC4, 0x7D),
-        Color32::from_rgb(0xC2, 0x8F, 0xD6),
-        Color32::from_rgb(0x76, 0xC7, 0xC0),
-        Color32::from_rgb(0xD9, 0x9A, 0x8C),
-        Color32::from_rgb(0xA4, 0xB0, 0xE8),
-        Color32::from_rgb(0xB8, 0xD0, 0x8A),
-        Color32::from_rgb(0xE0, 0xA8, 0xC8),
-    ];
     let h = entity.0.wrapping_mul(0x9E37_79B9) >> 29;
-    PALETTE[h as usize % PALETTE.len()]
+    style::ENTITY_PALETTE[h as usize % style::ENTITY_PALETTE.len()]
 }

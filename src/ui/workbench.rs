@@ -1,7 +1,7 @@
 //! The editor's window content without the OS window: the dock with its tabs, shortcuts, and
 //! applying the panels' actions to the document. egui_kittest drives this directly.
 
-use egui::{Color32, Key, KeyboardShortcut, Modifiers, RichText};
+use egui::{Key, KeyboardShortcut, Modifiers, RichText};
 use egui_dock::{DockArea, DockState, NodeIndex, Style, TabViewer};
 use serde::{Deserialize, Serialize};
 
@@ -10,6 +10,7 @@ use super::hierarchy_panel::HierarchyPanel;
 use super::inspector_panel::InspectorPanel;
 use super::lessons::LESSONS;
 use super::peers_panel::PeersPanel;
+use super::style;
 use super::viewport::ViewportRenderer;
 use super::viewport_tab::ViewportTab;
 use crate::editor::{Command, Document};
@@ -143,10 +144,7 @@ impl Workbench {
         ui.horizontal(|ui| {
             match &self.status {
                 Some((text, Severity::Error)) => {
-                    ui.label(
-                        RichText::new(format!("△ {text}"))
-                            .color(Color32::from_rgb(0xE0, 0x60, 0x50)),
-                    );
+                    ui.label(RichText::new(format!("△ {text}")).color(style::ERROR));
                 }
                 Some((text, Severity::Info)) => {
                     ui.label(text);
@@ -165,8 +163,7 @@ impl Workbench {
                 ));
                 if cycles > 0 {
                     ui.label(
-                        RichText::new(format!("⟲ {cycles} parenting cycle(s)"))
-                            .color(Color32::from_rgb(0xE8, 0x9A, 0x3C)),
+                        RichText::new(format!("⟲ {cycles} parenting cycle(s)")).color(style::CYCLE),
                     );
                 }
             });

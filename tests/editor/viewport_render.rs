@@ -9,14 +9,19 @@ use eframe::egui::Color32;
 use egl::{Headless, headless_gl};
 use glam::{Mat4, Vec2, Vec3};
 use scenetree::model::Entity;
+use scenetree::ui::style;
 use scenetree::ui::viewport::{
     DrawItem, GlowViewportRenderer, OrbitCamera, RenderRequest, Shape, ViewportScene, demo, picking,
 };
 
 const W: u32 = 400;
 const H: u32 = 300;
-const BACKGROUND: Color32 = Color32::from_rgb(40, 42, 46);
-const OUTLINE: [u8; 3] = [255, 150, 20];
+const BACKGROUND: Color32 = style::VIEWPORT_BACKGROUND;
+const OUTLINE: [u8; 3] = [
+    style::SELECTION.r(),
+    style::SELECTION.g(),
+    style::SELECTION.b(),
+];
 
 struct Image {
     w: u32,

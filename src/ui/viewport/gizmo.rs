@@ -5,10 +5,11 @@
 //! Screen positions here are egui points relative to the viewport's top-left corner; the
 //! camera's projection depends only on the aspect ratio, so points and pixels agree.
 
-use eframe::egui::{self, Color32, Pos2, Stroke};
+use eframe::egui::{self, Pos2, Stroke};
 use glam::{Quat, Vec2, Vec3};
 
 use super::{GizmoTarget, camera::OrbitCamera};
+use crate::ui::style;
 
 /// What dragging the gizmo does.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
@@ -292,15 +293,6 @@ fn point_in_convex(p: Vec2, q: &[Vec2; 4]) -> bool {
     signs.iter().all(|s| *s >= 0.0) || signs.iter().all(|s| *s <= 0.0)
 }
 
-/// Handle colours: X red, Y green, Z blue (as in most editors), highlight yellow.
-pub const AXIS_COLORS: [Color32; 3] = [
-    Color32::from_rgb(235, 64, 64),
-    Color32::from_rgb(110, 205, 60),
-    Color32::from_rgb(64, 120, 245),
-];
-/// Colour of the hovered or dragged handle.
-pub const HIGHLIGHT: Color32 = Color32::from_rgb(255, 215, 40);
-
 /// Paints the gizmo over the viewport whose top-left corner is `offset` (screen points).
 /// `hot` is the hovered or dragged handle, drawn highlighted.
 pub fn paint(
@@ -318,9 +310,9 @@ pub fn paint(
     let at = |v: Vec2| offset + egui::vec2(v.x, v.y);
     let color = |h: Handle, i: usize| {
         if hot == Some(h) {
-            HIGHLIGHT
+            style::HANDLE_HIGHLIGHT
         } else {
-            AXIS_COLORS[i]
+            style::AXIS_COLORS[i]
         }
     };
     for (i, ring) in shapes.rings.iter().enumerate() {
@@ -372,9 +364,9 @@ pub fn paint(
     }
     if shapes.has_center {
         let c = if hot == Some(Handle::Center) {
-            HIGHLIGHT
+            style::HANDLE_HIGHLIGHT
         } else {
-            Color32::from_gray(235)
+            style::HANDLE_CENTER
         };
         painter.circle(
             at(shapes.origin),

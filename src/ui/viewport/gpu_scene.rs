@@ -15,13 +15,13 @@ use three_d::{
     RenderTarget, Srgba, ToneMapping, Viewer, Viewport, WriteMask,
 };
 
+use crate::ui::style;
+
 use super::{DrawItem, OrbitCamera, ViewportScene, grid::Grid, shape::MARKER_SIZE, shape::Shape};
 
-/// Colour of the selection outline and tint (sRGB).
-pub const SELECTION_COLOR: Color32 = Color32::from_rgb(255, 150, 20);
 /// How far the outline extends beyond a selected shape, meters (world space).
 const OUTLINE_MARGIN: f32 = 0.04;
-/// How much a selected item's own colour moves towards [`SELECTION_COLOR`].
+/// How much a selected item's own colour moves towards [`style::SELECTION`].
 const SELECTION_TINT: f32 = 0.2;
 
 /// Which GPU mesh an item uses. Cylinders are keyed by their radii in millimetres, so cones
@@ -122,7 +122,7 @@ pub fn build_batches(items: &[DrawItem]) -> Batches {
         };
         pass.transformations.push(to_three(&instance));
         let color = if item.selected {
-            item.color.lerp_to_gamma(SELECTION_COLOR, SELECTION_TINT)
+            item.color.lerp_to_gamma(style::SELECTION, SELECTION_TINT)
         } else {
             item.color
         };
@@ -181,7 +181,7 @@ impl GpuScene {
                 light_direction: Vec3::Y,
             },
             outline: ColorMaterial {
-                color: srgba(SELECTION_COLOR),
+                color: srgba(style::SELECTION),
                 render_states: RenderStates {
                     write_mask: WriteMask::COLOR,
                     cull: Cull::None,

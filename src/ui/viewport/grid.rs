@@ -5,6 +5,7 @@ use three_d::{
 };
 
 use super::OrbitCamera;
+use crate::ui::style;
 
 /// Ground grid on the y = 0 plane: 1 m lines and 16 m parcel lines around the camera's target,
 /// plus the X (red) and Z (blue) axes through the world origin, bright on the positive side,
@@ -26,6 +27,13 @@ const AXIS_LENGTH: f32 = 10_000.0;
 /// Grid lines fade out where they come closer than about this on screen, pixels.
 const MIN_SPACING_PX: f32 = 2.5;
 
+/// A colour as the grid shader takes it: sRGB components in 0..1, with `alpha` (which the
+/// shader reads as the line's kind, see below).
+fn rgb_alpha(color: egui::Color32, alpha: f32) -> [f32; 4] {
+    let [r, g, b, _] = color.to_normalized_gamma_f32();
+    [r, g, b, alpha]
+}
+
 impl Grid {
     pub fn new(context: &Context) -> Grid {
         let mut positions = Vec::new();
@@ -41,19 +49,15 @@ impl Grid {
         for i in -GRID_EXTENT..=GRID_EXTENT {
             // Alpha encodes the kind for the shader's fade: < 0.5 minor, else parcel or axis.
             let c = if i % 16 == 0 {
-                [0.6, 0.6, 0.62, 0.8]
+                rgb_alpha(style::GRID_PARCEL_LINE, 0.8)
             } else {
-                [0.45, 0.45, 0.47, 0.35]
+                rgb_alpha(style::GRID_MINOR_LINE, 0.35)
             };
             let f = i as f32;
             line(v(f, 0.0, -e), v(f, 0.0, e), c);
             grid_vertices = line(v(-e, 0.0, f), v(e, 0.0, f), c);
         }
-        let (red, blue, green) = (
-            [0.92, 0.25, 0.25, 1.0],
-            [0.25, 0.47, 0.96, 1.0],
-            [0.43, 0.8, 0.24, 1.0],
-        );
+        let [red, green, blue] = style::AXIS_COLORS.map(|c| rgb_alpha(c, 1.0));
         let dim = |c: [f32; 4]| [c[0] * 0.5, c[1] * 0.5, c[2] * 0.5, 1.0];
         let (o, a) = (v(0.0, 0.0, 0.0), AXIS_LENGTH);
         line(o, v(a, 0.0, 0.0), red);

@@ -15,6 +15,7 @@ use super::{
     renderer::{RenderRequest, ViewportRenderer},
 };
 use crate::model::Entity;
+use crate::ui::style;
 
 /// A click in the viewport: the entity under the pointer, or `None` for the background.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -85,7 +86,7 @@ impl Default for Viewport {
         Viewport {
             camera: OrbitCamera::default(),
             gizmo: GizmoSettings::default(),
-            background: Color32::from_rgb(40, 42, 46),
+            background: style::VIEWPORT_BACKGROUND,
             show_toolbar: true,
             drag: None,
             rendered: None,
@@ -398,7 +399,7 @@ fn paint_axis_indicator(painter: &egui::Painter, rect: Rect, camera: &OrbitCamer
     let (right, up, forward) = (camera.right(), camera.up(), camera.forward());
     let mut axes: Vec<(f32, egui::Vec2, Color32, &str)> = [Vec3::X, Vec3::Y, Vec3::Z]
         .into_iter()
-        .zip(gizmo::AXIS_COLORS)
+        .zip(style::AXIS_COLORS)
         .zip(["X", "Y", "Z"])
         .map(|((axis, color), name)| {
             let screen = egui::vec2(axis.dot(right), -axis.dot(up)) * length;
@@ -407,7 +408,7 @@ fn paint_axis_indicator(painter: &egui::Painter, rect: Rect, camera: &OrbitCamer
         .collect();
     // Far axes first, so the ones pointing at the viewer are drawn over them.
     axes.sort_by(|a, b| b.0.total_cmp(&a.0));
-    painter.circle_filled(center, length + 10.0, Color32::from_black_alpha(70));
+    painter.circle_filled(center, length + 10.0, style::AXES_BACKDROP);
     for (_, screen, color, name) in axes {
         let tip = center + screen;
         painter.line_segment([center, tip], Stroke::new(2.5, color));
