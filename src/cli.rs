@@ -11,7 +11,7 @@ use serde_json::json;
 
 use crate::crdt::{Replica, encode_stream};
 use crate::io::{self, dcl_crdt};
-use crate::model::{Entity, decode_name, ids};
+use crate::model::{Entity, decode_name, ids, present};
 use crate::scene::{Fallback, SceneView};
 
 /// scenetree: a scene-hierarchy editor on Decentraland's Transform/CRDT semantics.
@@ -236,7 +236,7 @@ fn print_tree(file: &Path, as_json: bool) -> Result<(), String> {
                     writeln!(out, "root")?;
                     continue;
                 }
-                let name = name_of(e).map(|n| format!(" {n:?}")).unwrap_or_default();
+                let label = present::entity_tag(e, name_of(e).as_deref());
                 let declared = view.declared_parent_of(e).unwrap_or(Entity::ROOT);
                 let marker = match view.fallback_reason(e) {
                     Fallback::None => String::new(),
@@ -244,15 +244,8 @@ fn print_tree(file: &Path, as_json: bool) -> Result<(), String> {
                         format!("  [missing parent: {declared} has no Transform]")
                     }
                     Fallback::Cycle(members) => {
-                        let ring: Vec<String> = members
-                            .iter()
-                            .chain(members.first())
-                            .map(|m| m.to_string())
-                            .collect();
-                        format!(
-                            "  [re-rooted: cycle {}; declared parent {declared}]",
-                            ring.join(" -> ")
-                        )
+                        let ring = present::cycle_ring(members, |m| m.to_string());
+                        format!("  [re-rooted: cycle {ring}; declared parent {declared}]")
                     }
                 };
                 let implicit = if view.is_implicit(e) {
@@ -260,7 +253,7 @@ fn print_tree(file: &Path, as_json: bool) -> Result<(), String> {
                 } else {
                     ""
                 };
-                writeln!(out, "{indent}{e}{name}{implicit}{marker}")?;
+                writeln!(out, "{indent}{label}{implicit}{marker}")?;
             }
             Ok(())
         })()

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use crate::crdt::{Network, PeerId};
 use crate::io;
-use crate::model::Entity;
+use crate::model::{Entity, present};
 use crate::scene::{Fallback, SceneView};
 
 /// One peer after one event.
@@ -132,7 +132,7 @@ pub(super) fn run(file: &Path, as_json: bool) -> Result<(), String> {
                 let differing: Vec<String> = convergence
                     .differing
                     .iter()
-                    .map(|e| label(*e, name(*e)))
+                    .map(|e| present::entity_tag(*e, name(*e).as_deref()))
                     .collect();
                 writeln!(
                     out,
@@ -219,18 +219,13 @@ fn write_peers(out: &mut impl Write, peers: &[PeerState]) -> std::io::Result<()>
             .map(|(e, name, why)| {
                 let what = match why {
                     Rerooted::Cycle(members) => {
-                        let ring: Vec<String> = members
-                            .iter()
-                            .chain(members.first())
-                            .map(Entity::to_string)
-                            .collect();
-                        format!("cycle {}", ring.join(" → "))
+                        format!("cycle {}", present::cycle_ring(members, |m| m.to_string()))
                     }
                     Rerooted::MissingParent(parent) => {
                         format!("parent {parent} has no Transform")
                     }
                 };
-                format!("{} ({what})", label(*e, name.clone()))
+                format!("{} ({what})", present::entity_tag(*e, name.as_deref()))
             })
             .collect();
         let tail = if rerooted.is_empty() {
@@ -241,13 +236,6 @@ fn write_peers(out: &mut impl Write, peers: &[PeerState]) -> std::io::Result<()>
         writeln!(out, "    {}  digest {}{tail}", p.peer, short(p.digest))?;
     }
     Ok(())
-}
-
-fn label(e: Entity, name: Option<String>) -> String {
-    match name {
-        Some(n) => format!("{e} {n:?}"),
-        None => e.to_string(),
-    }
 }
 
 /// The first 16 hex digits of a digest: enough to tell states apart by eye.

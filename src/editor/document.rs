@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use crate::crdt::network::LocalWrite;
 use crate::crdt::{CrdtMessage, Replica};
 use crate::io::{SaveContext, SceneFormat};
-use crate::model::{Entity, Transform, decode_name, ids};
+use crate::model::{Entity, Transform, decode_name, ids, present};
 use crate::scene::SceneView;
 
 use super::command::{Command, EditError};
@@ -196,23 +196,12 @@ impl Document {
 
     /// What the UI calls an entity: its name, or "Root"/"Player"/"Camera", or "Entity 512".
     pub fn display_name(&self, entity: Entity) -> String {
-        if let Some(name) = self.name_of(entity) {
-            return name;
-        }
-        match entity.reserved_name() {
-            Some(n) => n.to_string(),
-            None => format!("Entity {entity}"),
-        }
+        present::entity_name(entity, self.name_of(entity).as_deref())
     }
 
     /// A parenting cycle as people read it: "Lamp → Table → Lamp".
     pub fn cycle_ring(&self, members: &[Entity]) -> String {
-        let names: Vec<String> = members
-            .iter()
-            .chain(members.first())
-            .map(|m| self.display_name(*m))
-            .collect();
-        names.join(" → ")
+        present::cycle_ring(members, |m| self.display_name(m))
     }
 
     // ----- tree queries --------------------------------------------------------------------

@@ -5,6 +5,7 @@ pub mod component;
 pub mod dcl;
 mod entity;
 mod euler;
+pub mod present;
 mod transform;
 
 pub use component::{component_id_from_name, component_name, decode_name, encode_name, ids};

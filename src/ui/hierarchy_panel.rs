@@ -11,7 +11,7 @@ use egui::{Align, Layout, RichText, Sense};
 use super::action::{Action, SelectAction};
 use super::style;
 use crate::editor::{Command, Document};
-use crate::model::Entity;
+use crate::model::{Entity, present};
 use crate::scene::Fallback;
 
 /// Height of one tree row in points.
@@ -387,18 +387,21 @@ impl HierarchyPanel {
             Fallback::Cycle(members) => {
                 let ring = doc.cycle_ring(members);
                 let declared = view.declared_parent_of(entity).unwrap_or(Entity::ROOT);
-                ui.label(RichText::new("⟲ cycle").color(style::CYCLE).small()).on_hover_text(format!(
-                    "Re-rooted: on a parenting cycle {}.\nDrawn at the root until a later write breaks the cycle.\nDeclared parent: {}",
-                    ring,
-                    doc.display_name(declared)
-                ));
+                ui.label(RichText::new("⟲ cycle").color(style::CYCLE).small())
+                    .on_hover_text(format!(
+                        "{}\nDeclared parent: {}",
+                        present::cycle_note(&ring),
+                        doc.display_name(declared)
+                    ));
             }
             Fallback::MissingParent => {
                 let declared = view.declared_parent_of(entity).unwrap_or(Entity::ROOT);
-                ui.label(RichText::new("△ missing parent").color(style::MISSING_PARENT).small()).on_hover_text(format!(
-                    "Declared parent {} has no Transform: it is drawn as the identity at the origin.",
-                    doc.display_name(declared)
-                ));
+                ui.label(
+                    RichText::new("△ missing parent")
+                        .color(style::MISSING_PARENT)
+                        .small(),
+                )
+                .on_hover_text(present::missing_parent_note(&doc.display_name(declared)));
             }
         }
     }

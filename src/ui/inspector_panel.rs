@@ -10,7 +10,7 @@ use glam::{Quat, Vec3};
 use super::action::Action;
 use super::style;
 use crate::editor::{Command, Document};
-use crate::model::{Entity, EulerOrder, Transform, dcl, ids};
+use crate::model::{Entity, EulerOrder, Transform, dcl, ids, present};
 use crate::scene::Fallback;
 
 /// Inspector state kept between frames.
@@ -418,15 +418,15 @@ fn parents_ui(ui: &mut egui::Ui, doc: &Document, entity: Entity) {
         Fallback::None => {}
         Fallback::Cycle(members) => {
             let ring = doc.cycle_ring(members);
-            ui.colored_label(
-                style::CYCLE,
-                format!("⟲ Re-rooted: on the parenting cycle {}. Drawn at the root until a write breaks it.", ring),
-            );
+            ui.colored_label(style::CYCLE, format!("⟲ {}", present::cycle_note(&ring)));
         }
         Fallback::MissingParent => {
             ui.colored_label(
                 style::MISSING_PARENT,
-                format!("△ Missing parent: {} has no Transform, so it is drawn as the identity at the origin.", doc.display_name(declared)),
+                format!(
+                    "△ {}",
+                    present::missing_parent_note(&doc.display_name(declared))
+                ),
             );
         }
     }

@@ -12,7 +12,7 @@ use crate::crdt::ReplicaVersion;
 use crate::crdt::network::Convergence;
 use crate::crdt::network::{AutoDelivery, DeliveryOrder, MessageKind, Network, Op, PeerId};
 use crate::editor::{Document, Simulation};
-use crate::model::Entity;
+use crate::model::{Entity, present};
 use crate::scene::order_explorer::{OrderExploration, explore_inbox};
 use crate::scene::{Fallback, SceneView};
 
@@ -207,12 +207,8 @@ impl PeersPanel {
                     .small(),
                 );
                 for cycle in view.cycles() {
-                    let ring: Vec<String> = cycle
-                        .iter()
-                        .chain(cycle.first())
-                        .map(|e| short_name(network, *e, peer))
-                        .collect();
-                    col.label(RichText::new(format!("⟲ {}", ring.join(" → "))).color(style::CYCLE));
+                    let ring = present::cycle_ring(cycle, |e| short_name(network, e, peer));
+                    col.label(RichText::new(format!("⟲ {ring}")).color(style::CYCLE));
                 }
                 tree_ui(col, view, network, peer);
             }
@@ -357,10 +353,9 @@ fn lesson_title(index: usize) -> Option<String> {
         .map(|s| s.title)
 }
 
+/// What `peer` calls `entity` (another peer's name for it when `peer` holds none).
 fn short_name(network: &Network, entity: Entity, peer: PeerId) -> String {
-    network
-        .name_of(entity, &[peer])
-        .unwrap_or_else(|| entity.to_string())
+    present::entity_name(entity, network.name_of(entity, &[peer]).as_deref())
 }
 
 fn lesson_ui(ui: &mut egui::Ui, player: &crate::crdt::ScenarioPlayer, actions: &mut Vec<Action>) {
@@ -474,7 +469,7 @@ fn convergence_ui(ui: &mut egui::Ui, network: &Network, c: &Convergence) {
             .differing
             .iter()
             .take(12)
-            .map(|e| network.name_of(*e, &[]).unwrap_or_else(|| e.to_string()))
+            .map(|&e| present::entity_name(e, network.name_of(e, &[]).as_deref()))
             .collect();
         let mut text = format!("Not converged: {} in flight", c.in_flight);
         if !differing.is_empty() {

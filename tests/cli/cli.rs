@@ -162,7 +162,7 @@ fn tree_text_marks_rerooted_entities() {
     let run = scenetree(&["tree", &file]);
     let text = String::from_utf8_lossy(&run.stdout);
     assert!(
-        text.contains("600  [re-rooted: cycle 600 -> 601 -> 600; declared parent 601]"),
+        text.contains("600  [re-rooted: cycle 600 → 601 → 600; declared parent 601]"),
         "{text}"
     );
 }

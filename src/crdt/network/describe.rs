@@ -7,17 +7,14 @@ use super::timeline::{Event, EventKind};
 use super::{InFlight, MessageId, MessageKind, Network, PeerId};
 use crate::crdt::message::{CrdtMessage, encode_stream};
 use crate::crdt::replica::Replica;
-use crate::model::{Entity, Transform, component, decode_name, ids};
+use crate::model::{Entity, Transform, component, decode_name, ids, present};
 
 /// A message in one line, with entity names looked up by `name_of`:
 /// `Transform(512 "Lamp") parent=513 "Table" position=(1, 0, 0), t=7`,
 /// `Name(512) = "Lamp", t=1`, `delete Transform(512 "Lamp"), t=3`, `delete entity 512 "Lamp"`.
 /// Positions are local (in the parent's space), in meters.
 pub fn describe_message(msg: &CrdtMessage, name_of: &dyn Fn(Entity) -> Option<String>) -> String {
-    let label = |e: Entity| match name_of(e) {
-        Some(name) => format!("{e} {name:?}"),
-        None => e.to_string(),
-    };
+    let label = |e: Entity| present::entity_tag(e, name_of(e).as_deref());
     let component_label = |c: u32| match c {
         ids::TRANSFORM => "Transform".to_string(),
         ids::NAME => "Name".to_string(),

@@ -24,8 +24,8 @@ pub use core_ids::{
 };
 pub use shapes::{DEFAULT_CYLINDER_RADIUS, GltfModel, MeshShape, ViewportShape, viewport_shape};
 
+use super::Transform;
 use super::component::{component_id_from_name, component_name, decode_name, ids};
-use super::{Entity, Transform};
 
 /// Names of non-core components that Decentraland's tools write into scenes (the Inspector's
 /// `inspector::*` and the smart items' `asset-packs::*`), known here only to show their names.
@@ -188,17 +188,6 @@ fn mesh_detail(m: &MeshShape) -> String {
     out
 }
 
-/// How Decentraland's tools label an entity: its name when it has one, else the reserved
-/// entity's name (`Root`, `Player`, `Camera`), else `Entity <number>`; always followed by the
-/// id as the runtime prints it (`512`, or `512v3` for a reused number).
-pub fn entity_label(entity: Entity, name: Option<&str>) -> String {
-    match (name, entity.reserved_name()) {
-        (Some(n), _) => format!("{n} ({entity})"),
-        (None, Some(r)) => format!("{r} ({entity})"),
-        (None, None) => format!("Entity {entity}"),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -250,17 +239,6 @@ mod tests {
         assert_eq!(
             summarize(1017, &[1, 2, 3]).to_string(),
             "core::Material (3 bytes)"
-        );
-    }
-
-    #[test]
-    fn entity_labels_follow_decentraland() {
-        assert_eq!(entity_label(Entity(0), None), "Root (0)");
-        assert_eq!(entity_label(Entity(2), None), "Camera (2)");
-        assert_eq!(entity_label(Entity(512), Some("Lamp")), "Lamp (512)");
-        assert_eq!(
-            entity_label(Entity::from_parts(513, 2), None),
-            "Entity 513v2"
         );
     }
 }
