@@ -168,7 +168,7 @@ fn the_scene_written_by_dcl_ecs_decodes_every_shape() {
 }
 
 #[test]
-fn composite_loads_what_it_can_encode_and_reports_the_rest() {
+fn composite_loads_every_component_of_the_protocol_and_the_schemas() {
     let pair = &dcl::pairs()[1];
     let (replica, doc, report) = dcl_composite::load_composite(&pair.composite).unwrap();
     let loaded: Vec<&str> = report.loaded.iter().map(|(n, _)| n.as_str()).collect();
@@ -184,28 +184,21 @@ fn composite_loads_what_it_can_encode_and_reports_the_rest() {
         "asset-packs::Actions",
         "asset-packs::Triggers",
         "inspector::TransformConfig",
-    ] {
-        assert!(loaded.contains(&name), "{name} loaded: {loaded:?}");
-    }
-    let preserved: Vec<&str> = doc
-        .preserved_components()
-        .into_iter()
-        .map(|(n, _)| n)
-        .collect();
-    for name in [
         "core::Material",
         "core::Animator",
         "core::Tween",
         "core::TextShape",
     ] {
-        assert!(preserved.contains(&name), "{name} preserved: {preserved:?}");
-        assert!(!loaded.contains(&name));
+        assert!(loaded.contains(&name), "{name} loaded: {loaded:?}");
     }
+    assert_eq!(doc.preserved_components(), []);
+    assert!(report.preserved.is_empty(), "{:?}", report.preserved);
     assert!(report.warnings.is_empty(), "{:?}", report.warnings);
-    assert!(
-        replica.component_data(Entity(513), 1017).is_none(),
-        "Material is not in the replica"
-    );
+    let materials = replica
+        .live_entities()
+        .filter(|e| replica.component_data(*e, 1017).is_some())
+        .count();
+    assert!(materials > 0, "Materials are in the replica");
 }
 
 #[test]
@@ -374,17 +367,27 @@ fn native_to_crdt_to_native_preserves_everything() {
 fn lossy_conversions_refuse_unless_asked_and_say_what_is_lost() {
     let dir = tempfile::tempdir().unwrap();
     let pair = &dcl::pairs()[0];
+    // A composite naming a core component @dcl/ecs 7.28.0 does not have: kept, not loaded.
+    let text = std::fs::read_to_string(&pair.composite).unwrap().replacen(
+        "\"core::Material\"",
+        "\"core::FutureMaterial\"",
+        1,
+    );
+    let future = dir.path().join("future.composite");
+    std::fs::write(&future, text).unwrap();
     let out = dir.path().join("main.crdt");
-    let err = convert(&pair.composite, &out, false).unwrap_err();
-    assert!(err.contains("core::Material: 1 value(s)"), "{err}");
+    let err = convert(&future, &out, false).unwrap_err();
+    assert!(err.contains("core::FutureMaterial: 1 value(s)"), "{err}");
     assert!(err.contains("--lossy"), "{err}");
     assert!(!out.exists(), "nothing written");
-    convert(&pair.composite, &out, true).unwrap();
+    convert(&future, &out, true).unwrap();
     let written = io::load_scene(&out).unwrap();
     assert_eq!(
         dcl::shown(&written),
         dcl::shown(&io::load_scene(&pair.crdt).unwrap())
     );
+    // Every component of the template itself converts without loss.
+    convert(&pair.composite, &out, false).unwrap();
 
     let composite = dir.path().join("main.composite");
     let err = convert(&pair.crdt, &composite, false).unwrap_err();
@@ -423,7 +426,7 @@ fn a_scene_not_read_from_a_composite_is_saved_as_one() {
     };
     r.put(Entity(513), ids::GLTF_CONTAINER, model.encode())
         .unwrap();
-    r.put(Entity(513), 1017, vec![0x12, 0x00]).unwrap(); // a Material: written as binary
+    r.put(Entity(513), 1017, vec![0x12, 0x00]).unwrap(); // an empty PBR Material
     let out = io::encode_scene(&r, SceneFormat::DclComposite, &SaveContext::default());
     assert!(out.lost.is_empty(), "{:?}", out.lost);
     let doc: Value = serde_json::from_slice(&out.bytes).unwrap();
@@ -444,7 +447,10 @@ fn a_scene_not_read_from_a_composite_is_saved_as_one() {
             "core-schema::Name"
         ]
     );
-    assert_eq!(doc["components"][1]["data"]["513"]["binary"], "EgA=");
+    assert_eq!(
+        doc["components"][1]["data"]["513"]["json"],
+        serde_json::json!({"material": {"$case": "pbr", "pbr": {}}})
+    );
     let (back, _, report) = dcl_composite::parse_composite(
         Path::new("x.composite"),
         std::str::from_utf8(&out.bytes).unwrap(),

@@ -14,7 +14,7 @@ use scenetree::model::dcl::{GltfModel, MeshShape, component_id};
 use scenetree::model::{Entity, Transform, encode_name, ids};
 use serde_json::Value;
 
-fn oracle_dir() -> PathBuf {
+pub(crate) fn oracle_dir() -> PathBuf {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("oracle");
     assert!(
         dir.join("node_modules/@dcl/ecs").exists(),
@@ -24,7 +24,7 @@ fn oracle_dir() -> PathBuf {
 }
 
 /// Runs an oracle script; panics with its stderr when it fails.
-fn node(script: &str, args: &[&Path]) -> Vec<u8> {
+pub(crate) fn node(script: &str, args: &[&Path]) -> Vec<u8> {
     let out = Command::new("node")
         .arg(script)
         .args(args)

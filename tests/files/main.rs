@@ -5,6 +5,7 @@
 #[path = "../common/dcl.rs"]
 mod dcl;
 
+mod codec_oracle;
 mod dcl_files;
 mod dcl_oracle;
 mod dcl_robustness;

@@ -11,20 +11,18 @@
 //!       "data": { "523": { "binary": "AQ==" } } } ] }
 //! ```
 //!
-//! Reading turns every value whose bytes scenetree can produce exactly as `@dcl/ecs` 7.28.0
-//! would into a replica value (timestamp 0, as the SDK's main.crdt has them):
+//! Reading turns every value into a replica value (timestamp 0, as the SDK's main.crdt has
+//! them) with the bytes `@dcl/ecs` 7.28.0 would produce ([`ComponentCodec`]):
 //!
 //! - any `{"binary": base64}` value of a component with a known id (the bytes themselves);
-//! - `core::Transform`, `core::MeshRenderer`, `core::GltfContainer` JSON;
-//! - JSON of every component with a schema-described layout (`serializationType` `map` and the
-//!   others of [`crate::model::dcl::schema`]): `core-schema::*`, `inspector::*`,
+//! - the JSON of `core::Transform`, of every protocol-buffer component (Material, Animator, …),
+//!   and of every component with a schema-described layout: `core-schema::*`, `inspector::*`,
 //!   `asset-packs::*`, and any scene-defined component.
 //!
-//! Everything else is *preserved only*: other protocol-buffer components' JSON (Material,
-//! Animator, …), unknown `core::` names, grow-only components, nested composites
-//! (`composite::root` with data), and values the runtime itself would reject. They are not in
-//! the replica (so not in the viewport or a main.crdt written from it), and a composite saved
-//! from the document writes them back unchanged.
+//! Only these are *preserved only*: unknown `core::` names, grow-only components, nested
+//! composites (`composite::root` with data), and values the runtime itself would reject (each
+//! reported with the component, the entity and the field). They are not in the replica, and a
+//! composite saved from the document writes them back unchanged.
 //!
 //! Writing keeps the file's structure: unknown keys, component order, entity order, and the
 //! original JSON of every value that has not changed since it was read. Changed or new values
@@ -40,7 +38,7 @@ pub use read::{load_composite, parse_composite};
 pub use write::{CompositeOutput, composite_json};
 
 use crate::model::Entity;
-use crate::model::dcl::schema::Schema;
+use crate::model::dcl::ComponentCodec;
 
 /// A composite as read: everything in it, and how each component's values map to replica
 /// values. Kept beside the replica so a save writes the file back faithfully.
@@ -81,15 +79,9 @@ struct Entry {
 /// How a component's JSON values become the bytes the runtime stores.
 #[derive(Clone, Debug, PartialEq)]
 enum Codec {
-    /// `core::Transform`'s 44 bytes.
-    Transform,
-    /// `core::MeshRenderer` through prost.
-    MeshRenderer,
-    /// `core::GltfContainer` through prost.
-    GltfContainer,
-    /// A schema-described layout.
-    Schema(Schema),
-    /// Bytes are known only for `binary` values (other protocol-buffer components).
+    /// JSON and binary values load through the component's codec.
+    Value(ComponentCodec),
+    /// Bytes are known only for `binary` values (no codec fits the JSON).
     BinaryOnly,
     /// Nothing is loaded: kept as read (the reason is in the load warnings).
     Preserved,

@@ -10,10 +10,7 @@ use super::{Codec, CompositeComponent, CompositeDoc, CompositeReport, Entry};
 use crate::crdt::replica::canonical_transform_bytes;
 use crate::crdt::{CrdtMessage, Replica};
 use crate::io::error::LoadError;
-use crate::model::component::ids;
-use crate::model::dcl::json_forms::{gltf_from_json, mesh_from_json, transform_from_json};
-use crate::model::dcl::schema::Schema;
-use crate::model::dcl::{builtin_json_schema, component_id, is_core_grow_only};
+use crate::model::dcl::{ComponentCodec, component_id, is_core_grow_only};
 use crate::model::{Entity, Transform};
 
 /// Reads a `main.composite`.
@@ -156,45 +153,16 @@ fn choose_codec(
             Some("@dcl/ecs 7.28.0 has no core component of this name".into()),
         );
     };
-    if is_core_grow_only(id) {
-        return (
-            Codec::Preserved,
-            Some("a grow-only component cannot hold composite values".into()),
-        );
-    }
     if name == "composite::root" && has_data {
         return (
             Codec::Preserved,
             Some("nested composites are not expanded by scenetree".into()),
         );
     }
-    match id {
-        ids::TRANSFORM => return (Codec::Transform, None),
-        ids::MESH_RENDERER => return (Codec::MeshRenderer, None),
-        ids::GLTF_CONTAINER => return (Codec::GltfContainer, None),
-        _ => {}
-    }
-    // The runtime prefers a definition it already has over the composite's schema.
-    let builtin = builtin_json_schema(id).map(|(_, s)| s);
-    let schema = builtin.as_ref().or(json_schema);
-    if name.starts_with("core::") {
-        return (
-            Codec::BinaryOnly,
-            Some("protocol-buffer JSON scenetree cannot encode (it encodes MeshRenderer and GltfContainer)".into()),
-        );
-    }
-    match schema.map(Schema::from_json_schema) {
-        Some(Ok(s)) => (Codec::Schema(s), None),
-        Some(Err(e)) => (
-            Codec::BinaryOnly,
-            Some(format!(
-                "its jsonSchema is not one scenetree can encode: {e}"
-            )),
-        ),
-        None => (
-            Codec::BinaryOnly,
-            Some("it has no jsonSchema, so its JSON values have no known layout".into()),
-        ),
+    match ComponentCodec::for_component(name, id, json_schema) {
+        Ok(codec) => (Codec::Value(codec), None),
+        Err(why) if is_core_grow_only(id) => (Codec::Preserved, Some(why)),
+        Err(why) => (Codec::BinaryOnly, Some(why)),
     }
 }
 
@@ -217,10 +185,7 @@ fn load_value(
     // The runtime takes "json" when it is set (not null), else "binary".
     if let Some(json) = entry.get("json").filter(|j| !j.is_null()) {
         let bytes = match codec {
-            Codec::Transform => transform_from_json(json).map(|b| b.to_vec()),
-            Codec::MeshRenderer => mesh_from_json(json).map(|m| m.encode()),
-            Codec::GltfContainer => gltf_from_json(json).map(|g| g.encode()),
-            Codec::Schema(s) => s.encode_component(json),
+            Codec::Value(c) => c.encode(json),
             Codec::BinaryOnly | Codec::Preserved => return Ok(Err(None)),
         };
         return match bytes {
@@ -250,10 +215,10 @@ fn load_value(
     // opaque bytes. (The runtime deserializes and re-serializes them, which changes only
     // non-canonical encodings.) A Transform is re-encoded exactly as the runtime does.
     Ok(match codec {
-        Codec::Transform if bytes.len() >= Transform::BYTE_LEN => {
+        Codec::Value(ComponentCodec::Transform) if bytes.len() >= Transform::BYTE_LEN => {
             Ok(canonical_transform_bytes(&bytes).to_vec())
         }
-        Codec::Transform => {
+        Codec::Value(ComponentCodec::Transform) => {
             return warn(
                 ".binary",
                 format!("a Transform is 44 bytes, found {}", bytes.len()),

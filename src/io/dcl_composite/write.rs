@@ -8,17 +8,11 @@ use serde_json::{Map, Value, json};
 
 use super::{Codec, CompositeComponent, CompositeDoc, Entry};
 use crate::crdt::Replica;
-use crate::model::component::ids;
-use crate::model::dcl::json_forms::{
-    gltf_from_json, gltf_to_json, mesh_from_json, mesh_to_json, transform_from_json,
-    transform_to_json,
-};
-use crate::model::dcl::schema::Schema;
 use crate::model::dcl::{
-    GltfModel, MeshShape, builtin_json_schema, display_component_name, is_core_grow_only,
+    ComponentCodec, builtin_json_schema, display_component_name, is_core_grow_only,
     known_component_name,
 };
-use crate::model::{Entity, Transform, component};
+use crate::model::{Entity, component};
 
 /// A composite written from a replica.
 #[derive(Clone, Debug, PartialEq)]
@@ -72,7 +66,7 @@ pub fn composite_json(replica: &Replica, doc: &CompositeDoc) -> CompositeOutput 
             ));
             continue;
         };
-        let codec = codec_for_new(id, &schema_json);
+        let codec = codec_for_new(id);
         let mut data = Map::new();
         for e in holders {
             if let Some(bytes) = replica.component_data(e, id) {
@@ -145,38 +139,16 @@ fn entities_with(replica: &Replica, id: u32) -> Vec<Entity> {
     v
 }
 
-fn codec_for_new(id: u32, schema_json: &Value) -> Codec {
-    match id {
-        ids::TRANSFORM => Codec::Transform,
-        ids::MESH_RENDERER => Codec::MeshRenderer,
-        ids::GLTF_CONTAINER => Codec::GltfContainer,
-        _ => Schema::from_json_schema(schema_json).map_or(Codec::BinaryOnly, Codec::Schema),
-    }
+fn codec_for_new(id: u32) -> Codec {
+    ComponentCodec::builtin(id).map_or(Codec::BinaryOnly, Codec::Value)
 }
 
 /// A data entry for bytes: `{"json": …}` when that JSON reads back as exactly these bytes,
 /// else `{"binary": base64}`.
 fn encode_data(codec: &Codec, bytes: &[u8], prefer_binary: bool) -> Value {
-    let json = if prefer_binary {
-        None
-    } else {
-        match codec {
-            Codec::Transform => Transform::from_bytes(bytes)
-                .ok()
-                .map(|t| transform_to_json(&t))
-                .filter(|j| transform_from_json(j).is_ok_and(|b| b.as_slice() == bytes)),
-            Codec::MeshRenderer => MeshShape::decode(bytes)
-                .map(|m| mesh_to_json(&m))
-                .filter(|j| mesh_from_json(j).is_ok_and(|m| m.encode() == bytes)),
-            Codec::GltfContainer => GltfModel::decode(bytes)
-                .map(|g| gltf_to_json(&g))
-                .filter(|j| gltf_from_json(j).is_ok_and(|g| g.encode() == bytes)),
-            Codec::Schema(s) => s
-                .decode(bytes)
-                .ok()
-                .filter(|j| s.encode_component(j).is_ok_and(|b| b == bytes)),
-            Codec::BinaryOnly | Codec::Preserved => None,
-        }
+    let json = match codec {
+        Codec::Value(c) if !prefer_binary => c.exact_json(bytes),
+        _ => None,
     };
     match json {
         Some(j) => json!({ "json": j }),

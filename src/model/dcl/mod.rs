@@ -1,27 +1,31 @@
 //! Decentraland component values scenetree understands: what they are called, how they decode,
 //! and a short summary for the inspector.
 //!
-//! - `core::Transform` ([`Transform`], 44 bytes), `core-schema::Name` (a length-prefixed
-//!   string), `core::MeshRenderer` ([`MeshShape`]) and `core::GltfContainer` ([`GltfModel`])
-//!   decode to typed values; the protobuf ones with prost, from the `.proto` excerpts in
-//!   `proto/`.
-//! - Every other component is shown by its name (when known) and its size.
-//! - [`schema`] encodes and decodes any component whose `jsonSchema` a composite gives.
+//! - [`ComponentCodec`]: every component's JSON ⇄ bytes, as `@dcl/ecs` 7.28.0 converts them:
+//!   [`codec`] for the protobuf components (driven by the `.proto` files in `proto/`),
+//!   [`schema`] for components a `jsonSchema` describes, and Transform's 44 bytes.
+//! - Typed views for the editor and the viewport: [`Transform`], `core-schema::Name`,
+//!   [`MeshShape`], [`GltfModel`], [`MaterialLook`], [`Visibility`].
 
 mod builtin;
+pub mod codec;
+mod component_codec;
 mod core_ids;
+pub mod js;
 pub mod json_forms;
-pub mod proto;
+mod looks;
 pub mod schema;
 mod shapes;
 
 use std::fmt::Write as _;
 
 pub use builtin::builtin_json_schema;
+pub use component_codec::ComponentCodec;
 pub use core_ids::{
     CORE_COMPONENTS, core_component_id, core_component_name, core_protocol_buffer,
     is_core_grow_only,
 };
+pub use looks::{MATERIAL, MaterialLook, Shading, TextureSource, VISIBILITY, Visibility};
 pub use shapes::{DEFAULT_CYLINDER_RADIUS, GltfModel, MeshShape, ViewportShape, viewport_shape};
 
 use super::Transform;

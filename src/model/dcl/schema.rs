@@ -10,7 +10,10 @@
 //! expected), encoding returns an error instead, and the caller keeps the value it cannot
 //! produce untouched.
 
-use serde_json::{Map, Number, Value};
+use serde_json::{Map, Value};
+
+pub use super::js::FieldError as SchemaError;
+use super::js::{field_err, js_number, to_int32, to_number, to_uint32, truthy};
 
 /// A component value's layout, built from its `jsonSchema`.
 #[derive(Clone, Debug, PartialEq)]
@@ -57,22 +60,8 @@ pub enum IntWidth {
     I32,
 }
 
-/// Why a schema, a value or some bytes could not be handled. `path` locates the problem
-/// inside the value (`.spawnPoints[0].name`), empty for the value itself.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{}{message}", if path.is_empty() { String::new() } else { format!("at {path}: ") })]
-pub struct SchemaError {
-    /// Where in the value (or schema).
-    pub path: String,
-    /// What was wrong.
-    pub message: String,
-}
-
 fn err<T>(path: &str, message: impl Into<String>) -> Result<T, SchemaError> {
-    Err(SchemaError {
-        path: path.to_owned(),
-        message: message.into(),
-    })
+    field_err(path, message)
 }
 
 const XYZ: &[&str] = &["x", "y", "z"];
@@ -472,58 +461,6 @@ fn write_string(s: &str, out: &mut Vec<u8>) {
     out.extend_from_slice(s.as_bytes());
 }
 
-/// A JSON number for a JavaScript number: `null` when not finite (what `JSON.stringify` does).
-pub(crate) fn js_number(v: f64) -> Value {
-    if v.fract() == 0.0 && v.abs() < 9_007_199_254_740_992.0 && !(v == 0.0 && v.is_sign_negative())
-    {
-        Value::from(v as i64)
-    } else {
-        Number::from_f64(v).map_or(Value::Null, Value::Number)
-    }
-}
-
-/// JavaScript truthiness of a JSON value (`undefined` = `None` is false).
-fn truthy(v: Option<&Value>) -> bool {
-    match v {
-        None | Some(Value::Null) => false,
-        Some(Value::Bool(b)) => *b,
-        Some(Value::Number(n)) => n.as_f64().is_some_and(|f| f != 0.0 && !f.is_nan()),
-        Some(Value::String(s)) => !s.is_empty(),
-        Some(Value::Array(_) | Value::Object(_)) => true,
-    }
-}
-
-/// `ToNumber` for the JSON values it is plain on: numbers, booleans, `null` (0) and
-/// `undefined` (NaN). Strings, lists and objects are refused.
-pub(crate) fn to_number(v: Option<&Value>, path: &str) -> Result<f64, SchemaError> {
-    match v {
-        None => Ok(f64::NAN),
-        Some(Value::Null) => Ok(0.0),
-        Some(Value::Bool(b)) => Ok(*b as u8 as f64),
-        Some(Value::Number(n)) => Ok(n.as_f64().unwrap_or(f64::NAN)),
-        Some(_) => err(path, "expected a number"),
-    }
-}
-
-/// ECMAScript `ToInt32`: truncate, then wrap modulo 2³² (NaN and infinities give 0).
-pub fn to_int32(v: f64) -> i32 {
-    to_uint32(v) as i32
-}
-
-/// ECMAScript `ToUint32`.
-pub fn to_uint32(v: f64) -> u32 {
-    if !v.is_finite() {
-        return 0;
-    }
-    let t = v.trunc();
-    // |t| < 2^64 is handled exactly by i128; beyond, every such double is a multiple of 2^32.
-    if t.abs() < 1.8e19 {
-        (t as i128).rem_euclid(1 << 32) as u32
-    } else {
-        0
-    }
-}
-
 /// `BigInt(n)` then `setBigInt64` (wraps modulo 2⁶⁴); non-integers make `BigInt` throw.
 fn bigint_as_i64(n: f64, path: &str) -> Result<i64, SchemaError> {
     if !n.is_finite() || n.fract() != 0.0 {
@@ -532,19 +469,7 @@ fn bigint_as_i64(n: f64, path: &str) -> Result<i64, SchemaError> {
             format!("{n} is not an integer (the runtime's BigInt throws)"),
         );
     }
-    if n.abs() < 9.2e18 {
-        return Ok(n as i64);
-    }
-    // A double this large is m·2^e with e ≥ 11; keep the low 64 bits of that product.
-    let bits = n.to_bits();
-    let exp = ((bits >> 52) & 0x7FF) as i64 - 1075;
-    let mantissa = (bits & ((1 << 52) - 1)) | (1 << 52);
-    let low = if exp >= 64 { 0 } else { mantissa << exp };
-    Ok(if n < 0.0 {
-        low.wrapping_neg() as i64
-    } else {
-        low as i64
-    })
+    Ok(super::js::to_uint64(n) as i64)
 }
 
 #[cfg(test)]
@@ -568,12 +493,7 @@ mod tests {
     }
 
     #[test]
-    fn numbers_convert_like_a_dataview() {
-        assert_eq!(to_int32(4_294_967_297.0), 1);
-        assert_eq!(to_int32(-1.9), -1);
-        assert_eq!(to_int32(f64::NAN), 0);
-        assert_eq!(to_uint32(-1.0), u32::MAX);
-        assert_eq!(to_uint32(1e30), 0);
+    fn int64_converts_like_bigint() {
         assert_eq!(bigint_as_i64(2f64.powi(64) + 4096.0, "").unwrap(), 4096);
         assert!(bigint_as_i64(1.5, "").is_err());
     }

@@ -1,11 +1,11 @@
-//! `core::MeshRenderer` and `core::GltfContainer`: decoded with prost, encoded byte for byte as
-//! `@dcl/ecs` 7.28.0 encodes them, and mapped to the shapes the viewport draws.
+//! `core::MeshRenderer` and `core::GltfContainer` as typed values over the component codec
+//! ([`super::codec`]), and the shapes the viewport draws.
 
-use prost::Message as _;
-use prost::encoding::{WireType, encode_key, encode_varint};
+use serde_json::{Map, Value, json};
 
-use super::proto::pb_mesh_renderer::{BoxMesh, CylinderMesh, Mesh, PlaneMesh, SphereMesh};
-use super::proto::{PbGltfContainer, PbMeshRenderer};
+use super::codec::ProtoMessage;
+use super::js::js_number;
+use crate::model::component::ids;
 
 /// Default radius of a cylinder end when the value leaves it unset, in meters.
 pub const DEFAULT_CYLINDER_RADIUS: f32 = 0.5;
@@ -33,56 +33,74 @@ pub enum MeshShape {
 impl MeshShape {
     /// Decodes a MeshRenderer value. `None` when the bytes are not a valid `PBMeshRenderer`.
     pub fn decode(bytes: &[u8]) -> Option<MeshShape> {
-        let pb = PbMeshRenderer::decode(bytes).ok()?;
-        Some(match pb.mesh {
-            None => MeshShape::Empty,
-            Some(Mesh::Box(b)) => MeshShape::Box { uvs: b.uvs },
-            Some(Mesh::Sphere(_)) => MeshShape::Sphere,
-            Some(Mesh::Cylinder(c)) => MeshShape::Cylinder {
-                radius_top: c.radius_top,
-                radius_bottom: c.radius_bottom,
+        let json = mesh_message().decode(bytes).ok()?;
+        Some(MeshShape::from_json(&json))
+    }
+
+    /// The shape a decoded MeshRenderer JSON names (an unknown or missing case is empty).
+    fn from_json(json: &Value) -> MeshShape {
+        let mesh = &json["mesh"];
+        let floats = |v: &Value| -> Vec<f32> {
+            v.as_array()
+                .map(|a| {
+                    a.iter()
+                        .map(|x| x.as_f64().unwrap_or(f64::NAN) as f32)
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let radius = |v: &Value| v.as_f64().map(|r| r as f32);
+        match mesh["$case"].as_str() {
+            Some("box") => MeshShape::Box {
+                uvs: floats(&mesh["box"]["uvs"]),
             },
-            Some(Mesh::Plane(p)) => MeshShape::Plane { uvs: p.uvs },
-        })
+            Some("plane") => MeshShape::Plane {
+                uvs: floats(&mesh["plane"]["uvs"]),
+            },
+            Some("sphere") => MeshShape::Sphere,
+            Some("cylinder") => MeshShape::Cylinder {
+                radius_top: radius(&mesh["cylinder"]["radiusTop"]),
+                radius_bottom: radius(&mesh["cylinder"]["radiusBottom"]),
+            },
+            _ => MeshShape::Empty,
+        }
     }
 
-    /// The bytes `@dcl/ecs` 7.28.0 writes for this value. They equal prost's encoding except
-    /// for one quirk of its generated encoder (ts-proto): a box or plane always carries its
-    /// `uvs` field, even when empty (`0a 00`), where prost writes nothing.
+    /// The bytes `@dcl/ecs` 7.28.0 writes for this value (a box or plane always carries its
+    /// `uvs` list, `0a 00` when empty).
     pub fn encode(&self) -> Vec<u8> {
-        let (field, uvs) = match self {
-            MeshShape::Box { uvs } => (1, uvs),
-            MeshShape::Plane { uvs } => (4, uvs),
-            other => return other.to_proto().encode_to_vec(),
-        };
-        let inner = if uvs.is_empty() {
-            vec![0x0a, 0x00] // field 1, length-delimited, length 0
-        } else {
-            BoxMesh { uvs: uvs.clone() }.encode_to_vec() // BoxMesh and PlaneMesh share a layout
-        };
-        let mut out = Vec::with_capacity(inner.len() + 2);
-        encode_key(field, WireType::LengthDelimited, &mut out);
-        encode_varint(inner.len() as u64, &mut out);
-        out.extend_from_slice(&inner);
-        out
+        mesh_message()
+            .encode(&self.to_json())
+            .expect("a MeshShape's JSON is always encodable")
     }
 
-    /// The prost message for this shape.
-    pub fn to_proto(&self) -> PbMeshRenderer {
-        let mesh = match self {
-            MeshShape::Empty => None,
-            MeshShape::Box { uvs } => Some(Mesh::Box(BoxMesh { uvs: uvs.clone() })),
-            MeshShape::Sphere => Some(Mesh::Sphere(SphereMesh {})),
+    /// The JSON the Inspector writes for it (`{"mesh": {"$case": "box", "box": {"uvs": []}}}`).
+    pub fn to_json(&self) -> Value {
+        let floats =
+            |uvs: &[f32]| -> Vec<Value> { uvs.iter().map(|u| js_number(f64::from(*u))).collect() };
+        match self {
+            MeshShape::Empty => json!({}),
+            MeshShape::Box { uvs } => {
+                json!({"mesh": {"$case": "box", "box": {"uvs": floats(uvs)}}})
+            }
+            MeshShape::Plane { uvs } => {
+                json!({"mesh": {"$case": "plane", "plane": {"uvs": floats(uvs)}}})
+            }
+            MeshShape::Sphere => json!({"mesh": {"$case": "sphere", "sphere": {}}}),
             MeshShape::Cylinder {
                 radius_top,
                 radius_bottom,
-            } => Some(Mesh::Cylinder(CylinderMesh {
-                radius_top: *radius_top,
-                radius_bottom: *radius_bottom,
-            })),
-            MeshShape::Plane { uvs } => Some(Mesh::Plane(PlaneMesh { uvs: uvs.clone() })),
-        };
-        PbMeshRenderer { mesh }
+            } => {
+                let mut c = Map::new();
+                if let Some(r) = radius_top {
+                    c.insert("radiusTop".into(), js_number(f64::from(*r)));
+                }
+                if let Some(r) = radius_bottom {
+                    c.insert("radiusBottom".into(), js_number(f64::from(*r)));
+                }
+                json!({"mesh": {"$case": "cylinder", "cylinder": c}})
+            }
+        }
     }
 
     /// The lower-case name Decentraland uses for the shape (`"box"`, …; `"none"` when empty).
@@ -128,23 +146,37 @@ pub struct GltfModel {
 impl GltfModel {
     /// Decodes a GltfContainer value. `None` when the bytes are not a valid `PBGltfContainer`.
     pub fn decode(bytes: &[u8]) -> Option<GltfModel> {
-        let pb = PbGltfContainer::decode(bytes).ok()?;
+        let json = gltf_message().decode(bytes).ok()?;
+        let mask = |key: &str| json.get(key).and_then(Value::as_u64).map(|m| m as u32);
         Some(GltfModel {
-            src: pb.src,
-            visible_meshes_collision_mask: pb.visible_meshes_collision_mask,
-            invisible_meshes_collision_mask: pb.invisible_meshes_collision_mask,
+            src: json["src"].as_str()?.to_owned(),
+            visible_meshes_collision_mask: mask("visibleMeshesCollisionMask"),
+            invisible_meshes_collision_mask: mask("invisibleMeshesCollisionMask"),
         })
     }
 
-    /// The bytes `@dcl/ecs` writes for it (prost's encoding is identical for this message).
+    /// The bytes `@dcl/ecs` writes for it.
     pub fn encode(&self) -> Vec<u8> {
-        PbGltfContainer {
-            src: self.src.clone(),
-            visible_meshes_collision_mask: self.visible_meshes_collision_mask,
-            invisible_meshes_collision_mask: self.invisible_meshes_collision_mask,
+        let mut obj = Map::new();
+        obj.insert("src".into(), Value::String(self.src.clone()));
+        if let Some(m) = self.visible_meshes_collision_mask {
+            obj.insert("visibleMeshesCollisionMask".into(), m.into());
         }
-        .encode_to_vec()
+        if let Some(m) = self.invisible_meshes_collision_mask {
+            obj.insert("invisibleMeshesCollisionMask".into(), m.into());
+        }
+        gltf_message()
+            .encode(&Value::Object(obj))
+            .expect("a GltfModel's JSON is always encodable")
     }
+}
+
+fn mesh_message() -> ProtoMessage {
+    ProtoMessage::of_component(ids::MESH_RENDERER).expect("the protocol has PBMeshRenderer")
+}
+
+fn gltf_message() -> ProtoMessage {
+    ProtoMessage::of_component(ids::GLTF_CONTAINER).expect("the protocol has PBGltfContainer")
 }
 
 /// A shape the viewport draws for an entity, in the entity's local space, in meters, before the
@@ -204,7 +236,7 @@ mod tests {
     }
 
     #[test]
-    fn shapes_round_trip_through_prost() {
+    fn shapes_round_trip_through_the_codec() {
         let shapes = [
             MeshShape::Empty,
             MeshShape::Box { uvs: vec![] },
