@@ -178,6 +178,18 @@ impl CrdtLayout {
         CrdtLayout { items }
     }
 
+    /// A layout of PUTs only, one per (entity, component), in the given order (how the SDK
+    /// writes a scene it built: see `CompositeDoc::sdk_crdt_layout`).
+    pub fn from_registers(registers: impl IntoIterator<Item = (Entity, u32)>) -> CrdtLayout {
+        let mut seen = std::collections::HashSet::new();
+        let items = registers
+            .into_iter()
+            .map(|(entity, component)| LayoutItem::Register { entity, component })
+            .filter(|item| seen.insert(item.key()))
+            .collect();
+        CrdtLayout { items }
+    }
+
     /// The number of places recorded.
     pub fn len(&self) -> usize {
         self.items.len()

@@ -177,9 +177,11 @@ pub fn encode_scene(replica: &Replica, format: SceneFormat, context: &SaveContex
     let mut lost = context.lost_outside_composite(format);
     let bytes = match format {
         SceneFormat::Native => native::to_native_json(replica).into_bytes(),
-        SceneFormat::DclCrdt => match &context.crdt_layout {
-            Some(layout) => dcl_crdt::to_crdt_bytes_in_layout(replica, layout),
-            None => dcl_crdt::to_state_crdt_bytes(replica),
+        SceneFormat::DclCrdt => match (&context.crdt_layout, &context.composite) {
+            (Some(layout), _) => dcl_crdt::to_crdt_bytes_in_layout(replica, layout),
+            // A composite's scene in the order the SDK writes its main.crdt.
+            (None, Some(doc)) => dcl_crdt::to_crdt_bytes_in_layout(replica, &doc.sdk_crdt_layout()),
+            (None, None) => dcl_crdt::to_state_crdt_bytes(replica),
         },
         SceneFormat::DclComposite => {
             let fresh;

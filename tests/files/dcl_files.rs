@@ -539,3 +539,37 @@ fn convert(input: &Path, output: &Path, lossy: bool) -> Result<(), String> {
         Err(String::from_utf8_lossy(&out.stderr).into_owned())
     }
 }
+
+#[test]
+fn an_edited_composite_keeps_its_layout_and_javascripts_key_order() {
+    let pair = &dcl::pairs()[1];
+    let text = std::fs::read_to_string(&pair.composite).unwrap();
+    let doc: Value = serde_json::from_str(&text).unwrap();
+    let minified = scenetree::model::dcl::js::stringify(&doc);
+    let (mut replica, doc, _) =
+        dcl_composite::parse_composite(Path::new("m.composite"), &minified).unwrap();
+    // New names on a high and a low entity number: both land at their place in the data.
+    replica
+        .put(Entity(9000), ids::NAME, encode_name("High"))
+        .unwrap();
+    replica
+        .put(Entity(3), ids::NAME, encode_name("Low"))
+        .unwrap();
+    let out = dcl_composite::composite_json(&replica, &doc).text;
+    assert!(!out.contains('\n'), "minified stays minified");
+    let back: Value = serde_json::from_str(&out).unwrap();
+    let names = back["components"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "core-schema::Name")
+        .unwrap();
+    let keys: Vec<u32> = names["data"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(|k| k.parse().unwrap())
+        .collect();
+    assert!(keys.windows(2).all(|w| w[0] < w[1]), "{keys:?}");
+    assert!(keys.contains(&3) && keys.contains(&9000));
+}

@@ -274,3 +274,56 @@ fn dcl_ecs_sees_what_scenetree_shows_in_every_fixture() {
         assert_same_as_dcl_ecs(pair.label, &opened.replica, &dcl_ecs_sees(&out));
     }
 }
+
+#[test]
+fn a_composite_converts_to_the_main_crdt_the_sdk_writes_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    for pair in dcl::pairs() {
+        let reference = dir.path().join("reference.crdt");
+        node("composite-to-crdt.cjs", &[&pair.composite, &reference]);
+        let ours = dir.path().join("ours.crdt");
+        let status = Command::new(env!("CARGO_BIN_EXE_scenetree"))
+            .arg("convert")
+            .arg(&pair.composite)
+            .arg(&ours)
+            .status()
+            .unwrap();
+        assert!(status.success(), "{}: convert failed", pair.label);
+        let (ours, theirs) = (
+            std::fs::read(&ours).unwrap(),
+            std::fs::read(&reference).unwrap(),
+        );
+        assert!(
+            ours == theirs,
+            "{}: scenetree wrote {} bytes, the SDK {} (first difference at byte {:?})",
+            pair.label,
+            ours.len(),
+            theirs.len(),
+            ours.iter().zip(&theirs).position(|(a, b)| a != b)
+        );
+    }
+}
+
+#[test]
+fn composites_written_by_javascript_in_any_layout_save_back_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    for pair in dcl::pairs() {
+        for mode in ["minified", "tabs", "numbers"] {
+            let path = dir.path().join(format!("{mode}.composite"));
+            node(
+                "restringify.cjs",
+                &[&pair.composite, &path, Path::new(mode)],
+            );
+            let text = std::fs::read(&path).unwrap();
+            let opened = io::open_scene(&path).unwrap();
+            let saved =
+                io::encode_scene(&opened.replica, SceneFormat::DclComposite, &opened.context);
+            assert!(
+                saved.bytes == text,
+                "{} ({mode}): saved back differently, first difference at byte {:?}",
+                pair.label,
+                saved.bytes.iter().zip(&text).position(|(a, b)| a != b)
+            );
+        }
+    }
+}

@@ -37,8 +37,11 @@ use serde_json::{Map, Value};
 pub use read::{load_composite, parse_composite};
 pub use write::{CompositeOutput, composite_json};
 
+use crate::io::CrdtLayout;
 use crate::model::Entity;
+use crate::model::component::ids;
 use crate::model::dcl::ComponentCodec;
+use crate::model::dcl::js::{stringify, stringify_pretty};
 
 /// A composite as read: everything in it, and how each component's values map to replica
 /// values. Kept beside the replica so a save writes the file back faithfully.
@@ -48,6 +51,54 @@ pub struct CompositeDoc {
     top: Map<String, Value>,
     /// The components in file order.
     components: Vec<CompositeComponent>,
+    /// How the file was laid out (indentation, what followed the JSON).
+    layout: JsonLayout,
+}
+
+/// The text layout of a JSON file, kept so that a save writes it the same way: the Inspector
+/// writes `JSON.stringify(composite, null, 2)`, other tools minify.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JsonLayout {
+    /// The indentation of one level (`"  "`), or `None` for minified JSON.
+    indent: Option<String>,
+    /// What followed the JSON value (a final newline, or nothing).
+    trailer: String,
+}
+
+impl Default for JsonLayout {
+    /// The Inspector's layout: two spaces, no final newline.
+    fn default() -> JsonLayout {
+        JsonLayout {
+            indent: Some("  ".into()),
+            trailer: String::new(),
+        }
+    }
+}
+
+impl JsonLayout {
+    /// The layout of a JSON text: indented when its first line break is followed by spaces or
+    /// tabs (that run is one level), minified when it has no line break before its end.
+    pub fn detect(text: &str) -> JsonLayout {
+        let body = text.trim_end();
+        let trailer = text[body.len()..].to_owned();
+        let indent = body.find('\n').map(|i| {
+            body[i + 1..]
+                .chars()
+                .take_while(|c| *c == ' ' || *c == '\t')
+                .collect()
+        });
+        JsonLayout { indent, trailer }
+    }
+
+    /// `value` written in this layout, numbers as JavaScript prints them.
+    pub fn write(&self, value: &Value) -> String {
+        let mut text = match &self.indent {
+            Some(indent) => stringify_pretty(value, indent),
+            None => stringify(value),
+        };
+        text.push_str(&self.trailer);
+        text
+    }
 }
 
 /// One entry of the composite's `components` list.
@@ -108,7 +159,38 @@ impl CompositeDoc {
         CompositeDoc {
             top,
             components: Vec::new(),
+            layout: JsonLayout::default(),
         }
+    }
+
+    /// The order in which the SDK writes this composite's values as a main.crdt (what
+    /// `sdk-commands build` and the Inspector's `dumpEngineToCrdtCommands` produce): components
+    /// in the engine's definition order — Transform, `core-schema::Network-Entity` and
+    /// `-Parent`, which every engine defines first, then the composite's order — and each
+    /// component's entities in ascending order (the order JavaScript iterates its data keys).
+    pub fn sdk_crdt_layout(&self) -> CrdtLayout {
+        const ENGINE_FIRST: [u32; 3] = [ids::TRANSFORM, ids::NETWORK_ENTITY, ids::NETWORK_PARENT];
+        let mut order: Vec<(usize, &CompositeComponent)> = self
+            .components
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let first = ENGINE_FIRST.iter().position(|f| Some(*f) == c.id);
+                (first.unwrap_or(ENGINE_FIRST.len() + i), c)
+            })
+            .collect();
+        order.sort_by_key(|(rank, _)| *rank);
+        CrdtLayout::from_registers(order.into_iter().flat_map(|(_, c)| {
+            let mut entities: Vec<Entity> = c
+                .entries
+                .iter()
+                .filter(|e| e.loaded.is_some())
+                .map(|e| e.entity)
+                .collect();
+            entities.sort_unstable();
+            let id = c.id;
+            entities.into_iter().filter_map(move |e| Some((e, id?)))
+        }))
     }
 
     /// Names of the components kept only as JSON, with how many values each holds.

@@ -71,7 +71,16 @@ pub fn parse_composite(
             });
         }
     }
-    Ok((replica, CompositeDoc { top, components }, report))
+    let layout = super::JsonLayout::detect(text);
+    Ok((
+        replica,
+        CompositeDoc {
+            top,
+            components,
+            layout,
+        },
+        report,
+    ))
 }
 
 type ReadError = (String, String);

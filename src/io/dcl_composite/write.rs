@@ -17,7 +17,8 @@ use crate::model::{Entity, component};
 /// A composite written from a replica.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CompositeOutput {
-    /// The file's text (two-space indented JSON, as the Inspector writes it).
+    /// The file's text, laid out as the file it was read from (two-space indented JSON, as
+    /// the Inspector writes it, for a new composite), numbers as JavaScript prints them.
     pub text: String,
     /// What the replica holds that a composite cannot: values of components with no known
     /// name or schema, and grow-only values. Empty when nothing was lost.
@@ -81,8 +82,7 @@ pub fn composite_json(replica: &Replica, doc: &CompositeDoc) -> CompositeOutput 
     }
     let mut top = doc.top.clone();
     top.insert("components".into(), Value::Array(components));
-    let text =
-        serde_json::to_string_pretty(&Value::Object(top)).expect("JSON values always serialize");
+    let text = doc.layout.write(&Value::Object(top));
     CompositeOutput { text, lost }
 }
 
@@ -103,6 +103,13 @@ fn write_component(replica: &Replica, c: &CompositeComponent) -> Map<String, Val
                 data.insert(e.0.to_string(), encode_data(&c.codec, bytes, false));
             }
         }
+    }
+    // JavaScript prints integer-like keys in ascending order: new entities go to their place
+    // (unless the file itself was not in that order, which is then kept).
+    if c.entries.windows(2).all(|w| w[0].entity < w[1].entity) {
+        let mut sorted: Vec<(String, Value)> = std::mem::take(&mut data).into_iter().collect();
+        sorted.sort_by(|a, b| entity_key_order(&a.0).cmp(&entity_key_order(&b.0)));
+        data = sorted.into_iter().collect();
     }
     let mut raw = c.raw.clone();
     // A component read with no "data" key gets one only when it now holds values.
@@ -128,6 +135,10 @@ fn entry_data(replica: &Replica, c: &CompositeComponent, entry: &Entry) -> Optio
         (None, _) => (!replica.is_deleted(entry.entity)).then(|| entry.data.clone()),
         (Some(_), Some(_)) => Some(entry.data.clone()),
     }
+}
+
+fn entity_key_order(key: &str) -> (u64, &str) {
+    (key.parse::<u32>().map_or(u64::MAX, u64::from), key)
 }
 
 fn entities_with(replica: &Replica, id: u32) -> Vec<Entity> {
