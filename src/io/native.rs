@@ -10,7 +10,8 @@
 //!         "core::Transform":   { "timestamp": 3, "value": { "position": [0, 1, 0], "rotation": [0, 0, 0, 1],
 //!                                                          "scale": [1, 1, 1], "parent": 0 } },
 //!         "core-schema::Name": { "timestamp": 1, "value": "Lamp" },
-//!         "1018":              { "timestamp": 2, "base64": "GgA=" },
+//!         "core::MeshRenderer": { "timestamp": 2, "value": { "mesh": { "$case": "sphere", "sphere": {} } } },
+//!         "2905536298":        { "timestamp": 1, "base64": "AQ==" },
 //!         "core::GltfContainer": { "timestamp": 4, "deleted": true } },
 //!       "appended": { "core::PointerEventsResult": ["CAE="] } }
 //!   ],
@@ -18,9 +19,11 @@
 //! }
 //! ```
 //!
-//! Components are keyed by name when scenetree knows it, else by their id. A value is written
-//! decoded (`value`) only when encoding the decoded form gives back the exact bytes (so a
-//! Transform holding NaN, or a malformed Name, is kept as `base64`); everything else is base64.
+//! Components are keyed by name when scenetree knows it (core components, `core-schema::*`),
+//! else by their id. A value is written decoded (`value`) only when encoding the decoded form
+//! gives back the exact bytes (so a Transform holding NaN, or a malformed Name, is kept as
+//! `base64`): Transform and Name as above, every other core component in the JSON form of
+//! `model::dcl::ComponentCodec` (what a main.composite holds); everything else is base64.
 //! `deleted` records a tombstone with its timestamp. Entities are sorted by id and components
 //! by id, so files diff well.
 
@@ -28,6 +31,8 @@ use std::path::Path;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
+
+use crate::model::dcl::{self, ComponentCodec};
 use serde_json::{Map, Value, json};
 
 use super::error::LoadError;
@@ -160,7 +165,9 @@ fn shortest_number(n: &serde_json::Number) -> String {
 }
 
 fn component_key(id: u32) -> String {
-    component::component_name(id).map_or_else(|| id.to_string(), str::to_owned)
+    component::component_name(id)
+        .or_else(|| dcl::core_component_name(id))
+        .map_or_else(|| id.to_string(), str::to_owned)
 }
 
 fn encode_value(id: u32, timestamp: u32, data: &[u8]) -> Value {
@@ -172,7 +179,7 @@ fn encode_value(id: u32, timestamp: u32, data: &[u8]) -> Value {
         ids::NAME => decode_name(data)
             .filter(|n| encode_name(n) == data)
             .map(Value::String),
-        _ => None,
+        _ => ComponentCodec::builtin(id).and_then(|c| c.exact_json(data)),
     };
     match decoded {
         Some(value) => json!({ "timestamp": timestamp, "value": value }),
@@ -333,8 +340,9 @@ pub fn parse_native(path: &Path, text: &str) -> Result<Replica, LoadError> {
 }
 
 fn parse_component_key(key: &str) -> u32 {
-    key.parse::<u32>()
-        .unwrap_or_else(|_| component_id_from_name(key))
+    key.parse::<u32>().unwrap_or_else(|_| {
+        dcl::core_component_id(key).unwrap_or_else(|| component_id_from_name(key))
+    })
 }
 
 fn decode_value(id: u32, value: &Value) -> Result<Vec<u8>, String> {
@@ -353,10 +361,13 @@ fn decode_value(id: u32, value: &Value) -> Result<Vec<u8>, String> {
             .as_str()
             .map(encode_name)
             .ok_or_else(|| "a Name value is a string".to_string()),
-        _ => Err(
-            "scenetree cannot encode a decoded value of this component; give it as \"base64\""
-                .into(),
-        ),
+        _ => match ComponentCodec::builtin(id) {
+            Some(codec) => codec.encode(decoded).map_err(|e| e.to_string()),
+            None => Err(
+                "scenetree cannot encode a decoded value of this component; give it as \"base64\""
+                    .into(),
+            ),
+        },
     }
 }
 

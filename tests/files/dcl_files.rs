@@ -573,3 +573,28 @@ fn an_edited_composite_keeps_its_layout_and_javascripts_key_order() {
     assert!(keys.windows(2).all(|w| w[0] < w[1]), "{keys:?}");
     assert!(keys.contains(&3) && keys.contains(&9000));
 }
+
+#[test]
+fn native_scenes_hold_every_core_component_decoded_and_read_them_back_exactly() {
+    for pair in dcl::pairs() {
+        let opened = io::open_scene(&pair.composite).unwrap();
+        let text = native::to_native_json(&opened.replica);
+        let back = native::parse_native(Path::new("x.json"), &text).unwrap();
+        assert_eq!(
+            back.state_messages(),
+            opened.replica.state_messages(),
+            "{}",
+            pair.label
+        );
+        let doc: Value = serde_json::from_str(&text).unwrap();
+        let decoded_mesh =
+            doc["entities"].as_array().unwrap().iter().any(|e| {
+                e["components"]["core::MeshRenderer"]["value"]["mesh"]["$case"].is_string()
+            });
+        assert!(
+            decoded_mesh,
+            "{}: MeshRenderer values are decoded",
+            pair.label
+        );
+    }
+}
