@@ -29,6 +29,21 @@ pub const LESSONS: &[(&str, &str)] = &[
     ),
 ];
 
+/// Lesson `index` (from 0) as a document of its own: untitled, its peers at the lesson's
+/// start, unmodified. Returns it with the lesson's title.
+pub fn lesson_document(index: usize) -> Result<(crate::editor::Document, String), String> {
+    let (name, text) = LESSONS
+        .get(index)
+        .ok_or_else(|| format!("there is no lesson {}", index + 1))?;
+    let scenario =
+        crate::crdt::scenario::parse(text).map_err(|e| format!("{name}: {}", e.message))?;
+    let title = scenario.title.clone();
+    let mut doc = crate::editor::Document::default();
+    doc.open_lesson(scenario)
+        .map_err(|e| format!("{name}: {}", e.message))?;
+    Ok((doc, title))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,7 +8,6 @@ use serde::{Deserialize, Serialize};
 use super::action::{Action, PeersAction, SelectAction};
 use super::hierarchy_panel::HierarchyPanel;
 use super::inspector_panel::InspectorPanel;
-use super::lessons::LESSONS;
 use super::peers_panel::PeersPanel;
 use super::style;
 use super::viewport::ViewportRenderer;
@@ -50,13 +49,17 @@ pub fn default_dock() -> DockState<Tab> {
     dock
 }
 
-/// A file operation a panel asked for, which needs the app (dialogs, disk).
+/// Something a panel asked for that needs the app: a file dialog, the disk, or the
+/// unsaved-changes prompt.
 #[derive(Clone, Debug, PartialEq)]
 pub enum FileRequest {
     /// Save a simulated peer's state as main.crdt.
     ExportPeer(crate::crdt::network::PeerId),
     /// Save the peers run as a scenario file.
     SaveRun,
+    /// Open bundled lesson number `n` (from 0): it replaces the document, so the app asks
+    /// about unsaved changes first.
+    OpenLesson(usize),
 }
 
 /// How serious a status message is.
@@ -332,7 +335,10 @@ impl Workbench {
     fn apply_peers_action(&mut self, request: PeersAction) {
         // A delivery or a timeline move changes the shown peer without the user editing it:
         // let the viewport show the jump as motion.
-        if !matches!(request, PeersAction::ExportPeer(_) | PeersAction::SaveRun) {
+        if !matches!(
+            request,
+            PeersAction::ExportPeer(_) | PeersAction::SaveRun | PeersAction::OpenLesson(_)
+        ) {
             self.viewport.animate_next_change();
         }
         let result: Result<Option<String>, String> = match request {
@@ -341,17 +347,10 @@ impl Workbench {
                 .start_simulation(peers, seed)
                 .map(|()| Some(format!("Simulating {peers} peers; you edit peer 1")))
                 .map_err(|e| e.to_string()),
-            PeersAction::OpenLesson(index) => match LESSONS.get(index) {
-                Some((name, text)) => crate::crdt::scenario::parse(text)
-                    .map_err(|e| format!("{name}: {}", e.message))
-                    .and_then(|scenario| {
-                        let title = scenario.title.clone();
-                        self.doc.open_lesson(scenario).map_err(|e| e.message)?;
-                        self.viewport.frame_all_next();
-                        Ok(Some(format!("Lesson: {title}")))
-                    }),
-                None => Err(format!("there is no lesson {index}")),
-            },
+            PeersAction::OpenLesson(index) => {
+                self.file_requests.push(FileRequest::OpenLesson(index));
+                Ok(None)
+            }
             PeersAction::Stop(peer) => self
                 .doc
                 .stop_simulation(peer)

@@ -135,7 +135,10 @@ fn work_left_by_a_crash_is_offered_back() {
         scenetree::model::encode_name("Unsaved chair"),
     )
     .unwrap();
-    io::recovery::write_recovery(&recovery, &lost, None).unwrap();
+    // An editor that autosaved and then crashed (dropping the session releases its lock).
+    let crashed = io::recovery::RecoverySession::start(&recovery).unwrap();
+    crashed.write(&lost, None).unwrap();
+    drop(crashed);
     let mut h = app(Launch::default(), Some(recovery.clone()));
     assert!(h.query_by_label("Recover unsaved work?").is_some());
     h.get_by_label("Recover").click();
@@ -143,4 +146,199 @@ fn work_left_by_a_crash_is_offered_back() {
     let doc = &h.state().workbench().doc;
     assert_eq!(doc.name_of(Entity(600)).as_deref(), Some("Unsaved chair"));
     assert!(doc.is_modified(), "recovered work must be saved to be kept");
+}
+
+/// The showroom saved as a file in `dir`, opened in the app, with one unsaved rename.
+fn edited_showroom_file(dir: &std::path::Path) -> (Harness<'static, ScenetreeApp>, PathBuf) {
+    let path = dir.join("showroom.json");
+    io::save_scene(&scenetree::editor::examples::showroom(), &path).unwrap();
+    let mut h = app(
+        Launch {
+            file: Some(path.clone()),
+            ..Launch::default()
+        },
+        None,
+    );
+    settle(&mut h);
+    let bench = h.state_mut().workbench_mut();
+    bench.viewport.animate_remote_changes = false; // frames settle at once
+    bench
+        .doc
+        .apply(Command::Rename {
+            entity: Entity(519),
+            name: "Desk lamp".into(),
+        })
+        .unwrap();
+    h.run();
+    (h, path)
+}
+
+#[test]
+fn opening_a_lesson_asks_first_and_becomes_its_own_untitled_document() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut h, path) = edited_showroom_file(dir.path());
+    let on_disk = std::fs::read(&path).unwrap();
+    h.get_by_label_contains("1. Two peers reparent at once")
+        .click();
+    h.run();
+    assert!(
+        h.query_by_label("Unsaved changes").is_some(),
+        "a lesson replaces the open scene: ask first"
+    );
+    h.get_by_label("Cancel").click();
+    h.run();
+    let doc = &h.state().workbench().doc;
+    assert_eq!(doc.name_of(Entity(519)).as_deref(), Some("Desk lamp"));
+    assert!(doc.simulation().is_none(), "cancel keeps the scene");
+
+    h.get_by_label_contains("1. Two peers reparent at once")
+        .click();
+    h.run();
+    h.get_by_label("Don't save").click();
+    h.run();
+    let doc = &h.state().workbench().doc;
+    assert!(doc.simulation().is_some(), "the lesson is open");
+    assert_eq!(doc.file, None, "a lesson is not showroom.json");
+    assert!(!doc.is_modified(), "nothing was done in it yet");
+    // Stopping keeps a peer's state; it still has no file, so Save cannot overwrite the scene.
+    h.get_by_label("More ▾").click();
+    h.run();
+    h.get_by_label_contains("Stop, keeping").click();
+    h.run();
+    assert_eq!(h.state().workbench().doc.file, None);
+    assert_eq!(std::fs::read(&path).unwrap(), on_disk);
+}
+
+#[test]
+fn a_request_waits_for_a_save_that_needs_confirming_and_then_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let crdt = dir.path().join("main.crdt");
+    std::fs::copy(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/dcl/Cozy-House-Template/main.crdt"),
+        &crdt,
+    )
+    .unwrap();
+    let mut h = app(
+        Launch {
+            file: Some(crdt),
+            ..Launch::default()
+        },
+        None,
+    );
+    settle(&mut h);
+    // The document belongs to a main.composite, which cannot hold everything a main.crdt
+    // does: saving needs the user's confirmation first.
+    let composite = dir.path().join("main.composite");
+    let doc = &mut h.state_mut().workbench_mut().doc;
+    doc.file = Some(scenetree::editor::SceneFile {
+        path: composite.clone(),
+        format: io::SceneFormat::DclComposite,
+    });
+    let someone = doc.view().entities().find(|e| !e.is_reserved()).unwrap();
+    doc.apply(Command::Rename {
+        entity: someone,
+        name: "Renamed".into(),
+    })
+    .unwrap();
+    for answer in ["Cancel", "Save anyway"] {
+        h.state_mut().new_scene();
+        h.run();
+        h.get_by_label("Save").click();
+        h.run();
+        assert!(h.query_by_label("Save would lose data").is_some());
+        h.get_by_label(answer).click();
+        h.run();
+        assert!(h.query_by_label("Unsaved changes").is_none());
+        let doc = &h.state().workbench().doc;
+        if answer == "Cancel" {
+            assert!(!composite.exists(), "nothing saved");
+            assert!(
+                doc.name_of(someone).as_deref() == Some("Renamed") && doc.is_modified(),
+                "a cancelled save cancels the New it was for"
+            );
+        } else {
+            assert!(composite.exists(), "saved");
+            assert_eq!(
+                doc.replica().live_entity_count(),
+                0,
+                "the New that waited for the save went ahead"
+            );
+        }
+    }
+}
+
+#[test]
+fn quit_without_saving_leaves_nothing_to_recover() {
+    let dir = tempfile::tempdir().unwrap();
+    let recovery = dir.path().join("recovery");
+    let mut h = app(Launch::default(), Some(recovery.clone()));
+    h.state_mut()
+        .set_autosave_interval(std::time::Duration::ZERO);
+    let rename = |h: &mut Harness<'static, ScenetreeApp>, name: &str| {
+        h.state_mut()
+            .workbench_mut()
+            .doc
+            .apply(Command::Rename {
+                entity: Entity(519),
+                name: name.into(),
+            })
+            .unwrap();
+    };
+    rename(&mut h, "Desk lamp");
+    h.run(); // autosaved
+    h.state_mut().request_quit();
+    h.run();
+    assert!(h.query_by_label("Unsaved changes").is_some());
+    h.get_by_label("Don't save").click();
+    h.run();
+    assert!(h.state().is_quitting());
+    // The window takes a few more frames to close; a change in one of them (a simulated
+    // peer's auto-delivery, say) is due for autosave…
+    rename(&mut h, "Floor lamp");
+    h.run();
+    drop(h); // the window closed
+    // …but the user said not to keep it: the next start offers nothing.
+    let h = app(Launch::default(), Some(recovery));
+    assert!(h.query_by_label("Recover unsaved work?").is_none());
+}
+
+#[test]
+fn a_second_instance_leaves_the_running_ones_autosave_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let recovery = dir.path().join("recovery");
+    let mut first = app(Launch::default(), Some(recovery.clone()));
+    first
+        .state_mut()
+        .set_autosave_interval(std::time::Duration::ZERO);
+    first
+        .state_mut()
+        .workbench_mut()
+        .doc
+        .apply(Command::Rename {
+            entity: Entity(519),
+            name: "Desk lamp".into(),
+        })
+        .unwrap();
+    first.run(); // autosaved
+    let second = app(Launch::default(), Some(recovery.clone()));
+    assert!(
+        second.query_by_label("Recover unsaved work?").is_none(),
+        "the first instance is still running: its work is not lost"
+    );
+    drop(second);
+    drop(first); // the first instance crashes: its autosave stays, its lock goes
+    let mut third = app(Launch::default(), Some(recovery));
+    assert!(third.query_by_label("Recover unsaved work?").is_some());
+    third.get_by_label("Recover").click();
+    third.run();
+    assert_eq!(
+        third
+            .state()
+            .workbench()
+            .doc
+            .name_of(Entity(519))
+            .as_deref(),
+        Some("Desk lamp")
+    );
 }

@@ -8,6 +8,7 @@ use scenetree::editor::Document;
 use scenetree::model::Entity;
 use scenetree::scene::Fallback;
 use scenetree::ui::viewport::NullRenderer;
+use scenetree::ui::workbench::FileRequest;
 use scenetree::ui::{PeersAction, Workbench};
 
 const LAMP: Entity = Entity(512);
@@ -21,7 +22,16 @@ fn harness_with(animate: bool) -> Harness<'static, Workbench> {
     let mut h = Harness::builder()
         .with_size(egui::vec2(1600.0, 1000.0))
         .build_ui_state(
-            |ui, bench: &mut Workbench| bench.ui(ui, &mut NullRenderer::default()),
+            |ui, bench: &mut Workbench| {
+                bench.ui(ui, &mut NullRenderer::default());
+                // What the app does with a lesson button when nothing is unsaved.
+                for request in std::mem::take(&mut bench.file_requests) {
+                    if let FileRequest::OpenLesson(index) = request {
+                        let (doc, _) = scenetree::ui::lessons::lesson_document(index).unwrap();
+                        bench.set_document(doc);
+                    }
+                }
+            },
             bench,
         );
     h.run();

@@ -33,17 +33,15 @@ impl ScenetreeApp {
             });
             match answer {
                 Some(0) => {
+                    // Saving may need a dialog or a confirmation first: the request waits
+                    // for the save to complete (see `save_to_confirmed`).
                     self.pending = None;
+                    self.after_save = Some(pending);
                     self.save();
-                    if !self.bench.doc.is_modified() {
-                        self.carry_out(pending);
-                        self.after_carry_out(ctx);
-                    }
                 }
                 Some(1) => {
                     self.pending = None;
                     self.carry_out(pending);
-                    self.after_carry_out(ctx);
                 }
                 Some(_) => self.pending = None,
                 None => {}
@@ -73,6 +71,8 @@ impl ScenetreeApp {
                 self.lossy_save = None;
                 if save {
                     self.save_to_confirmed(path, true);
+                } else {
+                    self.save_abandoned();
                 }
             }
         }
@@ -85,22 +85,43 @@ impl ScenetreeApp {
                 }
             });
         }
-        if let Some(info) = self.recovery_offer.clone() {
+        if let Some(work) = &self.recovery_offer {
+            let mut answer = None;
             egui::Modal::new(egui::Id::new("recovery")).show(ctx, |ui| {
                 ui.heading("Recover unsaved work?");
-                let what = info.original.as_ref().map_or("an untitled scene".to_string(), |p| p.display().to_string());
-                ui.label(format!("scenetree kept unsaved changes to {what} from a session that did not end cleanly."));
+                let what = work
+                    .info
+                    .original
+                    .as_ref()
+                    .map_or("an untitled scene".to_string(), |p| p.display().to_string());
+                ui.label(format!(
+                    "scenetree kept unsaved changes to {what} from a session that did not end \
+                     cleanly."
+                ));
+                if self.more_recovery_offers > 0 {
+                    ui.weak(format!(
+                        "{} more from other sessions will be offered at the next start.",
+                        self.more_recovery_offers
+                    ));
+                }
                 ui.horizontal(|ui| {
                     if ui.button("Recover").clicked() {
-                        self.recover(&info);
-                        self.recovery_offer = None;
+                        answer = Some(true);
                     }
                     if ui.button("Discard").clicked() {
-                        self.clear_recovery();
-                        self.recovery_offer = None;
+                        answer = Some(false);
                     }
                 });
             });
+            if let Some(recover) = answer
+                && let Some(work) = self.recovery_offer.take()
+            {
+                if recover {
+                    self.recover(work);
+                } else {
+                    work.discard();
+                }
+            }
         }
         if let Some(loading) = &self.jobs.loading {
             let permille = loading.permille.load(Ordering::Relaxed);
@@ -123,12 +144,6 @@ impl ScenetreeApp {
                         }
                     });
                 });
-        }
-    }
-
-    pub(super) fn after_carry_out(&mut self, ctx: &egui::Context) {
-        if self.allow_close {
-            ctx.send_viewport_cmd(egui::ViewportCommand::Close);
         }
     }
 }

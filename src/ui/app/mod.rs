@@ -15,7 +15,7 @@ use super::files::{DialogPurpose, JobResult, Jobs};
 use super::viewport::{GlowViewportRenderer, NullRenderer, ViewportRenderer};
 use super::workbench::{FileRequest, Severity, Workbench};
 use crate::editor::{Document, examples};
-use crate::io::recovery;
+use crate::io::recovery::{self, OrphanedWork, RecoverySession};
 pub use menu::SHORTCUTS;
 use screenshot::Screenshot;
 
@@ -44,7 +44,22 @@ enum Pending {
     OpenDialog,
     New,
     OpenExample(Example),
+    /// A bundled lesson (by index): it replaces the scene with its own untitled document.
+    OpenLesson(usize),
     Quit,
+}
+
+impl Pending {
+    /// What the user asked for, for messages ("Quit did not happen").
+    fn describe(&self) -> &'static str {
+        match self {
+            Pending::Open(_) | Pending::OpenDialog => "Open",
+            Pending::New => "New",
+            Pending::OpenExample(_) => "opening the example",
+            Pending::OpenLesson(_) => "opening the lesson",
+            Pending::Quit => "Quit",
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,16 +74,25 @@ pub struct ScenetreeApp {
     jobs: Jobs,
     recent: Vec<PathBuf>,
     pending: Option<Pending>,
+    /// The user chose Save in the unsaved-changes prompt: this goes on once the save completes
+    /// (which may need a file dialog or a lossy-save confirmation first).
+    after_save: Option<Pending>,
     error: Option<String>,
     /// A save that would lose data the target format cannot hold, waiting for confirmation.
     lossy_save: Option<(PathBuf, Vec<String>)>,
-    recovery_dir: Option<PathBuf>,
-    recovery_offer: Option<recovery::RecoveryInfo>,
+    /// This editor's crash-recovery folder (none in screenshot mode, or if it cannot be made).
+    recovery: Option<RecoverySession>,
+    /// Work a crashed editor left, offered at start (the newest; the rest waits).
+    recovery_offer: Option<OrphanedWork>,
+    more_recovery_offers: usize,
     last_autosave: Instant,
+    autosave_every: Duration,
     /// The replica state last written for recovery.
     autosaved: Option<crate::crdt::ReplicaVersion>,
     screenshot: Option<Screenshot>,
     allow_close: bool,
+    /// The close command was sent once `allow_close` was set.
+    close_sent: bool,
     title: String,
     show_shortcuts: bool,
     /// The 3D renderer on the window's GL context (created on the first frame).
@@ -94,13 +118,14 @@ impl ScenetreeApp {
         Self::with_storage(&cc.egui_ctx, launch, storage, recovery_dir)
     }
 
-    /// Builds the app without eframe: settings from `storage` (if any), crash-recovery files in
-    /// `recovery_dir` (if any). Tests drive it through [`Self::draw`].
+    /// Builds the app without eframe: settings from `storage` (if any), crash recovery under
+    /// `recovery_root` (if any; each running editor has its own folder there). Tests drive it
+    /// through [`Self::draw`].
     pub fn with_storage(
         ctx: &egui::Context,
         launch: Launch,
         storage: Option<&dyn eframe::Storage>,
-        recovery_dir: Option<PathBuf>,
+        recovery_root: Option<PathBuf>,
     ) -> Self {
         super::style::install_fonts(ctx);
         let mut bench = Workbench::new(showroom_document());
@@ -111,7 +136,25 @@ impl ScenetreeApp {
             }
             recent = eframe::get_value(storage, "recent_files").unwrap_or_default();
         }
-        let recovery_offer = recovery_dir.as_deref().and_then(recovery::find_recovery);
+        let mut startup_error = None;
+        let recovery = recovery_root.as_deref().and_then(|root| {
+            RecoverySession::start(root)
+                .map_err(|e| {
+                    startup_error = Some(format!(
+                        "Autosave is off: cannot use {}: {e}",
+                        root.display()
+                    ))
+                })
+                .ok()
+        });
+        let mut orphans = recovery_root
+            .as_deref()
+            .map(recovery::find_orphaned_work)
+            .unwrap_or_default()
+            .into_iter();
+        let recovery_offer = orphans.next();
+        // The others are released (their folders unlocked) and offered at a later start.
+        let more_recovery_offers = orphans.count();
         let mut jobs = Jobs::default();
         jobs.set_repaint_context(ctx);
         let mut app = ScenetreeApp {
@@ -119,11 +162,14 @@ impl ScenetreeApp {
             jobs,
             recent,
             pending: None,
+            after_save: None,
             error: None,
             lossy_save: None,
-            recovery_dir,
+            recovery,
             recovery_offer,
+            more_recovery_offers,
             last_autosave: Instant::now(),
+            autosave_every: AUTOSAVE_EVERY,
             autosaved: None,
             screenshot: launch.screenshot.map(|path| Screenshot {
                 path,
@@ -131,12 +177,14 @@ impl ScenetreeApp {
                 requested: false,
             }),
             allow_close: false,
+            close_sent: false,
             title: String::new(),
             show_shortcuts: false,
             renderer: None,
             initial_selection: launch.select,
             initial_lesson_steps: launch.lesson_steps,
         };
+        app.bench.status = startup_error.map(|e| (e, Severity::Error));
         match launch.file {
             Some(file) => app.jobs.load(file),
             None => app.apply_initial_selection(),
@@ -169,6 +217,21 @@ impl ScenetreeApp {
         self.request(Pending::New);
     }
 
+    /// Quits as the window's close button does: asks about unsaved changes first.
+    pub fn request_quit(&mut self) {
+        self.request(Pending::Quit);
+    }
+
+    /// True once the user agreed to quit (the window is closing).
+    pub fn is_quitting(&self) -> bool {
+        self.allow_close
+    }
+
+    /// How often unsaved work is written for crash recovery (30 s; tests shorten it).
+    pub fn set_autosave_interval(&mut self, every: Duration) {
+        self.autosave_every = every;
+    }
+
     /// Draws one frame of the whole window; `renderer` draws the 3D view.
     pub fn draw(&mut self, ui: &mut egui::Ui, renderer: &mut dyn ViewportRenderer) {
         let ctx = ui.ctx().clone();
@@ -186,9 +249,13 @@ impl ScenetreeApp {
                     self.jobs.pick(DialogPurpose::ExportPeer(peer), None)
                 }
                 FileRequest::SaveRun => self.jobs.pick(DialogPurpose::SaveRun, None),
+                FileRequest::OpenLesson(index) => self.request(Pending::OpenLesson(index)),
             }
         }
         self.dialogs_ui(&ctx);
+        if self.allow_close && !std::mem::replace(&mut self.close_sent, true) {
+            ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+        }
         self.update_title(&ctx);
         self.autosave();
         self.screenshot_step(&ctx);
@@ -226,12 +293,18 @@ impl ScenetreeApp {
                 DialogPurpose::Open,
                 self.bench.doc.file.as_ref().map(|f| f.path.as_path()),
             ),
-            Pending::New => self.bench.set_document(Document::default()),
-            Pending::OpenExample(Example::Showroom) => self.bench.set_document(showroom_document()),
+            Pending::New => self.replace_document(Document::default()),
+            Pending::OpenExample(Example::Showroom) => self.replace_document(showroom_document()),
             Pending::OpenExample(Example::Large) => {
-                self.bench
-                    .set_document(Document::new(examples::large(usize::MAX), None));
+                self.replace_document(Document::new(examples::large(usize::MAX), None));
             }
+            Pending::OpenLesson(index) => match super::lessons::lesson_document(index) {
+                Ok((doc, title)) => {
+                    self.replace_document(doc);
+                    self.bench.status = Some((format!("Lesson: {title}"), Severity::Info));
+                }
+                Err(e) => self.error = Some(format!("Could not open the lesson.\n\n{e}")),
+            },
             Pending::Quit => {
                 self.allow_close = true;
                 self.clear_recovery();
@@ -239,11 +312,19 @@ impl ScenetreeApp {
         }
     }
 
+    /// Shows another document. The user already answered about the old one's unsaved changes
+    /// (or there were none), so its autosave goes.
+    fn replace_document(&mut self, doc: Document) {
+        self.bench.set_document(doc);
+        self.clear_recovery();
+    }
+
     fn handle_jobs(&mut self) {
         for result in self.jobs.poll() {
             match result {
                 JobResult::Picked(DialogPurpose::Open, Some(path)) => self.jobs.load(path),
                 JobResult::Picked(DialogPurpose::SaveAs, Some(path)) => self.save_to(path),
+                JobResult::Picked(DialogPurpose::SaveAs, None) => self.save_abandoned(),
                 JobResult::Picked(DialogPurpose::ExportPeer(peer), Some(path)) => {
                     self.export_peer(peer, &path)
                 }
@@ -251,7 +332,7 @@ impl ScenetreeApp {
                 JobResult::Picked(_, None) => {}
                 JobResult::Loaded(path, result) => match *result {
                     Ok(doc) => {
-                        self.bench.set_document(doc);
+                        self.replace_document(doc);
                         self.apply_initial_selection();
                         self.bench.status =
                             Some((format!("Opened {}", path.display()), Severity::Info));
@@ -305,6 +386,9 @@ impl ScenetreeApp {
                 ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
                 self.pending = Some(Pending::Quit);
             } else {
+                // Closing as asked: the window goes away after this frame.
+                self.allow_close = true;
+                self.close_sent = true;
                 self.clear_recovery();
             }
         }
@@ -351,8 +435,12 @@ impl eframe::App for ScenetreeApp {
     }
 
     fn on_exit(&mut self, _gl: Option<&eframe::glow::Context>) {
-        if !self.bench.doc.is_modified() {
-            self.clear_recovery();
+        // A clean exit: the user answered about unsaved changes (or had none). Otherwise the
+        // work stays for the next start.
+        if (self.allow_close || !self.bench.doc.is_modified())
+            && let Some(session) = self.recovery.take()
+        {
+            session.end();
         }
     }
 }

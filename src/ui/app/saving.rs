@@ -10,7 +10,8 @@ use crate::ui::files::DialogPurpose;
 use crate::ui::workbench::Severity;
 
 impl ScenetreeApp {
-    /// Saves to the document's file, or asks where when it has none.
+    /// Saves to the document's file, or asks where when it has none. A request waiting for
+    /// this save (`after_save`) goes on when it completes and is dropped if it does not.
     pub(super) fn save(&mut self) {
         match self.bench.doc.file.clone() {
             Some(file) => self.save_to(file.path),
@@ -26,6 +27,7 @@ impl ScenetreeApp {
     /// Material JSON in a main.crdt, …) nothing is written until the user confirms the loss.
     pub(super) fn save_to_confirmed(&mut self, path: PathBuf, allow_loss: bool) {
         let Some(format) = SceneFormat::from_path(&path) else {
+            self.save_abandoned();
             self.error = Some(format!(
                 "{}: save as .json (scenetree), .crdt (main.crdt) or .composite (main.composite)",
                 path.display()
@@ -46,15 +48,39 @@ impl ScenetreeApp {
                     path: path.clone(),
                     format,
                 });
-                self.bench.status = Some((format!("Saved {}", path.display()), Severity::Info));
+                let status = match self.bench.doc.simulation() {
+                    Some((_, active)) if self.bench.doc.is_modified() => format!(
+                        "Saved {active}'s state to {}; other peers hold changes it does not have",
+                        path.display()
+                    ),
+                    _ => format!("Saved {}", path.display()),
+                };
+                self.bench.status = Some((status, Severity::Info));
                 self.remember_recent(&path);
-                self.clear_recovery();
+                if !self.bench.doc.is_modified() {
+                    self.clear_recovery();
+                }
+                if let Some(next) = self.after_save.take() {
+                    self.carry_out(next);
+                }
             }
             Err(err) => {
+                self.save_abandoned();
                 self.error = Some(format!(
                     "Could not save. The file on disk is unchanged.\n\n{err}"
                 ))
             }
+        }
+    }
+
+    /// The save the user chose in the unsaved-changes prompt did not happen (cancelled or
+    /// failed): the request that waited for it is dropped, and the user is told.
+    pub(super) fn save_abandoned(&mut self) {
+        if let Some(next) = self.after_save.take() {
+            self.bench.status = Some((
+                format!("Not saved, so {} did not happen", next.describe()),
+                Severity::Info,
+            ));
         }
     }
 
