@@ -1,7 +1,7 @@
 //! What a user can ask the editor to do. Panels build these; [`super::Document::apply`] is the
 //! one place that turns them into replica writes.
 
-use crate::model::{Entity, Transform};
+use crate::model::{Entity, Transform, TransformDecodeError};
 
 /// A user edit.
 #[derive(Clone, Debug, PartialEq)]
@@ -74,9 +74,22 @@ pub enum EditError {
     /// The entity is not in the scene.
     #[error("entity {0} is not in the scene")]
     UnknownEntity(Entity),
-    /// The engine's reserved entities (root, player, camera…) cannot be edited this way.
-    #[error("entity {0} is reserved by the engine")]
+    /// The entity is one of the engine's reserved entities (numbers below 512: the root, the
+    /// player, the camera, other players' avatars), which an edit may not move, rename, duplicate
+    /// or delete: the root has no Transform, the renderer writes the others' Transforms (a
+    /// scene's value would be overwritten), and the runtime never deletes or allocates those
+    /// numbers. Other components may still be set on them, and entities may be put under them.
+    #[error(
+        "entity {0} is reserved by the engine (numbers below 512: root, player, camera, \
+         avatars): it cannot be moved, renamed, duplicated or deleted"
+    )]
     Reserved(Entity),
+    /// A Transform value that is not the 44 bytes of the wire layout.
+    #[error("the Transform of entity {entity} is malformed: {source}")]
+    MalformedTransform {
+        entity: Entity,
+        source: TransformDecodeError,
+    },
     /// The replica refused the write.
     #[error(transparent)]
     Write(#[from] crate::crdt::WriteError),

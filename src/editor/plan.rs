@@ -91,7 +91,7 @@ impl Document {
                 }
                 let originals: Vec<Vec<Entity>> = tops
                     .iter()
-                    .map(|&t| self.check_editable(t).map(|()| self.subtree(t)))
+                    .map(|&t| self.editable_subtree(t))
                     .collect::<Result<_, _>>()?;
                 let total: usize = originals.iter().map(Vec::len).sum();
                 let mut fresh = self.free_entities(total)?.into_iter();
@@ -133,8 +133,7 @@ impl Document {
                     return Err(EditError::Nothing("delete"));
                 }
                 for top in tops {
-                    self.check_editable(top)?;
-                    for e in self.subtree(top) {
+                    for e in self.editable_subtree(top)? {
                         for component in self.replica().components_of(e) {
                             if self.replica().component_data(e, component).is_some() {
                                 writes.push((e, component, None));
@@ -148,14 +147,17 @@ impl Document {
                 component,
                 value,
             } => {
-                self.check_editable(entity)?;
+                if component == ids::TRANSFORM {
+                    self.check_editable(entity)?;
+                } else {
+                    // Scenes put components on reserved entities (MainCamera on the camera).
+                    self.check_not_deleted(entity)?;
+                }
                 if component == ids::TRANSFORM
                     && let Some(v) = &value
                 {
-                    let t = Transform::from_bytes(v).map_err(|_| EditError::NotFinite {
-                        entity,
-                        field: "Transform",
-                    })?;
+                    let t = Transform::from_bytes(v)
+                        .map_err(|source| EditError::MalformedTransform { entity, source })?;
                     check_transform(entity, &t)?;
                 }
                 writes.push((entity, component, value));
@@ -164,10 +166,27 @@ impl Document {
         Ok((writes, applied))
     }
 
+    /// Whether `entity` may be moved, renamed, duplicated or deleted: not one of the engine's
+    /// reserved entities (see [`EditError::Reserved`]), and not deleted.
     fn check_editable(&self, entity: Entity) -> Result<(), EditError> {
-        if entity.is_root() {
+        if entity.is_reserved() {
             return Err(EditError::Reserved(entity));
         }
+        self.check_not_deleted(entity)
+    }
+
+    /// `top` and everything drawn below it, parents first, when all of it may be duplicated or
+    /// deleted (a reserved entity can hang below a scene entity).
+    fn editable_subtree(&self, top: Entity) -> Result<Vec<Entity>, EditError> {
+        self.check_editable(top)?;
+        let nodes = self.subtree(top);
+        match nodes.iter().find(|e| e.is_reserved()) {
+            Some(&reserved) => Err(EditError::Reserved(reserved)),
+            None => Ok(nodes),
+        }
+    }
+
+    fn check_not_deleted(&self, entity: Entity) -> Result<(), EditError> {
         if self.replica().is_deleted(entity) {
             return Err(EditError::Write(crate::crdt::WriteError::EntityDeleted(
                 entity,

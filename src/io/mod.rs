@@ -47,6 +47,17 @@ impl SceneFormat {
         }
     }
 
+    /// The format of a file to open, by its extension, or an error that lists the formats
+    /// scenetree opens.
+    pub fn of_file_to_open(path: &Path) -> Result<SceneFormat, LoadError> {
+        Self::from_path(path).ok_or_else(|| {
+            LoadError::file(
+                path,
+                format!("unknown file type: scenetree opens {KNOWN_EXTENSIONS} files"),
+            )
+        })
+    }
+
     /// A short name for messages (`main.crdt`, …).
     pub fn label(self) -> &'static str {
         match self {
@@ -100,12 +111,7 @@ pub struct OpenedScene {
 
 /// Opens a scene file of any supported format (by extension).
 pub fn open_scene(path: &Path) -> Result<OpenedScene, LoadError> {
-    if SceneFormat::from_path(path).is_none() {
-        return Err(LoadError::file(
-            path,
-            format!("unknown file type: scenetree opens {KNOWN_EXTENSIONS} files"),
-        ));
-    }
+    SceneFormat::of_file_to_open(path)?;
     let bytes =
         std::fs::read(path).map_err(|e| LoadError::file(path, format!("cannot read: {e}")))?;
     open_scene_bytes(path, &bytes)
@@ -114,12 +120,7 @@ pub fn open_scene(path: &Path) -> Result<OpenedScene, LoadError> {
 /// Opens a scene from its file's bytes (already read, e.g. with progress); `path` names the
 /// file in errors and decides the format by its extension.
 pub fn open_scene_bytes(path: &Path, bytes: &[u8]) -> Result<OpenedScene, LoadError> {
-    let format = SceneFormat::from_path(path).ok_or_else(|| {
-        LoadError::file(
-            path,
-            format!("unknown file type: scenetree opens {KNOWN_EXTENSIONS} files"),
-        )
-    })?;
+    let format = SceneFormat::of_file_to_open(path)?;
     let text = || {
         std::str::from_utf8(bytes).map_err(|e| LoadError {
             path: path.to_path_buf(),

@@ -162,12 +162,7 @@ pub fn load_document(path: &Path, permille: &AtomicU32) -> Result<Document, Load
         permille.store(1000, Ordering::Relaxed);
         return Ok(doc);
     }
-    let format = SceneFormat::from_path(path).ok_or_else(|| {
-        LoadError::file(
-            path,
-            "unknown file type: scenetree opens .json (native) and .crdt (Decentraland) files",
-        )
-    })?;
+    let format = SceneFormat::of_file_to_open(path)?;
     let mut file = std::fs::File::open(path)
         .map_err(|e| LoadError::file(path, format!("cannot read: {e}")))?;
     let total = file.metadata().map(|m| m.len()).unwrap_or(0).max(1);

@@ -3,7 +3,7 @@
 use glam::{Quat, Vec3};
 use scenetree::crdt::Replica;
 use scenetree::editor::{Command, Document, EditError};
-use scenetree::model::{Entity, Transform, encode_name, ids};
+use scenetree::model::{Entity, Transform, TransformDecodeError, encode_name, ids};
 
 const TABLE: Entity = Entity(512);
 const LAMP: Entity = Entity(513);
@@ -266,6 +266,98 @@ fn invalid_transforms_are_refused_with_a_reason() {
         })
         .is_err()
     );
+}
+
+#[test]
+fn a_transform_of_the_wrong_length_is_refused_as_malformed() {
+    let mut doc = room();
+    let err = doc
+        .apply(Command::SetComponent {
+            entity: CHAIR,
+            component: ids::TRANSFORM,
+            value: Some(vec![0; 43]),
+        })
+        .unwrap_err();
+    assert_eq!(
+        err,
+        EditError::MalformedTransform {
+            entity: CHAIR,
+            source: TransformDecodeError::WrongLength {
+                expected: 44,
+                found: 43
+            }
+        }
+    );
+    assert!(err.to_string().contains("44 bytes, found 43"), "{err}");
+}
+
+#[test]
+fn the_engines_reserved_entities_are_not_moved_renamed_duplicated_or_deleted() {
+    let mut r = Replica::new();
+    for e in [Entity::PLAYER, Entity::CAMERA, Entity(300), TABLE] {
+        r.put_transform(e, &Transform::IDENTITY).unwrap();
+    }
+    let mut doc = Document::new(r, None);
+    let moved = Transform {
+        position: Vec3::X,
+        ..Transform::IDENTITY
+    };
+    for e in [Entity::ROOT, Entity::PLAYER, Entity::CAMERA, Entity(300)] {
+        let refusals = [
+            doc.apply(Command::SetTransforms(vec![(e, moved)])),
+            doc.apply(Command::Reparent {
+                entities: vec![e],
+                parent: TABLE,
+                keep_world: true,
+            }),
+            doc.apply(Command::Rename {
+                entity: e,
+                name: "x".into(),
+            }),
+            doc.apply(Command::Duplicate { entities: vec![e] }),
+            doc.apply(Command::Delete { entities: vec![e] }),
+            doc.apply(Command::SetComponent {
+                entity: e,
+                component: ids::TRANSFORM,
+                value: Some(moved.to_bytes().to_vec()),
+            }),
+        ];
+        for refusal in refusals {
+            assert_eq!(refusal, Err(EditError::Reserved(e)));
+        }
+    }
+    assert!(doc.history().undo_label().is_none(), "nothing was written");
+    // Nor deleted or copied along with a scene entity they hang below.
+    let mut r = Replica::new();
+    r.put_transform(TABLE, &Transform::IDENTITY).unwrap();
+    r.put_transform(Entity::CAMERA, &Transform::identity_under(TABLE))
+        .unwrap();
+    let mut doc = Document::new(r, None);
+    for command in [
+        Command::Delete {
+            entities: vec![TABLE],
+        },
+        Command::Duplicate {
+            entities: vec![TABLE],
+        },
+    ] {
+        assert_eq!(doc.apply(command), Err(EditError::Reserved(Entity::CAMERA)));
+    }
+    // What scenes do with them stays possible: components on the camera, children of the player.
+    let main_camera = scenetree::model::dcl::component_id("core::MainCamera").unwrap();
+    doc.apply(Command::SetComponent {
+        entity: Entity::CAMERA,
+        component: main_camera,
+        value: Some(vec![]),
+    })
+    .unwrap();
+    doc.apply(Command::Reparent {
+        entities: vec![TABLE],
+        parent: Entity::PLAYER,
+        keep_world: false,
+    })
+    .unwrap();
+    assert_eq!(doc.local_transform(TABLE).parent, Entity::PLAYER);
 }
 
 #[test]

@@ -161,6 +161,12 @@ fn unknown_extensions_and_missing_files_are_clear_errors() {
             .to_string()
             .contains("unknown file type")
     );
+    // The window names every format the CLI does.
+    let permille = std::sync::atomic::AtomicU32::new(0);
+    let err = scenetree::ui::files::load_document(Path::new("scene.txt"), &permille)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains(".composite"), "{err}");
     assert!(
         io::load_scene(Path::new("/nope/scene.json"))
             .unwrap_err()
