@@ -8,14 +8,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 export RUSTC_BOOTSTRAP=1
-mkdir -p fuzz/corpus/composite fuzz/corpus/crdt fuzz/corpus/components
+mkdir -p fuzz/corpus/composite fuzz/corpus/crdt fuzz/corpus/components fuzz/corpus/codec
 for f in tests/fixtures/dcl/*/main.composite tests/fixtures/ecs/scene.composite; do
   [ -f "$f" ] && cp "$f" "fuzz/corpus/composite/$(echo "$f" | tr '/' '_')"
 done
 for f in tests/fixtures/dcl/*/main.crdt tests/fixtures/ecs/scene.crdt; do
   [ -f "$f" ] && cp "$f" "fuzz/corpus/crdt/$(echo "$f" | tr '/' '_')"
 done
-for target in composite crdt components; do
+for target in composite crdt components codec; do
   echo "== fuzz target $target for ${seconds}s"
   cargo fuzz run --sanitizer none "$target" "fuzz/corpus/$target" -- \
     -max_total_time="$seconds" -max_len=262144 -print_final_stats=1

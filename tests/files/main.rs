@@ -6,6 +6,7 @@
 mod dcl;
 
 mod codec_oracle;
+mod codec_properties;
 mod dcl_files;
 mod dcl_oracle;
 mod dcl_robustness;

@@ -116,7 +116,12 @@ fn read_component(
         if entries.iter().any(|e: &Entry| e.entity == entity) {
             return Err((at, format!("entity {entity} appears twice")));
         }
-        let loaded = match load_value(&codec, id, value, &at)? {
+        let place = ValuePlace {
+            at: &at,
+            component: &name,
+            entity,
+        };
+        let loaded = match load_value(&codec, id, value, &place)? {
             Ok(bytes) => Some(bytes),
             Err(Some(warning)) => {
                 report.warnings.push(warning);
@@ -182,15 +187,16 @@ fn load_value(
     codec: &Codec,
     id: Option<u32>,
     value: &Value,
-    at: &str,
+    place: &ValuePlace,
 ) -> Result<Result<Vec<u8>, Option<String>>, ReadError> {
+    let at = place.at;
     let Value::Object(entry) = value else {
         return Err((
             at.into(),
             "expected {\"json\": value} or {\"binary\": base64}".into(),
         ));
     };
-    let warn = |path: &str, e: String| Ok(Err(Some(format!("{at}{path}: {e}; kept unchanged"))));
+    let warn = |path: &str, e: String| Ok(Err(Some(place.warning(path, &e))));
     // The runtime takes "json" when it is set (not null), else "binary".
     if let Some(json) = entry.get("json").filter(|j| !j.is_null()) {
         let bytes = match codec {
@@ -235,6 +241,33 @@ fn load_value(
         }
         _ => Ok(bytes),
     })
+}
+
+/// Where a data entry is: its JSON path, and the component and entity it gives a value.
+struct ValuePlace<'a> {
+    at: &'a str,
+    component: &'a str,
+    entity: Entity,
+}
+
+impl ValuePlace<'_> {
+    /// `core::Material on entity 534, field .material.pbr.albedoColor.r: expected a number
+    /// (at components[5].data["534"].json.material…); kept unchanged`.
+    fn warning(&self, path: &str, problem: &str) -> String {
+        let field = path
+            .strip_prefix(".json")
+            .or_else(|| path.strip_prefix(".binary"))
+            .unwrap_or(path);
+        let field = if field.is_empty() {
+            String::new()
+        } else {
+            format!(", field {field}")
+        };
+        format!(
+            "{} on entity {}{field}: {problem} (at {}{path}); kept unchanged",
+            self.component, self.entity, self.at
+        )
+    }
 }
 
 /// A data key as an entity: a canonical decimal integer below 2³².
