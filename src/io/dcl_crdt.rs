@@ -79,27 +79,6 @@ pub fn to_state_crdt_bytes(replica: &Replica) -> Vec<u8> {
     encode_stream(&state_messages_in_order(replica))
 }
 
-/// A main.crdt read into a replica, with the file's message order.
-#[derive(Debug)]
-pub struct LoadedCrdt {
-    /// The state the file describes.
-    pub replica: Replica,
-    /// The file's order, for [`to_crdt_bytes_in_layout`].
-    pub layout: CrdtLayout,
-    /// Unknown message types skipped while reading: (byte offset, type). They are not saved.
-    pub skipped_unknown: Vec<(usize, u32)>,
-}
-
-/// Reads a `.crdt` file into a replica and records its order.
-pub fn load_crdt(path: &Path) -> Result<LoadedCrdt, LoadError> {
-    let file = read_crdt(path)?;
-    Ok(LoadedCrdt {
-        replica: Replica::from_messages(&file.messages),
-        layout: CrdtLayout::from_messages(&file.messages),
-        skipped_unknown: file.skipped_unknown,
-    })
-}
-
 /// The order of a `main.crdt`'s messages, captured when it is read, so that saving the same
 /// state reproduces the file byte for byte.
 ///

@@ -201,11 +201,6 @@ pub fn encode_scene(replica: &Replica, format: SceneFormat, context: &SaveContex
     EncodedScene { bytes, lost }
 }
 
-/// The bytes a replica is saved as in `format`, for a scene with no saved context.
-pub fn scene_bytes(replica: &Replica, format: SceneFormat) -> Vec<u8> {
-    encode_scene(replica, format, &SaveContext::default()).bytes
-}
-
 /// Saves a replica atomically in the format the path's extension names, with `context` from
 /// [`open_scene`]. When the format cannot hold everything, nothing is written and the error
 /// lists what would be lost, unless `allow_loss`; the list is returned either way.

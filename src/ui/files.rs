@@ -5,7 +5,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};
-use std::time::Instant;
 
 use crate::editor::{Document, SceneFile};
 use crate::io::{self, LoadError, SceneFormat};
@@ -37,8 +36,6 @@ pub struct Loading {
     pub path: PathBuf,
     /// Progress in thousandths.
     pub permille: Arc<AtomicU32>,
-    /// When it started.
-    pub started: Instant,
 }
 
 /// The background jobs of the app.
@@ -114,7 +111,6 @@ impl Jobs {
         self.loading = Some(Loading {
             path: path.clone(),
             permille: permille.clone(),
-            started: Instant::now(),
         });
         let tx = self.tx.clone();
         let repaint = self.repaint.clone();

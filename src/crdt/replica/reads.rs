@@ -46,17 +46,6 @@ impl Replica {
         Some(Transform::from_array(bytes))
     }
 
-    /// Every entity with a Transform value, with its raw bytes (44 bytes each).
-    pub fn transforms(&self) -> impl Iterator<Item = (Entity, &[u8])> {
-        self.lww
-            .get(&Transform::COMPONENT_ID)
-            .into_iter()
-            .flat_map(|m| {
-                m.iter()
-                    .filter_map(|(e, entry)| Some((*e, entry.data.as_deref()?)))
-            })
-    }
-
     /// True when the entity has at least one component value.
     pub fn is_live(&self, entity: Entity) -> bool {
         self.live_components.get(&entity).is_some_and(|&n| n > 0)
