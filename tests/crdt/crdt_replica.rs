@@ -2,6 +2,7 @@
 //! convergence properties of the replica.
 
 use proptest::prelude::*;
+use scenetree::crdt::replica::canonical_transform_bytes;
 use scenetree::crdt::{ApplyOutcome, CrdtMessage, Replica, decode_stream, encode_stream};
 use scenetree::model::{Entity, Transform};
 
@@ -217,6 +218,12 @@ fn a_short_transform_is_refused_and_a_long_one_trimmed() {
     });
     assert_eq!(r.component_data(E, 1).unwrap().len(), 44);
     assert_eq!(r.transform(E), Some(Transform::IDENTITY));
+    // The re-encoding itself is total: a short value has none instead of a panic.
+    assert_eq!(canonical_transform_bytes(&[0; 43]), None);
+    assert_eq!(
+        canonical_transform_bytes(&r.transform(E).unwrap().to_bytes()),
+        Some(Transform::IDENTITY.to_bytes())
+    );
 }
 
 #[test]

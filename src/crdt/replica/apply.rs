@@ -142,13 +142,16 @@ impl Replica {
         if component::is_grow_only(component) {
             return ApplyOutcome::IgnoredWrongKind;
         }
-        let is_transform = component == Transform::COMPONENT_ID;
-        if is_transform
-            && let Some(data) = incoming
-            && data.len() < Transform::BYTE_LEN
-        {
-            return ApplyOutcome::RejectedMalformedTransform { length: data.len() };
-        }
+        // A Transform is stored as the reference re-encodes it; a short one is refused.
+        let canonical = match incoming {
+            Some(data) if component == Transform::COMPONENT_ID => {
+                match canonical_transform_bytes(data) {
+                    Some(canonical) => Some(canonical),
+                    None => return ApplyOutcome::RejectedMalformedTransform { length: data.len() },
+                }
+            }
+            _ => None,
+        };
         let current = self.lww.get(&component).and_then(|m| m.get(&entity));
         let outcome = match current {
             None => ApplyOutcome::AcceptedNewer,
@@ -173,13 +176,9 @@ impl Replica {
             }
         };
         if outcome.changed_state() {
-            let canonical;
-            let stored = match incoming {
-                Some(data) if is_transform => {
-                    canonical = canonical_transform_bytes(data);
-                    Some(&canonical[..])
-                }
-                other => other,
+            let stored = match &canonical {
+                Some(canonical) => Some(&canonical[..]),
+                None => incoming,
             };
             self.store(entity, component, timestamp, stored);
         }
@@ -217,10 +216,10 @@ pub fn compare_data(ours: Option<&[u8]>, theirs: Option<&[u8]>) -> Ordering {
 
 /// The bytes the reference stores for an incoming Transform: it decodes the first 44 bytes
 /// into JS numbers and encodes them again, which drops trailing bytes and quiets signalling
-/// NaNs (sets the top mantissa bit) while keeping every other bit.
-pub fn canonical_transform_bytes(data: &[u8]) -> [u8; Transform::BYTE_LEN] {
-    let mut out = [0u8; Transform::BYTE_LEN];
-    out.copy_from_slice(&data[..Transform::BYTE_LEN]);
+/// NaNs (sets the top mantissa bit) while keeping every other bit. `None` for fewer than 44
+/// bytes, on which the reference throws.
+pub fn canonical_transform_bytes(data: &[u8]) -> Option<[u8; Transform::BYTE_LEN]> {
+    let mut out = *data.first_chunk::<{ Transform::BYTE_LEN }>()?;
     for chunk in out[..40].chunks_exact_mut(4) {
         let bits = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
         let is_nan = bits & 0x7F80_0000 == 0x7F80_0000 && bits & 0x007F_FFFF != 0;
@@ -228,5 +227,5 @@ pub fn canonical_transform_bytes(data: &[u8]) -> [u8; Transform::BYTE_LEN] {
             chunk.copy_from_slice(&(bits | 0x0040_0000).to_le_bytes());
         }
     }
-    out
+    Some(out)
 }

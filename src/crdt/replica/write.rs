@@ -38,11 +38,11 @@ impl Replica {
             return Err(WriteError::WrongKind(component));
         }
         let data = if component == Transform::COMPONENT_ID {
-            if data.len() != Transform::BYTE_LEN {
-                return Err(WriteError::MalformedTransform(data.len()));
-            }
             // The runtime stores the decoded value and sends it re-encoded (NaNs quieted).
-            canonical_transform_bytes(&data).to_vec()
+            match canonical_transform_bytes(&data) {
+                Some(canonical) if data.len() == Transform::BYTE_LEN => canonical.to_vec(),
+                _ => return Err(WriteError::MalformedTransform(data.len())),
+            }
         } else {
             data
         };

@@ -10,8 +10,8 @@ use super::{Codec, CompositeComponent, CompositeDoc, CompositeReport, Entry};
 use crate::crdt::replica::canonical_transform_bytes;
 use crate::crdt::{CrdtMessage, Replica};
 use crate::io::error::LoadError;
+use crate::model::Entity;
 use crate::model::dcl::{ComponentCodec, component_id, is_core_grow_only};
-use crate::model::{Entity, Transform};
 
 /// Reads a `main.composite`.
 pub fn load_composite(path: &Path) -> Result<(Replica, CompositeDoc, CompositeReport), LoadError> {
@@ -230,15 +230,15 @@ fn load_value(
     // opaque bytes. (The runtime deserializes and re-serializes them, which changes only
     // non-canonical encodings.) A Transform is re-encoded exactly as the runtime does.
     Ok(match codec {
-        Codec::Value(ComponentCodec::Transform) if bytes.len() >= Transform::BYTE_LEN => {
-            Ok(canonical_transform_bytes(&bytes).to_vec())
-        }
-        Codec::Value(ComponentCodec::Transform) => {
-            return warn(
-                ".binary",
-                format!("a Transform is 44 bytes, found {}", bytes.len()),
-            );
-        }
+        Codec::Value(ComponentCodec::Transform) => match canonical_transform_bytes(&bytes) {
+            Some(canonical) => Ok(canonical.to_vec()),
+            None => {
+                return warn(
+                    ".binary",
+                    format!("a Transform is 44 bytes, found {}", bytes.len()),
+                );
+            }
+        },
         _ => Ok(bytes),
     })
 }
