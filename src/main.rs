@@ -23,7 +23,7 @@ fn main() -> ExitCode {
     match scenetree::ui::app::run(launch) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: cannot open the editor window: {e}");
+            eprintln!("error: {e}");
             ExitCode::FAILURE
         }
     }

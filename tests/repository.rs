@@ -5,6 +5,10 @@
 //!   test without a window.
 //! - **Named colours.** The UI's colours are named constants in `src/ui/style.rs`; panels and
 //!   the viewport use them instead of colour literals (one meaning, one colour).
+//! - **No exits in the library.** Only `src/main.rs` ends the process; the library returns
+//!   errors, so a caller (a test, the binary) decides.
+//! - **Unsafe is explained.** Every `unsafe` block, function or impl has a `// SAFETY:` comment
+//!   on the lines just before it saying why it is sound.
 //! - **Self-contained.** Nothing under `src/`, `tests/`, `benches/`, `fuzz/` or `build.rs` reads a
 //!   path outside the repository: a fresh clone has nothing beside it.
 //!
@@ -207,11 +211,97 @@ fn ui_colours_are_named_in_style() {
     );
 }
 
+/// Whether `code` opens an unsafe block, function or impl.
+fn is_unsafe(code: &str) -> bool {
+    names(code, "unsafe")
+}
+
+/// Lines of `text` (1-based) holding `unsafe` without a `SAFETY:` comment on that line or the
+/// three lines before it.
+fn unexplained_unsafe(text: &str) -> Vec<usize> {
+    let lines: Vec<&str> = text.lines().collect();
+    (0..lines.len())
+        .filter(|&i| is_unsafe(code_of(lines[i])))
+        .filter(|&i| {
+            !lines[i.saturating_sub(3)..=i]
+                .iter()
+                .any(|l| l.contains("SAFETY:"))
+        })
+        .map(|i| i + 1)
+        .collect()
+}
+
+#[test]
+fn every_unsafe_says_why_it_is_sound() {
+    let mut problems = Vec::new();
+    for dir in ["src", "tests", "benches", "fuzz"] {
+        // This file names `unsafe` only in its checks.
+        for file in rust_files(&root().join(dir)) {
+            if file.ends_with("tests/repository.rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&file).expect("readable source");
+            let at = file
+                .strip_prefix(root())
+                .unwrap_or(&file)
+                .display()
+                .to_string();
+            problems.extend(
+                unexplained_unsafe(&text)
+                    .into_iter()
+                    .map(|n| format!("{at}:{n}")),
+            );
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "add a `// SAFETY:` comment before:\n{}",
+        problems.join("\n")
+    );
+}
+
+/// Whether `code` ends the process (`std::process::exit(1)`, `process::abort()`).
+fn ends_the_process(code: &str) -> bool {
+    code.contains("process::exit") || code.contains("process::abort")
+}
+
+#[test]
+fn only_the_binary_ends_the_process() {
+    let src = root().join("src");
+    let mut problems = Vec::new();
+    for file in rust_files(&src) {
+        if file == src.join("main.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).expect("readable source");
+        for (n, line) in text.lines().enumerate() {
+            if ends_the_process(code_of(line)) {
+                let at = file.strip_prefix(root()).unwrap_or(&file).display();
+                problems.push(format!("{at}:{}: {}", n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "return an error instead of ending the process:\n{}",
+        problems.join("\n")
+    );
+}
+
 #[test]
 fn the_checks_can_fail() {
     assert!(makes_a_colour("let c = Color32::from_rgb(1, 2, 3);"));
     assert!(makes_a_colour("egui::Color32::from_gray(9)"));
     assert!(!makes_a_colour("let c = style::ERROR;"));
+    assert!(ends_the_process("std::process::exit(1);"));
+    assert_eq!(
+        unexplained_unsafe("let a = 1;\nlet b = unsafe { f() };"),
+        vec![2]
+    );
+    assert!(unexplained_unsafe("// SAFETY: f is sound here.\nlet b = unsafe { f() };").is_empty());
+    assert!(!ends_the_process(
+        "ctx.send_viewport_cmd(ViewportCommand::Close);"
+    ));
     assert!(names("use egui::Ui;", "egui"));
     assert!(names("fn f(ui: &mut eframe::Frame)", "eframe"));
     assert!(

@@ -7,8 +7,9 @@
 //! `from_rotation_*` on the axis. Unity's inspector (extrinsic Z, X, Y) and Godot's default
 //! both equal `Yxz` here.
 //!
-//! The model never stores Euler angles (seed 004): they are derived from the quaternion for the
-//! inspector and are not unique near gimbal lock (middle angle ±90°).
+//! The model never stores Euler angles: the Transform holds a quaternion, the only rotation
+//! peers exchange, so Euler angles are derived from it for the inspector; they are not unique
+//! near gimbal lock (middle angle ±90°), which is one more reason not to keep them.
 
 use glam::{EulerRot, Quat, Vec3};
 use serde::{Deserialize, Serialize};

@@ -1,7 +1,7 @@
 //! The derived render tree of one replica: declared and effective parents with the root
 //! fallback, children, cycles, and world matrices, updated incrementally.
 //!
-//! Rules (SPEC.md §2, §4; ADR-153):
+//! Rules (Decentraland's Transform semantics, as Decentraland's ADR-153 recommends):
 //! - The declared parent is the Transform's `parent`; an entity without a Transform is the
 //!   identity at the root.
 //! - An entity on a parenting cycle is drawn at the root while the cycle exists (reason

@@ -35,7 +35,7 @@ pub fn headless_gl() -> Result<Headless, String> {
     let attributes = ContextAttributesBuilder::new()
         .with_context_api(ContextApi::OpenGl(Some(Version::new(3, 3))))
         .build(None);
-    // SAFETY: as above.
+    // SAFETY: the config came from this display, which outlives the context (both kept).
     let context = unsafe { display.create_context(&config, &attributes) }
         .map_err(|e| format!("EGL context: {e}"))?
         .make_current_surfaceless()

@@ -1,4 +1,6 @@
-//! The named scenarios of SPEC.md, played on replicas with the render tree derived from them.
+//! The protocol's classic situations (concurrent reparenting and its transient cycle, a cycle
+//! of three, a self-parent, a parent that appears later, a late PUT for a deleted version, a
+//! parent losing its Transform), played on replicas with the render tree derived from them.
 
 use glam::Vec3;
 use scenetree::crdt::{ApplyOutcome, Replica};

@@ -12,16 +12,21 @@ use scenetree::ui::app::{Launch, ScenetreeApp};
 use scenetree::ui::viewport::NullRenderer;
 
 fn app(launch: Launch, recovery: Option<PathBuf>) -> Harness<'static, ScenetreeApp> {
+    let mut h = unsettled_app(launch, recovery);
+    settle(&mut h);
+    h
+}
+
+/// The window before its first frame.
+fn unsettled_app(launch: Launch, recovery: Option<PathBuf>) -> Harness<'static, ScenetreeApp> {
     let ctx = egui::Context::default();
     let app = ScenetreeApp::with_storage(&ctx, launch, None, recovery);
-    let mut h = Harness::builder()
+    Harness::builder()
         .with_size(egui::vec2(1280.0, 800.0))
         .build_ui_state(
             |ui, app: &mut ScenetreeApp| app.draw(ui, &mut NullRenderer::default()),
             app,
-        );
-    settle(&mut h);
-    h
+        )
 }
 
 /// Runs frames until background loading has finished (generous: CI machines can be busy).
@@ -341,4 +346,31 @@ fn a_second_instance_leaves_the_running_ones_autosave_alone() {
             .as_deref(),
         Some("Desk lamp")
     );
+}
+
+#[test]
+fn a_screenshot_that_cannot_be_saved_closes_the_window_with_the_reason_instead_of_exiting() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("no such folder").join("shot.png");
+    let mut h = unsettled_app(
+        Launch {
+            screenshot: Some(path),
+            ..Launch::default()
+        },
+        None,
+    );
+    for _ in 0..10 {
+        h.step(); // the capture is asked for after a few frames
+    }
+    h.event(egui::Event::Screenshot {
+        viewport_id: egui::ViewportId::ROOT,
+        user_data: Default::default(),
+        image: std::sync::Arc::new(egui::ColorImage::filled([4, 4], egui::Color32::BLACK)),
+    });
+    h.step(); // before, the library ended the whole process here
+    let why = h
+        .state()
+        .screenshot_failure()
+        .expect("the failure is reported");
+    assert!(why.contains("cannot save the screenshot"), "{why}");
 }

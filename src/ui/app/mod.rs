@@ -171,11 +171,7 @@ impl ScenetreeApp {
             last_autosave: Instant::now(),
             autosave_every: AUTOSAVE_EVERY,
             autosaved: None,
-            screenshot: launch.screenshot.map(|path| Screenshot {
-                path,
-                frame: 0,
-                requested: false,
-            }),
+            screenshot: launch.screenshot.map(Screenshot::new),
             allow_close: false,
             close_sent: false,
             title: String::new(),
@@ -445,8 +441,21 @@ impl eframe::App for ScenetreeApp {
     }
 }
 
+/// Why the editor window ended in failure.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// No window could be opened (no display, no OpenGL).
+    #[error("cannot open the editor window: {0}")]
+    Window(#[from] eframe::Error),
+    /// `--screenshot` could not save its picture.
+    #[error("{0}")]
+    Screenshot(String),
+}
+
 /// Opens the editor window; returns when it closes.
-pub fn run(launch: Launch) -> eframe::Result<()> {
+pub fn run(launch: Launch) -> Result<(), RunError> {
+    let failure = std::rc::Rc::default();
+    let app_failure = std::rc::Rc::clone(&failure);
     let options = eframe::NativeOptions {
         renderer: eframe::Renderer::Glow,
         depth_buffer: 24,
@@ -461,6 +470,16 @@ pub fn run(launch: Launch) -> eframe::Result<()> {
     eframe::run_native(
         "scenetree",
         options,
-        Box::new(move |cc| Ok(Box::new(ScenetreeApp::new(cc, launch)))),
-    )
+        Box::new(move |cc| {
+            let mut app = ScenetreeApp::new(cc, launch);
+            if let Some(shot) = &mut app.screenshot {
+                shot.failure = app_failure;
+            }
+            Ok(Box::new(app))
+        }),
+    )?;
+    match failure.take() {
+        Some(why) => Err(RunError::Screenshot(why)),
+        None => Ok(()),
+    }
 }

@@ -1,6 +1,8 @@
 //! `--screenshot`: render the window for a few frames, save a PNG, exit.
 
+use std::cell::RefCell;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 use super::ScenetreeApp;
 
@@ -8,9 +10,28 @@ pub(super) struct Screenshot {
     pub(super) path: PathBuf,
     pub(super) frame: u32,
     pub(super) requested: bool,
+    /// Why the capture failed, shared with [`super::run`], which outlives the app and turns it
+    /// into the process's exit status.
+    pub(super) failure: Rc<RefCell<Option<String>>>,
+}
+
+impl Screenshot {
+    pub(super) fn new(path: PathBuf) -> Screenshot {
+        Screenshot {
+            path,
+            frame: 0,
+            requested: false,
+            failure: Rc::default(),
+        }
+    }
 }
 
 impl ScenetreeApp {
+    /// Why `--screenshot` could not save its picture, once it failed (the window then closes).
+    pub fn screenshot_failure(&self) -> Option<String> {
+        self.screenshot.as_ref()?.failure.borrow().clone()
+    }
+
     pub(super) fn screenshot_step(&mut self, ctx: &egui::Context) {
         let loading = self.jobs.loading.is_some();
         let Some(shot) = &mut self.screenshot else {
@@ -34,11 +55,15 @@ impl ScenetreeApp {
         });
         if let Some(image) = image {
             let path = shot.path.clone();
-            if let Err(e) = save_png(&path, &image) {
-                eprintln!("error: {}: cannot save the screenshot: {e}", path.display());
-                std::process::exit(1);
+            match save_png(&path, &image) {
+                Ok(()) => eprintln!("saved {}", path.display()),
+                Err(e) => {
+                    *shot.failure.borrow_mut() = Some(format!(
+                        "{}: cannot save the screenshot: {e}",
+                        path.display()
+                    ));
+                }
             }
-            eprintln!("saved {}", path.display());
             ctx.send_viewport_cmd(egui::ViewportCommand::Close);
         }
     }

@@ -142,6 +142,9 @@ void main() {
             // draw_with disables the attributes afterwards: bind them for every draw.
             p.use_vertex_attribute("position", &self.positions);
             p.use_vertex_attribute("color", &self.colors);
+            // SAFETY: a plain draw call on three-d's current context, inside draw_with, which
+            // has bound this program and its vertex buffers; `first + count` stays within the
+            // vertices uploaded in `new`.
             p.draw_with(states, viewport, || unsafe {
                 use three_d::context::HasContext;
                 self.context

@@ -1,10 +1,10 @@
 //! The GL boundary: a small trait the widget renders through, a stub for tests without a GPU,
 //! and the real renderer that draws with three-d into an offscreen texture egui shows.
 //!
-//! The offscreen path follows `stack-spike.md` approach (b): our own RGBA8 texture and depth
-//! renderbuffer on an FBO that three-d renders into; the texture is registered with egui once
-//! and resized by re-specifying its storage under the same GL name, so the `TextureId` stays
-//! valid.
+//! The offscreen path: our own RGBA8 texture and depth renderbuffer on an FBO that three-d
+//! renders into; the texture is registered with egui once and resized by re-specifying its
+//! storage under the same GL name, so the `TextureId` stays valid (egui's paint callback would
+//! instead re-render on every egui repaint).
 
 use std::sync::Arc;
 
