@@ -8,6 +8,7 @@ use egui::RichText;
 use glam::{Quat, Vec3};
 
 use super::action::Action;
+use super::command::UiCommand;
 use super::style;
 use crate::editor::{Command, Document};
 use crate::model::{Entity, EulerOrder, Transform, dcl, ids, present};
@@ -214,14 +215,14 @@ impl InspectorPanel {
             }
             if ui
                 .button("Copy")
-                .on_hover_text("Copy position, rotation and scale (Ctrl+Shift+C)")
+                .on_hover_text(UiCommand::CopyTransform.hint())
                 .clicked()
             {
                 actions.push(Action::CopyTransform);
             }
             if ui
                 .button("Paste")
-                .on_hover_text("Paste onto every selected entity (Ctrl+Shift+V)")
+                .on_hover_text(UiCommand::PasteTransform.hint())
                 .clicked()
             {
                 actions.push(Action::PasteTransform);

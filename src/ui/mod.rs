@@ -4,6 +4,7 @@
 
 pub mod action;
 pub mod app;
+pub mod command;
 pub mod files;
 pub mod hierarchy_panel;
 pub mod inspector_panel;

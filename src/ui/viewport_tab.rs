@@ -78,16 +78,6 @@ impl ViewportTab {
         &self.scene
     }
 
-    /// Points the camera at the selection (or everything).
-    pub fn frame_selection(&mut self) {
-        if let Some(bounds) = self.scene.focus_bounds() {
-            self.viewport
-                .camera
-                .frame_bounds(bounds.min, bounds.max, FRAMING_ASPECT);
-            self.viewport.request_render();
-        }
-    }
-
     /// Animates the next change of world matrices (called before a delivery or timeline step).
     pub fn animate_next_change(&mut self) {
         self.animate_next_change = self.animate_remote_changes;

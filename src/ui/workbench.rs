@@ -1,16 +1,17 @@
 //! The editor's window content without the OS window: the dock with its tabs, shortcuts, and
 //! applying the panels' actions to the document. egui_kittest drives this directly.
 
-use egui::{Key, KeyboardShortcut, Modifiers, RichText};
+use egui::RichText;
 use egui_dock::{DockArea, DockState, NodeIndex, Style, TabViewer};
 use serde::{Deserialize, Serialize};
 
 use super::action::{Action, PeersAction, SelectAction};
+use super::command::{self, CommandContext, UiCommand};
 use super::hierarchy_panel::HierarchyPanel;
 use super::inspector_panel::InspectorPanel;
 use super::peers_panel::PeersPanel;
 use super::style;
-use super::viewport::ViewportRenderer;
+use super::viewport::{ViewportCommand, ViewportRenderer};
 use super::viewport_tab::ViewportTab;
 use crate::editor::{Command, Document};
 use crate::model::Transform;
@@ -87,8 +88,12 @@ pub struct Workbench {
     clipboard: Option<Transform>,
     /// The last message for the status bar.
     pub status: Option<(String, Severity)>,
-    /// Set when the user asked to frame the selection; the viewport consumes it.
-    pub frame_request: bool,
+    /// A modal dialog of the app is open, so no command applies (the app sets it each frame).
+    pub modal_open: bool,
+    /// A text field had the keyboard when the last frame ended.
+    text_field_had_keyboard: bool,
+    /// Commands only the app can run (files, quitting, the Help window), for it to take.
+    pub app_commands: Vec<UiCommand>,
     /// The Peers panel's state.
     pub peers: PeersPanel,
     /// File operations waiting for the app.
@@ -106,7 +111,9 @@ impl Workbench {
             dock: default_dock(),
             clipboard: None,
             status: None,
-            frame_request: false,
+            modal_open: false,
+            text_field_had_keyboard: false,
+            app_commands: Vec::new(),
             peers: PeersPanel::default(),
             file_requests: Vec::new(),
         }
@@ -123,7 +130,13 @@ impl Workbench {
     /// Draws the status bar and the dock, handles shortcuts, and applies what the panels asked.
     /// `renderer` draws the 3D view (three-d on the window's GL context, or a stub in tests).
     pub fn ui(&mut self, ui: &mut egui::Ui, renderer: &mut dyn ViewportRenderer) {
-        let mut actions = self.shortcuts(ui.ctx());
+        // The keyboard, once, before any panel: a panel drawn later sees the result (the
+        // viewport cancels a drag this frame) and no panel reads a key a command took.
+        let context = self.command_context(ui.ctx());
+        for command in command::dispatch(ui.ctx(), &context) {
+            self.run_command(command);
+        }
+        let mut actions = Vec::new();
         egui::Panel::bottom("status").show(ui, |ui| self.status_ui(ui));
         let mut dock = std::mem::replace(&mut self.dock, DockState::new(Vec::new()));
         let mut tabs = Tabs {
@@ -138,9 +151,7 @@ impl Workbench {
             .show_inside(ui, &mut tabs);
         self.dock = dock;
         self.apply_actions(actions);
-        if std::mem::take(&mut self.frame_request) {
-            self.viewport.frame_selection();
-        }
+        self.text_field_had_keyboard = ui.ctx().egui_wants_keyboard_input();
     }
 
     fn status_ui(&self, ui: &mut egui::Ui) {
@@ -173,58 +184,55 @@ impl Workbench {
         });
     }
 
-    /// Keyboard shortcuts that act on the document (file shortcuts live in the app). None fire
-    /// while a text field has the keyboard.
-    pub fn shortcuts(&mut self, ctx: &egui::Context) -> Vec<Action> {
-        let mut actions = Vec::new();
-        if ctx.egui_wants_keyboard_input() || self.hierarchy.is_renaming() {
-            return actions;
+    /// What decides which commands apply now (see [`UiCommand::applies`]).
+    pub fn command_context(&self, ctx: &egui::Context) -> CommandContext {
+        CommandContext {
+            // egui lets go of a text field on Escape before anyone reads the key: a field that
+            // had the keyboard at the end of the last frame still owns this frame's keys.
+            typing: self.text_field_had_keyboard
+                || ctx.egui_wants_keyboard_input()
+                || self.hierarchy.is_renaming(),
+            modal: self.modal_open,
+            gizmo_dragging: self.viewport.viewport.is_dragging_gizmo(),
+            has_selection: !self.doc.selection.is_empty(),
+            can_undo: self.doc.history().undo_label().is_some(),
+            can_redo: self.doc.history().redo_label().is_some(),
         }
-        let ctrl = Modifiers::COMMAND;
-        let ctrl_shift = Modifiers::COMMAND | Modifiers::SHIFT;
-        ctx.input_mut(|i| {
-            // Longer combinations first: Ctrl+Shift+Z must not be read as Ctrl+Z.
-            if i.consume_shortcut(&KeyboardShortcut::new(ctrl_shift, Key::Z))
-                || i.consume_shortcut(&KeyboardShortcut::new(ctrl, Key::Y))
-            {
-                actions.push(Action::Redo);
+    }
+
+    /// Runs a command from the keyboard or a menu. The ones only the app can run (files,
+    /// quitting, the Help window) wait in [`Self::app_commands`].
+    pub fn run_command(&mut self, command: UiCommand) {
+        let selected = || self.doc.selection.entities().to_vec();
+        let action = match command {
+            UiCommand::Undo => Action::Undo,
+            UiCommand::Redo => Action::Redo,
+            UiCommand::Duplicate => Action::Edit(Command::Duplicate {
+                entities: selected(),
+            }),
+            UiCommand::Delete => Action::Edit(Command::Delete {
+                entities: selected(),
+            }),
+            UiCommand::Rename => match self.doc.selection.primary() {
+                Some(e) => Action::BeginRename(e),
+                None => return,
+            },
+            UiCommand::CopyTransform => Action::CopyTransform,
+            UiCommand::PasteTransform => Action::PasteTransform,
+            UiCommand::ClearSelection => Action::Select(SelectAction::Clear),
+            UiCommand::ResetLayout => {
+                self.dock = default_dock();
+                return;
             }
-            if i.consume_shortcut(&KeyboardShortcut::new(ctrl, Key::Z)) {
-                actions.push(Action::Undo);
+            _ => {
+                match command.viewport_command() {
+                    Some(viewport) => self.viewport.viewport.run(viewport),
+                    None => self.app_commands.push(command),
+                }
+                return;
             }
-            if i.consume_shortcut(&KeyboardShortcut::new(ctrl_shift, Key::C)) {
-                actions.push(Action::CopyTransform);
-            }
-            if i.consume_shortcut(&KeyboardShortcut::new(ctrl_shift, Key::V)) {
-                actions.push(Action::PasteTransform);
-            }
-            if i.consume_shortcut(&KeyboardShortcut::new(ctrl, Key::D))
-                && !self.doc.selection.is_empty()
-            {
-                actions.push(Action::Edit(Command::Duplicate {
-                    entities: self.doc.selection.entities().to_vec(),
-                }));
-            }
-            let delete = i.consume_key(Modifiers::NONE, Key::Delete)
-                || i.consume_key(Modifiers::NONE, Key::Backspace);
-            if delete && !self.doc.selection.is_empty() {
-                actions.push(Action::Edit(Command::Delete {
-                    entities: self.doc.selection.entities().to_vec(),
-                }));
-            }
-            if i.consume_key(Modifiers::NONE, Key::F2)
-                && let Some(e) = self.doc.selection.primary()
-            {
-                actions.push(Action::BeginRename(e));
-            }
-            if i.consume_key(Modifiers::NONE, Key::F) {
-                actions.push(Action::FrameSelection);
-            }
-            if i.consume_key(Modifiers::NONE, Key::Escape) {
-                actions.push(Action::Select(SelectAction::Clear));
-            }
-        });
-        actions
+        };
+        self.apply_actions(vec![action]);
     }
 
     /// Applies panel actions in order. Refused edits become an error in the status bar; nothing
@@ -297,7 +305,10 @@ impl Workbench {
                 Action::PasteTransform => {
                     let Some(copied) = self.clipboard else {
                         self.status = Some((
-                            "Copy a transform first (Ctrl+Shift+C)".into(),
+                            format!(
+                                "Copy a transform first ({})",
+                                UiCommand::CopyTransform.shortcut_text()
+                            ),
                             Severity::Info,
                         ));
                         continue;
@@ -323,7 +334,7 @@ impl Workbench {
                 }
                 Action::ToggleHidden(e) => toggle(&mut self.hierarchy.hidden, e),
                 Action::ToggleLocked(e) => toggle(&mut self.hierarchy.locked, e),
-                Action::FrameSelection => self.frame_request = true,
+                Action::FrameSelection => self.viewport.viewport.run(ViewportCommand::Frame),
                 Action::Status(text) => self.status = Some((text, Severity::Error)),
                 Action::Peers(request) => self.apply_peers_action(request),
             }

@@ -6,6 +6,7 @@
 mod egl;
 
 mod app_flows;
+mod commands;
 mod editor;
 mod peers_flows;
 mod ui_flows;

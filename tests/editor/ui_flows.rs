@@ -12,12 +12,12 @@ use scenetree::model::{Entity, Transform, encode_name, ids};
 use scenetree::ui::Workbench;
 use scenetree::ui::viewport::NullRenderer;
 
-const TABLE: Entity = Entity(512);
-const LAMP: Entity = Entity(513);
-const BULB: Entity = Entity(514);
-const CHAIR: Entity = Entity(515);
+pub(crate) const TABLE: Entity = Entity(512);
+pub(crate) const LAMP: Entity = Entity(513);
+pub(crate) const BULB: Entity = Entity(514);
+pub(crate) const CHAIR: Entity = Entity(515);
 
-fn room() -> Document {
+pub(crate) fn room() -> Document {
     let mut r = Replica::new();
     let named = |r: &mut Replica, e: Entity, name: &str, t: Transform| {
         r.put_transform(e, &t).unwrap();
@@ -66,7 +66,7 @@ fn room() -> Document {
     Document::new(r, None)
 }
 
-fn harness(doc: Document) -> Harness<'static, Workbench> {
+pub(crate) fn harness(doc: Document) -> Harness<'static, Workbench> {
     let mut h = Harness::builder()
         .with_size(egui::vec2(1280.0, 800.0))
         .build_ui_state(
@@ -99,7 +99,7 @@ fn type_into_chair_field(h: &mut Harness<'_, Workbench>, index: usize, text: &st
     h.run();
 }
 
-fn row(name: &str, e: Entity) -> String {
+pub(crate) fn row(name: &str, e: Entity) -> String {
     format!("{name}  ·  {e}")
 }
 

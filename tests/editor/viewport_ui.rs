@@ -6,6 +6,7 @@ use eframe::egui::{self, Event, Key, Modifiers, PointerButton, Pos2, Rect};
 use egui_kittest::Harness;
 use glam::{Vec2, Vec3};
 use scenetree::model::Entity;
+use scenetree::ui::command::{self, CommandContext};
 use scenetree::ui::viewport::{
     DragPhase, GizmoEvent, GizmoMode, NullRenderer, Orientation, Pick, Viewport, ViewportScene,
     demo,
@@ -23,6 +24,17 @@ struct App {
 
 impl App {
     fn frame(&mut self, ui: &mut egui::Ui) {
+        // The keys go through the editor's command table, as in the app.
+        let context = CommandContext {
+            gizmo_dragging: self.viewport.is_dragging_gizmo(),
+            has_selection: !self.scene.gizmo_targets.is_empty(),
+            ..CommandContext::default()
+        };
+        for command in command::dispatch(ui.ctx(), &context) {
+            if let Some(viewport_command) = command.viewport_command() {
+                self.viewport.run(viewport_command);
+            }
+        }
         let r = self.viewport.ui(ui, &self.scene, &mut self.renderer);
         self.rect = r.response.rect;
         self.picks.extend(r.pick);

@@ -7,7 +7,7 @@ use std::time::Duration;
 use egui::RichText;
 
 use super::ScenetreeApp;
-use super::menu::SHORTCUTS;
+use crate::ui::command::shortcut_rows;
 
 impl ScenetreeApp {
     pub(super) fn dialogs_ui(&mut self, ctx: &egui::Context) {
@@ -137,9 +137,9 @@ impl ScenetreeApp {
                 .open(&mut self.show_shortcuts)
                 .show(ctx, |ui| {
                     egui::Grid::new("keys").striped(true).show(ui, |ui| {
-                        for (keys, what) in SHORTCUTS {
-                            ui.label(RichText::new(*keys).monospace());
-                            ui.label(*what);
+                        for (keys, what) in shortcut_rows() {
+                            ui.label(RichText::new(keys).monospace());
+                            ui.label(what);
                             ui.end_row();
                         }
                     });

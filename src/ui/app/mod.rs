@@ -16,7 +16,6 @@ use super::viewport::{GlowViewportRenderer, NullRenderer, ViewportRenderer};
 use super::workbench::{FileRequest, Severity, Workbench};
 use crate::editor::{Document, examples};
 use crate::io::recovery::{self, OrphanedWork, RecoverySession};
-pub use menu::SHORTCUTS;
 use screenshot::Screenshot;
 
 const RECENT_MAX: usize = 10;
@@ -234,17 +233,21 @@ impl ScenetreeApp {
         self.handle_jobs();
         self.handle_close_request(&ctx);
         self.handle_dropped_files(&ctx);
-        if self.pending.is_none() && self.error.is_none() && self.jobs.loading.is_none() {
-            self.file_shortcuts(&ctx);
-        }
+        self.bench.modal_open = self.pending.is_some()
+            || self.error.is_some()
+            || self.lossy_save.is_some()
+            || self.recovery_offer.is_some()
+            || self.jobs.loading.is_some();
         egui::Panel::top("menu").show(ui, |ui| self.menu_ui(ui));
         self.bench.ui(ui, renderer);
+        // From the menus and the keyboard (the workbench's dispatcher) alike.
+        for command in std::mem::take(&mut self.bench.app_commands) {
+            self.run_app_command(command);
+        }
         for request in std::mem::take(&mut self.bench.file_requests) {
             match request {
-                FileRequest::ExportPeer(peer) => {
-                    self.jobs.pick(DialogPurpose::ExportPeer(peer), None)
-                }
-                FileRequest::SaveRun => self.jobs.pick(DialogPurpose::SaveRun, None),
+                FileRequest::ExportPeer(peer) => self.pick(DialogPurpose::ExportPeer(peer), None),
+                FileRequest::SaveRun => self.pick(DialogPurpose::SaveRun, None),
                 FileRequest::OpenLesson(index) => self.request(Pending::OpenLesson(index)),
             }
         }
@@ -285,9 +288,9 @@ impl ScenetreeApp {
     fn carry_out(&mut self, what: Pending) {
         match what {
             Pending::Open(path) => self.jobs.load(path),
-            Pending::OpenDialog => self.jobs.pick(
+            Pending::OpenDialog => self.pick(
                 DialogPurpose::Open,
-                self.bench.doc.file.as_ref().map(|f| f.path.as_path()),
+                self.bench.doc.file.as_ref().map(|f| f.path.clone()),
             ),
             Pending::New => self.replace_document(Document::default()),
             Pending::OpenExample(Example::Showroom) => self.replace_document(showroom_document()),
@@ -306,6 +309,11 @@ impl ScenetreeApp {
                 self.clear_recovery();
             }
         }
+    }
+
+    /// Asks for a file (a native dialog on a worker thread), starting at `suggested`.
+    fn pick(&mut self, purpose: DialogPurpose, suggested: Option<PathBuf>) {
+        self.jobs.pick(purpose, suggested.as_deref());
     }
 
     /// Shows another document. The user already answered about the old one's unsaved changes

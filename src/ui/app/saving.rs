@@ -15,7 +15,7 @@ impl ScenetreeApp {
     pub(super) fn save(&mut self) {
         match self.bench.doc.file.clone() {
             Some(file) => self.save_to(file.path),
-            None => self.jobs.pick(DialogPurpose::SaveAs, None),
+            None => self.pick(DialogPurpose::SaveAs, None),
         }
     }
 

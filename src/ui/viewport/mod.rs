@@ -17,9 +17,9 @@
 //!    one undo step on `End`, restore on `Cancel`).
 //!
 //! Controls: left-drag orbits, right- or middle-drag (or Shift + left-drag) pans, the wheel
-//! zooms, a click picks (Ctrl/Shift are reported), W/E/R pick the gizmo mode, X toggles
-//! local/world orientation, F frames the selection (or everything), holding Ctrl while
-//! dragging the gizmo snaps, Escape cancels a gizmo drag.
+//! zooms, a click picks (Ctrl/Shift are reported), holding Ctrl while dragging the gizmo snaps.
+//! Keys (W/E/R mode, X axes, F frame, Escape cancels a drag) belong to the editor's command
+//! table (`ui::command`), which gives them to the widget as [`ViewportCommand`]s.
 
 pub mod camera;
 pub mod demo;
@@ -44,7 +44,7 @@ pub use renderer::{
     GlowViewportRenderer, NullRenderer, RenderRequest, RenderStats, RendererError, ViewportRenderer,
 };
 pub use shape::{Aabb, Shape};
-pub use widget::{Pick, Viewport, ViewportResponse};
+pub use widget::{Pick, Viewport, ViewportCommand, ViewportResponse};
 
 /// One entity as the viewport draws it.
 #[derive(Copy, Clone, Debug, PartialEq)]

@@ -2,8 +2,8 @@
 //! the overlays (gizmo, axis indicator, toolbar).
 
 use eframe::egui::{
-    self, Align, Color32, Key, Layout, PointerButton, Pos2, Rect, Sense, Shape as EguiShape,
-    Stroke, TextureId, UiBuilder,
+    self, Align, Color32, Layout, PointerButton, Pos2, Rect, Sense, Shape as EguiShape, Stroke,
+    TextureId, UiBuilder,
 };
 use glam::{Vec2, Vec3};
 
@@ -37,7 +37,8 @@ pub struct ViewportResponse {
     pub pick: Option<Pick>,
     /// A gizmo drag began, moved, ended or was cancelled.
     pub gizmo: Option<GizmoEvent>,
-    /// F was pressed; the camera was moved to frame the selection (or everything).
+    /// A [`ViewportCommand::Frame`] ran: the camera was moved to frame the selection (or
+    /// everything).
     pub frame_selection: bool,
     /// The renderer was asked for a new image this frame (false on static frames).
     pub rendered: bool,
@@ -79,6 +80,26 @@ pub struct Viewport {
     drag: Option<Drag>,
     rendered: Option<RenderKey>,
     texture: Option<TextureId>,
+    /// Escape arrived during a gizmo drag; the next frame cancels it.
+    cancel_requested: bool,
+    /// Frame the selection on the next frame (the aspect ratio is known there).
+    frame_requested: bool,
+    /// Where the widget was last drawn (screen points).
+    rect: Rect,
+}
+
+/// What the viewport does for the editor's commands (`ui::command::UiCommand`): the keys are
+/// read once for the whole window by its dispatcher, not by the widget.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ViewportCommand {
+    /// Switch the gizmo to translate, rotate or scale (ignored during a drag).
+    Mode(GizmoMode),
+    /// Switch the gizmo between local and world axes (ignored during a drag).
+    ToggleOrientation,
+    /// Cancel the gizmo drag in progress: its targets go back to their values before it.
+    CancelDrag,
+    /// Point the camera at the selection (the gizmo targets' items), or at everything.
+    Frame,
 }
 
 impl Default for Viewport {
@@ -91,6 +112,9 @@ impl Default for Viewport {
             drag: None,
             rendered: None,
             texture: None,
+            cancel_requested: false,
+            frame_requested: false,
+            rect: Rect::NOTHING,
         }
     }
 }
@@ -100,6 +124,38 @@ impl Viewport {
     /// renderer; changes to the scene generation, camera or size are noticed by themselves).
     pub fn request_render(&mut self) {
         self.rendered = None;
+    }
+
+    /// Runs a command; a cancel or a frame takes effect in the next [`Self::ui`] call.
+    pub fn run(&mut self, command: ViewportCommand) {
+        let idle = self.drag.is_none();
+        match command {
+            ViewportCommand::Mode(mode) if idle => self.gizmo.mode = mode,
+            ViewportCommand::ToggleOrientation if idle => self.toggle_orientation(),
+            ViewportCommand::CancelDrag => self.cancel_requested = self.is_dragging_gizmo(),
+            ViewportCommand::Frame => self.frame_requested = true,
+            ViewportCommand::Mode(_) | ViewportCommand::ToggleOrientation => {}
+        }
+    }
+
+    fn toggle_orientation(&mut self) {
+        self.gizmo.orientation = match self.gizmo.orientation {
+            Orientation::Local => Orientation::World,
+            Orientation::World => Orientation::Local,
+        };
+    }
+
+    /// Where the widget was last drawn (screen points).
+    pub fn rect(&self) -> Rect {
+        self.rect
+    }
+
+    /// Where a world point (Decentraland world space, meters) appears on screen, in points;
+    /// `None` behind the camera.
+    pub fn screen_position(&self, world: Vec3) -> Option<Pos2> {
+        let size = Vec2::new(self.rect.width(), self.rect.height());
+        let p = self.camera.project(world, size)?;
+        Some(self.rect.min + egui::vec2(p.x, p.y))
     }
 
     /// True while a gizmo handle is being dragged.
@@ -115,6 +171,7 @@ impl Viewport {
         renderer: &mut dyn ViewportRenderer,
     ) -> ViewportResponse {
         let (rect, response) = ui.allocate_exact_size(ui.available_size(), Sense::click_and_drag());
+        self.rect = rect;
         let painter = ui.painter_at(rect);
         // Reserve the image's place first so everything painted later lies on top of it.
         let image_slot = painter.add(EguiShape::Noop);
@@ -131,7 +188,7 @@ impl Viewport {
         }
         let rel = |p: Pos2| Vec2::new(p.x - rect.min.x, p.y - rect.min.y);
 
-        self.handle_keys(ui, &response, scene, size, &mut out);
+        self.handle_commands(scene, size, &mut out);
         self.handle_pointer(ui, &response, scene, size, rel, &mut out);
 
         let ppp = ui.ctx().pixels_per_point();
@@ -195,15 +252,10 @@ impl Viewport {
         out
     }
 
-    fn handle_keys(
-        &mut self,
-        ui: &egui::Ui,
-        response: &egui::Response,
-        scene: &ViewportScene,
-        size: Vec2,
-        out: &mut ViewportResponse,
-    ) {
-        if ui.input(|i| i.key_pressed(Key::Escape))
+    /// Runs what [`Viewport::run`] queued: a cancelled drag reports its Cancel event (with the
+    /// values from before the drag), a frame request moves the camera.
+    fn handle_commands(&mut self, scene: &ViewportScene, size: Vec2, out: &mut ViewportResponse) {
+        if std::mem::take(&mut self.cancel_requested)
             && let Some(Drag::Gizmo { drag, .. }) = &self.drag
         {
             out.gizmo = Some(GizmoEvent {
@@ -213,27 +265,7 @@ impl Viewport {
             });
             self.drag = Some(Drag::Cancelled);
         }
-        if !response.hovered() || ui.ctx().text_edit_focused() {
-            return;
-        }
-        let pressed = |k| ui.input(|i| i.key_pressed(k) && !i.modifiers.command);
-        let idle = self.drag.is_none();
-        for (key, mode) in [
-            (Key::W, GizmoMode::Translate),
-            (Key::E, GizmoMode::Rotate),
-            (Key::R, GizmoMode::Scale),
-        ] {
-            if idle && pressed(key) {
-                self.gizmo.mode = mode;
-            }
-        }
-        if idle && pressed(Key::X) {
-            self.gizmo.orientation = match self.gizmo.orientation {
-                Orientation::Local => Orientation::World,
-                Orientation::World => Orientation::Local,
-            };
-        }
-        if pressed(Key::F) {
+        if std::mem::take(&mut self.frame_requested) {
             if let Some(bounds) = scene.focus_bounds() {
                 self.camera
                     .frame_bounds(bounds.min, bounds.max, size.x / size.y);
@@ -363,13 +395,14 @@ impl Viewport {
             .inner_margin(egui::Margin::symmetric(4, 2))
             .show(&mut bar, |ui| {
                 ui.horizontal(|ui| {
+                    use crate::ui::command::UiCommand;
                     let g = &mut self.gizmo;
                     ui.selectable_value(&mut g.mode, GizmoMode::Translate, "Move")
-                        .on_hover_text("Translate (W)");
+                        .on_hover_text(UiCommand::GizmoTranslate.hint());
                     ui.selectable_value(&mut g.mode, GizmoMode::Rotate, "Rotate")
-                        .on_hover_text("Rotate (E)");
+                        .on_hover_text(UiCommand::GizmoRotate.hint());
                     ui.selectable_value(&mut g.mode, GizmoMode::Scale, "Scale")
-                        .on_hover_text("Scale along local axes (R)");
+                        .on_hover_text(UiCommand::GizmoScale.hint());
                     ui.separator();
                     let label = match g.orientation {
                         Orientation::Local => "Local",
@@ -377,13 +410,13 @@ impl Viewport {
                     };
                     if ui
                         .button(label)
-                        .on_hover_text("Gizmo axes: local or world (X). Hold Ctrl to snap.")
+                        .on_hover_text(format!(
+                            "{}. Hold Ctrl while dragging to snap.",
+                            UiCommand::ToggleGizmoAxes.hint()
+                        ))
                         .clicked()
                     {
-                        g.orientation = match g.orientation {
-                            Orientation::Local => Orientation::World,
-                            Orientation::World => Orientation::Local,
-                        };
+                        self.toggle_orientation();
                     }
                 });
             });

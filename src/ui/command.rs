@@ -1,0 +1,437 @@
+//! The editor's commands in one table: each entry owns its label, tooltip, keyboard shortcuts,
+//! menu and when it applies. One dispatcher ([`dispatch`]) reads the keyboard once per frame,
+//! before any panel, and decides by context which command a key means (Escape cancels a gizmo
+//! drag before it clears the selection; nothing fires while a text field has the keyboard).
+//! The menus, the Help window and the README's shortcut table are made from this table.
+
+use egui::{Key, KeyboardShortcut, ModifierNames, Modifiers};
+
+use super::viewport::{GizmoMode, ViewportCommand};
+
+/// A command the user can give from the keyboard or a menu.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UiCommand {
+    /// Start a new, empty scene.
+    New,
+    /// Open a scene file.
+    Open,
+    /// Save to the document's file (asks where when it has none).
+    Save,
+    /// Save to a new file.
+    SaveAs,
+    /// Quit (asks about unsaved changes).
+    Quit,
+    /// Undo the last edit.
+    Undo,
+    /// Redo the last undone edit.
+    Redo,
+    /// Duplicate the selection with its children.
+    Duplicate,
+    /// Delete the selection with its children.
+    Delete,
+    /// Rename the selected entity inline.
+    Rename,
+    /// Copy the selected entity's local transform.
+    CopyTransform,
+    /// Paste the copied transform onto every selected entity.
+    PasteTransform,
+    /// Cancel the gizmo drag in progress (its values go back).
+    CancelGizmoDrag,
+    /// Select nothing.
+    ClearSelection,
+    /// Point the viewport camera at the selection (or everything).
+    FrameSelection,
+    /// Gizmo mode: translate.
+    GizmoTranslate,
+    /// Gizmo mode: rotate.
+    GizmoRotate,
+    /// Gizmo mode: scale.
+    GizmoScale,
+    /// Gizmo axes: local or world.
+    ToggleGizmoAxes,
+    /// Put the panels back where they started.
+    ResetLayout,
+    /// Show the keyboard shortcuts.
+    ShowShortcuts,
+}
+
+/// The menu a command appears in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Menu {
+    File,
+    Edit,
+    View,
+    Help,
+}
+
+/// What decides whether a command applies this frame.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CommandContext {
+    /// A text field (or an inline rename) has the keyboard: it keeps its keys.
+    pub typing: bool,
+    /// A modal dialog is open (unsaved changes, an error, loading, a file dialog).
+    pub modal: bool,
+    /// A gizmo handle is being dragged.
+    pub gizmo_dragging: bool,
+    /// At least one entity is selected.
+    pub has_selection: bool,
+    /// The history has a step to undo.
+    pub can_undo: bool,
+    /// The history has a step to redo.
+    pub can_redo: bool,
+}
+
+const fn key(modifiers: Modifiers, key: Key) -> KeyboardShortcut {
+    KeyboardShortcut::new(modifiers, key)
+}
+
+const NONE: Modifiers = Modifiers::NONE;
+const CTRL: Modifiers = Modifiers::COMMAND;
+const CTRL_SHIFT: Modifiers = Modifiers::COMMAND.plus(Modifiers::SHIFT);
+
+impl UiCommand {
+    /// Every command, in menu order. Where two share a key, the first that applies wins.
+    pub const ALL: [UiCommand; 21] = [
+        UiCommand::New,
+        UiCommand::Open,
+        UiCommand::Save,
+        UiCommand::SaveAs,
+        UiCommand::Quit,
+        UiCommand::Undo,
+        UiCommand::Redo,
+        UiCommand::Duplicate,
+        UiCommand::Delete,
+        UiCommand::Rename,
+        UiCommand::CopyTransform,
+        UiCommand::PasteTransform,
+        UiCommand::CancelGizmoDrag,
+        UiCommand::ClearSelection,
+        UiCommand::FrameSelection,
+        UiCommand::GizmoTranslate,
+        UiCommand::GizmoRotate,
+        UiCommand::GizmoScale,
+        UiCommand::ToggleGizmoAxes,
+        UiCommand::ResetLayout,
+        UiCommand::ShowShortcuts,
+    ];
+
+    /// The (label, tooltip) shown in menus and the Help window.
+    pub fn text(self) -> (&'static str, &'static str) {
+        match self {
+            UiCommand::New => ("New", "Start a new, empty scene"),
+            UiCommand::Open => (
+                "Open…",
+                "Open a scene (.json, .crdt, .composite) or a lesson",
+            ),
+            UiCommand::Save => ("Save", "Save to the scene's file"),
+            UiCommand::SaveAs => ("Save As…", "Save to a new file"),
+            UiCommand::Quit => ("Quit", "Close scenetree"),
+            UiCommand::Undo => ("Undo", "Undo the last edit"),
+            UiCommand::Redo => ("Redo", "Redo the last undone edit"),
+            UiCommand::Duplicate => ("Duplicate", "Duplicate with children"),
+            UiCommand::Delete => ("Delete", "Delete with children"),
+            UiCommand::Rename => ("Rename", "Rename in the hierarchy"),
+            UiCommand::CopyTransform => (
+                "Copy Transform",
+                "Copy position, rotation and scale of the selected entity",
+            ),
+            UiCommand::PasteTransform => (
+                "Paste Transform",
+                "Paste position, rotation and scale onto every selected entity",
+            ),
+            UiCommand::CancelGizmoDrag => (
+                "Cancel Gizmo Drag",
+                "Cancel the gizmo drag in progress; the values go back",
+            ),
+            UiCommand::ClearSelection => (
+                "Clear Selection",
+                "Select nothing (when no gizmo drag is in progress)",
+            ),
+            UiCommand::FrameSelection => (
+                "Frame Selection",
+                "Frame the selection (or everything) in the viewport",
+            ),
+            UiCommand::GizmoTranslate => ("Move", "Gizmo: translate"),
+            UiCommand::GizmoRotate => ("Rotate", "Gizmo: rotate"),
+            UiCommand::GizmoScale => ("Scale", "Gizmo: scale along local axes"),
+            UiCommand::ToggleGizmoAxes => ("Local / World Axes", "Gizmo: local or world axes"),
+            UiCommand::ResetLayout => ("Reset Layout", "Put the panels back where they started"),
+            UiCommand::ShowShortcuts => ("Keyboard Shortcuts", "Every shortcut and mouse gesture"),
+        }
+    }
+
+    /// The keys that give this command, the first one shown in menus.
+    pub fn shortcuts(self) -> &'static [KeyboardShortcut] {
+        const NO_KEYS: &[KeyboardShortcut] = &[];
+        match self {
+            UiCommand::New => const { &[key(CTRL, Key::N)] },
+            UiCommand::Open => const { &[key(CTRL, Key::O)] },
+            UiCommand::Save => const { &[key(CTRL, Key::S)] },
+            UiCommand::SaveAs => const { &[key(CTRL_SHIFT, Key::S)] },
+            UiCommand::Quit => const { &[key(CTRL, Key::Q)] },
+            UiCommand::Undo => const { &[key(CTRL, Key::Z)] },
+            UiCommand::Redo => const { &[key(CTRL_SHIFT, Key::Z), key(CTRL, Key::Y)] },
+            UiCommand::Duplicate => const { &[key(CTRL, Key::D)] },
+            UiCommand::Delete => const { &[key(NONE, Key::Delete), key(NONE, Key::Backspace)] },
+            UiCommand::Rename => const { &[key(NONE, Key::F2)] },
+            UiCommand::CopyTransform => const { &[key(CTRL_SHIFT, Key::C)] },
+            UiCommand::PasteTransform => const { &[key(CTRL_SHIFT, Key::V)] },
+            UiCommand::CancelGizmoDrag | UiCommand::ClearSelection => {
+                const { &[key(NONE, Key::Escape)] }
+            }
+            UiCommand::FrameSelection => const { &[key(NONE, Key::F)] },
+            UiCommand::GizmoTranslate => const { &[key(NONE, Key::W)] },
+            UiCommand::GizmoRotate => const { &[key(NONE, Key::E)] },
+            UiCommand::GizmoScale => const { &[key(NONE, Key::R)] },
+            UiCommand::ToggleGizmoAxes => const { &[key(NONE, Key::X)] },
+            UiCommand::ResetLayout | UiCommand::ShowShortcuts => NO_KEYS,
+        }
+    }
+
+    /// The menu that lists this command, if any (Escape's commands are keyboard only).
+    pub fn menu(self) -> Option<Menu> {
+        match self {
+            UiCommand::New
+            | UiCommand::Open
+            | UiCommand::Save
+            | UiCommand::SaveAs
+            | UiCommand::Quit => Some(Menu::File),
+            UiCommand::Undo
+            | UiCommand::Redo
+            | UiCommand::Duplicate
+            | UiCommand::Delete
+            | UiCommand::Rename
+            | UiCommand::CopyTransform
+            | UiCommand::PasteTransform => Some(Menu::Edit),
+            UiCommand::FrameSelection
+            | UiCommand::GizmoTranslate
+            | UiCommand::GizmoRotate
+            | UiCommand::GizmoScale
+            | UiCommand::ToggleGizmoAxes
+            | UiCommand::ResetLayout => Some(Menu::View),
+            UiCommand::ShowShortcuts => Some(Menu::Help),
+            UiCommand::CancelGizmoDrag | UiCommand::ClearSelection => None,
+        }
+    }
+
+    /// True when the command can be given now (from its keys or its menu entry).
+    pub fn applies(self, c: &CommandContext) -> bool {
+        if c.modal {
+            return false;
+        }
+        // Keys a text field uses (letters, Delete, Escape, Ctrl+Z) stay with it; the file
+        // commands work while typing, as in other editors.
+        let editing = !c.typing && !c.gizmo_dragging;
+        match self {
+            UiCommand::New
+            | UiCommand::Open
+            | UiCommand::Save
+            | UiCommand::SaveAs
+            | UiCommand::Quit => !c.gizmo_dragging,
+            UiCommand::Undo => editing && c.can_undo,
+            UiCommand::Redo => editing && c.can_redo,
+            UiCommand::Duplicate
+            | UiCommand::Delete
+            | UiCommand::Rename
+            | UiCommand::CopyTransform
+            | UiCommand::PasteTransform
+            | UiCommand::ClearSelection => editing && c.has_selection,
+            UiCommand::CancelGizmoDrag => c.gizmo_dragging,
+            UiCommand::FrameSelection
+            | UiCommand::GizmoTranslate
+            | UiCommand::GizmoRotate
+            | UiCommand::GizmoScale
+            | UiCommand::ToggleGizmoAxes => editing,
+            UiCommand::ResetLayout | UiCommand::ShowShortcuts => true,
+        }
+    }
+
+    /// The keys as people read them: "Ctrl+Shift+Z, Ctrl+Y" (empty without keys).
+    pub fn shortcut_text(self) -> String {
+        self.shortcuts()
+            .iter()
+            .map(|s| s.format(&ModifierNames::NAMES, false))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// The tooltip with the keys: "Gizmo: rotate (E)".
+    pub fn hint(self) -> String {
+        match self.shortcut_text() {
+            keys if keys.is_empty() => self.text().1.to_string(),
+            keys => format!("{} ({keys})", self.text().1),
+        }
+    }
+
+    /// What the viewport does for this command, if it is one of the viewport's.
+    pub fn viewport_command(self) -> Option<ViewportCommand> {
+        match self {
+            UiCommand::CancelGizmoDrag => Some(ViewportCommand::CancelDrag),
+            UiCommand::FrameSelection => Some(ViewportCommand::Frame),
+            UiCommand::GizmoTranslate => Some(ViewportCommand::Mode(GizmoMode::Translate)),
+            UiCommand::GizmoRotate => Some(ViewportCommand::Mode(GizmoMode::Rotate)),
+            UiCommand::GizmoScale => Some(ViewportCommand::Mode(GizmoMode::Scale)),
+            UiCommand::ToggleGizmoAxes => Some(ViewportCommand::ToggleOrientation),
+            _ => None,
+        }
+    }
+
+    /// A menu entry for the command, enabled when it applies; `label` replaces the default
+    /// ("Undo Rename"). True when clicked.
+    pub fn menu_item(
+        self,
+        ui: &mut egui::Ui,
+        context: &CommandContext,
+        label: Option<&str>,
+    ) -> bool {
+        let (text, tooltip) = self.text();
+        let button = egui::Button::new(label.unwrap_or(text)).shortcut_text(
+            self.shortcuts()
+                .first()
+                .map(|s| ui.ctx().format_shortcut(s))
+                .unwrap_or_default(),
+        );
+        ui.add_enabled(self.applies(context), button)
+            .on_hover_text(tooltip)
+            .clicked()
+    }
+}
+
+/// Mouse gestures, listed beside the commands in the Help window and the README (the panels
+/// handle them where they happen).
+pub const GESTURES: &[(&str, &str)] = &[
+    (
+        "Click / Ctrl+click / Shift+click",
+        "Select, add to the selection, select a range",
+    ),
+    ("Double-click a row", "Rename"),
+    (
+        "Drag a row onto a row",
+        "Reparent, keeping the world position",
+    ),
+    ("Shift while dropping", "Reparent, keeping the local values"),
+    ("Ctrl while dragging the gizmo", "Snap (0.25 m, 15°, 0.1)"),
+    ("Left drag in the viewport", "Orbit"),
+    ("Right or middle drag, Shift+left drag", "Pan"),
+    ("Wheel", "Zoom"),
+];
+
+/// The commands the keyboard gave this frame, in the order of their keys. Keys are consumed
+/// only by a command that applies, so anything else (a text field, a popup) still gets them.
+/// Combinations with more modifiers are read first: Ctrl+Shift+Z is not also Ctrl+Z.
+pub fn dispatch(ctx: &egui::Context, context: &CommandContext) -> Vec<UiCommand> {
+    let mut bindings: Vec<(UiCommand, KeyboardShortcut)> = UiCommand::ALL
+        .iter()
+        .flat_map(|&c| c.shortcuts().iter().map(move |&s| (c, s)))
+        .collect();
+    let modifier_count = |m: Modifiers| {
+        [m.alt, m.shift, m.command || m.ctrl]
+            .iter()
+            .filter(|&&b| b)
+            .count()
+    };
+    bindings.sort_by_key(|(_, s)| std::cmp::Reverse(modifier_count(s.modifiers)));
+    ctx.input_mut(|input| {
+        bindings
+            .into_iter()
+            .filter(|(command, shortcut)| {
+                command.applies(context) && input.consume_shortcut(shortcut)
+            })
+            .map(|(command, _)| command)
+            .collect()
+    })
+}
+
+/// Every shortcut and gesture as (keys, what it does), for the Help window and the README.
+pub fn shortcut_rows() -> Vec<(String, &'static str)> {
+    let mut rows: Vec<(String, &'static str)> = Vec::new();
+    for command in UiCommand::ALL {
+        let keys = command.shortcut_text();
+        if !keys.is_empty() {
+            rows.push((keys, command.text().1));
+        }
+    }
+    rows.extend(
+        GESTURES
+            .iter()
+            .map(|&(keys, what)| (keys.to_string(), what)),
+    );
+    rows
+}
+
+/// The README's shortcut table (tested against README.md).
+pub fn shortcut_table_markdown() -> String {
+    let mut out = String::from("| Keys | Action |\n|---|---|\n");
+    for (keys, what) in shortcut_rows() {
+        out += &format!("| {keys} | {what} |\n");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_command_is_in_the_table_once_and_every_key_means_one_thing_at_a_time() {
+        for (i, a) in UiCommand::ALL.iter().enumerate() {
+            assert!(!UiCommand::ALL[i + 1..].contains(a), "{a:?} twice");
+        }
+        // Two commands on one key must never apply together.
+        let contexts = (0..64u8).map(|bits| CommandContext {
+            typing: bits & 1 != 0,
+            modal: bits & 2 != 0,
+            gizmo_dragging: bits & 4 != 0,
+            has_selection: bits & 8 != 0,
+            can_undo: bits & 16 != 0,
+            can_redo: bits & 32 != 0,
+        });
+        for c in contexts {
+            for a in UiCommand::ALL {
+                for b in UiCommand::ALL {
+                    let shared = a.shortcuts().iter().any(|s| b.shortcuts().contains(s));
+                    assert!(
+                        a == b || !shared || !(a.applies(&c) && b.applies(&c)),
+                        "{a:?} and {b:?} share a key and both apply in {c:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_readme_lists_exactly_the_table() {
+        let readme = include_str!("../../README.md");
+        let table = shortcut_table_markdown();
+        assert!(
+            readme.contains(&format!("### Keyboard shortcuts\n\n{table}")),
+            "README.md's shortcut table is out of date; it should read:\n\n{table}"
+        );
+    }
+
+    #[test]
+    fn escape_cancels_a_drag_before_it_clears_the_selection() {
+        let dragging = CommandContext {
+            gizmo_dragging: true,
+            has_selection: true,
+            ..CommandContext::default()
+        };
+        assert!(UiCommand::CancelGizmoDrag.applies(&dragging));
+        assert!(!UiCommand::ClearSelection.applies(&dragging));
+        let idle = CommandContext {
+            has_selection: true,
+            ..CommandContext::default()
+        };
+        assert!(!UiCommand::CancelGizmoDrag.applies(&idle));
+        assert!(UiCommand::ClearSelection.applies(&idle));
+        let typing = CommandContext {
+            typing: true,
+            ..idle
+        };
+        assert!(
+            !UiCommand::ClearSelection.applies(&typing),
+            "a text field keeps Escape"
+        );
+        assert!(UiCommand::Save.applies(&typing));
+    }
+}

@@ -1,0 +1,129 @@
+//! The command table and its one dispatcher, driven through the whole workbench: Escape during
+//! a gizmo drag, keys while a text field has the keyboard, the viewport's keys.
+
+use egui::Key;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use glam::Vec3;
+use scenetree::ui::Workbench;
+use scenetree::ui::viewport::GizmoMode;
+
+use super::ui_flows::{CHAIR, LAMP, harness, room, row};
+
+/// Presses the Chair's +X gizmo arrow and moves the pointer without releasing it.
+fn start_dragging_the_chair(h: &mut Harness<'static, Workbench>) -> egui::Pos2 {
+    h.get_by_label(&row("Chair", CHAIR)).click();
+    h.run();
+    let chair = h
+        .state()
+        .doc
+        .view()
+        .world_affine(CHAIR)
+        .unwrap()
+        .translation;
+    let viewport = &h.state().viewport.viewport;
+    let length = viewport
+        .camera
+        .meters_per_pixel(chair.into(), viewport.rect().height())
+        * 90.0;
+    let grab = viewport
+        .screen_position(Vec3::from(chair) + Vec3::X * length * 0.6)
+        .unwrap();
+    assert!(viewport.rect().shrink(20.0).contains(grab), "{grab:?}");
+    h.hover_at(grab);
+    h.run();
+    h.drag_at(grab);
+    h.run();
+    for dx in [15.0, 30.0, 45.0] {
+        h.hover_at(grab + egui::vec2(dx, 0.0));
+        h.run();
+    }
+    assert!(h.state().viewport.viewport.is_dragging_gizmo());
+    grab
+}
+
+#[test]
+fn escape_cancels_a_gizmo_drag_before_it_clears_the_selection() {
+    let mut h = harness(room());
+    let before = h.state().doc.local_transform(CHAIR);
+    let grab = start_dragging_the_chair(&mut h);
+    assert_ne!(
+        h.state().doc.local_transform(CHAIR),
+        before,
+        "the drag moves the chair"
+    );
+    h.key_press(Key::Escape);
+    h.run();
+    assert_eq!(
+        h.state().doc.selection.entities(),
+        &[CHAIR],
+        "Escape went to the drag, not to the selection"
+    );
+    assert_eq!(h.state().doc.local_transform(CHAIR), before, "restored");
+    h.drop_at(grab + egui::vec2(80.0, 0.0));
+    h.run();
+    assert_eq!(
+        h.state().doc.local_transform(CHAIR),
+        before,
+        "the release after a cancel writes nothing"
+    );
+    assert_eq!(h.state().doc.history().undo_len(), 0, "no undo step");
+    h.key_press(Key::Escape);
+    h.run();
+    assert!(
+        h.state().doc.selection.is_empty(),
+        "with no drag, Escape clears the selection"
+    );
+}
+
+#[test]
+fn the_viewport_keys_go_through_the_table_and_text_fields_keep_theirs() {
+    let mut h = harness(room());
+    h.get_by_label(&row("Lamp", LAMP)).click();
+    h.run();
+    let gizmo = |h: &Harness<'static, Workbench>| h.state().viewport.viewport.gizmo;
+    for (key, mode) in [
+        (Key::E, GizmoMode::Rotate),
+        (Key::R, GizmoMode::Scale),
+        (Key::W, GizmoMode::Translate),
+    ] {
+        h.key_press(key);
+        h.run();
+        assert_eq!(gizmo(&h).mode, mode, "{key:?}, pointer anywhere");
+    }
+    let axes = gizmo(&h).orientation;
+    h.key_press(Key::X);
+    h.run();
+    let toggled = gizmo(&h).orientation;
+    assert_ne!(toggled, axes);
+    let camera = h.state().viewport.viewport.camera.clone();
+    h.key_press(Key::F);
+    h.run();
+    assert_ne!(
+        h.state().viewport.viewport.camera,
+        camera,
+        "F framed the lamp"
+    );
+
+    // Typing in the search box: the letters are text, Delete and Escape are the field's.
+    h.get_by(|n| n.role() == egui::accesskit::Role::TextInput)
+        .click();
+    h.run();
+    h.get_by(|n| n.is_focused()).type_text("rewx");
+    h.key_press(Key::Delete);
+    h.key_press(Key::Escape);
+    h.run();
+    assert_eq!(h.state().hierarchy.search, "rewx");
+    assert_eq!(
+        gizmo(&h).mode,
+        GizmoMode::Translate,
+        "typing is not a shortcut"
+    );
+    assert_eq!(gizmo(&h).orientation, toggled);
+    assert_eq!(
+        h.state().doc.selection.entities(),
+        &[LAMP],
+        "nothing deleted or cleared"
+    );
+    assert!(h.state().doc.replica().is_live(LAMP));
+}
