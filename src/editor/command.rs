@@ -31,6 +31,11 @@ pub enum Command {
     /// Remove entities with their whole subtrees (every component value is deleted; the ids stay
     /// valid so the deletion can be undone exactly).
     Delete { entities: Vec<Entity> },
+    /// Hide or show entities with everything below them, as the Decentraland Inspector does:
+    /// `inspector::Hide` on each (removed to show).
+    SetHidden { entities: Vec<Entity>, hidden: bool },
+    /// Lock or unlock entities (not their children), as the Inspector does: `inspector::Lock`.
+    SetLocked { entities: Vec<Entity>, locked: bool },
     /// Set or remove one component value, as raw bytes.
     SetComponent {
         entity: Entity,
@@ -49,6 +54,10 @@ impl Command {
             Command::Create { .. } => "Create Entity",
             Command::Duplicate { .. } => "Duplicate",
             Command::Delete { .. } => "Delete",
+            Command::SetHidden { hidden: true, .. } => "Hide",
+            Command::SetHidden { hidden: false, .. } => "Show",
+            Command::SetLocked { locked: true, .. } => "Lock",
+            Command::SetLocked { locked: false, .. } => "Unlock",
             Command::SetComponent { .. } => "Edit Component",
         }
     }

@@ -38,6 +38,8 @@ enum Direction {
 pub struct Applied {
     /// Entities the command created (new entities, duplicates), top-level ones first.
     pub created: Vec<Entity>,
+    /// For a duplicate: every (original, copy) pair of the copied subtrees.
+    pub copies: Vec<(Entity, Entity)>,
 }
 
 /// An open scene.

@@ -1,10 +1,12 @@
 //! Planning a command: validation and the list of register writes it needs, computed from the
 //! document without writing anything ([`Document::apply`] writes them).
 
+use crate::model::dcl::nodes::{flag_value, hide_id, lock_id};
 use crate::model::{Entity, Transform, decode_name, encode_name, ids};
 
 use super::command::{Command, EditError};
 use super::document::{Applied, Document};
+use super::inspector::NodesPlan;
 
 impl Document {
     /// Validates a command and lists the register writes it needs, without writing anything.
@@ -15,6 +17,7 @@ impl Document {
     ) -> Result<(Vec<(Entity, u32, Option<Vec<u8>>)>, Applied), EditError> {
         let mut writes = Vec::new();
         let mut applied = Applied::default();
+        let mut inspector_nodes = NodesPlan::new(self);
         match command {
             Command::SetTransforms(items) => {
                 if items.is_empty() {
@@ -31,6 +34,8 @@ impl Document {
                             parent: t.parent,
                         });
                     }
+                    let old = self.replica().transform(entity).map(|t| t.parent);
+                    inspector_nodes.reparented(entity, old, t.parent);
                     writes.push((entity, ids::TRANSFORM, Some(t.to_bytes().to_vec())));
                 }
             }
@@ -57,6 +62,8 @@ impl Document {
                     } else {
                         t.parent = parent;
                     }
+                    let old = self.replica().transform(entity).map(|t| t.parent);
+                    inspector_nodes.reparented(entity, old, parent);
                     writes.push((entity, ids::TRANSFORM, Some(t.to_bytes().to_vec())));
                 }
             }
@@ -82,6 +89,7 @@ impl Document {
                 for (component, value) in components {
                     writes.push((entity, component, Some(value)));
                 }
+                inspector_nodes.created(parent, entity);
                 applied.created.push(entity);
             }
             Command::Duplicate { entities } => {
@@ -125,6 +133,8 @@ impl Document {
                             applied.created.push(new);
                         }
                     }
+                    inspector_nodes.duplicated(self.replica(), &map);
+                    applied.copies.extend(&map);
                 }
             }
             Command::Delete { entities } => {
@@ -134,11 +144,37 @@ impl Document {
                 }
                 for top in tops {
                     for e in self.editable_subtree(top)? {
+                        inspector_nodes.deleted(e);
                         for component in self.replica().components_of(e) {
                             if self.replica().component_data(e, component).is_some() {
                                 writes.push((e, component, None));
                             }
                         }
+                    }
+                }
+            }
+            Command::SetHidden { entities, hidden } => {
+                if entities.is_empty() {
+                    return Err(EditError::Nothing("hide"));
+                }
+                let mut done = std::collections::HashSet::new();
+                for top in entities {
+                    self.check_not_deleted(top)?;
+                    for e in self.transform_tree(top) {
+                        if done.insert(e) && self.is_hidden(e) != hidden {
+                            writes.push((e, hide_id(), hidden.then(flag_value)));
+                        }
+                    }
+                }
+            }
+            Command::SetLocked { entities, locked } => {
+                if entities.is_empty() {
+                    return Err(EditError::Nothing("lock"));
+                }
+                for e in entities {
+                    self.check_not_deleted(e)?;
+                    if self.is_locked(e) != locked {
+                        writes.push((e, lock_id(), locked.then(flag_value)));
                     }
                 }
             }
@@ -163,6 +199,7 @@ impl Document {
                 writes.push((entity, component, value));
             }
         }
+        writes.extend(inspector_nodes.write());
         Ok((writes, applied))
     }
 

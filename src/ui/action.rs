@@ -29,9 +29,9 @@ pub enum Action {
     CopyTransform,
     /// Apply the remembered transform to every selected entity (parents are kept).
     PasteTransform,
-    /// Toggle the editor-only "hidden" flag (not saved in the scene).
+    /// Hide or show an entity and its descendants (`inspector::Hide`, an undoable edit).
     ToggleHidden(Entity),
-    /// Toggle the editor-only "locked" flag (not saved in the scene).
+    /// Lock or unlock an entity (`inspector::Lock`, an undoable edit).
     ToggleLocked(Entity),
     /// Move the viewport camera to show the selection.
     FrameSelection,

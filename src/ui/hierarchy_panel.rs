@@ -10,6 +10,7 @@ use egui::{Align, Layout, RichText, Sense};
 
 use super::action::{Action, SelectAction};
 use super::style;
+use crate::editor::InspectorFlags;
 use crate::editor::{Command, Document};
 use crate::model::{Entity, present};
 use crate::scene::Fallback;
@@ -51,10 +52,9 @@ pub struct HierarchyPanel {
     rows_key: Option<RowsKey>,
     /// The entity being renamed inline, and the text typed so far.
     renaming: Option<(Entity, String, bool)>,
-    /// Editor-only visibility flags (not written to the scene).
-    pub hidden: HashSet<Entity>,
-    /// Editor-only lock flags: locked entities cannot be selected in the viewport or dragged.
-    pub locked: HashSet<Entity>,
+    /// The scene's `inspector::Hide` / `inspector::Lock` flags (locked entities cannot be
+    /// selected in the viewport or dragged), refreshed from the document every frame.
+    pub flags: InspectorFlags,
     /// Shown under the search box while a drag hovers a row.
     drop_hint: Option<(String, bool)>,
     /// Scroll so this entity's row is visible on the next frame.
@@ -273,7 +273,7 @@ impl HierarchyPanel {
                 ));
             self.badges_ui(ui, doc, entity);
             ui.with_layout(Layout::right_to_left(Align::Center), |ui| {
-                let locked = self.locked.contains(&entity);
+                let locked = self.flags.locked.contains(&entity);
                 if ui
                     .add(
                         egui::Button::new(if locked { "●" } else { "○" })
@@ -285,7 +285,7 @@ impl HierarchyPanel {
                 {
                     actions.push(Action::ToggleLocked(entity));
                 }
-                let hidden = self.hidden.contains(&entity);
+                let hidden = self.flags.hidden.contains(&entity);
                 if ui
                     .add(
                         egui::Button::new(if hidden { "–" } else { "👁" })
@@ -314,7 +314,7 @@ impl HierarchyPanel {
             };
             actions.push(Action::Select(select));
         }
-        if response.drag_started() && !self.locked.contains(&entity) {
+        if response.drag_started() && !self.flags.locked.contains(&entity) {
             let dragged = if selected {
                 doc.selection.entities().to_vec()
             } else {
@@ -322,7 +322,7 @@ impl HierarchyPanel {
             };
             let dragged: Vec<Entity> = dragged
                 .into_iter()
-                .filter(|e| !self.locked.contains(e))
+                .filter(|e| !self.flags.locked.contains(e))
                 .collect();
             response.dnd_set_drag_payload(DraggedEntities(dragged));
         }

@@ -137,6 +137,7 @@ impl Workbench {
             self.run_command(command);
         }
         let mut actions = Vec::new();
+        self.hierarchy.flags.update(self.doc.replica());
         egui::Panel::bottom("status").show(ui, |ui| self.status_ui(ui));
         let mut dock = std::mem::replace(&mut self.dock, DockState::new(Vec::new()));
         let mut tabs = Tabs {
@@ -332,8 +333,22 @@ impl Workbench {
                         self.apply_actions(vec![Action::Edit(Command::SetTransforms(items))]);
                     }
                 }
-                Action::ToggleHidden(e) => toggle(&mut self.hierarchy.hidden, e),
-                Action::ToggleLocked(e) => toggle(&mut self.hierarchy.locked, e),
+                Action::ToggleHidden(e) => {
+                    let hidden = !self.doc.is_hidden(e);
+                    let edit = Command::SetHidden {
+                        entities: vec![e],
+                        hidden,
+                    };
+                    self.apply_actions(vec![Action::Edit(edit)]);
+                }
+                Action::ToggleLocked(e) => {
+                    let locked = !self.doc.is_locked(e);
+                    let edit = Command::SetLocked {
+                        entities: vec![e],
+                        locked,
+                    };
+                    self.apply_actions(vec![Action::Edit(edit)]);
+                }
                 Action::FrameSelection => self.viewport.viewport.run(ViewportCommand::Frame),
                 Action::Status(text) => self.status = Some((text, Severity::Error)),
                 Action::Peers(request) => self.apply_peers_action(request),
@@ -420,12 +435,6 @@ impl Workbench {
     }
 }
 
-fn toggle(set: &mut std::collections::HashSet<crate::model::Entity>, e: crate::model::Entity) {
-    if !set.remove(&e) {
-        set.insert(e);
-    }
-}
-
 struct Tabs<'a> {
     bench: &'a mut Workbench,
     actions: &'a mut Vec<Action>,
@@ -458,8 +467,8 @@ impl TabViewer for Tabs<'_> {
                 let actions = bench.viewport.ui(
                     ui,
                     &bench.doc,
-                    &bench.hierarchy.hidden,
-                    &bench.hierarchy.locked,
+                    &bench.hierarchy.flags.hidden,
+                    &bench.hierarchy.flags.locked,
                     self.renderer,
                 );
                 self.actions.extend(actions);

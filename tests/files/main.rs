@@ -10,4 +10,5 @@ mod codec_properties;
 mod dcl_files;
 mod dcl_oracle;
 mod dcl_robustness;
+mod inspector_nodes;
 mod io_files;

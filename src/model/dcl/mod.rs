@@ -14,6 +14,7 @@ mod core_ids;
 pub mod js;
 pub mod json_forms;
 mod looks;
+pub mod nodes;
 pub mod schema;
 mod shapes;
 

@@ -1,0 +1,200 @@
+//! The Decentraland Inspector's editor components, kept as the Inspector keeps them:
+//! `inspector::Nodes` follows every create, delete, duplicate and reparent (when the scene has
+//! one), and hide / lock are `inspector::Hide` / `inspector::Lock` values, so a scene edited
+//! here opens in the Inspector with the same tree, child order and flags.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::crdt::Replica;
+use crate::model::dcl::nodes::{Nodes, hide_id, lock_id, nodes_id};
+use crate::model::{Entity, Transform};
+
+use super::document::Document;
+
+/// The `inspector::Nodes` edits of one command: loaded when the scene holds a Nodes value
+/// (scenes without one stay without), written once at the end.
+pub(super) struct NodesPlan {
+    nodes: Option<Nodes>,
+    changed: bool,
+}
+
+impl NodesPlan {
+    pub(super) fn new(doc: &Document) -> NodesPlan {
+        NodesPlan {
+            nodes: doc.inspector_nodes(),
+            changed: false,
+        }
+    }
+
+    fn edit(&mut self, f: impl FnOnce(&mut Nodes)) {
+        if let Some(nodes) = &mut self.nodes {
+            f(nodes);
+            self.changed = true;
+        }
+    }
+
+    /// `addChild`: a new entity under `parent`.
+    pub(super) fn created(&mut self, parent: Entity, child: Entity) {
+        self.edit(|n| n.push_child(parent, child));
+    }
+
+    /// `setParent`: `entity` moved from `old` (its Transform's parent, `None` without a
+    /// Transform) to `new`; nothing when the parent did not change.
+    pub(super) fn reparented(&mut self, entity: Entity, old: Option<Entity>, new: Entity) {
+        if old == Some(new) {
+            return;
+        }
+        self.edit(|n| {
+            if let Some(old) = old {
+                n.remove_child(old, entity);
+            }
+            n.push_child(new, entity);
+        });
+    }
+
+    /// `removeEntity`: every entity of the removed subtree loses its node.
+    pub(super) fn deleted(&mut self, entity: Entity) {
+        self.edit(|n| n.remove_node(entity));
+    }
+
+    /// `duplicateEntity`: `map` pairs each original of the subtree with its copy; copies are
+    /// placed in the order the Inspector places them (its clone walks the subtree children
+    /// first, then it inserts in reverse), each copy of a top entity right after its original.
+    pub(super) fn duplicated(&mut self, replica: &Replica, map: &[(Entity, Entity)]) {
+        if self.nodes.is_none() || map.is_empty() {
+            return;
+        }
+        let copy_of: HashMap<Entity, Entity> = map.iter().copied().collect();
+        let originals: HashSet<Entity> = copy_of.keys().copied().collect();
+        let parent = |e: Entity| replica.transform(e).map(|t| t.parent);
+        // The engine iterates Transforms in creation order: entity order for a loaded scene.
+        let mut children: HashMap<Entity, Vec<Entity>> = HashMap::new();
+        let mut sorted: Vec<Entity> = originals.iter().copied().collect();
+        sorted.sort_unstable();
+        for &e in &sorted {
+            if let Some(p) = parent(e).filter(|p| originals.contains(p) && *p != e) {
+                children.entry(p).or_default().push(e);
+            }
+        }
+        let top = map[0].0;
+        let mut post_order = Vec::with_capacity(map.len());
+        let mut stack = vec![(top, false)];
+        let mut seen = HashSet::new();
+        while let Some((e, expanded)) = stack.pop() {
+            if expanded {
+                post_order.push(e);
+                continue;
+            }
+            if !seen.insert(e) {
+                continue;
+            }
+            stack.push((e, true));
+            for &c in children.get(&e).into_iter().flatten().rev() {
+                stack.push((c, false));
+            }
+        }
+        self.edit(|n| {
+            for &original in post_order.iter().rev() {
+                let copy = copy_of[&original];
+                match parent(original) {
+                    None | Some(Entity::ROOT) => n.insert_child_after(Entity::ROOT, copy, original),
+                    Some(p) => match copy_of.get(&p) {
+                        Some(&copied_parent) => n.push_child(copied_parent, copy),
+                        None => n.insert_child_after(p, copy, original),
+                    },
+                }
+            }
+        });
+    }
+
+    /// The register write of the new Nodes value, if anything changed.
+    pub(super) fn write(self) -> Option<(Entity, u32, Option<Vec<u8>>)> {
+        let nodes = self.nodes.filter(|_| self.changed)?;
+        Some((Entity::ROOT, nodes_id(), Some(nodes.encode())))
+    }
+}
+
+impl Document {
+    /// The scene's `inspector::Nodes` (on the root entity), when it has a readable one.
+    pub fn inspector_nodes(&self) -> Option<Nodes> {
+        let bytes = self.replica().component_data(Entity::ROOT, nodes_id())?;
+        Nodes::decode(bytes).ok()
+    }
+
+    /// True when the entity carries `inspector::Hide` (hidden in the viewport).
+    pub fn is_hidden(&self, entity: Entity) -> bool {
+        self.replica().component_data(entity, hide_id()).is_some()
+    }
+
+    /// True when the entity carries `inspector::Lock` (not pickable or draggable).
+    pub fn is_locked(&self, entity: Entity) -> bool {
+        self.replica().component_data(entity, lock_id()).is_some()
+    }
+
+    /// The entity and its descendants along Transform parents (the Inspector's
+    /// `getComponentEntityTree`), what a hide applies to.
+    pub(super) fn transform_tree(&self, entity: Entity) -> Vec<Entity> {
+        let mut children: HashMap<Entity, Vec<Entity>> = HashMap::new();
+        for (e, bytes) in self.replica().transforms() {
+            if let Ok(t) = Transform::from_bytes(bytes) {
+                children.entry(t.parent).or_default().push(e);
+            }
+        }
+        let mut out = Vec::new();
+        let mut seen = HashSet::new();
+        let mut stack = vec![entity];
+        while let Some(e) = stack.pop() {
+            if seen.insert(e) {
+                out.push(e);
+                stack.extend(children.get(&e).into_iter().flatten().copied());
+            }
+        }
+        out
+    }
+}
+
+/// The entities that carry `inspector::Hide` and `inspector::Lock`, kept up to date from a
+/// replica's change journal (a full scan only when the journal cannot tell).
+#[derive(Debug, Default)]
+pub struct InspectorFlags {
+    journal: u64,
+    cursor: u64,
+    /// Hidden entities.
+    pub hidden: HashSet<Entity>,
+    /// Locked entities.
+    pub locked: HashSet<Entity>,
+}
+
+impl InspectorFlags {
+    /// Catches up with the replica.
+    pub fn update(&mut self, replica: &Replica) {
+        let (hide, lock) = (hide_id(), lock_id());
+        let changes = replica.changes_since(self.cursor);
+        let fresh = self.journal != replica.journal_id();
+        match changes.entries.filter(|_| !fresh) {
+            Some(entries) => {
+                for &(component, e) in entries {
+                    let set = if component == hide {
+                        &mut self.hidden
+                    } else if component == lock {
+                        &mut self.locked
+                    } else {
+                        continue;
+                    };
+                    if replica.component_data(e, component).is_some() {
+                        set.insert(e);
+                    } else {
+                        set.remove(&e);
+                    }
+                }
+            }
+            None => {
+                let has = |e: Entity, c: u32| replica.component_data(e, c).is_some();
+                self.hidden = replica.live_entities().filter(|&e| has(e, hide)).collect();
+                self.locked = replica.live_entities().filter(|&e| has(e, lock)).collect();
+            }
+        }
+        self.journal = replica.journal_id();
+        self.cursor = changes.next_cursor;
+    }
+}

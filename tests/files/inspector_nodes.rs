@@ -1,0 +1,181 @@
+//! `inspector::Nodes` after scenetree's edits equals what the Decentraland Inspector's own
+//! rules make of the same edits (`oracle/inspector-nodes.cjs`, run on @dcl/ecs), and hide /
+//! lock are the Inspector's components.
+
+use crate::dcl;
+use crate::dcl_oracle::node;
+
+use std::path::Path;
+
+use scenetree::editor::{Command, Document};
+use scenetree::io;
+use scenetree::model::Entity;
+use scenetree::model::dcl::js::stringify;
+use scenetree::model::dcl::nodes::{Nodes, hide_id, lock_id, nodes_id};
+use scenetree::model::dcl::schema::Schema;
+use serde_json::{Value, json};
+
+fn nodes_json(doc: &Document) -> String {
+    let (_, schema) = scenetree::model::dcl::nodes::inspector_json_schema(nodes_id()).unwrap();
+    let bytes = doc
+        .replica()
+        .component_data(Entity::ROOT, nodes_id())
+        .unwrap();
+    let value = Schema::from_json_schema(&schema)
+        .unwrap()
+        .decode(bytes)
+        .unwrap();
+    stringify(&value["value"])
+}
+
+/// Two scene entities with Transforms, neither below the other.
+fn pick(doc: &Document) -> (Entity, Entity) {
+    let r = doc.replica();
+    let mut with_transform: Vec<Entity> = r
+        .live_entities()
+        .filter(|&e| !e.is_reserved() && r.transform(e).is_some())
+        .collect();
+    with_transform.sort_unstable();
+    let parent = with_transform[0];
+    let leaf = *with_transform
+        .iter()
+        .find(|&&e| e != parent && !doc.is_drawn_below(e, parent) && !doc.is_drawn_below(parent, e))
+        .unwrap();
+    (parent, leaf)
+}
+
+#[test]
+fn edits_leave_inspector_nodes_as_the_inspectors_own_rules_would() {
+    let dir = tempfile::tempdir().unwrap();
+    for pair in dcl::pairs().iter().take(2) {
+        let opened = io::open_scene(&pair.composite).unwrap();
+        let mut doc = Document::new(opened.replica, None);
+        assert!(
+            doc.inspector_nodes().is_some(),
+            "{}: the template has Nodes",
+            pair.label
+        );
+        let (parent, leaf) = pick(&doc);
+        let mut ops = Vec::new();
+        let created = doc
+            .apply(Command::Create {
+                parent: Entity::ROOT,
+                name: "A".into(),
+                components: vec![],
+            })
+            .unwrap()
+            .created[0];
+        ops.push(json!({"op": "create", "parent": 0, "entity": created.0}));
+        let child = doc
+            .apply(Command::Create {
+                parent,
+                name: "B".into(),
+                components: vec![],
+            })
+            .unwrap()
+            .created[0];
+        ops.push(json!({"op": "create", "parent": parent.0, "entity": child.0}));
+        let grandchild = doc
+            .apply(Command::Create {
+                parent: child,
+                name: "C".into(),
+                components: vec![],
+            })
+            .unwrap()
+            .created[0];
+        ops.push(json!({"op": "create", "parent": child.0, "entity": grandchild.0}));
+        for (entity, to) in [(leaf, parent), (created, parent), (created, child)] {
+            doc.apply(Command::Reparent {
+                entities: vec![entity],
+                parent: to,
+                keep_world: true,
+            })
+            .unwrap();
+            ops.push(json!({"op": "reparent", "entity": entity.0, "parent": to.0}));
+        }
+        let copies = doc
+            .apply(Command::Duplicate {
+                entities: vec![parent],
+            })
+            .unwrap()
+            .copies;
+        let map: serde_json::Map<String, Value> = copies
+            .iter()
+            .map(|(o, c)| (o.0.to_string(), Value::from(c.0)))
+            .collect();
+        ops.push(json!({"op": "duplicate", "entity": parent.0, "copies": map}));
+        doc.apply(Command::Delete {
+            entities: vec![leaf],
+        })
+        .unwrap();
+        ops.push(json!({"op": "delete", "entity": leaf.0}));
+        doc.apply(Command::Delete {
+            entities: vec![created],
+        })
+        .unwrap();
+        ops.push(json!({"op": "delete", "entity": created.0}));
+
+        let ops_path = dir.path().join("ops.json");
+        std::fs::write(&ops_path, Value::Array(ops).to_string()).unwrap();
+        let theirs =
+            String::from_utf8(node("inspector-nodes.cjs", &[&pair.composite, &ops_path])).unwrap();
+        assert_eq!(nodes_json(&doc), theirs, "{}", pair.label);
+        // Undo restores the Nodes value with everything else.
+        let before = io::open_scene(&pair.composite).unwrap().replica;
+        for _ in 0..9 {
+            doc.undo().unwrap();
+        }
+        assert_eq!(
+            doc.replica().component_data(Entity::ROOT, nodes_id()),
+            before.component_data(Entity::ROOT, nodes_id())
+        );
+    }
+}
+
+#[test]
+fn a_scene_without_nodes_gets_none_and_hide_lock_are_inspector_components() {
+    let mut doc = Document::new(scenetree::crdt::Replica::new(), None);
+    let a = doc
+        .apply(Command::Create {
+            parent: Entity::ROOT,
+            name: "A".into(),
+            components: vec![],
+        })
+        .unwrap()
+        .created[0];
+    let b = doc
+        .apply(Command::Create {
+            parent: a,
+            name: "B".into(),
+            components: vec![],
+        })
+        .unwrap()
+        .created[0];
+    assert!(doc.inspector_nodes().is_none(), "no Nodes invented");
+    // Hide applies to the subtree, lock to the entity only, as in the Inspector.
+    doc.apply(Command::SetHidden {
+        entities: vec![a],
+        hidden: true,
+    })
+    .unwrap();
+    assert_eq!(doc.replica().component_data(a, hide_id()), Some(&[1u8][..]));
+    assert!(doc.is_hidden(b));
+    doc.apply(Command::SetLocked {
+        entities: vec![a],
+        locked: true,
+    })
+    .unwrap();
+    assert!(doc.is_locked(a) && !doc.is_locked(b));
+    doc.undo().unwrap();
+    assert!(!doc.is_locked(a));
+    doc.apply(Command::SetHidden {
+        entities: vec![a],
+        hidden: false,
+    })
+    .unwrap();
+    assert!(!doc.is_hidden(a) && !doc.is_hidden(b));
+    assert_eq!(doc.replica().component_data(b, lock_id()), None);
+    // A Nodes value decodes through the Inspector's schema.
+    assert!(Nodes::decode(&[0, 0, 0, 0]).unwrap().nodes.is_empty());
+    let _ = Path::new("");
+}
