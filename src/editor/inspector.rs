@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::crdt::Replica;
 use crate::model::dcl::nodes::{Nodes, hide_id, lock_id, nodes_id};
-use crate::model::{Entity, Transform};
+use crate::model::Entity;
 
 use super::document::Document;
 
@@ -135,8 +135,8 @@ impl Document {
     /// `getComponentEntityTree`), what a hide applies to.
     pub(super) fn transform_tree(&self, entity: Entity) -> Vec<Entity> {
         let mut children: HashMap<Entity, Vec<Entity>> = HashMap::new();
-        for (e, bytes) in self.replica().transforms() {
-            if let Ok(t) = Transform::from_bytes(bytes) {
+        for e in self.replica().live_entities() {
+            if let Some(t) = self.replica().transform(e) {
                 children.entry(t.parent).or_default().push(e);
             }
         }
