@@ -1,0 +1,104 @@
+//! The controls row (bulk delivery, auto-delivery, the clock, export) and the convergence line.
+
+use super::PeersPanel;
+use crate::crdt::network::{AutoDelivery, Convergence, DeliveryOrder, Network, Op, PeerId};
+use crate::model::present;
+use crate::ui::action::{Action, PeersAction};
+use crate::ui::style;
+
+pub(super) fn controls_ui(
+    ui: &mut egui::Ui,
+    network: &Network,
+    active: PeerId,
+    panel: &mut PeersPanel,
+    actions: &mut Vec<Action>,
+) {
+    ui.horizontal_wrapped(|ui| {
+        ui.label(format!("Editing as {active}."));
+        ui.menu_button("Deliver all ▾", |ui| {
+            for (order, label) in [
+                (DeliveryOrder::Send, "In send order"),
+                (DeliveryOrder::Reverse, "In reverse order"),
+                (DeliveryOrder::Random, "In a random order (seeded)"),
+            ] {
+                if ui.button(label).clicked() {
+                    actions.push(Action::Peers(PeersAction::DeliverAll(order)));
+                    ui.close();
+                }
+            }
+        });
+        let mut auto = network.auto_delivery().is_some();
+        if ui
+            .checkbox(&mut auto, "auto-deliver")
+            .on_hover_text("The clock runs (4 ticks a second) and messages arrive once their latency has passed")
+            .changed()
+        {
+            let setting = auto.then_some(AutoDelivery {
+                latency: panel.latency,
+                jitter: 0,
+            });
+            actions.push(Action::Peers(PeersAction::Op(Op::SetAutoDelivery {
+                auto: setting,
+            })));
+        }
+        let slider = ui.add(egui::Slider::new(&mut panel.latency, 0..=20).text("latency (ticks)"));
+        if slider.changed() && auto {
+            let setting = Some(AutoDelivery {
+                latency: panel.latency,
+                jitter: 0,
+            });
+            actions.push(Action::Peers(PeersAction::Op(Op::SetAutoDelivery {
+                auto: setting,
+            })));
+        }
+        if ui
+            .button("Tick")
+            .on_hover_text("Advance the clock one tick (delivers what is due)")
+            .clicked()
+        {
+            actions.push(Action::Peers(PeersAction::Advance(1)));
+        }
+        ui.label(format!("t = {}", network.now()));
+        ui.menu_button("More ▾", |ui| {
+            if ui
+                .button(format!("Export {active} as main.crdt…"))
+                .clicked()
+            {
+                actions.push(Action::Peers(PeersAction::ExportPeer(active)));
+                ui.close();
+            }
+            if ui.button("Save this run as a scenario…").clicked() {
+                actions.push(Action::Peers(PeersAction::SaveRun));
+                ui.close();
+            }
+            if ui
+                .button(format!("Stop, keeping {active}'s state"))
+                .clicked()
+            {
+                actions.push(Action::Peers(PeersAction::Stop(active)));
+                ui.close();
+            }
+        });
+    });
+}
+
+pub(super) fn convergence_ui(ui: &mut egui::Ui, network: &Network, c: &Convergence) {
+    if c.converged {
+        ui.colored_label(
+            style::SUCCESS,
+            "✓ Converged: every peer holds the same state and nothing is in flight.",
+        );
+    } else {
+        let differing: Vec<String> = c
+            .differing
+            .iter()
+            .take(12)
+            .map(|&e| present::entity_name(e, network.name_of(e, &[]).as_deref()))
+            .collect();
+        let mut text = format!("Not converged: {} in flight", c.in_flight);
+        if !differing.is_empty() {
+            text.push_str(&format!("; peers differ on {}", differing.join(", ")));
+        }
+        ui.colored_label(style::WARNING, text);
+    }
+}
