@@ -1,11 +1,12 @@
-//! File work off the UI thread: native file dialogs (rfd) and loading with progress, so the
-//! window never freezes. Results come back over a channel polled every frame.
+//! File work off the UI thread: system file dialogs (see `file_dialog`) and loading with
+//! progress, so the window never freezes. Results come back over a channel polled every frame.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};
 
+use super::file_dialog::{FilePick, NativeOutcome, NativePicker, pick_natively, rfd_picker};
 use crate::editor::{Document, SceneFile};
 use crate::io::{self, LoadError, SceneFormat};
 
@@ -26,6 +27,8 @@ pub enum DialogPurpose {
 pub enum JobResult {
     /// A dialog closed: the chosen path, or `None` if cancelled.
     Picked(DialogPurpose, Option<PathBuf>),
+    /// The system could not show a file dialog for this pick.
+    NoSystemDialog(FilePick),
     /// A scene finished loading (or failed, with the reason).
     Loaded(PathBuf, Box<Result<Document, LoadError>>),
 }
@@ -47,6 +50,8 @@ pub struct Jobs {
     /// The load in progress, if any.
     pub loading: Option<Loading>,
     repaint: Option<egui::Context>,
+    /// Shows system dialogs (rfd; tests put a stand-in here).
+    pub native_picker: NativePicker,
 }
 
 impl Default for Jobs {
@@ -58,6 +63,7 @@ impl Default for Jobs {
             dialog_open: false,
             loading: None,
             repaint: None,
+            native_picker: rfd_picker,
         }
     }
 }
@@ -68,37 +74,22 @@ impl Jobs {
         self.repaint = Some(ctx.clone());
     }
 
-    /// Opens a file dialog on a worker thread.
-    pub fn pick(&mut self, purpose: DialogPurpose, suggested: Option<&Path>) {
+    /// Opens a system file dialog on a worker thread. If none can be shown, the result is
+    /// [`JobResult::NoSystemDialog`] (the app then shows its own).
+    pub fn pick(&mut self, pick: FilePick) {
         if self.dialog_open {
             return;
         }
         self.dialog_open = true;
         let tx = self.tx.clone();
         let repaint = self.repaint.clone();
-        let suggested = suggested.map(Path::to_path_buf);
+        let picker = self.native_picker;
         std::thread::spawn(move || {
-            let mut dialog = rfd::FileDialog::new()
-                .add_filter(
-                    "Scenes (.json, .crdt, .composite)",
-                    &["json", "crdt", "composite"],
-                )
-                .add_filter("scenetree scene (.json)", &["json"])
-                .add_filter("Decentraland main.crdt (.crdt)", &["crdt"])
-                .add_filter("Decentraland main.composite (.composite)", &["composite"]);
-            if let Some(path) = &suggested {
-                if let Some(dir) = path.parent() {
-                    dialog = dialog.set_directory(dir);
-                }
-                if let Some(name) = path.file_name() {
-                    dialog = dialog.set_file_name(name.to_string_lossy());
-                }
-            }
-            let picked = match purpose {
-                DialogPurpose::Open => dialog.pick_file(),
-                _ => dialog.save_file(),
+            let result = match pick_natively(picker, &pick) {
+                NativeOutcome::Picked(path) => JobResult::Picked(pick.purpose, path),
+                NativeOutcome::Unavailable => JobResult::NoSystemDialog(pick),
             };
-            tx.send(JobResult::Picked(purpose, picked)).ok();
+            tx.send(result).ok();
             if let Some(ctx) = repaint {
                 ctx.request_repaint();
             }
@@ -128,7 +119,7 @@ impl Jobs {
         let results: Vec<JobResult> = self.rx.try_iter().collect();
         for r in &results {
             match r {
-                JobResult::Picked(..) => self.dialog_open = false,
+                JobResult::Picked(..) | JobResult::NoSystemDialog(_) => self.dialog_open = false,
                 JobResult::Loaded(..) => self.loading = None,
             }
         }

@@ -5,6 +5,7 @@
 pub mod action;
 pub mod app;
 pub mod command;
+pub mod file_dialog;
 pub mod files;
 pub mod hierarchy_panel;
 pub mod inspector_panel;

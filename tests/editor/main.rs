@@ -8,6 +8,7 @@ mod egl;
 mod app_flows;
 mod commands;
 mod editor;
+mod file_dialogs;
 mod peers_flows;
 mod ui_flows;
 mod unsaved;

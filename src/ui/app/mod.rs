@@ -4,6 +4,7 @@
 
 mod autosave;
 mod dialogs;
+mod files;
 mod menu;
 mod saving;
 mod screenshot;
@@ -11,7 +12,8 @@ mod screenshot;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use super::files::{DialogPurpose, JobResult, Jobs};
+use super::file_dialog::InAppDialog;
+use super::files::{DialogPurpose, Jobs};
 use super::viewport::{GlowViewportRenderer, NullRenderer, ViewportRenderer};
 use super::workbench::{FileRequest, Severity, Workbench};
 use crate::editor::{Document, examples};
@@ -90,6 +92,10 @@ pub struct ScenetreeApp {
     autosaved: Option<crate::crdt::ReplicaVersion>,
     screenshot: Option<Screenshot>,
     allow_close: bool,
+    /// scenetree's own file dialog, while open.
+    in_app_dialog: Option<InAppDialog>,
+    /// The system could not show a file dialog: use scenetree's own from then on.
+    system_dialogs_unavailable: bool,
     /// The close command was sent once `allow_close` was set.
     close_sent: bool,
     title: String,
@@ -173,6 +179,8 @@ impl ScenetreeApp {
             screenshot: launch.screenshot.map(Screenshot::new),
             allow_close: false,
             close_sent: false,
+            in_app_dialog: None,
+            system_dialogs_unavailable: false,
             title: String::new(),
             show_shortcuts: false,
             renderer: None,
@@ -237,7 +245,8 @@ impl ScenetreeApp {
             || self.error.is_some()
             || self.lossy_save.is_some()
             || self.recovery_offer.is_some()
-            || self.jobs.loading.is_some();
+            || self.jobs.loading.is_some()
+            || self.in_app_dialog.is_some();
         egui::Panel::top("menu").show(ui, |ui| self.menu_ui(ui));
         self.bench.ui(ui, renderer);
         // From the menus and the keyboard (the workbench's dispatcher) alike.
@@ -252,6 +261,7 @@ impl ScenetreeApp {
             }
         }
         self.dialogs_ui(&ctx);
+        self.in_app_dialog_ui(&ctx);
         if self.allow_close && !std::mem::replace(&mut self.close_sent, true) {
             ctx.send_viewport_cmd(egui::ViewportCommand::Close);
         }
@@ -311,46 +321,11 @@ impl ScenetreeApp {
         }
     }
 
-    /// Asks for a file (a native dialog on a worker thread), starting at `suggested`.
-    fn pick(&mut self, purpose: DialogPurpose, suggested: Option<PathBuf>) {
-        self.jobs.pick(purpose, suggested.as_deref());
-    }
-
     /// Shows another document. The user already answered about the old one's unsaved changes
     /// (or there were none), so its autosave goes.
     fn replace_document(&mut self, doc: Document) {
         self.bench.set_document(doc);
         self.clear_recovery();
-    }
-
-    fn handle_jobs(&mut self) {
-        for result in self.jobs.poll() {
-            match result {
-                JobResult::Picked(DialogPurpose::Open, Some(path)) => self.jobs.load(path),
-                JobResult::Picked(DialogPurpose::SaveAs, Some(path)) => self.save_to(path),
-                JobResult::Picked(DialogPurpose::SaveAs, None) => self.save_abandoned(),
-                JobResult::Picked(DialogPurpose::ExportPeer(peer), Some(path)) => {
-                    self.export_peer(peer, &path)
-                }
-                JobResult::Picked(DialogPurpose::SaveRun, Some(path)) => self.save_run(&path),
-                JobResult::Picked(_, None) => {}
-                JobResult::Loaded(path, result) => match *result {
-                    Ok(doc) => {
-                        self.replace_document(doc);
-                        self.apply_initial_selection();
-                        self.bench.status =
-                            Some((format!("Opened {}", path.display()), Severity::Info));
-                        self.remember_recent(&path);
-                    }
-                    // The open document stays untouched.
-                    Err(err) => {
-                        self.error = Some(format!(
-                            "Could not open the scene. Nothing was changed.\n\n{err}"
-                        ))
-                    }
-                },
-            }
-        }
     }
 
     fn document_name(&self) -> String {

@@ -1,0 +1,88 @@
+//! Asking for files and reading them in the background: the system's file dialog, or
+//! scenetree's own when the system cannot show one (said once), and loads with progress.
+
+use std::path::PathBuf;
+
+use super::ScenetreeApp;
+use crate::ui::file_dialog::{FilePick, InAppDialog, NativePicker};
+use crate::ui::files::{DialogPurpose, JobResult};
+use crate::ui::workbench::Severity;
+
+impl ScenetreeApp {
+    /// Asks for a file, starting at `suggested`: the system's dialog on a worker thread, or
+    /// scenetree's own once the system could not show one.
+    pub(super) fn pick(&mut self, purpose: DialogPurpose, suggested: Option<PathBuf>) {
+        let pick = FilePick { purpose, suggested };
+        if !self.system_dialogs_unavailable {
+            self.jobs.pick(pick);
+        } else if self.in_app_dialog.is_none() {
+            self.in_app_dialog = Some(InAppDialog::open(&pick, self.last_dir()));
+        }
+    }
+
+    /// A file dialog closed with `path` (`None`: cancelled).
+    pub(super) fn picked(&mut self, purpose: DialogPurpose, path: Option<PathBuf>) {
+        match (purpose, path) {
+            (DialogPurpose::Open, Some(path)) => self.jobs.load(path),
+            (DialogPurpose::SaveAs, Some(path)) => self.save_to(path),
+            (DialogPurpose::SaveAs, None) => self.save_abandoned(),
+            (DialogPurpose::ExportPeer(peer), Some(path)) => self.export_peer(peer, &path),
+            (DialogPurpose::SaveRun, Some(path)) => self.save_run(&path),
+            (_, None) => {}
+        }
+    }
+
+    /// Where the in-app dialog starts without a suggestion: the last file's folder.
+    pub(super) fn last_dir(&self) -> Option<&std::path::Path> {
+        self.recent.first().and_then(|p| p.parent())
+    }
+
+    /// Draws scenetree's own file dialog while it is open.
+    pub(super) fn in_app_dialog_ui(&mut self, ctx: &egui::Context) {
+        if let Some(dialog) = &mut self.in_app_dialog
+            && let Some(path) = dialog.update(ctx)
+        {
+            let purpose = dialog.purpose();
+            self.in_app_dialog = None;
+            self.picked(purpose, path);
+        }
+    }
+
+    /// Replaces the system file dialog (tests use a stand-in that behaves like rfd).
+    pub fn set_native_file_picker(&mut self, picker: NativePicker) {
+        self.jobs.native_picker = picker;
+    }
+
+    pub(super) fn handle_jobs(&mut self) {
+        for result in self.jobs.poll() {
+            match result {
+                JobResult::Picked(purpose, path) => self.picked(purpose, path),
+                JobResult::NoSystemDialog(pick) => {
+                    self.system_dialogs_unavailable = true;
+                    self.bench.status = Some((
+                        "No system file dialog could be shown (it needs an XDG desktop portal \
+                         or zenity): scenetree uses its own from now on"
+                            .into(),
+                        Severity::Info,
+                    ));
+                    self.in_app_dialog = Some(InAppDialog::open(&pick, self.last_dir()));
+                }
+                JobResult::Loaded(path, result) => match *result {
+                    Ok(doc) => {
+                        self.replace_document(doc);
+                        self.apply_initial_selection();
+                        self.bench.status =
+                            Some((format!("Opened {}", path.display()), Severity::Info));
+                        self.remember_recent(&path);
+                    }
+                    // The open document stays untouched.
+                    Err(err) => {
+                        self.error = Some(format!(
+                            "Could not open the scene. Nothing was changed.\n\n{err}"
+                        ))
+                    }
+                },
+            }
+        }
+    }
+}

@@ -1,0 +1,257 @@
+//! File dialogs: the system's (rfd, on a worker thread), and scenetree's own
+//! (egui-file-dialog) when the system cannot show one.
+//!
+//! On Linux rfd asks the XDG desktop portal and falls back to zenity; with neither it returns
+//! `None`, exactly as when the user cancels. rfd reports that failure only through the `log`
+//! crate, so scenetree installs a small logger that notices rfd's errors about its last resort
+//! (zenity) on the thread that asked, and the app then shows its own dialog instead.
+
+use std::cell::Cell;
+use std::path::{Path, PathBuf};
+
+use egui_file_dialog::{DialogState, FileDialog, OpeningMode};
+
+use super::files::DialogPurpose;
+
+/// A file dialog to show: what for, and the file to suggest (its folder and name).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FilePick {
+    /// Why the dialog is shown (open, save as, export, save a run).
+    pub purpose: DialogPurpose,
+    /// The file to start from, if any.
+    pub suggested: Option<PathBuf>,
+}
+
+/// Shows a system file dialog and blocks until it closes: the chosen path, or `None`.
+pub type NativePicker = fn(&FilePick) -> Option<PathBuf>;
+
+/// What a system dialog did.
+#[derive(Clone, Debug, PartialEq)]
+pub enum NativeOutcome {
+    /// The user chose this file, or cancelled (`None`).
+    Picked(Option<PathBuf>),
+    /// No dialog could be shown at all.
+    Unavailable,
+}
+
+/// Runs `picker` on the current thread and tells a cancel from a dialog that could not be
+/// shown (rfd logged that its last resort failed).
+pub fn pick_natively(picker: NativePicker, pick: &FilePick) -> NativeOutcome {
+    install_logger();
+    NATIVE_DIALOG_FAILED.with(|f| f.set(false));
+    let picked = picker(pick);
+    if picked.is_none() && NATIVE_DIALOG_FAILED.with(Cell::get) {
+        NativeOutcome::Unavailable
+    } else {
+        NativeOutcome::Picked(picked)
+    }
+}
+
+/// The system dialog, through rfd.
+pub fn rfd_picker(pick: &FilePick) -> Option<PathBuf> {
+    let mut dialog = rfd::FileDialog::new();
+    for &(name, extensions) in filters(pick.purpose) {
+        dialog = dialog.add_filter(name, extensions);
+    }
+    if let Some(path) = &pick.suggested {
+        if let Some(dir) = path.parent() {
+            dialog = dialog.set_directory(dir);
+        }
+        if let Some(name) = path.file_name() {
+            dialog = dialog.set_file_name(name.to_string_lossy());
+        }
+    }
+    match pick.purpose {
+        DialogPurpose::Open => dialog.pick_file(),
+        _ => dialog.save_file(),
+    }
+}
+
+/// The file types offered for each purpose: (name, extensions), the default first.
+fn filters(purpose: DialogPurpose) -> &'static [(&'static str, &'static [&'static str])] {
+    match purpose {
+        DialogPurpose::Open | DialogPurpose::SaveAs => &[
+            (
+                "Scenes (.json, .crdt, .composite)",
+                &["json", "crdt", "composite"],
+            ),
+            ("scenetree scene (.json)", &["json"]),
+            ("Decentraland main.crdt (.crdt)", &["crdt"]),
+            ("Decentraland main.composite (.composite)", &["composite"]),
+        ],
+        DialogPurpose::ExportPeer(_) => &[("Decentraland main.crdt (.crdt)", &["crdt"])],
+        DialogPurpose::SaveRun => &[("scenetree scenario (.scenario.json)", &["json"])],
+    }
+}
+
+thread_local! {
+    /// Set when rfd logs, on this thread, that its last way to show a dialog failed.
+    static NATIVE_DIALOG_FAILED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Notices rfd's failures and prints every error to stderr (nothing else listens to `log`).
+struct DialogLogger;
+
+impl log::Log for DialogLogger {
+    fn enabled(&self, metadata: &log::Metadata) -> bool {
+        metadata.level() <= log::Level::Error
+    }
+
+    fn log(&self, record: &log::Record) {
+        if record.level() > log::Level::Error {
+            return;
+        }
+        let message = record.args().to_string();
+        // rfd's portal backend falls back to zenity; an error about zenity means no dialog.
+        if record.target().starts_with("rfd") && message.contains("zenity") {
+            NATIVE_DIALOG_FAILED.with(|f| f.set(true));
+        }
+        eprintln!("error: {}: {message}", record.target());
+    }
+
+    fn flush(&self) {}
+}
+
+/// Installs the logger once; if the host installed another one, failures look like cancels.
+fn install_logger() {
+    static LOGGER: DialogLogger = DialogLogger;
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        if log::set_logger(&LOGGER).is_ok() {
+            log::set_max_level(log::LevelFilter::Error);
+        }
+    });
+}
+
+/// scenetree's own file dialog (egui-file-dialog), shown in the window.
+pub struct InAppDialog {
+    dialog: FileDialog,
+    purpose: DialogPurpose,
+}
+
+impl InAppDialog {
+    /// Opens it for `pick`, in the suggested file's folder (or `fallback_dir`).
+    pub fn open(pick: &FilePick, fallback_dir: Option<&Path>) -> Self {
+        let directory = pick
+            .suggested
+            .as_deref()
+            .and_then(Path::parent)
+            .filter(|d| d.is_dir())
+            .or(fallback_dir)
+            .map(Path::to_path_buf)
+            .or_else(|| std::env::current_dir().ok())
+            .unwrap_or_default();
+        let file_name = pick
+            .suggested
+            .as_deref()
+            .and_then(Path::file_name)
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| default_name(pick.purpose).to_string());
+        let saving = pick.purpose != DialogPurpose::Open;
+        let mut dialog = FileDialog::new()
+            .id(egui::Id::new("in-app-file-dialog"))
+            .title(title(pick.purpose))
+            .opening_mode(OpeningMode::AlwaysInitialDir)
+            .initial_directory(directory)
+            .default_file_name(&file_name)
+            .as_modal(true);
+        for &(name, extensions) in filters(pick.purpose) {
+            dialog = dialog.add_file_filter_extensions(name, extensions.to_vec());
+            if saving && extensions.len() == 1 {
+                dialog = dialog.add_save_extension(name, extensions[0]);
+            }
+        }
+        let (first, _) = filters(pick.purpose)[0];
+        dialog = dialog.default_file_filter(first);
+        let labels = dialog.labels_mut();
+        labels.open_button = "Open".into();
+        labels.save_button = "Save".into();
+        labels.cancel_button = "Cancel".into();
+        if saving {
+            dialog.save_file();
+        } else {
+            dialog.pick_file();
+        }
+        InAppDialog {
+            dialog,
+            purpose: pick.purpose,
+        }
+    }
+
+    /// What the dialog is for.
+    pub fn purpose(&self) -> DialogPurpose {
+        self.purpose
+    }
+
+    /// Draws it. Once it closes: `Some(path)` chosen, or `Some(None)` cancelled.
+    pub fn update(&mut self, ctx: &egui::Context) -> Option<Option<PathBuf>> {
+        self.dialog.update(ctx);
+        match self.dialog.state() {
+            DialogState::Open => None,
+            DialogState::Picked(_) | DialogState::PickedMultiple(_) => {
+                Some(self.dialog.take_picked())
+            }
+            DialogState::Closed | DialogState::Cancelled => Some(None),
+        }
+    }
+}
+
+fn title(purpose: DialogPurpose) -> &'static str {
+    match purpose {
+        DialogPurpose::Open => "Open a scene",
+        DialogPurpose::SaveAs => "Save the scene as",
+        DialogPurpose::ExportPeer(_) => "Export the peer's state as main.crdt",
+        DialogPurpose::SaveRun => "Save the run as a scenario",
+    }
+}
+
+fn default_name(purpose: DialogPurpose) -> &'static str {
+    match purpose {
+        DialogPurpose::Open | DialogPurpose::SaveAs => "Untitled.json",
+        DialogPurpose::ExportPeer(_) => "main.crdt",
+        DialogPurpose::SaveRun => "run.scenario.json",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pick() -> FilePick {
+        FilePick {
+            purpose: DialogPurpose::SaveAs,
+            suggested: None,
+        }
+    }
+
+    #[test]
+    fn a_dialog_rfd_could_not_show_is_told_from_a_cancel() {
+        // What rfd does with no portal and no zenity: logs, on the asking thread, and returns
+        // nothing.
+        fn no_dialog(_: &FilePick) -> Option<PathBuf> {
+            log::error!(
+                target: "rfd::backend::xdg_desktop_portal",
+                "Failed to save file with zenity: No such file or directory (os error 2)"
+            );
+            None
+        }
+        fn cancelled(_: &FilePick) -> Option<PathBuf> {
+            None
+        }
+        fn chosen(_: &FilePick) -> Option<PathBuf> {
+            Some("/tmp/a.json".into())
+        }
+        // Each on its own thread, as the app runs them, so the flags cannot mix.
+        let run = |picker: NativePicker| {
+            std::thread::spawn(move || pick_natively(picker, &pick()))
+                .join()
+                .unwrap()
+        };
+        assert_eq!(run(no_dialog), NativeOutcome::Unavailable);
+        assert_eq!(run(cancelled), NativeOutcome::Picked(None));
+        assert_eq!(
+            run(chosen),
+            NativeOutcome::Picked(Some("/tmp/a.json".into()))
+        );
+    }
+}
