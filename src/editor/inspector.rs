@@ -6,8 +6,8 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::crdt::Replica;
-use crate::model::dcl::nodes::{Nodes, hide_id, lock_id, nodes_id};
 use crate::model::Entity;
+use crate::model::dcl::nodes::{Nodes, hide_id, lock_id, nodes_id};
 
 use super::document::Document;
 

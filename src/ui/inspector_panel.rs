@@ -25,6 +25,8 @@ pub struct InspectorPanel {
     quat_draft: Option<(Entity, [f32; 4])>,
     /// Why the last input was refused.
     pub error: Option<String>,
+    /// The selection `error` was about: another selection does not show it.
+    error_subject: Vec<Entity>,
     /// (replica version, cycles, re-rooted entities) for the scene summary: counting scans
     /// every node, so it is redone only when the replica changed.
     scene_counts: Option<(crate::crdt::ReplicaVersion, usize, usize)>,
@@ -39,9 +41,18 @@ enum Field {
 }
 
 impl InspectorPanel {
+    /// Shows why an input was refused, for as long as the same entities stay selected.
+    fn refuse(&mut self, doc: &Document, why: String) {
+        self.error = Some(why);
+        self.error_subject = doc.selection.entities().to_vec();
+    }
+
     /// Draws the inspector for the document's selection.
     pub fn ui(&mut self, ui: &mut egui::Ui, doc: &Document) -> Vec<Action> {
         let mut actions = Vec::new();
+        if self.error.is_some() && doc.selection.entities() != self.error_subject.as_slice() {
+            self.error = None;
+        }
         let Some(entity) = doc.selection.primary() else {
             let generation = doc.replica().version();
             let counts = match self.scene_counts {
@@ -274,7 +285,7 @@ impl InspectorPanel {
             )
             .on_hover_text("Drag or type; Enter commits");
         if let Some(why) = refused.into_inner() {
-            self.error = Some(why);
+            self.refuse(doc, why);
         }
         let key = egui::Id::new(("inspector", field)).value();
         if response.changed() {
@@ -293,7 +304,8 @@ impl InspectorPanel {
                     self.quat_draft = Some((entity, draft));
                     let q = Quat::from_array(draft);
                     if q.length_squared() < 1e-12 {
-                        self.error = Some(
+                        self.refuse(
+                            doc,
                             "a zero-length quaternion has no direction; the rotation was kept"
                                 .into(),
                         );

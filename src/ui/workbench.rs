@@ -240,6 +240,15 @@ impl Workbench {
     /// is written for them.
     pub fn apply_actions(&mut self, actions: Vec<Action>) {
         for action in actions {
+            // The status bar tells what the latest action did, or "Ready": an older message
+            // (a refusal, "Saved …") goes. The end of a drag keeps the drag's message, and the
+            // clock of auto-delivery is not the user's action.
+            if !matches!(
+                action,
+                Action::EndGesture | Action::Peers(PeersAction::Advance(_))
+            ) {
+                self.status = None;
+            }
             match action {
                 Action::Edit(command) => {
                     let label = command.label();
@@ -257,9 +266,11 @@ impl Workbench {
                     }
                 }
                 Action::EditCoalesced(command, key) => {
-                    if let Err(err) = self.doc.apply_coalesced(command, key) {
-                        self.status = Some((err.to_string(), Severity::Error));
-                    }
+                    let label = command.label();
+                    self.status = Some(match self.doc.apply_coalesced(command, key) {
+                        Ok(_) => (label.to_string(), Severity::Info),
+                        Err(err) => (err.to_string(), Severity::Error),
+                    });
                 }
                 Action::EndGesture => self.doc.end_coalescing(),
                 Action::CancelGesture => match self.doc.cancel_gesture() {
@@ -405,6 +416,7 @@ impl Workbench {
             PeersAction::Advance(ticks) => {
                 let report = self.doc.with_network(|n| n.advance(ticks));
                 Ok(report
+                    .filter(|r| !r.delivered.is_empty())
                     .map(|r| format!("Delivered {} message(s) that came due", r.delivered.len())))
             }
             PeersAction::Seek(index) => match self.doc.with_network(|n| n.seek(index)) {

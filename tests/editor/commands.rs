@@ -127,3 +127,61 @@ fn the_viewport_keys_go_through_the_table_and_text_fields_keep_theirs() {
     );
     assert!(h.state().doc.replica().is_live(LAMP));
 }
+
+#[test]
+fn an_inspector_error_goes_with_its_selection() {
+    let mut h = harness(room());
+    super::ui_flows::type_into_chair_field(&mut h, 1, "abc"); // position y
+    let refused = "\"abc\" is not a finite number";
+    assert!(h.query_by_label_contains(refused).is_some());
+    h.get_by_label(&row("Lamp", LAMP)).click();
+    h.run();
+    assert!(
+        h.query_by_label_contains(refused).is_none(),
+        "the Lamp's inspector does not show the Chair's refused input"
+    );
+    h.get_by_label(&row("Chair", CHAIR)).click();
+    h.run();
+    assert!(
+        h.query_by_label_contains(refused).is_none(),
+        "nor does it come back"
+    );
+}
+
+#[test]
+fn the_status_bar_tells_the_latest_action_not_an_older_one() {
+    use scenetree::editor::Command;
+    use scenetree::model::Transform;
+    use scenetree::ui::Action;
+    let mut h = harness(room());
+    let zero = Transform {
+        rotation: glam::Quat::from_xyzw(0.0, 0.0, 0.0, 0.0),
+        ..h.state().doc.local_transform(CHAIR)
+    };
+    h.state_mut()
+        .apply_actions(vec![Action::Edit(Command::SetTransforms(vec![(
+            CHAIR, zero,
+        )]))]);
+    h.run();
+    assert!(h.query_by_label_contains("zero length").is_some());
+    // A gizmo drag (coalesced edits) succeeds afterwards: the old refusal must not stay.
+    let moved = Transform {
+        position: Vec3::new(1.0, 2.0, 3.0),
+        ..h.state().doc.local_transform(CHAIR)
+    };
+    h.state_mut().apply_actions(vec![
+        Action::EditCoalesced(Command::SetTransforms(vec![(CHAIR, moved)]), 7),
+        Action::EndGesture,
+    ]);
+    h.run();
+    assert!(
+        h.query_by_label_contains("zero length").is_none(),
+        "status: {:?}",
+        h.state().status
+    );
+    // A selection change is an action too: the status no longer describes the drag.
+    h.state_mut().doc.selection.clear();
+    h.get_by_label(&row("Lamp", LAMP)).click();
+    h.run();
+    assert_eq!(h.state().status, None, "Ready");
+}

@@ -84,7 +84,7 @@ fn focused_text_input<'a>(h: &'a Harness<'_, Workbench>) -> egui_kittest::Node<'
 
 /// Selects the Chair, clicks its inspector field `index` (position x y z = 0–2, rotation
 /// x y z w = 3–6, scale x y z = 7–9), types `text` over it and presses Enter.
-fn type_into_chair_field(h: &mut Harness<'_, Workbench>, index: usize, text: &str) {
+pub(crate) fn type_into_chair_field(h: &mut Harness<'_, Workbench>, index: usize, text: &str) {
     h.get_by_label(&row("Chair", CHAIR)).click();
     h.run();
     h.get_all_by_role(Role::SpinButton)
