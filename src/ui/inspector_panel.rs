@@ -11,7 +11,7 @@ use super::action::Action;
 use super::command::UiCommand;
 use super::style;
 use crate::editor::{Command, Document};
-use crate::model::{Entity, EulerOrder, Transform, dcl, ids, present};
+use crate::model::{Entity, EulerOrder, Transform, ids, present};
 use crate::scene::Fallback;
 
 /// Inspector state kept between frames.
@@ -30,6 +30,10 @@ pub struct InspectorPanel {
     /// (replica version, cycles, re-rooted entities) for the scene summary: counting scans
     /// every node, so it is redone only when the replica changed.
     scene_counts: Option<(crate::crdt::ReplicaVersion, usize, usize)>,
+    /// The name as typed in the Name field, until it is committed.
+    pub(super) name_draft: Option<(Entity, String)>,
+    /// A Material colour drag is coalescing edits until its picker closes.
+    pub(super) colour_gesture_open: bool,
 }
 
 /// Which Transform field an edit touches.
@@ -90,8 +94,9 @@ impl InspectorPanel {
                     .show(ui, |ui| self.world_ui(ui, doc, entity));
                 egui::CollapsingHeader::new(RichText::new("Components").strong())
                     .default_open(true)
-                    .show(ui, |ui| components_ui(ui, doc, entity));
+                    .show(ui, |ui| self.components_ui(ui, doc, entity, &mut actions));
             });
+        self.end_colour_gesture(ui.ctx(), &mut actions);
         actions
     }
 
@@ -443,57 +448,4 @@ fn parents_ui(ui: &mut egui::Ui, doc: &Document, entity: Entity) {
             );
         }
     }
-}
-
-fn components_ui(ui: &mut egui::Ui, doc: &Document, entity: Entity) {
-    let replica = doc.replica();
-    for component in replica.components_of(entity) {
-        match replica.component_data(entity, component) {
-            Some(data) => {
-                let summary = dcl::summarize(component, data);
-                let ts = replica.timestamp(entity, component);
-                egui::CollapsingHeader::new(format!(
-                    "{}  ·  {} bytes  ·  t={ts}",
-                    summary.name,
-                    data.len()
-                ))
-                .id_salt(("component", component))
-                .show(ui, |ui| {
-                    if !summary.detail.is_empty() {
-                        ui.label(summary.detail);
-                    }
-                    ui.label(RichText::new(format!("id {component}")).weak().small());
-                    ui.label(RichText::new(hex_preview(data)).monospace().small());
-                });
-            }
-            None => {
-                let values = replica.grow_only_values(entity, component);
-                ui.label(format!(
-                    "{}  ·  {} appended values",
-                    dcl::display_component_name(component),
-                    values.len()
-                ));
-            }
-        }
-    }
-    // Values a main.composite holds that scenetree keeps as written without loading them.
-    if let Some(composite) = &doc.save_context.composite {
-        for (name, count) in composite.preserved_for(entity) {
-            ui.label(RichText::new(format!("{name}  ·  kept from main.composite as written ({count})")).weak())
-                .on_hover_text("scenetree does not decode this component; it is saved back unchanged to main.composite");
-        }
-    }
-}
-
-fn hex_preview(data: &[u8]) -> String {
-    const SHOWN: usize = 64;
-    let mut out: String = data
-        .iter()
-        .take(SHOWN)
-        .map(|b| format!("{b:02x} "))
-        .collect();
-    if data.len() > SHOWN {
-        out.push_str(&format!("… ({} more)", data.len() - SHOWN));
-    }
-    out
 }

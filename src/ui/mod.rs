@@ -5,6 +5,7 @@
 pub mod action;
 pub mod app;
 pub mod command;
+mod component_fields;
 pub mod file_dialog;
 pub mod files;
 pub mod hierarchy_panel;

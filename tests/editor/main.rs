@@ -7,6 +7,7 @@ mod egl;
 
 mod app_flows;
 mod commands;
+mod component_ui;
 mod editor;
 mod file_dialogs;
 mod peers_flows;

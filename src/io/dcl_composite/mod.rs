@@ -210,6 +210,17 @@ impl CompositeDoc {
         self.components.iter().map(|c| (c.name.as_str(), c.id))
     }
 
+    /// The codec the composite's schema gives a component id, when its values load.
+    pub fn codec_of(&self, id: u32) -> Option<&ComponentCodec> {
+        self.components
+            .iter()
+            .find(|c| c.id == Some(id))
+            .and_then(|c| match &c.codec {
+                Codec::Value(codec) => Some(codec),
+                _ => None,
+            })
+    }
+
     /// The name the composite gives a component id (scene-defined components included).
     pub fn name_of(&self, id: u32) -> Option<&str> {
         self.components

@@ -8,6 +8,7 @@ use serde_json::{Map, Value, json};
 
 use super::{Codec, CompositeComponent, CompositeDoc, Entry};
 use crate::crdt::Replica;
+use crate::model::dcl::nodes::inspector_json_schema;
 use crate::model::dcl::{
     ComponentCodec, builtin_json_schema, display_component_name, is_core_grow_only,
     known_component_name,
@@ -54,7 +55,8 @@ pub fn composite_json(replica: &Replica, doc: &CompositeDoc) -> CompositeOutput 
             ));
             continue;
         }
-        let Some((name, schema_json)) = builtin_json_schema(id) else {
+        let known = builtin_json_schema(id).or_else(|| inspector_json_schema(id));
+        let Some((name, schema_json)) = known else {
             let unknown = if known_component_name(id).is_some() {
                 "its jsonSchema"
             } else {
@@ -151,7 +153,7 @@ fn entities_with(replica: &Replica, id: u32) -> Vec<Entity> {
 }
 
 fn codec_for_new(id: u32) -> Codec {
-    ComponentCodec::builtin(id).map_or(Codec::BinaryOnly, Codec::Value)
+    ComponentCodec::known(id).map_or(Codec::BinaryOnly, Codec::Value)
 }
 
 /// A data entry for bytes: `{"json": …}` when that JSON reads back as exactly these bytes,

@@ -67,6 +67,15 @@ impl ComponentCodec {
         ComponentCodec::for_component(name, id, Some(&schema)).ok()
     }
 
+    /// The codec of a component scenetree knows without a composite: the runtime's own
+    /// ([`Self::builtin`]) or the Decentraland Inspector's (`inspector::Nodes`, `Hide`, `Lock`).
+    pub fn known(id: u32) -> Option<ComponentCodec> {
+        ComponentCodec::builtin(id).or_else(|| {
+            let (name, schema) = super::nodes::inspector_json_schema(id)?;
+            ComponentCodec::for_component(name, id, Some(&schema)).ok()
+        })
+    }
+
     /// The bytes the runtime stores for a composite's JSON value.
     pub fn encode(&self, value: &Value) -> Result<Vec<u8>, FieldError> {
         match self {

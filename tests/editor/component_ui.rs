@@ -1,0 +1,132 @@
+//! The inspector's component field trees, driven like a person would: every component shows
+//! its decoded fields; Name, VisibilityComponent, Material colours and the MeshRenderer shape
+//! are edited through undoable commands; the tree's hide and lock are the Inspector's
+//! components.
+
+use egui::Key;
+use egui::accesskit::Role;
+use egui_kittest::kittest::Queryable;
+use scenetree::model::dcl::codec::ProtoMessage;
+use scenetree::model::dcl::{MATERIAL, MaterialLook, MeshShape, VISIBILITY, Visibility};
+use scenetree::model::ids;
+use scenetree::ui::action::Action;
+use serde_json::json;
+
+use crate::ui_flows::{CHAIR, harness, room, row};
+
+/// A window tall enough that the whole inspector is on screen.
+fn tall_harness(
+    doc: scenetree::editor::Document,
+) -> egui_kittest::Harness<'static, scenetree::ui::Workbench> {
+    let mut h = egui_kittest::Harness::builder()
+        .with_size(egui::vec2(1280.0, 2400.0))
+        .build_ui_state(
+            |ui, bench: &mut scenetree::ui::Workbench| {
+                bench.ui(ui, &mut scenetree::ui::viewport::NullRenderer::default())
+            },
+            scenetree::ui::Workbench::new(doc),
+        );
+    h.run();
+    h
+}
+
+fn furnished_chair() -> scenetree::editor::Document {
+    let mut doc = room();
+    let material = ProtoMessage::of_component(MATERIAL)
+        .unwrap()
+        .encode(&json!({"material": {"$case": "pbr", "pbr": {
+            "albedoColor": {"r": 1, "g": 0, "b": 0, "a": 1}, "metallic": 0.25}}}))
+        .unwrap();
+    for (component, value) in [
+        (MATERIAL, material),
+        (ids::MESH_RENDERER, MeshShape::Box { uvs: vec![] }.encode()),
+        (
+            VISIBILITY,
+            Visibility {
+                visible: true,
+                propagate_to_children: false,
+            }
+            .encode(),
+        ),
+    ] {
+        doc.apply(scenetree::editor::Command::SetComponent {
+            entity: CHAIR,
+            component,
+            value: Some(value),
+        })
+        .unwrap();
+    }
+    doc
+}
+
+#[test]
+fn every_component_shows_its_fields_and_the_common_ones_are_editable_with_undo() {
+    let mut h = tall_harness(furnished_chair());
+    h.get_by_label(&row("Chair", CHAIR)).click();
+    h.run();
+    // Decoded fields, not bytes.
+    assert!(h.query_by_label_contains("material: pbr").is_some());
+    assert!(h.query_by_label("metallic:").is_some());
+    assert!(h.query_by_label("albedo colour").is_some());
+
+    // The visibility checkbox writes a VisibilityComponent; undo puts it back.
+    h.get_by_label("visible").click();
+    h.run();
+    let visibility = |h: &egui_kittest::Harness<'_, scenetree::ui::Workbench>| {
+        let r = h.state().doc.replica();
+        Visibility::decode(r.component_data(CHAIR, VISIBILITY).unwrap()).unwrap()
+    };
+    assert!(!visibility(&h).visible);
+    h.state_mut().apply_actions(vec![Action::Undo]);
+    h.run();
+    assert!(visibility(&h).visible);
+
+    // The shape combo box.
+    h.get_by_label("shape").click();
+    h.run();
+    h.get_by_label("sphere").click();
+    h.run();
+    let shape = |h: &egui_kittest::Harness<'_, scenetree::ui::Workbench>| {
+        let r = h.state().doc.replica();
+        MeshShape::decode(r.component_data(CHAIR, ids::MESH_RENDERER).unwrap()).unwrap()
+    };
+    assert_eq!(shape(&h), MeshShape::Sphere);
+    h.state_mut().apply_actions(vec![Action::Undo]);
+    h.run();
+    assert_eq!(shape(&h), MeshShape::Box { uvs: vec![] });
+
+    // The Name field renames.
+    h.get_by(|n| n.role() == Role::TextInput && n.value().as_deref() == Some("Chair"))
+        .click();
+    h.run();
+    h.key_press_modifiers(egui::Modifiers::COMMAND, Key::A);
+    h.get_by(|n| n.is_focused()).type_text("Stool");
+    h.run();
+    h.key_press(Key::Enter);
+    h.run();
+    assert_eq!(h.state().doc.name_of(CHAIR).as_deref(), Some("Stool"));
+
+    // The Material keeps its albedo and reads as the viewport will draw it.
+    let r = h.state().doc.replica();
+    let look = MaterialLook::decode(r.component_data(CHAIR, MATERIAL).unwrap()).unwrap();
+    assert_eq!(look.base_color, [1.0, 0.0, 0.0, 1.0]);
+}
+
+#[test]
+fn the_trees_hide_and_lock_are_undoable_inspector_components() {
+    let mut h = harness(room());
+    h.state_mut()
+        .apply_actions(vec![Action::ToggleHidden(CHAIR)]);
+    h.run();
+    assert!(h.state().doc.is_hidden(CHAIR));
+    assert!(h.state().hierarchy.flags.hidden.contains(&CHAIR));
+    h.state_mut()
+        .apply_actions(vec![Action::ToggleLocked(CHAIR)]);
+    h.run();
+    assert!(h.state().doc.is_locked(CHAIR));
+    h.state_mut()
+        .apply_actions(vec![Action::Undo, Action::Undo]);
+    h.run();
+    assert!(!h.state().doc.is_hidden(CHAIR) && !h.state().doc.is_locked(CHAIR));
+    assert!(h.state().hierarchy.flags.hidden.is_empty());
+}
