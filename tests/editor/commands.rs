@@ -106,8 +106,11 @@ fn the_viewport_keys_go_through_the_table_and_text_fields_keep_theirs() {
     );
 
     // Typing in the search box: the letters are text, Delete and Escape are the field's.
-    h.get_by(|n| n.role() == egui::accesskit::Role::TextInput)
-        .click();
+    // The search box (the inspector's Name field is the other text input).
+    h.get_by(|n| {
+        n.role() == egui::accesskit::Role::TextInput && n.value().unwrap_or_default().is_empty()
+    })
+    .click();
     h.run();
     h.get_by(|n| n.is_focused()).type_text("rewx");
     h.key_press(Key::Delete);
