@@ -6,7 +6,11 @@
 //     "ops": [ {"op":"put","peer":p,"entity":e,"component":c,"data":"hex"},
 //              {"op":"delete_component","peer":p,"entity":e,"component":c},
 //              {"op":"delete_entity","peer":p,"entity":e},
-//              {"op":"deliver","from":p,"index":k,"to":q} ] }
+//              {"op":"deliver","from":p,"index":k,"to":q},
+//              {"op":"tick"} ] }
+//   A local operation with "tick": false runs without its own engine tick: it stays dirty
+//   until a later operation of that peer ticks, or a "tick" operation ticks every peer (the
+//   runtime then sends one message per dirty register).
 // Output (stdout): a JSON array, one result per trace
 //   { "peers": [ {"outbox": ["hex" per message sent], "state": "hex", "deleted": [[number, version]]} ],
 //     "replies": ["hex" per deliver op, "" when the runtime answered nothing] }
@@ -152,6 +156,10 @@ async function runTrace(trace) {
       replies.push(target.lastReply ? hex(encodeReply(target.lastReply)) : '')
       continue
     }
+    if (op.op === 'tick') {
+      for (const p of peers) await p.engine.update(1)
+      continue
+    }
     const peer = peers[op.peer]
     if (op.op === 'put') {
       peer.engine.entityContainer.updateUsedEntity(op.entity)
@@ -165,7 +173,7 @@ async function runTrace(trace) {
     } else {
       throw new Error(`unknown op ${op.op}`)
     }
-    await peer.engine.update(1)
+    if (op.tick !== false) await peer.engine.update(1)
   }
   return {
     peers: peers.map((p) => ({ outbox: p.outbox.map(hex), ...dumpState(p, numbers) })),

@@ -9,6 +9,7 @@ mod crdt_replica;
 mod lessons;
 mod network;
 mod network_properties;
+mod one_message_per_tick;
 mod oracle_conformance;
 mod order_explorer;
 mod spec_scenarios;

@@ -95,6 +95,8 @@ fn a_refused_write_changes_nothing_and_records_nothing() {
 #[test]
 fn an_outdated_sender_gets_a_reply_that_travels_back() {
     let mut net = furnished(2, 0);
+    // Two messages of one register in one tick: each write travels on its own.
+    net.set_one_message_per_tick(false);
     // Peer 1 writes twice (t=2, t=3); peer 2 receives t=3 first, then the older t=2.
     net.write(P1, move_to(LAMP, 2.0, Entity::ROOT)).unwrap();
     net.write(P1, move_to(LAMP, 4.0, Entity::ROOT)).unwrap();
@@ -216,6 +218,7 @@ fn a_duplicate_follows_its_original_and_changes_nothing_twice() {
 #[test]
 fn reordering_moves_a_message_within_the_list() {
     let mut net = furnished(2, 0);
+    net.set_one_message_per_tick(false);
     for x in [1.0, 2.0, 3.0] {
         net.write(P1, move_to(LAMP, x, Entity::ROOT)).unwrap();
     }
@@ -335,6 +338,7 @@ fn auto_delivery_delivers_messages_when_they_fall_due() {
 #[test]
 fn jitter_delays_each_message_within_its_bound() {
     let mut net = furnished(2, 11);
+    net.set_one_message_per_tick(false);
     let auto = AutoDelivery {
         latency: 5,
         jitter: 3,

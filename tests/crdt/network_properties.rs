@@ -44,6 +44,7 @@ enum Act {
     Online(u8),
     Advance(u8),
     Auto(Option<(u8, u8)>),
+    OneMessagePerTick(bool),
 }
 
 fn arb_act() -> impl Strategy<Value = Act> {
@@ -61,6 +62,7 @@ fn arb_act() -> impl Strategy<Value = Act> {
         2 => (0u8..8).prop_map(Act::Online),
         1 => (0u8..6).prop_map(Act::Advance),
         1 => prop::option::of((0u8..4, 0u8..3)).prop_map(Act::Auto),
+        1 => any::<bool>().prop_map(Act::OneMessagePerTick),
     ]
 }
 
@@ -154,6 +156,10 @@ fn play(net: &mut Network, act: &Act) {
             }));
             Ok(())
         }
+        Act::OneMessagePerTick(on) => {
+            net.set_one_message_per_tick(*on);
+            Ok(())
+        }
     };
 }
 
@@ -211,6 +217,10 @@ proptest! {
         let replayed = net.replayed();
         prop_assert_eq!(snapshot(&replayed), snapshot(&net));
         prop_assert_eq!(replayed.events(), net.events());
+        // Saved as a scenario and loaded back, the run ends in the same state.
+        let saved = scenetree::crdt::scenario::parse(&net.to_scenario("run", "").to_json()).unwrap();
+        let again = saved.run().unwrap();
+        prop_assert_eq!(snapshot(again.network()), snapshot(&net));
         let positions: Vec<usize> = seen.keys().copied().collect();
         for s in &seeks {
             let k = positions[s.index(positions.len())];

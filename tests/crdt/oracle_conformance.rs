@@ -182,6 +182,11 @@ fn generate(seed: u64) -> Trace {
 }
 
 fn run_oracle(traces: &[Trace]) -> Vec<Value> {
+    run_trace_json(traces.iter().map(|t| t.json.clone()).collect())
+}
+
+/// Runs traces (in `oracle/run-traces.cjs`'s input format) on the reference runtime.
+pub(crate) fn run_trace_json(traces: Vec<Value>) -> Vec<Value> {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/oracle");
     assert!(
         std::path::Path::new(dir)
@@ -189,7 +194,7 @@ fn run_oracle(traces: &[Trace]) -> Vec<Value> {
             .exists(),
         "the @dcl/ecs oracle is not installed: run `npm ci --prefix oracle` first"
     );
-    let input = Value::Array(traces.iter().map(|t| t.json.clone()).collect()).to_string();
+    let input = Value::Array(traces).to_string();
     let mut child = Command::new("node")
         .arg("run-traces.cjs")
         .current_dir(dir)

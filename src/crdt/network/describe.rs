@@ -199,6 +199,7 @@ impl Network {
                 peer,
                 messages,
                 sent,
+                replaced,
                 ..
             } => {
                 let name_of = |e: Entity| self.name_of(e, &[*peer]);
@@ -206,7 +207,14 @@ impl Network {
                     .iter()
                     .map(|m| describe_message(m, &name_of))
                     .collect();
-                format!("{peer} writes {} (sent {})", what.join("; "), ids(sent))
+                let mut text = format!("{peer} writes {} (sent {})", what.join("; "), ids(sent));
+                if !replaced.is_empty() {
+                    text.push_str(&format!(
+                        ", replacing unsent {} (one message per tick)",
+                        ids(replaced)
+                    ));
+                }
+                text
             }
             EventKind::Deliver {
                 message,
@@ -246,6 +254,9 @@ impl Network {
                 "auto-delivery on: latency {} ticks, jitter {}",
                 a.latency, a.jitter
             ),
+            EventKind::SetOneMessagePerTick { on } => {
+                format!("one message per tick {}", if *on { "on" } else { "off" })
+            }
         }
     }
 }

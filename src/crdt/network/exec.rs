@@ -90,6 +90,9 @@ impl Network {
         Ok(Some(match op {
             Op::Write { peer, write } => {
                 self.check_peer(*peer)?;
+                if let Some(merged) = self.merge_unsent(*peer, write) {
+                    return merged;
+                }
                 let replica = &mut self.state.replicas[peer.index()];
                 let result = match write {
                     LocalWrite::Put {
@@ -126,11 +129,13 @@ impl Network {
                     return Ok(None);
                 }
                 let sent = self.broadcast(*peer, &messages, MessageKind::Write, None);
+                self.note_sent_write(*peer, write, &messages, &sent);
                 EventKind::Write {
                     peer: *peer,
                     write: write.clone(),
                     messages,
                     sent,
+                    replaced: Vec::new(),
                 }
             }
             Op::Deliver { id } => {
@@ -142,6 +147,7 @@ impl Network {
                     }
                 }
                 let message = self.state.in_flight.remove(position);
+                self.note_delivered(&message);
                 let outcome = self.state.replicas[message.to.index()].apply(&message.message);
                 let mut sent = Vec::new();
                 if let Some(reply) = outcome.reply() {
@@ -169,12 +175,14 @@ impl Network {
             }
             Op::Drop { id } => {
                 let position = self.position(*id)?;
+                self.note_message_gone(*id);
                 EventKind::Drop {
                     message: self.state.in_flight.remove(position),
                 }
             }
             Op::Duplicate { id } => {
                 let position = self.position(*id)?;
+                self.note_message_gone(*id);
                 let mut copy = self.state.in_flight[position].clone();
                 copy.cause = Some(copy.id);
                 copy.id = MessageId(self.state.next_id);
@@ -220,6 +228,7 @@ impl Network {
                     return Ok(None);
                 }
                 self.state.now = self.state.now.saturating_add(*ticks);
+                self.close_unsent();
                 EventKind::Tick { ticks: *ticks }
             }
             Op::SetAutoDelivery { auto } => {
@@ -228,6 +237,14 @@ impl Network {
                 }
                 self.state.auto = *auto;
                 EventKind::SetAutoDelivery { auto: *auto }
+            }
+            Op::SetOneMessagePerTick { on } => {
+                if self.state.one_message_per_tick == *on {
+                    return Ok(None);
+                }
+                self.state.one_message_per_tick = *on;
+                self.close_unsent();
+                EventKind::SetOneMessagePerTick { on: *on }
             }
         }))
     }

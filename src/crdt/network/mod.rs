@@ -18,6 +18,7 @@
 //!
 //! Peers and the network share one entity space (see [`Replica::apply`] on *_NETWORK messages).
 
+mod coalesce;
 mod describe;
 mod exec;
 mod timeline;
@@ -53,6 +54,10 @@ struct NetState {
     next_id: u64,
     now: u64,
     auto: Option<AutoDelivery>,
+    /// See [`Network::one_message_per_tick`].
+    one_message_per_tick: bool,
+    /// Writes whose messages can still be merged (see the `coalesce` module).
+    unsent: Vec<coalesce::UnsentWrite>,
 }
 
 /// The simulated network. See the module documentation.
@@ -70,7 +75,8 @@ pub struct Network {
 
 impl Network {
     /// A network of `peers` peers that all start with `initial`'s state, online, with nothing in
-    /// flight, the clock at 0 and auto-delivery off. `seed` drives every random choice.
+    /// flight, the clock at 0, auto-delivery off and one message per tick on. `seed` drives
+    /// every random choice.
     pub fn new(peers: usize, seed: u64, initial: &Replica) -> Result<Network, NetworkError> {
         if !(MIN_PEERS..=MAX_PEERS).contains(&peers) {
             return Err(NetworkError::PeerCount(peers));
@@ -82,6 +88,8 @@ impl Network {
             next_id: 1,
             now: 0,
             auto: None,
+            one_message_per_tick: true,
+            unsent: Vec::new(),
         };
         Ok(Network {
             seed,
@@ -177,13 +185,21 @@ impl Network {
 
     // ----- operations (each records events) --------------------------------------------------
 
-    /// Applies a local write on `peer` and sends its messages to every other peer.
+    /// Applies a local write on `peer` and sends its messages to every other peer (or, with
+    /// [one message per tick](Self::one_message_per_tick), replaces the messages of its
+    /// unsent write of the same register).
     pub fn write(&mut self, peer: PeerId, write: LocalWrite) -> Result<WriteReceipt, NetworkError> {
         let event = self.record(Op::Write { peer, write })?;
         Ok(match event.map(|e| &e.kind) {
-            Some(EventKind::Write { messages, sent, .. }) => WriteReceipt {
+            Some(EventKind::Write {
+                messages,
+                sent,
+                replaced,
+                ..
+            }) => WriteReceipt {
                 messages: messages.clone(),
                 sent: sent.clone(),
+                replaced: replaced.clone(),
             },
             _ => WriteReceipt::default(),
         })

@@ -28,17 +28,22 @@ pub enum Op {
     Tick { ticks: u64 },
     /// Turn auto-delivery on or off.
     SetAutoDelivery { auto: Option<AutoDelivery> },
+    /// Turn "one message per tick" on or off.
+    SetOneMessagePerTick { on: bool },
 }
 
 /// What an operation did.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum EventKind {
-    /// A peer wrote locally and broadcast `messages` under the ids `sent`.
+    /// A peer wrote locally and broadcast `messages` under the ids `sent`; `replaced` are the
+    /// in-flight messages of its unsent write of the same register that these took the place
+    /// of (one message per tick), empty otherwise.
     Write {
         peer: PeerId,
         write: LocalWrite,
         messages: Vec<CrdtMessage>,
         sent: Vec<MessageId>,
+        replaced: Vec<MessageId>,
     },
     /// A message reached its receiver; `sent` are the reply and announcements it caused.
     Deliver {
@@ -65,11 +70,13 @@ pub enum EventKind {
     Tick { ticks: u64 },
     /// Auto-delivery changed.
     SetAutoDelivery { auto: Option<AutoDelivery> },
+    /// "One message per tick" changed.
+    SetOneMessagePerTick { on: bool },
 }
 
 impl EventKind {
     /// A one-word name: `"write"`, `"deliver"`, `"drop"`, `"duplicate"`, `"reorder"`,
-    /// `"online"`, `"offline"`, `"tick"` or `"auto_delivery"`.
+    /// `"online"`, `"offline"`, `"tick"`, `"auto_delivery"` or `"one_message_per_tick"`.
     pub fn name(&self) -> &'static str {
         match self {
             EventKind::Write { .. } => "write",
@@ -81,6 +88,7 @@ impl EventKind {
             EventKind::SetOnline { online: false, .. } => "offline",
             EventKind::Tick { .. } => "tick",
             EventKind::SetAutoDelivery { .. } => "auto_delivery",
+            EventKind::SetOneMessagePerTick { .. } => "one_message_per_tick",
         }
     }
 
@@ -104,6 +112,7 @@ impl EventKind {
             },
             EventKind::Tick { ticks } => Op::Tick { ticks: *ticks },
             EventKind::SetAutoDelivery { auto } => Op::SetAutoDelivery { auto: *auto },
+            EventKind::SetOneMessagePerTick { on } => Op::SetOneMessagePerTick { on: *on },
         }
     }
 }

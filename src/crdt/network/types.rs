@@ -202,6 +202,10 @@ pub struct WriteReceipt {
     pub messages: Vec<CrdtMessage>,
     /// The in-flight ids, message by message, peer by peer (ascending).
     pub sent: Vec<MessageId>,
+    /// The in-flight messages the write replaced: its peer's earlier write of the same
+    /// register in the same tick, not sent yet (see
+    /// [`Network::one_message_per_tick`](super::Network::one_message_per_tick)).
+    pub replaced: Vec<MessageId>,
 }
 
 /// Why a network operation was refused. A refused operation changes nothing and records no

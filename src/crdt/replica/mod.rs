@@ -9,6 +9,7 @@ mod journal;
 mod reads;
 mod snapshot;
 mod store;
+mod unsent;
 mod write;
 
 pub use apply::{ApplyOutcome, canonical_transform_bytes, compare_data};

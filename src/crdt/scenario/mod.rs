@@ -55,6 +55,10 @@ pub struct Scenario {
     pub peers: usize,
     /// The seed of the network's random choices.
     pub seed: u64,
+    /// Whether the run starts with "one message per tick" on (see
+    /// [`Network::one_message_per_tick`]). Files that do not say so start with it off, as
+    /// they were written before the setting existed.
+    pub one_message_per_tick: bool,
     /// The state every peer starts with.
     pub initial: InitialState,
     /// The steps, played one at a time.
@@ -174,6 +178,8 @@ pub enum Action {
     Advance { ticks: u64 },
     /// `"auto_delivery"`: turn auto-delivery on (latency, jitter) or off.
     SetAutoDelivery(Option<AutoDelivery>),
+    /// `"one_message_per_tick"`: turn merging a peer's writes per tick on or off.
+    SetOneMessagePerTick(bool),
 }
 
 /// Where in a scenario file a problem is.
@@ -246,6 +252,7 @@ impl Scenario {
     /// The network before the first step.
     pub fn start(&self) -> Result<Network, ScenarioError> {
         Network::new(self.peers, self.seed, &self.initial.replica())
+            .map(|n| n.with_one_message_per_tick(self.one_message_per_tick))
             .map_err(|e| ScenarioError::at("peers", e.to_string()))
     }
 

@@ -1,7 +1,8 @@
 //! Reading a scenario from JSON text, with every error naming its JSON path.
 //!
 //! Top level: `format` (must be `"scenetree-scenario/1"`), `title`, `explanation` (optional),
-//! `peers` (2 to 8), `seed` (optional, 0), `initial` (optional), `steps`.
+//! `peers` (2 to 8), `seed` (optional, 0), `one_message_per_tick` (optional, false: files
+//! written before the setting existed keep their meaning), `initial` (optional), `steps`.
 //!
 //! `initial`: `entities`, a list of `{ "entity": id, "name"?, "parent"?, "position"?,
 //! "rotation"?, "scale"?, "transform"?: false, "timestamp"?: 1 }` (a Transform is written unless
@@ -24,6 +25,7 @@
 //! | `offline`, `online` | `peer` |
 //! | `tick`, `advance` | `ticks` |
 //! | `auto_delivery` | `latency` and `jitter`? to turn it on, or `"off": true` |
+//! | `one_message_per_tick` | `on` (true or false) |
 //!
 //! Entities are ids (numbers) or names declared in `initial.entities`; components are ids or
 //! known names (`"core::Transform"`, or `"Transform"`, `"Name"`). Unknown fields are errors, so
@@ -57,6 +59,7 @@ pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
         "explanation",
         "peers",
         "seed",
+        "one_message_per_tick",
         "initial",
         "steps",
     ])?;
@@ -99,6 +102,11 @@ pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
         explanation: root.opt_str("explanation")?.unwrap_or_default(),
         peers: peers as usize,
         seed: root.get("seed").map(|s| s.uint()).transpose()?.unwrap_or(0),
+        one_message_per_tick: root
+            .get("one_message_per_tick")
+            .map(|b| b.bool())
+            .transpose()?
+            .unwrap_or(false),
         initial,
         steps,
     })

@@ -192,11 +192,15 @@ impl Parser {
                     }))
                 }
             }
+            "one_message_per_tick" => {
+                node.only(&["do", "on"])?;
+                Action::SetOneMessagePerTick(node.req("on")?.bool()?)
+            }
             other => {
                 return Err(what.error(format!(
                     "unknown action \"{other}\" (expected move, rename, put, append, \
                      delete_component, delete_entity, authored, deliver, deliver_all, drop, duplicate, \
-                     reorder, offline, online, tick, advance or auto_delivery)"
+                     reorder, offline, online, tick, advance, auto_delivery or one_message_per_tick)"
                 )));
             }
         })

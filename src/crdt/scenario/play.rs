@@ -115,6 +115,10 @@ pub(super) fn perform(net: &mut Network, action: &Action) -> Result<(), String> 
             net.set_auto_delivery(*auto);
             Ok(())
         }
+        Action::SetOneMessagePerTick(on) => {
+            net.set_one_message_per_tick(*on);
+            Ok(())
+        }
     }
 }
 

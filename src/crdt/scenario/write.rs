@@ -34,6 +34,7 @@ impl Scenario {
             "explanation": self.explanation,
             "peers": self.peers,
             "seed": self.seed,
+            "one_message_per_tick": self.one_message_per_tick,
             "initial": initial_json(&self.initial),
             "steps": steps,
         });
@@ -230,6 +231,10 @@ fn action_json(action: &Action) -> Value {
             put("latency", json!(a.latency));
             put("jitter", json!(a.jitter));
         }
+        Action::SetOneMessagePerTick(on) => {
+            put("do", json!("one_message_per_tick"));
+            put("on", json!(on));
+        }
     }
     Value::Object(o)
 }
@@ -259,6 +264,7 @@ impl Network {
             explanation: explanation.to_string(),
             peers: self.peer_count(),
             seed: self.seed(),
+            one_message_per_tick: self.starts_with_one_message_per_tick(),
             initial: InitialState {
                 entities: Vec::new(),
                 stream,
@@ -285,6 +291,7 @@ fn action_of(kind: &EventKind) -> Action {
         },
         EventKind::Tick { ticks } => Action::Tick { ticks: *ticks },
         EventKind::SetAutoDelivery { auto } => Action::SetAutoDelivery(*auto),
+        EventKind::SetOneMessagePerTick { on } => Action::SetOneMessagePerTick(*on),
     }
 }
 

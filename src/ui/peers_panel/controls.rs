@@ -41,6 +41,20 @@ pub(super) fn controls_ui(
                 auto: setting,
             })));
         }
+        let mut merge = network.one_message_per_tick();
+        if ui
+            .checkbox(&mut merge, "one message per tick")
+            .on_hover_text(
+                "As the runtime sends them: a peer's writes to one component of one entity within \
+                 one tick of the clock travel as one message with the latest value. Off, every \
+                 write (every frame of a drag) is a message of its own.",
+            )
+            .changed()
+        {
+            actions.push(Action::Peers(PeersAction::Op(Op::SetOneMessagePerTick {
+                on: merge,
+            })));
+        }
         let slider = ui.add(egui::Slider::new(&mut panel.latency, 0..=20).text("latency (ticks)"));
         if slider.changed() && auto {
             let setting = Some(AutoDelivery {
