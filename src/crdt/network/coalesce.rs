@@ -190,7 +190,8 @@ impl Network {
     pub(super) fn note_delivered(&mut self, message: &InFlight) {
         let entity = message.message.entity();
         self.state.unsent.retain(|u| {
-            !u.ids.contains(&message.id) && !(u.peer == message.to && u.entity == entity)
+            let received = u.peer == message.to && u.entity == entity;
+            !(received || u.ids.contains(&message.id))
         });
     }
 
