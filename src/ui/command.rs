@@ -79,6 +79,9 @@ pub struct CommandContext {
     pub can_undo: bool,
     /// The history has a step to redo.
     pub can_redo: bool,
+    /// A menu or another popup is open: it keeps the keys (Escape closes it). Menu entries
+    /// do not depend on this, only the keyboard does.
+    pub popup_open: bool,
 }
 
 const fn key(modifiers: Modifiers, key: Key) -> KeyboardShortcut {
@@ -320,6 +323,9 @@ pub const GESTURES: &[(&str, &str)] = &[
 /// only by a command that applies, so anything else (a text field, a popup) still gets them.
 /// Combinations with more modifiers are read first: Ctrl+Shift+Z is not also Ctrl+Z.
 pub fn dispatch(ctx: &egui::Context, context: &CommandContext) -> Vec<UiCommand> {
+    if context.popup_open {
+        return Vec::new();
+    }
     let mut bindings: Vec<(UiCommand, KeyboardShortcut)> = UiCommand::ALL
         .iter()
         .flat_map(|&c| c.shortcuts().iter().map(move |&s| (c, s)))
@@ -385,6 +391,7 @@ mod tests {
             has_selection: bits & 8 != 0,
             can_undo: bits & 16 != 0,
             can_redo: bits & 32 != 0,
+            popup_open: false,
         });
         for c in contexts {
             for a in UiCommand::ALL {

@@ -127,6 +127,10 @@ fn install_logger() {
 pub struct InAppDialog {
     dialog: FileDialog,
     purpose: DialogPurpose,
+    /// Drawn at least once. The first frame is skipped: a dialog opened from a modal (the
+    /// unsaved-changes prompt) would otherwise ask for the keyboard while that modal still
+    /// holds it, and typing would go to the search box instead of the file name.
+    started: bool,
 }
 
 impl InAppDialog {
@@ -149,7 +153,9 @@ impl InAppDialog {
             .unwrap_or_else(|| default_name(pick.purpose).to_string());
         let saving = pick.purpose != DialogPurpose::Open;
         let mut dialog = FileDialog::new()
-            .id(egui::Id::new("in-app-file-dialog"))
+            // A fresh id each time: egui then focuses the file name field as on the first
+            // opening, instead of keeping the last dialog's focus (typing went to its search).
+            .id(egui::Id::new(("in-app-file-dialog", next_dialog_number())))
             .title(title(pick.purpose))
             .opening_mode(OpeningMode::AlwaysInitialDir)
             .initial_directory(directory)
@@ -175,6 +181,7 @@ impl InAppDialog {
         InAppDialog {
             dialog,
             purpose: pick.purpose,
+            started: false,
         }
     }
 
@@ -185,6 +192,10 @@ impl InAppDialog {
 
     /// Draws it. Once it closes: `Some(path)` chosen, or `Some(None)` cancelled.
     pub fn update(&mut self, ctx: &egui::Context) -> Option<Option<PathBuf>> {
+        if !std::mem::replace(&mut self.started, true) {
+            ctx.request_repaint();
+            return None;
+        }
         self.dialog.update(ctx);
         match self.dialog.state() {
             DialogState::Open => None,
@@ -194,6 +205,11 @@ impl InAppDialog {
             DialogState::Closed | DialogState::Cancelled => Some(None),
         }
     }
+}
+
+fn next_dialog_number() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 fn title(purpose: DialogPurpose) -> &'static str {

@@ -92,6 +92,8 @@ pub struct Workbench {
     pub modal_open: bool,
     /// A text field had the keyboard when the last frame ended.
     text_field_had_keyboard: bool,
+    /// A menu or popup was open when the last frame ended.
+    popup_was_open: bool,
     /// Commands only the app can run (files, quitting, the Help window), for it to take.
     pub app_commands: Vec<UiCommand>,
     /// The Peers panel's state.
@@ -113,6 +115,7 @@ impl Workbench {
             status: None,
             modal_open: false,
             text_field_had_keyboard: false,
+            popup_was_open: false,
             app_commands: Vec::new(),
             peers: PeersPanel::default(),
             file_requests: Vec::new(),
@@ -153,6 +156,7 @@ impl Workbench {
         self.dock = dock;
         self.apply_actions(actions);
         self.text_field_had_keyboard = ui.ctx().egui_wants_keyboard_input();
+        self.popup_was_open = egui::Popup::is_any_open(ui.ctx());
     }
 
     fn status_ui(&self, ui: &mut egui::Ui) {
@@ -198,6 +202,8 @@ impl Workbench {
             has_selection: !self.doc.selection.is_empty(),
             can_undo: self.doc.history().undo_label().is_some(),
             can_redo: self.doc.history().redo_label().is_some(),
+            // Like text fields, a menu closes on Escape before anyone reads the key.
+            popup_open: self.popup_was_open || egui::Popup::is_any_open(ctx),
         }
     }
 

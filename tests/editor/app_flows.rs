@@ -11,7 +11,7 @@ use scenetree::model::Entity;
 use scenetree::ui::app::{Launch, ScenetreeApp};
 use scenetree::ui::viewport::NullRenderer;
 
-fn app(launch: Launch, recovery: Option<PathBuf>) -> Harness<'static, ScenetreeApp> {
+pub(crate) fn app(launch: Launch, recovery: Option<PathBuf>) -> Harness<'static, ScenetreeApp> {
     let mut h = unsettled_app(launch, recovery);
     settle(&mut h);
     h

@@ -188,3 +188,28 @@ fn the_status_bar_tells_the_latest_action_not_an_older_one() {
     h.run();
     assert_eq!(h.state().status, None, "Ready");
 }
+
+#[test]
+fn escape_closes_an_open_menu_and_nothing_else() {
+    let mut h = super::app_flows::app(scenetree::ui::app::Launch::default(), None);
+    let lamp = scenetree::model::Entity(519);
+    h.state_mut().workbench_mut().doc.selection.set([lamp]);
+    h.run();
+    h.get_by_label("Edit").click();
+    h.run();
+    assert!(
+        h.query_by_label_contains("Duplicate").is_some(),
+        "the Edit menu is open"
+    );
+    h.key_press(Key::Escape);
+    h.run();
+    assert!(
+        h.query_by_label_contains("Duplicate").is_none(),
+        "Escape closed it"
+    );
+    assert_eq!(
+        h.state().workbench().doc.selection.entities(),
+        &[lamp],
+        "and did not clear the selection"
+    );
+}
