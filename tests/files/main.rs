@@ -12,3 +12,4 @@ mod dcl_oracle;
 mod dcl_robustness;
 mod inspector_nodes;
 mod io_files;
+mod projects;

@@ -1,0 +1,380 @@
+//! Decentraland projects: a folder with a `scene.json`, the scene in
+//! `assets/scene/main.composite` (what the Inspector edits) and `main.crdt` (what the runtime
+//! loads), and the models and textures the scene names by paths relative to the folder.
+//!
+//! [`resolve_open`] decides what opening a path means (a project, or one scene file that may
+//! sit inside a project); [`open_project_scene`] reads the project's scene; [`encode_project`]
+//! and [`write_project`] save it as main.composite and the matching main.crdt, each atomically;
+//! [`Project::resolve_asset`] turns a component's `src` into a file path.
+
+use std::path::{Component, Path, PathBuf};
+
+use super::{
+    CrdtLayout, EncodedScene, LoadError, OpenedScene, SaveContext, SceneFormat, dcl_crdt,
+    encode_scene, open_scene, write_atomic,
+};
+use crate::crdt::Replica;
+
+/// The file that marks a project's root folder.
+pub const SCENE_JSON: &str = "scene.json";
+/// Where a project keeps the Inspector's scene, relative to the root.
+pub const COMPOSITE_PATH: &str = "assets/scene/main.composite";
+/// Where a project keeps the runtime's scene, relative to the root.
+pub const CRDT_PATH: &str = "main.crdt";
+
+/// A Decentraland project folder.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Project {
+    /// The folder holding `scene.json`; asset paths are relative to it.
+    pub root: PathBuf,
+    /// `display.title` from scene.json, when it has one.
+    pub title: Option<String>,
+    /// What was wrong with scene.json (unreadable, not JSON, no title); the project opens anyway.
+    pub notes: Vec<String>,
+}
+
+/// Why a component's asset path does not name a file of the project.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum AssetPathError {
+    /// The path is empty.
+    #[error("the path is empty")]
+    Empty,
+    /// A URL: scenetree does not download anything.
+    #[error("{0} is a URL; scenetree shows only the project's own files")]
+    Remote(String),
+    /// An absolute path or one that climbs out of the project with `..`.
+    #[error("{0} is outside the project folder")]
+    OutsideProject(String),
+    /// The scene is not inside a project, so there is no folder to resolve the path against.
+    #[error(
+        "{0} cannot be found: the scene is not inside a Decentraland project (no scene.json above it)"
+    )]
+    NoProject(String),
+    /// No file at that path (also compared without regard to case).
+    #[error("{path} does not exist")]
+    Missing {
+        /// The path looked for.
+        path: PathBuf,
+    },
+}
+
+impl Project {
+    /// The nearest folder at or above `path` that holds a `scene.json`.
+    pub fn find_root(path: &Path) -> Option<PathBuf> {
+        let start = std::path::absolute(path).ok()?;
+        let start = if start.is_dir() {
+            start.as_path()
+        } else {
+            start.parent()?
+        };
+        start
+            .ancestors()
+            .find(|dir| dir.join(SCENE_JSON).is_file())
+            .map(Path::to_path_buf)
+    }
+
+    /// The project whose root is `root`, with its title read from scene.json. Never fails: a
+    /// scene.json that cannot be read or is not JSON leaves the title unknown and says why in
+    /// [`Project::notes`].
+    pub fn at_root(root: &Path) -> Project {
+        let path = root.join(SCENE_JSON);
+        let mut project = Project {
+            root: root.to_path_buf(),
+            title: None,
+            notes: Vec::new(),
+        };
+        match std::fs::read(&path) {
+            Err(e) => project
+                .notes
+                .push(format!("{}: cannot read: {e}", path.display())),
+            Ok(bytes) => match scene_title(&bytes) {
+                Ok(title) => project.title = title,
+                Err(why) => project.notes.push(format!(
+                    "{}: {why}; the project opens without its title",
+                    path.display()
+                )),
+            },
+        }
+        project
+    }
+
+    /// The project containing `path` (a folder or any file inside it), if any.
+    pub fn containing(path: &Path) -> Option<Project> {
+        Self::find_root(path).map(|root| Self::at_root(&root))
+    }
+
+    /// `assets/scene/main.composite` under the root.
+    pub fn composite_path(&self) -> PathBuf {
+        self.root.join(COMPOSITE_PATH)
+    }
+
+    /// `main.crdt` under the root.
+    pub fn crdt_path(&self) -> PathBuf {
+        self.root.join(CRDT_PATH)
+    }
+
+    /// The scene file the project opens: main.composite, else main.crdt.
+    pub fn scene_file(&self) -> Result<PathBuf, LoadError> {
+        let composite = self.composite_path();
+        if composite.is_file() {
+            return Ok(composite);
+        }
+        let crdt = self.crdt_path();
+        if crdt.is_file() {
+            return Ok(crdt);
+        }
+        Err(LoadError::file(
+            &self.root,
+            format!(
+                "this Decentraland project has no scene: neither {COMPOSITE_PATH} nor {CRDT_PATH} exists"
+            ),
+        ))
+    }
+
+    /// A name for titles: the scene's title, else the folder's name.
+    pub fn display_name(&self) -> String {
+        self.title.clone().unwrap_or_else(|| {
+            self.root.file_name().map_or_else(
+                || self.root.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            )
+        })
+    }
+
+    /// The file a component's `src` names (`assets/scene/Models/x.glb`, relative to the root, `/`
+    /// or `\` separated). When no file has exactly that name, a file whose path differs only in
+    /// letter case is accepted: Decentraland serves scene files case-insensitively, so scenes
+    /// made on Windows or macOS often spell paths differently from the files.
+    pub fn resolve_asset(&self, src: &str) -> Result<PathBuf, AssetPathError> {
+        let src = src.trim();
+        if src.is_empty() {
+            return Err(AssetPathError::Empty);
+        }
+        if src.contains("://") || src.starts_with("data:") {
+            return Err(AssetPathError::Remote(src.to_string()));
+        }
+        let relative = PathBuf::from(src.replace('\\', "/"));
+        let mut parts = Vec::new();
+        for part in relative.components() {
+            match part {
+                Component::Normal(p) => parts.push(p.to_os_string()),
+                Component::CurDir => {}
+                Component::ParentDir if parts.pop().is_some() => {}
+                _ => return Err(AssetPathError::OutsideProject(src.to_string())),
+            }
+        }
+        let exact = parts.iter().fold(self.root.clone(), |p, part| p.join(part));
+        if exact.is_file() {
+            return Ok(exact);
+        }
+        find_ignoring_case(&self.root, &parts).ok_or(AssetPathError::Missing { path: exact })
+    }
+}
+
+/// `display.title` of a scene.json's bytes (`None` when it has none); `Err` says what is wrong.
+fn scene_title(bytes: &[u8]) -> Result<Option<String>, String> {
+    let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| {
+        format!(
+            "not valid JSON at line {}, column {}: {e}",
+            e.line(),
+            e.column()
+        )
+    })?;
+    if !value.is_object() {
+        return Err("not a JSON object".into());
+    }
+    Ok(value
+        .pointer("/display/title")
+        .and_then(|t| t.as_str())
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .map(str::to_string))
+}
+
+/// The file under `root` whose path components equal `parts` ignoring ASCII case.
+fn find_ignoring_case(root: &Path, parts: &[std::ffi::OsString]) -> Option<PathBuf> {
+    let mut dir = root.to_path_buf();
+    for (i, part) in parts.iter().enumerate() {
+        let want = part.to_string_lossy().to_lowercase();
+        let found = std::fs::read_dir(&dir)
+            .ok()?
+            .flatten()
+            .find(|e| e.file_name().to_string_lossy().to_lowercase() == want)?;
+        dir = found.path();
+        let last = i + 1 == parts.len();
+        if last != dir.is_file() {
+            return None;
+        }
+    }
+    Some(dir)
+}
+
+/// What opening a path means.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OpenTarget {
+    /// A project: its scene file (main.composite, else main.crdt) is opened and saved with both.
+    Project {
+        /// The project.
+        project: Project,
+        /// Its scene file.
+        scene: PathBuf,
+    },
+    /// One scene file, saved on its own; `project` is the project it sits in, if any (its
+    /// models are drawn and its title shown).
+    File {
+        /// The scene file.
+        path: PathBuf,
+        /// The project around it.
+        project: Option<Project>,
+    },
+}
+
+impl OpenTarget {
+    /// The scene file to read.
+    pub fn scene_path(&self) -> &Path {
+        match self {
+            OpenTarget::Project { scene, .. } => scene,
+            OpenTarget::File { path, .. } => path,
+        }
+    }
+
+    /// The project, if any.
+    pub fn project(&self) -> Option<&Project> {
+        match self {
+            OpenTarget::Project { project, .. } => Some(project),
+            OpenTarget::File { project, .. } => project.as_ref(),
+        }
+    }
+}
+
+/// Decides what to open for `path`: a folder, or any file inside a project other than a scene
+/// file, opens the project (the folder with scene.json at or above it); a scene file
+/// (`.json`, `.crdt`, `.composite`) opens itself, as the project when it is the project's scene
+/// file.
+pub fn resolve_open(path: &Path) -> Result<OpenTarget, LoadError> {
+    if !path.exists() {
+        return Err(LoadError::file(path, "does not exist"));
+    }
+    let is_scene_file = path.is_file()
+        && SceneFormat::from_path(path).is_some()
+        && path.file_name().is_none_or(|n| n != SCENE_JSON);
+    let project = Project::containing(path);
+    if is_scene_file {
+        return Ok(match project {
+            Some(project) if is_project_scene(&project, path) => OpenTarget::Project {
+                scene: path.to_path_buf(),
+                project,
+            },
+            project => OpenTarget::File {
+                path: path.to_path_buf(),
+                project,
+            },
+        });
+    }
+    let Some(project) = project else {
+        return Err(LoadError::file(
+            path,
+            if path.is_dir() {
+                "not a Decentraland project: no scene.json in this folder or any folder above it"
+            } else {
+                "not a scene file (.json, .crdt, .composite) and not inside a Decentraland project (no scene.json above it)"
+            },
+        ));
+    };
+    let scene = project.scene_file()?;
+    Ok(OpenTarget::Project { project, scene })
+}
+
+/// True when `path` is the scene file the project opens.
+fn is_project_scene(project: &Project, path: &Path) -> bool {
+    let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    project.scene_file().is_ok_and(|scene| same(&scene, path))
+}
+
+/// Reads a project's scene file. When it is main.composite, the project's main.crdt lends its
+/// message order to the save context, so saving rewrites main.crdt in its own order; a main.crdt
+/// that cannot be read only adds a note.
+pub fn open_project_scene(project: &Project, scene: &Path) -> Result<OpenedScene, LoadError> {
+    let mut opened = open_scene(scene)?;
+    attach_crdt_layout(project, &mut opened);
+    Ok(opened)
+}
+
+/// Adds the project's main.crdt message order to a scene opened from its main.composite.
+pub fn attach_crdt_layout(project: &Project, opened: &mut OpenedScene) {
+    opened.notes.extend(project.notes.iter().cloned());
+    if opened.format != SceneFormat::DclComposite {
+        return;
+    }
+    let crdt = project.crdt_path();
+    if !crdt.is_file() {
+        return;
+    }
+    match dcl_crdt::read_crdt(&crdt) {
+        Ok(file) => opened.context.crdt_layout = Some(CrdtLayout::from_messages(&file.messages)),
+        Err(e) => opened.notes.push(format!(
+            "{e}; saving the project writes a new main.crdt in canonical order"
+        )),
+    }
+}
+
+/// The files a project save writes, encoded: main.composite (when the project has one, or has
+/// neither file) and main.crdt.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProjectFiles {
+    /// Each file and its bytes, in the order they are written.
+    pub files: Vec<(PathBuf, EncodedScene)>,
+}
+
+impl ProjectFiles {
+    /// What the files cannot hold, each entry prefixed with the file's name.
+    pub fn lost(&self) -> Vec<String> {
+        self.files
+            .iter()
+            .flat_map(|(path, encoded)| {
+                let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+                encoded
+                    .lost
+                    .iter()
+                    .map(move |l| format!("{}: {l}", name.as_deref().unwrap_or("?")))
+            })
+            .collect()
+    }
+}
+
+/// Encodes the replica as the project's files: main.composite (kept structure and untouched
+/// JSON from `context`) and the matching main.crdt (in the project's message order, when
+/// known). A project with only a main.crdt gets only a main.crdt.
+pub fn encode_project(replica: &Replica, context: &SaveContext, project: &Project) -> ProjectFiles {
+    let crdt_only = !project.composite_path().is_file() && project.crdt_path().is_file();
+    let mut files = Vec::new();
+    if !crdt_only {
+        files.push((
+            project.composite_path(),
+            encode_scene(replica, SceneFormat::DclComposite, context),
+        ));
+    }
+    files.push((
+        project.crdt_path(),
+        encode_scene(replica, SceneFormat::DclCrdt, context),
+    ));
+    ProjectFiles { files }
+}
+
+/// Writes encoded project files, each atomically (the composite first: it is what the
+/// Inspector edits). The first failure stops and names its file; a file written before it
+/// stays written.
+pub fn write_project(files: &ProjectFiles) -> Result<(), LoadError> {
+    for (path, encoded) in &files.files {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| LoadError::file(dir, format!("cannot create the folder: {e}")))?;
+        }
+        write_atomic(path, &encoded.bytes)
+            .map_err(|e| LoadError::file(path, format!("cannot save: {e}")))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,260 @@
+//! Decentraland projects: finding the root from any path inside, the title from scene.json,
+//! asset paths, and saving main.composite with the matching main.crdt.
+
+use std::path::{Path, PathBuf};
+
+use scenetree::io::project::{
+    self, AssetPathError, OpenTarget, Project, encode_project, open_project_scene, resolve_open,
+    write_project,
+};
+use scenetree::io::{self, SceneFormat};
+use scenetree::model::{Entity, Transform, ids};
+
+/// The vendored art gallery project (one model missing, as in its source snapshot).
+pub fn gallery() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/dcl-projects/art-gallery-template")
+}
+
+/// A writable copy of the art gallery project (the whole folder) in a temp dir.
+fn gallery_copy() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("gallery");
+    copy_dir(&gallery(), &root);
+    (dir, root)
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+fn expect_project(target: OpenTarget) -> (Project, PathBuf) {
+    match target {
+        OpenTarget::Project { project, scene } => (project, scene),
+        other => panic!("expected a project, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_folder_or_any_file_inside_opens_the_project_and_its_composite() {
+    let root = gallery();
+    for path in [
+        root.clone(),
+        root.join("assets/scene"),
+        root.join("assets/scene/Models/shelf/shelf.glb"),
+        root.join("scene.json"),
+        root.join("assets/scene/main.composite"),
+    ] {
+        let (project, scene) = expect_project(resolve_open(&path).unwrap());
+        assert_eq!(
+            project.title.as_deref(),
+            Some("Art Gallery Template"),
+            "{path:?}"
+        );
+        assert!(project.notes.is_empty(), "{:?}", project.notes);
+        assert!(scene.ends_with("assets/scene/main.composite"), "{scene:?}");
+        assert_eq!(
+            project.root.canonicalize().unwrap(),
+            root.canonicalize().unwrap()
+        );
+    }
+}
+
+#[test]
+fn another_scene_file_inside_a_project_opens_alone_but_knows_its_project() {
+    // main.crdt is not the scene the project opens (main.composite is), so it opens as itself.
+    match resolve_open(&gallery().join("main.crdt")).unwrap() {
+        OpenTarget::File { path, project } => {
+            assert!(path.ends_with("main.crdt"));
+            assert_eq!(
+                project.and_then(|p| p.title).as_deref(),
+                Some("Art Gallery Template")
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    // A scene file outside any project has none.
+    let loose = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/dcl/art-gallery-template/main.composite");
+    assert_eq!(
+        resolve_open(&loose).unwrap(),
+        OpenTarget::File {
+            path: loose,
+            project: None
+        }
+    );
+}
+
+#[test]
+fn a_project_with_only_main_crdt_opens_that() {
+    let (_dir, root) = gallery_copy();
+    std::fs::remove_file(root.join(project::COMPOSITE_PATH)).unwrap();
+    let (_, scene) = expect_project(resolve_open(&root).unwrap());
+    assert!(scene.ends_with("main.crdt"));
+    std::fs::remove_file(root.join(project::CRDT_PATH)).unwrap();
+    let err = resolve_open(&root).unwrap_err().to_string();
+    assert!(err.contains("has no scene"), "{err}");
+}
+
+#[test]
+fn folders_and_files_outside_any_project_are_refused_with_the_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = resolve_open(dir.path()).unwrap_err().to_string();
+    assert!(err.contains("no scene.json"), "{err}");
+    let model = dir.path().join("thing.glb");
+    std::fs::write(&model, b"glTF").unwrap();
+    let err = resolve_open(&model).unwrap_err().to_string();
+    assert!(err.contains("not a scene file"), "{err}");
+    let err = resolve_open(&dir.path().join("nope"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("does not exist"), "{err}");
+}
+
+#[test]
+fn a_broken_scene_json_opens_the_project_without_a_title_and_says_why() {
+    let (_dir, root) = gallery_copy();
+    std::fs::write(
+        root.join("scene.json"),
+        b"{\n  \"display\": {\"title\": \"Gall",
+    )
+    .unwrap();
+    let (project, scene) = expect_project(resolve_open(&root).unwrap());
+    assert_eq!(project.title, None);
+    assert_eq!(
+        project.display_name(),
+        "gallery",
+        "the folder's name stands in"
+    );
+    let note = project.notes.join("\n");
+    assert!(
+        note.contains("scene.json") && note.contains("line 2"),
+        "{note}"
+    );
+    // The scene itself still opens, and the note travels with it.
+    let opened = open_project_scene(&project, &scene).unwrap();
+    assert!(opened.notes.iter().any(|n| n.contains("scene.json")));
+    assert!(
+        opened
+            .replica
+            .component_data(Entity(523), ids::GLTF_CONTAINER)
+            .is_some()
+    );
+
+    std::fs::write(root.join("scene.json"), b"[1, 2]").unwrap();
+    let project = Project::at_root(&root);
+    assert!(
+        project.notes[0].contains("not a JSON object"),
+        "{:?}",
+        project.notes
+    );
+    std::fs::write(root.join("scene.json"), br#"{"display": {"title": "  "}}"#).unwrap();
+    assert_eq!(
+        Project::at_root(&root).title,
+        None,
+        "a blank title is no title"
+    );
+}
+
+#[test]
+fn asset_paths_resolve_inside_the_project_only() {
+    let project = Project::containing(&gallery()).unwrap();
+    let shelf = project
+        .resolve_asset("assets/scene/Models/shelf/shelf.glb")
+        .unwrap();
+    assert!(shelf.is_file());
+    // Backslashes and a different letter case, as scenes made on Windows write them.
+    let same = project
+        .resolve_asset("Assets\\Scene\\models\\SHELF\\shelf.GLB")
+        .unwrap();
+    assert_eq!(same.canonicalize().unwrap(), shelf.canonicalize().unwrap());
+    assert!(matches!(
+        project.resolve_asset("assets/scene/Models/art_gallery/art_gallery.glb"),
+        Err(AssetPathError::Missing { .. })
+    ));
+    assert_eq!(
+        project.resolve_asset("https://example.com/a.png"),
+        Err(AssetPathError::Remote("https://example.com/a.png".into()))
+    );
+    for outside in ["../secret.glb", "/etc/passwd", "assets/../../x.glb"] {
+        assert_eq!(
+            project.resolve_asset(outside),
+            Err(AssetPathError::OutsideProject(outside.into())),
+            "{outside}"
+        );
+    }
+    assert_eq!(project.resolve_asset("  "), Err(AssetPathError::Empty));
+    let err = project.resolve_asset("assets/nope.glb").unwrap_err();
+    assert!(err.to_string().contains("nope.glb"), "{err}");
+}
+
+#[test]
+fn saving_a_project_writes_the_composite_and_the_matching_main_crdt() {
+    let (_dir, root) = gallery_copy();
+    let (project, scene) = expect_project(resolve_open(&root).unwrap());
+    let composite_before = std::fs::read(project.composite_path()).unwrap();
+    let mut opened = open_project_scene(&project, &scene).unwrap();
+    assert_eq!(opened.format, SceneFormat::DclComposite);
+    assert!(
+        opened.context.crdt_layout.is_some(),
+        "main.crdt lends its message order"
+    );
+
+    // Unedited: the composite comes back byte for byte.
+    let files = encode_project(&opened.replica, &opened.context, &project);
+    assert_eq!(files.files.len(), 2);
+    assert_eq!(files.files[0].1.bytes, composite_before);
+    for lost in files.lost() {
+        assert!(lost.starts_with("main.crdt: "), "{lost}");
+    }
+
+    // Edited: both files carry the new position and read back alike.
+    let shelf = Entity(521);
+    let mut moved = Transform::from_bytes(
+        opened
+            .replica
+            .component_data(shelf, ids::TRANSFORM)
+            .unwrap(),
+    )
+    .unwrap();
+    moved.position.x += 2.5;
+    opened
+        .replica
+        .put(shelf, ids::TRANSFORM, moved.to_bytes().to_vec())
+        .unwrap();
+    let files = encode_project(&opened.replica, &opened.context, &project);
+    write_project(&files).unwrap();
+    for path in [project.composite_path(), project.crdt_path()] {
+        let replica = io::load_scene(&path).unwrap();
+        let read = Transform::from_bytes(replica.component_data(shelf, ids::TRANSFORM).unwrap());
+        assert_eq!(read.unwrap().position, moved.position, "{path:?}");
+    }
+    // No temporary files are left beside them.
+    let scene_dir: Vec<_> = std::fs::read_dir(root.join("assets/scene"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(scene_dir.is_empty(), "{scene_dir:?}");
+}
+
+#[test]
+fn a_main_crdt_that_does_not_parse_is_a_note_not_a_failure() {
+    let (_dir, root) = gallery_copy();
+    std::fs::write(root.join("main.crdt"), [1, 2, 3]).unwrap();
+    let (project, scene) = expect_project(resolve_open(&root).unwrap());
+    let opened = open_project_scene(&project, &scene).unwrap();
+    assert!(opened.context.crdt_layout.is_none());
+    let note = opened.notes.join("\n");
+    assert!(
+        note.contains("main.crdt") && note.contains("canonical order"),
+        "{note}"
+    );
+}
