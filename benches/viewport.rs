@@ -35,7 +35,7 @@ fn bench(c: &mut Criterion) {
         glam::Vec2::new(1280.0, 800.0),
     );
     group.bench_function("pick", |b| {
-        b.iter(|| picking::pick(std::hint::black_box(&ray), &scene.items))
+        b.iter(|| picking::pick(std::hint::black_box(&ray), &scene.items, &scene.assets))
     });
 
     let gl = egl::headless_gl().expect("surfaceless EGL (Mesa)");
@@ -80,6 +80,7 @@ fn bench(c: &mut Criterion) {
                 camera: &camera,
                 size_px: [320, 240],
                 background: egui::Color32::BLACK,
+                multisample: true,
             };
             renderer.render_offscreen(&request).unwrap();
             renderer.read_pixels() // waits for the GPU (here: llvmpipe) to finish

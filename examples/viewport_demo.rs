@@ -104,6 +104,7 @@ impl DemoApp {
                 shape: e.shape,
                 color: e.color,
                 selected: self.selection.contains(&e.entity),
+                texture: None,
             })
             .collect();
         self.scene.gizmo_targets = self

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use crate::crdt::network::LocalWrite;
 use crate::crdt::{CrdtMessage, Replica};
+use crate::io::project::Project;
 use crate::io::{SaveContext, SceneFormat};
 use crate::model::{Entity, Transform, decode_name, ids, present};
 use crate::scene::SceneView;
@@ -59,6 +60,10 @@ pub struct Document {
     pub save_context: SaveContext,
     /// What loading the file noticed (skipped messages, values kept but not loaded).
     pub load_notes: Vec<String>,
+    /// The Decentraland project the file is in (resolves model paths, names the window).
+    pub project: Option<Project>,
+    /// Saving writes the project's main.composite and main.crdt (the file is its scene).
+    pub saves_as_project: bool,
     /// What was last loaded or saved, to tell unsaved changes.
     saved: SavedState,
     /// True when some replica of the document (any simulated peer) differs from what was last
@@ -86,6 +91,8 @@ impl Document {
             file,
             save_context: SaveContext::default(),
             load_notes: Vec::new(),
+            project: None,
+            saves_as_project: false,
             saved,
             modified: false,
         }

@@ -8,6 +8,7 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 
 use super::file_dialog::{FilePick, NativeOutcome, NativePicker, pick_natively, rfd_picker};
 use crate::editor::{Document, SceneFile};
+use crate::io::project::OpenTarget;
 use crate::io::{self, LoadError, SceneFormat};
 
 /// Why a file dialog was opened.
@@ -149,6 +150,9 @@ pub fn load_document(path: &Path, permille: &AtomicU32) -> Result<Document, Load
         permille.store(1000, Ordering::Relaxed);
         return Ok(doc);
     }
+    // A folder or a file inside a Decentraland project opens the project's scene.
+    let target = io::project::resolve_open(path)?;
+    let path = target.scene_path();
     let format = SceneFormat::of_file_to_open(path)?;
     let mut file = std::fs::File::open(path)
         .map_err(|e| LoadError::file(path, format!("cannot read: {e}")))?;
@@ -168,7 +172,13 @@ pub fn load_document(path: &Path, permille: &AtomicU32) -> Result<Document, Load
             Ordering::Relaxed,
         );
     }
-    let opened = io::open_scene_bytes(path, &bytes)?;
+    let mut opened = io::open_scene_bytes(path, &bytes)?;
+    let saves_as_project = matches!(target, OpenTarget::Project { .. });
+    match target.project() {
+        Some(project) if saves_as_project => io::project::attach_crdt_layout(project, &mut opened),
+        Some(project) => opened.notes.extend(project.notes.iter().cloned()),
+        None => {}
+    }
     permille.store(900, Ordering::Relaxed);
     let mut doc = Document::new(
         opened.replica,
@@ -179,6 +189,8 @@ pub fn load_document(path: &Path, permille: &AtomicU32) -> Result<Document, Load
     );
     doc.save_context = opened.context;
     doc.load_notes = opened.notes;
+    doc.project = target.project().cloned();
+    doc.saves_as_project = saves_as_project;
     permille.store(1000, Ordering::Relaxed);
     Ok(doc)
 }

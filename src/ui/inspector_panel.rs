@@ -51,8 +51,14 @@ impl InspectorPanel {
         self.error_subject = doc.selection.entities().to_vec();
     }
 
-    /// Draws the inspector for the document's selection.
-    pub fn ui(&mut self, ui: &mut egui::Ui, doc: &Document) -> Vec<Action> {
+    /// Draws the inspector for the document's selection; `model` is what the viewport knows
+    /// of the selected entity's glTF model.
+    pub fn ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        doc: &Document,
+        model: Option<&super::viewport_tab::ModelState>,
+    ) -> Vec<Action> {
         let mut actions = Vec::new();
         if self.error.is_some() && doc.selection.entities() != self.error_subject.as_slice() {
             self.error = None;
@@ -92,6 +98,11 @@ impl InspectorPanel {
                 egui::CollapsingHeader::new(RichText::new("World (read-only)").strong())
                     .default_open(true)
                     .show(ui, |ui| self.world_ui(ui, doc, entity));
+                if let Some(model) = model {
+                    egui::CollapsingHeader::new(RichText::new("Model (glTF)").strong())
+                        .default_open(true)
+                        .show(ui, |ui| super::inspector_model::model_ui(ui, doc, model));
+                }
                 egui::CollapsingHeader::new(RichText::new("Components").strong())
                     .default_open(true)
                     .show(ui, |ui| self.components_ui(ui, doc, entity, &mut actions));
@@ -383,6 +394,7 @@ impl InspectorPanel {
 /// With nothing selected: what the open scene is, and what loading it noticed.
 fn scene_summary_ui(ui: &mut egui::Ui, doc: &Document, (cycles, rerooted): (usize, usize)) {
     ui.heading("Scene");
+    super::inspector_model::project_ui(ui, doc);
     match &doc.file {
         Some(file) => {
             ui.label(file.path.display().to_string());

@@ -9,6 +9,7 @@ mod component_fields;
 pub mod file_dialog;
 pub mod files;
 pub mod hierarchy_panel;
+mod inspector_model;
 pub mod inspector_panel;
 pub mod lessons;
 pub mod peers_panel;

@@ -124,6 +124,7 @@ impl Workbench {
 
     /// Replaces the document (a file was opened), keeping the layout.
     pub fn set_document(&mut self, doc: Document) {
+        self.viewport.assets.set_project(doc.project.clone());
         self.doc = doc;
         self.hierarchy = HierarchyPanel::default();
         self.viewport.frame_all_next();
@@ -180,6 +181,7 @@ impl Workbench {
                     self.doc.replica().live_entity_count(),
                     self.doc.selection.len()
                 ));
+                self.assets_status_ui(ui);
                 if cycles > 0 {
                     ui.label(
                         RichText::new(format!("⟲ {cycles} parenting cycle(s)")).color(style::CYCLE),
@@ -187,6 +189,35 @@ impl Workbench {
                 }
             });
         });
+    }
+
+    /// Model loading in the status bar: a progress bar while files load, then how many
+    /// loaded and failed.
+    fn assets_status_ui(&self, ui: &mut egui::Ui) {
+        let progress = self.viewport.assets.progress();
+        if progress.total == 0 {
+            return;
+        }
+        let done = progress.ready + progress.failed;
+        if progress.pending() > 0 {
+            ui.add(
+                egui::ProgressBar::new(done as f32 / progress.total as f32)
+                    .desired_width(120.0)
+                    .text(format!("Loading models {done}/{}", progress.total)),
+            );
+            ui.ctx()
+                .request_repaint_after(std::time::Duration::from_millis(100));
+        } else if progress.failed > 0 {
+            ui.label(
+                RichText::new(format!(
+                    "△ {} of {} model files could not be loaded (see the inspector)",
+                    progress.failed, progress.total
+                ))
+                .color(style::WARNING),
+            );
+        } else {
+            ui.weak(format!("{} model files loaded", progress.total));
+        }
     }
 
     /// What decides which commands apply now (see [`UiCommand::applies`]).
@@ -477,7 +508,13 @@ impl TabViewer for Tabs<'_> {
                 self.actions.extend(actions);
             }
             Tab::Inspector => {
-                let actions = self.bench.inspector.ui(ui, &self.bench.doc);
+                let bench = &mut *self.bench;
+                let model = bench
+                    .doc
+                    .selection
+                    .primary()
+                    .and_then(|e| bench.viewport.model_state(&bench.doc, e));
+                let actions = bench.inspector.ui(ui, &bench.doc, model.as_ref());
                 self.actions.extend(actions);
             }
             Tab::Viewport => {

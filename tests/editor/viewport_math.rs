@@ -136,6 +136,7 @@ fn item(n: u16, shape: Shape, world: Mat4) -> DrawItem {
         shape,
         color: eframe::egui::Color32::WHITE,
         selected: false,
+        texture: None,
     }
 }
 
@@ -161,7 +162,11 @@ fn picking_finds_the_nearest_item_under_the_pointer() {
     ];
     let at = |p: Vec3| {
         let s = cam.project(p, SIZE).unwrap();
-        picking::pick(&cam.ray(Vec2::new(s.x, s.y), SIZE), &items)
+        picking::pick(
+            &cam.ray(Vec2::new(s.x, s.y), SIZE),
+            &items,
+            &Default::default(),
+        )
     };
     let hit = at(Vec3::new(0.0, 0.5, 0.0)).unwrap();
     assert_eq!(

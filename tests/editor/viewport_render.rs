@@ -89,6 +89,7 @@ impl Rig {
                 camera,
                 size_px: [W, H],
                 background: BACKGROUND,
+                multisample: true,
             })
             .expect("render");
         let img = Image {
@@ -108,6 +109,7 @@ fn item(n: u16, shape: Shape, at: Vec3, color: Color32, selected: bool) -> DrawI
         shape,
         color,
         selected,
+        texture: None,
     }
 }
 
@@ -162,6 +164,7 @@ fn plus_x_is_right_and_plus_z_is_into_the_screen() {
         ],
         generation: 1,
         gizmo_targets: vec![],
+        ..Default::default()
     };
     let img = rig.render(&scene, &camera, "handedness");
     let reddish = |c: [u8; 3]| dominant(c, 0);
@@ -233,6 +236,7 @@ fn showroom_selection_is_outlined_and_every_shape_is_drawn_where_picking_finds_i
         let hit = picking::pick(
             &camera.ray(Vec2::new(x as f32 + 0.5, y as f32 + 0.5), size),
             &scene.items,
+            &scene.assets,
         );
         assert_eq!(hit.map(|h| h.entity), Some(it.entity), "{:?}", it.shape);
     }

@@ -87,6 +87,7 @@ pub fn showroom() -> ViewportScene {
             shape,
             color,
             selected: Entity::from_parts(n, 0) == SHOWROOM_SELECTED,
+            texture: None,
         })
         .collect();
     ViewportScene {
@@ -97,6 +98,7 @@ pub fn showroom() -> ViewportScene {
             local: entries[0].2,
             parent_world: Mat4::IDENTITY,
         }],
+        ..Default::default()
     }
 }
 
@@ -132,6 +134,7 @@ pub fn stress(count: usize) -> ViewportScene {
                     (60 + (i * 53) % 180) as u8,
                 ),
                 selected: i % 1000 == 0,
+                texture: None,
             }
         })
         .collect();
@@ -139,5 +142,6 @@ pub fn stress(count: usize) -> ViewportScene {
         items,
         generation: 1,
         gizmo_targets: Vec::new(),
+        ..Default::default()
     }
 }

@@ -1,23 +1,29 @@
-//! The three-d side of the viewport: one instanced draw per mesh kind, a selection outline, the
-//! ground grid and axes. It draws into whatever three-d `RenderTarget` it is given, so the
-//! app (offscreen FBO shown in egui) and the headless tests run the same code.
+//! The three-d side of the viewport: one instanced draw per mesh kind (and texture), one per
+//! part of each loaded model, a selection outline, the ground grid and axes. It draws into
+//! whatever three-d `RenderTarget` it is given, so the app (offscreen FBO shown in egui) and
+//! the headless tests run the same code.
 //!
-//! Draw order per frame: unselected items → grid → selection outline (enlarged copies of the
+//! Draw order per frame: unselected items → selection outline (enlarged copies of the
 //! selected items in the highlight colour, not writing depth) → selected items on top of
-//! their outline, so only a rim of the outline stays visible.
+//! their outline, so only a rim of the outline stays visible → blended model parts → the grid,
+//! depth-tested, after any multisample resolve.
+
+use std::time::Duration;
 
 use eframe::egui::Color32;
 use glam::{Mat4, Vec3};
 use rustc_hash::FxHashMap as HashMap;
 use three_d::{
-    ClearState, ColorMapping, ColorMaterial, Context, CpuMesh, Cull, EffectMaterialId, Indices,
-    InstancedMesh, Instances, Light, Material, MaterialType, Positions, Program, RenderStates,
-    RenderTarget, Srgba, ToneMapping, Viewer, Viewport, WriteMask,
+    ClearState, ColorMapping, ColorMaterial, Context, CpuMesh, Cull, InstancedMesh, Instances,
+    RenderStates, RenderTarget, Srgba, Texture2DRef, ToneMapping, Viewer, Viewport, WriteMask,
 };
 
 use crate::ui::style;
 
-use super::{DrawItem, OrbitCamera, ViewportScene, grid::Grid, shape::MARKER_SIZE, shape::Shape};
+use super::gpu_models::{GpuModels, ModelInstances, ModelPass};
+use super::models::{AssetId, SceneAssets};
+use super::shaded::{ShadedMaterial, cone_mesh, marker_mesh};
+use super::{DrawItem, OrbitCamera, ViewportScene, grid::Grid, shape::Shape};
 
 /// How far the outline extends beyond a selected shape, meters (world space).
 const OUTLINE_MARGIN: f32 = 0.04;
@@ -43,9 +49,10 @@ pub enum MeshKey {
 }
 
 impl MeshKey {
-    fn of(shape: &Shape) -> MeshKey {
+    /// The mesh of a shape; `None` for a model, which brings its own meshes.
+    fn of(shape: &Shape) -> Option<MeshKey> {
         let mm = |r: f32| (r.clamp(0.0, 1000.0) * 1000.0).round() as u32;
-        match *shape {
+        Some(match *shape {
             Shape::Box => MeshKey::Box,
             Shape::Sphere => MeshKey::Sphere,
             Shape::Cylinder {
@@ -55,7 +62,13 @@ impl MeshKey {
             Shape::Plane => MeshKey::Plane,
             Shape::Marker => MeshKey::Marker,
             Shape::GltfPlaceholder => MeshKey::Gltf,
-        }
+            Shape::Model { .. } => return None,
+        })
+    }
+
+    /// Whether the mesh has texture coordinates (a texture on the others is not drawn).
+    fn has_uvs(self) -> bool {
+        matches!(self, MeshKey::Box | MeshKey::Plane | MeshKey::Cylinder(..))
     }
 
     fn cpu_mesh(self) -> CpuMesh {
@@ -85,14 +98,25 @@ pub struct BatchInstances {
     pub outline: Instances,
 }
 
-/// Per-mesh-kind instance lists built from the scene's items (CPU work only).
-pub struct Batches(pub HashMap<MeshKey, BatchInstances>);
+/// Which instanced draw an item of a MeshRenderer shape joins: its mesh and its texture.
+pub type BatchKey = (MeshKey, Option<AssetId>);
+
+/// Instance lists built from the scene's items (CPU work only): per mesh kind and texture, and
+/// per model.
+#[derive(Default)]
+pub struct Batches {
+    /// Shapes, by mesh and texture.
+    pub shapes: HashMap<BatchKey, BatchInstances>,
+    /// Models, by model.
+    pub models: HashMap<AssetId, BatchInstances>,
+}
 
 impl Batches {
     /// Total number of items placed (outline copies not counted).
     pub fn instance_count(&self) -> usize {
-        self.0
+        self.shapes
             .values()
+            .chain(self.models.values())
             .map(|b| b.normal.transformations.len() + b.selected.transformations.len())
             .sum()
     }
@@ -106,40 +130,65 @@ fn srgba(c: Color32) -> Srgba {
     Srgba::new(c.r(), c.g(), c.b(), 255)
 }
 
-/// Groups the items by mesh kind and pass. Items with non-finite matrices are skipped.
+/// Groups the items by mesh kind, texture (or model) and pass. Items with non-finite matrices
+/// are skipped. Models are drawn in their own colours: their unselected instances carry white,
+/// selected ones a warm tint.
 pub fn build_batches(items: &[DrawItem]) -> Batches {
-    let mut batches: HashMap<MeshKey, BatchInstances> = HashMap::default();
+    let mut batches = Batches::default();
     for item in items {
         let instance = item.shape.instance_matrix(&item.world);
         if !instance.is_finite() {
             continue;
         }
-        let batch = batches.entry(MeshKey::of(&item.shape)).or_default();
+        let (batch, color) = match (MeshKey::of(&item.shape), item.shape) {
+            (Some(mesh), _) => {
+                let texture = item.texture.filter(|_| mesh.has_uvs());
+                let color = if item.selected {
+                    item.color.lerp_to_gamma(style::SELECTION, SELECTION_TINT)
+                } else {
+                    item.color
+                };
+                (
+                    batches.shapes.entry((mesh, texture)).or_default(),
+                    Some(color),
+                )
+            }
+            (None, Shape::Model { asset, .. }) => {
+                // White leaves the model's own colours; every instance has a colour, so
+                // selected and unselected instances share one shader.
+                let color = if item.selected {
+                    Color32::WHITE.lerp_to_gamma(style::SELECTION, SELECTION_TINT * 2.0)
+                } else {
+                    Color32::WHITE
+                };
+                (batches.models.entry(asset).or_default(), Some(color))
+            }
+            (None, _) => continue,
+        };
         let pass = if item.selected {
             &mut batch.selected
         } else {
             &mut batch.normal
         };
         pass.transformations.push(to_three(&instance));
-        let color = if item.selected {
-            item.color.lerp_to_gamma(style::SELECTION, SELECTION_TINT)
-        } else {
-            item.color
-        };
-        pass.colors.get_or_insert_with(Vec::new).push(srgba(color));
+        if let Some(color) = color {
+            pass.colors.get_or_insert_with(Vec::new).push(srgba(color));
+        }
         if item.selected {
             batch.outline.transformations.push(to_three(
                 &(instance * outline_scale(&item.shape, &instance)),
             ));
         }
     }
-    Batches(batches)
+    batches
 }
 
-/// Scales shape space so the outline sticks out by about [`OUTLINE_MARGIN`] world meters on
-/// every side, whatever the item's own scale.
+/// Scales shape space about the shape's centre so the outline sticks out by about
+/// [`OUTLINE_MARGIN`] world meters on every side, whatever the item's own scale.
 fn outline_scale(shape: &Shape, instance: &Mat4) -> Mat4 {
-    let half = shape.local_bounds().max;
+    let bounds = shape.local_bounds();
+    let centre = (bounds.min + bounds.max) * 0.5;
+    let half = (bounds.max - bounds.min) * 0.5;
     let axis_len = [
         instance.x_axis.truncate().length(),
         instance.y_axis.truncate().length(),
@@ -149,23 +198,35 @@ fn outline_scale(shape: &Shape, instance: &Mat4) -> Mat4 {
         let world_half = (half[i] * axis_len[i]).max(1e-3);
         1.0 + OUTLINE_MARGIN / world_half
     };
-    Mat4::from_scale(Vec3::new(factor(0), factor(1), factor(2)))
+    Mat4::from_translation(centre)
+        * Mat4::from_scale(Vec3::new(factor(0), factor(1), factor(2)))
+        * Mat4::from_translation(-centre)
 }
 
 struct GpuBatch {
     normal: InstancedMesh,
     selected: InstancedMesh,
     outline: InstancedMesh,
+    /// The batch's material: the shared one, or one with the batch's texture.
+    material: Option<ShadedMaterial>,
 }
+
+/// How long one frame may spend uploading models before leaving the rest to the next frames,
+/// so the UI stays responsive while a scene's models arrive.
+const MODEL_UPLOAD_BUDGET: Duration = Duration::from_millis(8);
 
 /// The viewport's GPU state on one GL context.
 pub(crate) struct GpuScene {
     context: Context,
-    batches: HashMap<MeshKey, GpuBatch>,
+    batches: HashMap<BatchKey, GpuBatch>,
     shaded: ShadedMaterial,
     outline: ColorMaterial,
     grid: Grid,
+    models: GpuModels,
+    textures: HashMap<AssetId, Texture2DRef>,
     uploaded_generation: Option<u64>,
+    /// Models of the scene not uploaded yet (see [`MODEL_UPLOAD_BUDGET`]).
+    pub models_waiting: bool,
     /// Instance uploads done so far (one per generation change).
     pub uploads: u64,
     /// Items placed by the last upload.
@@ -179,6 +240,7 @@ impl GpuScene {
             batches: HashMap::default(),
             shaded: ShadedMaterial {
                 light_direction: Vec3::Y,
+                texture: None,
             },
             outline: ColorMaterial {
                 color: srgba(style::SELECTION),
@@ -190,42 +252,112 @@ impl GpuScene {
                 ..Default::default()
             },
             grid: Grid::new(context),
+            models: GpuModels::new(context),
+            textures: HashMap::default(),
             uploaded_generation: None,
+            models_waiting: false,
             uploads: 0,
             instances: 0,
         }
     }
 
-    /// Re-uploads the instance buffers when `scene.generation` differs from the last upload.
+    /// Models uploaded so far.
+    pub fn models_uploaded(&self) -> usize {
+        self.models.uploaded
+    }
+
+    /// Re-uploads the instance buffers when `scene.generation` differs from the last upload,
+    /// and uploads models that are not on the GPU yet (within a time budget per call).
     pub fn upload(&mut self, scene: &ViewportScene) {
-        if self.uploaded_generation == Some(scene.generation) {
-            return;
+        if self.uploaded_generation != Some(scene.generation) {
+            self.upload_instances(scene);
         }
+        self.models_waiting = self
+            .models
+            .upload_within(&scene.assets, MODEL_UPLOAD_BUDGET);
+    }
+
+    fn upload_instances(&mut self, scene: &ViewportScene) {
         let mut built = build_batches(&scene.items);
         self.instances = built.instance_count();
+        self.sync_textures(&scene.assets);
         // Kinds that disappeared keep their GPU meshes, emptied, for when they come back.
         for (key, gpu) in self.batches.iter_mut() {
-            let fresh = built.0.remove(key).unwrap_or_default();
+            let fresh = built.shapes.remove(key).unwrap_or_default();
             set_instances(&mut gpu.normal, &fresh.normal);
             set_instances(&mut gpu.selected, &fresh.selected);
             set_instances(&mut gpu.outline, &fresh.outline);
         }
-        for (key, fresh) in built.0 {
-            let mesh = key.cpu_mesh();
+        for (key, fresh) in built.shapes {
+            let (mesh_key, texture) = key;
+            let material = match texture {
+                None => None,
+                Some(id) => match self.textures.get(&id) {
+                    Some(texture) => Some(ShadedMaterial {
+                        texture: Some(texture.clone()),
+                        ..self.shaded.clone()
+                    }),
+                    None => None, // not loaded: drawn in its plain colour
+                },
+            };
+            let mesh = mesh_key.cpu_mesh();
             self.batches.insert(
                 key,
                 GpuBatch {
                     normal: InstancedMesh::new(&self.context, &fresh.normal, &mesh),
                     selected: InstancedMesh::new(&self.context, &fresh.selected, &mesh),
                     outline: InstancedMesh::new(&self.context, &fresh.outline, &mesh),
+                    material,
                 },
             );
         }
+        let models = built
+            .models
+            .into_iter()
+            .map(|(id, b)| {
+                let instances = ModelInstances {
+                    normal: b.normal,
+                    selected: b.selected,
+                    outline: b.outline,
+                };
+                (id, instances)
+            })
+            .collect();
+        self.models.set_instances(models);
         self.uploaded_generation = Some(scene.generation);
         self.uploads += 1;
     }
 
-    /// Clears `target` to `background` and draws the scene as `camera` sees it.
+    /// Uploads the scene's textures that are new, and forgets the ones it no longer has
+    /// (with the batches that draw them).
+    fn sync_textures(&mut self, assets: &SceneAssets) {
+        self.textures
+            .retain(|id, _| assets.textures.contains_key(id));
+        self.batches
+            .retain(|(_, texture), _| texture.is_none_or(|t| assets.textures.contains_key(&t)));
+        for (id, texture) in &assets.textures {
+            self.textures
+                .entry(*id)
+                .or_insert_with(|| Texture2DRef::from_cpu_texture(&self.context, &texture.cpu));
+        }
+    }
+
+    /// Draws the ground grid and axes over what `target` holds, depth-tested against it. It is
+    /// drawn last, into the resolved (not multisampled) image, so its one-pixel lines stay
+    /// crisp; the depth buffer must hold the scene's depth.
+    pub fn render_grid(&self, target: &RenderTarget, camera: &OrbitCamera, size_px: [u32; 2]) {
+        let viewer = DclViewer::new(camera, size_px);
+        target
+            .write::<three_d::RendererError>(|| {
+                self.grid
+                    .draw(viewer.projection * viewer.view, camera, viewer.viewport);
+                Ok(())
+            })
+            .expect("the grid draws without fallible steps");
+    }
+
+    /// Clears `target` to `background` and draws the scene as `camera` sees it, without the
+    /// grid (see [`Self::render_grid`]).
     pub fn render(
         &mut self,
         target: &RenderTarget,
@@ -234,45 +366,72 @@ impl GpuScene {
         background: Color32,
     ) {
         let viewer = DclViewer::new(camera, size_px);
-        // A headlight from above and to the right of the eye keeps every view readable.
-        self.shaded.light_direction =
-            (-camera.forward() + camera.up() * 0.8 + camera.right() * 0.5).normalize();
+        // A key light from above and to the right of the eye keeps every view readable.
+        let key = (-camera.forward() + camera.up() * 0.8 + camera.right() * 0.5).normalize();
+        self.shaded.light_direction = key;
+        self.models.set_key_direction(key);
+        for batch in self.batches.values_mut() {
+            if let Some(m) = &mut batch.material {
+                m.light_direction = key;
+            }
+        }
         let [r, g, b, _] = background.to_normalized_gamma_f32();
         target.clear(ClearState::color_and_depth(r, g, b, 1.0, 1.0));
-        target.render_with_material(&self.shaded, &viewer, self.pass(Pass::Normal), &[]);
-        target
-            .write::<three_d::RendererError>(|| {
-                self.grid
-                    .draw(viewer.projection * viewer.view, camera, viewer.viewport);
-                Ok(())
-            })
-            .expect("the grid draws without fallible steps");
-        target.render_with_material(&self.outline, &viewer, self.pass(Pass::Outline), &[]);
-        target.render_with_material(&self.shaded, &viewer, self.pass(Pass::Selected), &[]);
+        self.render_shapes(target, &viewer, Pass::Normal);
+        self.models.render(target, &viewer, ModelPass::Normal);
+        self.render_shapes(target, &viewer, Pass::Outline);
+        self.models.render_outline(target, &viewer, &self.outline);
+        self.render_shapes(target, &viewer, Pass::Selected);
+        self.models.render(target, &viewer, ModelPass::Selected);
+        self.models.render(target, &viewer, ModelPass::Blended);
     }
 
-    /// The non-empty meshes of one pass.
-    fn pass(&self, pass: Pass) -> Vec<&InstancedMesh> {
-        self.batches
-            .values()
-            .map(|b| match pass {
+    /// Draws one pass of the shapes: the plain ones in one call, each textured batch in its own.
+    fn render_shapes(&self, target: &RenderTarget, viewer: &DclViewer, pass: Pass) {
+        fn mesh_of(b: &GpuBatch, pass: Pass) -> &InstancedMesh {
+            match pass {
                 Pass::Normal => &b.normal,
                 Pass::Selected => &b.selected,
                 Pass::Outline => &b.outline,
-            })
+            }
+        }
+        let plain: Vec<&InstancedMesh> = self
+            .batches
+            .values()
+            .filter(|b| pass == Pass::Outline || b.material.is_none())
+            .map(|b| mesh_of(b, pass))
             .filter(|m| m.instance_count() > 0)
-            .collect()
+            .collect();
+        let material: &dyn three_d::Material = match pass {
+            Pass::Outline => &self.outline,
+            _ => &self.shaded,
+        };
+        if !plain.is_empty() {
+            target.render_with_material(material, viewer, plain, &[]);
+        }
+        if pass == Pass::Outline {
+            return;
+        }
+        for batch in self.batches.values() {
+            let mesh = mesh_of(batch, pass);
+            if let Some(material) = &batch.material
+                && mesh.instance_count() > 0
+            {
+                target.render_with_material(material, viewer, [mesh], &[]);
+            }
+        }
     }
 }
 
-#[derive(Copy, Clone)]
+#[derive(Copy, Clone, PartialEq, Eq)]
 enum Pass {
     Normal,
     Selected,
     Outline,
 }
 
-fn set_instances(mesh: &mut InstancedMesh, instances: &Instances) {
+/// Sets a mesh's instances, skipping the upload when it stays empty.
+pub(crate) fn set_instances(mesh: &mut InstancedMesh, instances: &Instances) {
     if mesh.instance_count() > 0 || !instances.transformations.is_empty() {
         mesh.set_instances(instances);
     }
@@ -328,120 +487,4 @@ impl Viewer for DclViewer {
     fn tone_mapping(&self) -> ToneMapping {
         ToneMapping::None // colours stay the colours the scene asked for
     }
-}
-
-/// Diffuse shading with a headlight and a sky term. Normals are turned towards the viewer, so
-/// planes are lit from both sides and the mirrored winding of the left-handed view (see
-/// `camera.rs`) does not matter.
-struct ShadedMaterial {
-    /// Unit direction towards the light, world space.
-    light_direction: Vec3,
-}
-
-impl Material for ShadedMaterial {
-    fn fragment_shader_source(&self, _lights: &[&dyn Light]) -> String {
-        format!(
-            "{}{}",
-            ColorMapping::fragment_shader_source(),
-            r#"
-uniform vec3 lightDirection;
-uniform vec3 eyePosition;
-in vec3 pos;
-in vec3 nor;
-in vec4 col;
-layout (location = 0) out vec4 outColor;
-void main() {
-    vec3 n = normalize(nor);
-    if (dot(n, eyePosition - pos) < 0.0) { n = -n; }
-    float key = max(dot(n, lightDirection), 0.0);
-    float sky = 0.5 + 0.5 * n.y;
-    outColor = vec4(color_mapping(col.rgb * (0.28 + 0.17 * sky + 0.6 * key)), 1.0);
-}
-"#
-        )
-    }
-    fn id(&self) -> EffectMaterialId {
-        EffectMaterialId(0x0100) // in three-d's range for user materials
-    }
-    fn use_uniforms(&self, program: &Program, viewer: &dyn Viewer, _lights: &[&dyn Light]) {
-        viewer.color_mapping().use_uniforms(program);
-        let l = self.light_direction;
-        program.use_uniform("lightDirection", three_d::vec3(l.x, l.y, l.z));
-        program.use_uniform("eyePosition", viewer.position());
-    }
-    fn render_states(&self) -> RenderStates {
-        RenderStates {
-            cull: Cull::None,
-            ..Default::default()
-        }
-    }
-    fn material_type(&self) -> MaterialType {
-        MaterialType::Opaque
-    }
-}
-
-/// A (truncated) cone along Y from y = −0.5 (radius `bottom`) to +0.5 (radius `top`), capped.
-fn cone_mesh(top: f32, bottom: f32, segments: u32) -> CpuMesh {
-    let mut positions = Vec::new();
-    let mut normals = Vec::new();
-    let mut indices: Vec<u32> = Vec::new();
-    let v = three_d::vec3;
-    let slope = bottom - top; // the side normal leans up by this over a height of 1
-    for s in 0..=segments {
-        let a = s as f32 / segments as f32 * std::f32::consts::TAU;
-        let (sin, cos) = a.sin_cos();
-        let n = v(cos, slope, sin);
-        let n = n / (n.x * n.x + n.y * n.y + n.z * n.z).sqrt();
-        positions.extend([
-            v(cos * bottom, -0.5, sin * bottom),
-            v(cos * top, 0.5, sin * top),
-        ]);
-        normals.extend([n, n]);
-    }
-    for s in 0..segments {
-        let i = 2 * s;
-        indices.extend([i, i + 1, i + 2, i + 1, i + 3, i + 2]);
-    }
-    for (y, r, ny) in [(0.5, top, 1.0), (-0.5, bottom, -1.0)] {
-        let center = positions.len() as u32;
-        positions.push(v(0.0, y, 0.0));
-        normals.push(v(0.0, ny, 0.0));
-        for s in 0..=segments {
-            let a = s as f32 / segments as f32 * std::f32::consts::TAU;
-            positions.push(v(a.cos() * r, y, a.sin() * r));
-            normals.push(v(0.0, ny, 0.0));
-        }
-        for s in 0..segments {
-            indices.extend([center, center + 1 + s, center + 2 + s]);
-        }
-    }
-    CpuMesh {
-        positions: Positions::F32(positions),
-        normals: Some(normals),
-        indices: Indices::U32(indices),
-        ..Default::default()
-    }
-}
-
-/// An octahedron [`MARKER_SIZE`] tip to tip, with flat faces.
-fn marker_mesh() -> CpuMesh {
-    let h = MARKER_SIZE * 0.5;
-    let v = three_d::vec3;
-    let tips = [
-        v(h, 0.0, 0.0),
-        v(0.0, 0.0, h),
-        v(-h, 0.0, 0.0),
-        v(0.0, 0.0, -h),
-    ];
-    let mut positions = Vec::new();
-    for i in 0..4 {
-        let (a, b) = (tips[i], tips[(i + 1) % 4]);
-        positions.extend([a, b, v(0.0, h, 0.0), b, a, v(0.0, -h, 0.0)]);
-    }
-    let mut mesh = CpuMesh {
-        positions: Positions::F32(positions),
-        ..Default::default()
-    };
-    mesh.compute_normals();
-    mesh
 }

@@ -25,10 +25,13 @@ pub mod camera;
 pub mod demo;
 pub mod gizmo;
 mod gizmo_drag;
+mod gpu_models;
 pub mod gpu_scene;
 mod grid;
+pub mod models;
 pub mod picking;
 pub mod renderer;
+mod shaded;
 pub mod shape;
 mod widget;
 
@@ -55,8 +58,11 @@ pub struct DrawItem {
     pub world: Mat4,
     /// What to draw (sizes in the entity's local space, see [`Shape`]).
     pub shape: Shape,
-    /// Base colour (sRGB, opaque).
+    /// Base colour (sRGB, opaque); multiplies the texture and a model's own colours.
     pub color: Color32,
+    /// A base-colour texture for a MeshRenderer shape (`core::Material`), in the scene's
+    /// [`ViewportScene::assets`]; `None` draws the plain colour.
+    pub texture: Option<models::AssetId>,
     /// Drawn with the selection outline and tint.
     pub selected: bool,
 }
@@ -93,24 +99,33 @@ pub struct ViewportScene {
     /// The selected entities the gizmo acts on; the first is the pivot and gives the local
     /// orientation. Empty hides the gizmo.
     pub gizmo_targets: Vec<GizmoTarget>,
+    /// The loaded models and textures the items name.
+    pub assets: models::SceneAssets,
 }
 
 impl ViewportScene {
     /// World-space bounds of the selected items, or of all items when none is selected;
     /// `None` for an empty scene. Non-finite matrices are ignored.
     pub fn focus_bounds(&self) -> Option<Aabb> {
-        let bounds = |selected_only: bool| {
-            self.items
-                .iter()
-                .filter(|i| !selected_only || i.selected)
-                .map(|i| {
-                    i.shape
-                        .local_bounds()
-                        .transformed(&i.shape.instance_matrix(&i.world))
-                })
-                .filter(|b| b.min.is_finite() && b.max.is_finite())
-                .reduce(Aabb::union)
-        };
-        bounds(true).or_else(|| bounds(false))
+        self.bounds_of(|i| i.selected).or_else(|| self.all_bounds())
+    }
+
+    /// World-space bounds of every item (models by their real bounds); `None` for an empty
+    /// scene. Non-finite matrices are ignored.
+    pub fn all_bounds(&self) -> Option<Aabb> {
+        self.bounds_of(|_| true)
+    }
+
+    fn bounds_of(&self, wanted: impl Fn(&DrawItem) -> bool) -> Option<Aabb> {
+        self.items
+            .iter()
+            .filter(|i| wanted(i))
+            .map(|i| {
+                i.shape
+                    .local_bounds()
+                    .transformed(&i.shape.instance_matrix(&i.world))
+            })
+            .filter(|b| b.min.is_finite() && b.max.is_finite())
+            .reduce(Aabb::union)
     }
 }

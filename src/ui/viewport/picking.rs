@@ -1,5 +1,5 @@
 //! Click picking: a world-space ray against each item's exact shape (box, sphere, cone or
-//! cylinder, plane) under its instance matrix, nearest hit wins.
+//! cylinder, plane, a model's triangles) under its instance matrix, nearest hit wins.
 //!
 //! Each test moves the ray into the shape's own space with the inverse instance matrix and
 //! keeps the direction unnormalised, so the ray parameter `t` found there is the same
@@ -7,7 +7,9 @@
 
 use glam::{Mat4, Vec3};
 
-use super::{DrawItem, camera::Ray, shape::MARKER_SIZE, shape::Shape};
+use super::{
+    DrawItem, camera::Ray, models::SceneAssets, shape::Aabb, shape::MARKER_SIZE, shape::Shape,
+};
 use crate::model::Entity;
 
 /// The nearest item under a ray.
@@ -22,12 +24,20 @@ pub struct Hit {
 }
 
 /// The nearest item the ray hits (in front of its origin), if any. Items whose matrix cannot
-/// be inverted (a zero scale) or is not finite cannot be hit.
-pub fn pick(ray: &Ray, items: &[DrawItem]) -> Option<Hit> {
+/// be inverted (a zero scale) or is not finite cannot be hit. Models are hit on their
+/// triangles (`assets` holds them; a model missing there is hit on its bounds).
+pub fn pick(ray: &Ray, items: &[DrawItem], assets: &SceneAssets) -> Option<Hit> {
     let mut best: Option<Hit> = None;
     for (index, item) in items.iter().enumerate() {
         let instance = item.shape.instance_matrix(&item.world);
-        if let Some(distance) = intersect_shape(ray, &item.shape, &instance)
+        let hit = match item.shape {
+            Shape::Model { asset, bounds } => match assets.models.get(&asset) {
+                Some(model) => intersect_triangles(ray, &bounds, &model.triangles, &instance),
+                None => intersect_shape(ray, &item.shape, &instance),
+            },
+            _ => intersect_shape(ray, &item.shape, &instance),
+        };
+        if let Some(distance) = hit
             && best.is_none_or(|b| distance < b.distance)
         {
             best = Some(Hit {
@@ -59,8 +69,61 @@ pub fn intersect_shape(ray: &Ray, shape: &Shape, instance: &Mat4) -> Option<f32>
             radius_bottom,
         } => ray_cone(o, d, radius_top, radius_bottom),
         Shape::Plane => ray_unit_quad(o, d),
+        Shape::Model { bounds, .. } => ray_aabb(o, d, &bounds),
     }?;
     (t.is_finite() && t >= 0.0).then_some(t)
+}
+
+/// Distance in meters along `ray` (world space) to the nearest of `triangles` (model space,
+/// inside `bounds`) placed by `instance`; `None` on a miss or a degenerate matrix. The bounds
+/// are tested first, so a click far from the model costs one box test.
+pub fn intersect_triangles(
+    ray: &Ray,
+    bounds: &Aabb,
+    triangles: &[[Vec3; 3]],
+    instance: &Mat4,
+) -> Option<f32> {
+    if !instance.is_finite() || instance.determinant().abs() < 1e-12 {
+        return None;
+    }
+    let inv = instance.inverse();
+    let o = inv.transform_point3(ray.origin);
+    let d = inv.transform_vector3(ray.direction);
+    ray_aabb(o, d, bounds)?;
+    triangles
+        .iter()
+        .filter_map(|t| ray_triangle(o, d, t))
+        .min_by(f32::total_cmp)
+}
+
+/// Möller–Trumbore, both sides: the `t` where `o + t d` crosses the triangle, if `t >= 0`.
+fn ray_triangle(o: Vec3, d: Vec3, [a, b, c]: &[Vec3; 3]) -> Option<f32> {
+    let e1 = *b - *a;
+    let e2 = *c - *a;
+    let p = d.cross(e2);
+    let det = e1.dot(p);
+    if det.abs() < 1e-12 {
+        return None; // parallel, or a degenerate triangle
+    }
+    let inv_det = 1.0 / det;
+    let s = o - *a;
+    let u = s.dot(p) * inv_det;
+    if !(0.0..=1.0).contains(&u) {
+        return None;
+    }
+    let q = s.cross(e1);
+    let v = d.dot(q) * inv_det;
+    if v < 0.0 || u + v > 1.0 {
+        return None;
+    }
+    let t = e2.dot(q) * inv_det;
+    (t.is_finite() && t >= 0.0).then_some(t)
+}
+
+/// A box that need not be centred on the origin.
+fn ray_aabb(o: Vec3, d: Vec3, b: &Aabb) -> Option<f32> {
+    let centre = (b.min + b.max) * 0.5;
+    ray_box(o - centre, d, (b.max - b.min) * 0.5)
 }
 
 /// First non-negative `t` where `o + t d` meets a box centred on the origin (slab method).

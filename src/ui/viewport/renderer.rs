@@ -4,7 +4,9 @@
 //! The offscreen path: our own RGBA8 texture and depth renderbuffer on an FBO that three-d
 //! renders into; the texture is registered with egui once and resized by re-specifying its
 //! storage under the same GL name, so the `TextureId` stays valid (egui's paint callback would
-//! instead re-render on every egui repaint).
+//! instead re-render on every egui repaint). With multisampling (4× where the driver has it),
+//! three-d renders into a multisampled FBO instead, which is resolved into the texture after
+//! each frame.
 
 use std::sync::Arc;
 
@@ -24,6 +26,10 @@ pub struct RenderRequest<'a> {
     pub size_px: [u32; 2],
     /// Clear colour (sRGB).
     pub background: Color32,
+    /// Smooth edges with multisampling. The widget turns it off while the camera or a
+    /// gizmo moves (software GL renders several times faster without it) and renders
+    /// once more with it when the view comes to rest.
+    pub multisample: bool,
 }
 
 /// Draws the 3D scene for the viewport widget. The widget calls it only when the request
@@ -32,6 +38,14 @@ pub struct RenderRequest<'a> {
 pub trait ViewportRenderer {
     /// Renders `request` and returns the egui texture holding the image.
     fn render(&mut self, request: &RenderRequest<'_>) -> Option<egui::TextureId>;
+
+    /// Does this frame's share of GPU uploads for `scene` (instances when its generation
+    /// changed, a time-boxed slice of the model uploads) without drawing; true while some
+    /// are still waiting. The widget calls it every frame and redraws, at most a few times a
+    /// second, while uploads continue.
+    fn prepare(&mut self, _scene: &super::ViewportScene) -> bool {
+        false
+    }
 }
 
 /// A renderer that draws nothing and counts calls: for UI tests without a GPU.
@@ -87,7 +101,23 @@ pub struct RenderStats {
     pub instances: usize,
     /// Current image size, physical pixels.
     pub size_px: [u32; 2],
+    /// glTF models uploaded to the GPU so far.
+    pub models_uploaded: usize,
+    /// Samples per pixel (1 without multisampling).
+    pub samples: u32,
 }
+
+/// The multisampled framebuffer three-d draws into before the resolve into the texture.
+struct Msaa {
+    /// `None` only while three-d holds it during a render.
+    fbo: Option<glow::Framebuffer>,
+    color: glow::Renderbuffer,
+    depth: glow::Renderbuffer,
+    samples: i32,
+}
+
+/// Samples per pixel the viewport asks for.
+const MSAA_SAMPLES: i32 = 4;
 
 /// The real renderer: three-d on eframe's glow context, into an offscreen texture.
 pub struct GlowViewportRenderer {
@@ -98,6 +128,7 @@ pub struct GlowViewportRenderer {
     depth: glow::Renderbuffer,
     /// `None` only while three-d holds it during a render.
     fbo: Option<glow::Framebuffer>,
+    msaa: Option<Msaa>,
     size_px: [u32; 2],
     max_size: u32,
     texture_id: Option<egui::TextureId>,
@@ -142,6 +173,24 @@ impl GlowViewportRenderer {
             let max = gl.get_parameter_i32(glow::MAX_TEXTURE_SIZE).max(1) as u32;
             (texture, depth, fbo, max)
         };
+        // SAFETY: as above.
+        let msaa = unsafe {
+            let samples = gl.get_parameter_i32(glow::MAX_SAMPLES).min(MSAA_SAMPLES);
+            match (
+                samples >= 2,
+                gl.create_framebuffer(),
+                gl.create_renderbuffer(),
+                gl.create_renderbuffer(),
+            ) {
+                (true, Ok(fbo), Ok(color), Ok(depth)) => Some(Msaa {
+                    fbo: Some(fbo),
+                    color,
+                    depth,
+                    samples,
+                }),
+                _ => None, // no multisampling: render straight into the texture
+            }
+        };
         let scene = GpuScene::new(&three);
         let mut renderer = GlowViewportRenderer {
             gl,
@@ -150,6 +199,7 @@ impl GlowViewportRenderer {
             texture,
             depth,
             fbo: Some(fbo),
+            msaa,
             size_px: [0, 0],
             max_size,
             texture_id: None,
@@ -177,6 +227,8 @@ impl GlowViewportRenderer {
             uploads: self.scene.uploads,
             instances: self.scene.instances,
             size_px: self.size_px,
+            models_uploaded: self.scene.models_uploaded(),
+            samples: self.msaa.as_ref().map_or(1, |m| m.samples as u32),
         }
     }
 
@@ -232,8 +284,58 @@ impl GlowViewportRenderer {
         if status != glow::FRAMEBUFFER_COMPLETE {
             return Err(RendererError::IncompleteFramebuffer(status));
         }
+        if let Some(msaa) = &self.msaa {
+            // SAFETY: as above, for the multisampled objects.
+            let complete = unsafe {
+                for (buffer, format) in [
+                    (msaa.color, glow::RGBA8),
+                    (msaa.depth, glow::DEPTH_COMPONENT24),
+                ] {
+                    gl.bind_renderbuffer(glow::RENDERBUFFER, Some(buffer));
+                    gl.renderbuffer_storage_multisample(
+                        glow::RENDERBUFFER,
+                        msaa.samples,
+                        format,
+                        w as i32,
+                        h as i32,
+                    );
+                }
+                gl.bind_renderbuffer(glow::RENDERBUFFER, None);
+                gl.bind_framebuffer(glow::FRAMEBUFFER, msaa.fbo);
+                for (attachment, buffer) in [
+                    (glow::COLOR_ATTACHMENT0, msaa.color),
+                    (glow::DEPTH_ATTACHMENT, msaa.depth),
+                ] {
+                    gl.framebuffer_renderbuffer(
+                        glow::FRAMEBUFFER,
+                        attachment,
+                        glow::RENDERBUFFER,
+                        Some(buffer),
+                    );
+                }
+                let status = gl.check_framebuffer_status(glow::FRAMEBUFFER);
+                gl.bind_framebuffer(glow::FRAMEBUFFER, None);
+                status == glow::FRAMEBUFFER_COMPLETE
+            };
+            if !complete {
+                self.drop_msaa(); // the driver cannot: render without multisampling
+            }
+        }
         self.size_px = [w, h];
         Ok(())
+    }
+
+    fn drop_msaa(&mut self) {
+        if let Some(msaa) = self.msaa.take() {
+            // SAFETY: deleting our own objects on the current context.
+            unsafe {
+                if let Some(fbo) = msaa.fbo {
+                    self.gl.delete_framebuffer(fbo);
+                }
+                self.gl.delete_renderbuffer(msaa.color);
+                self.gl.delete_renderbuffer(msaa.depth);
+            }
+        }
     }
 
     /// Uploads the scene's instances when its generation differs from the last upload (a
@@ -243,20 +345,58 @@ impl GlowViewportRenderer {
         self.scene.upload(scene);
     }
 
+    /// True while models of the last scene are still waiting to be uploaded (see
+    /// [`ViewportRenderer::prepare`]); rendering again uploads more of them.
+    pub fn models_waiting(&self) -> bool {
+        self.scene.models_waiting
+    }
+
     /// Renders `request` into the offscreen texture (uploading instances first when the
-    /// scene generation changed). The GL context must be current.
+    /// scene generation changed, and a time-boxed slice of the waiting models). The GL
+    /// context must be current.
     pub fn render_offscreen(&mut self, request: &RenderRequest<'_>) -> Result<(), RendererError> {
         self.resize(request.size_px)?;
         self.scene.upload(request.scene);
-        let fbo = self
-            .fbo
-            .take()
-            .expect("the FBO is only taken during a render");
+        let multisample = request.multisample && self.msaa.is_some();
+        let slot = match &mut self.msaa {
+            Some(msaa) if multisample => &mut msaa.fbo,
+            _ => &mut self.fbo,
+        };
+        let fbo = slot.take().expect("an FBO is only taken during a render");
         let [w, h] = self.size_px;
         let target = three_d::RenderTarget::from_framebuffer(&self.three, w, h, fbo);
         self.scene
             .render(&target, request.camera, self.size_px, request.background);
         // `from_framebuffer` owns the FBO and would delete it on drop: take it back.
+        *slot = target.into_framebuffer();
+        let (wi, hi) = (w as i32, h as i32);
+        // SAFETY: resolving our own complete FBOs (colour and depth: the grid is depth-tested
+        // against the scene after the resolve).
+        unsafe {
+            if let Some(msaa) = self.msaa.as_ref().filter(|_| multisample) {
+                self.gl.bind_framebuffer(glow::READ_FRAMEBUFFER, msaa.fbo);
+                self.gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, self.fbo);
+                self.gl.blit_framebuffer(
+                    0,
+                    0,
+                    wi,
+                    hi,
+                    0,
+                    0,
+                    wi,
+                    hi,
+                    glow::COLOR_BUFFER_BIT | glow::DEPTH_BUFFER_BIT,
+                    glow::NEAREST,
+                );
+            }
+        }
+        let fbo = self
+            .fbo
+            .take()
+            .expect("the FBO is only taken during a render");
+        let target = three_d::RenderTarget::from_framebuffer(&self.three, w, h, fbo);
+        self.scene
+            .render_grid(&target, request.camera, self.size_px);
         self.fbo = target.into_framebuffer();
         // SAFETY: binding the default framebuffer back so egui paints to the window.
         unsafe { self.gl.bind_framebuffer(glow::FRAMEBUFFER, None) };
@@ -290,6 +430,11 @@ impl GlowViewportRenderer {
 }
 
 impl ViewportRenderer for GlowViewportRenderer {
+    fn prepare(&mut self, scene: &super::ViewportScene) -> bool {
+        self.scene.upload(scene);
+        self.scene.models_waiting
+    }
+
     fn render(&mut self, request: &RenderRequest<'_>) -> Option<egui::TextureId> {
         match self.render_offscreen(request) {
             Ok(()) => {
@@ -307,6 +452,7 @@ impl ViewportRenderer for GlowViewportRenderer {
 impl Drop for GlowViewportRenderer {
     fn drop(&mut self) {
         // SAFETY: deleting our own objects; eframe keeps the context alive while the app lives.
+        self.drop_msaa();
         unsafe {
             if let Some(fbo) = self.fbo.take() {
                 self.gl.delete_framebuffer(fbo);

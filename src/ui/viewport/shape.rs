@@ -3,6 +3,7 @@
 
 use glam::{Mat4, Quat, Vec3};
 
+use super::models::AssetId;
 use crate::model::dcl::{ViewportShape, viewport_shape};
 
 /// The shape drawn for an entity. Sizes follow Decentraland's MeshRenderer, in the entity's
@@ -15,8 +16,9 @@ use crate::model::dcl::{ViewportShape, viewport_shape};
 /// * `Plane`: 1 m × 1 m in the local XY plane, centred, visible from both sides.
 /// * `Marker`: a 0.25 m diamond for entities without a mesh. It follows the entity's world
 ///   position and rotation but not its scale, so it stays visible under scaled parents.
-/// * `GltfPlaceholder`: a 1 m cube standing in for a `GltfContainer` model (models are not
-///   loaded).
+/// * `GltfPlaceholder`: a 1 m cube standing in for a `GltfContainer` model that is loading,
+///   missing or broken.
+/// * `Model`: a loaded glTF model, in the entity's local space as the model file places it.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub enum Shape {
     /// MeshRenderer box.
@@ -34,8 +36,15 @@ pub enum Shape {
     Plane,
     /// An entity with no mesh.
     Marker,
-    /// An entity with a `GltfContainer` (drawn as a box).
+    /// An entity with a `GltfContainer` whose model is not loaded (drawn as a box).
     GltfPlaceholder,
+    /// A loaded glTF model (see [`super::models`]).
+    Model {
+        /// The model in the scene's [`super::models::SceneAssets`].
+        asset: AssetId,
+        /// The box around the model's vertices, the entity's local space (meters).
+        bounds: Aabb,
+    },
 }
 
 /// Size of [`Shape::Marker`] tip to tip, meters.
@@ -115,6 +124,7 @@ impl Shape {
             }
             Shape::Plane => Vec3::new(0.5, 0.5, 0.0),
             Shape::Marker => Vec3::splat(MARKER_SIZE * 0.5),
+            Shape::Model { bounds, .. } => return bounds,
         };
         Aabb {
             min: -half,

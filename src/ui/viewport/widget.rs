@@ -63,7 +63,12 @@ struct RenderKey {
     camera: OrbitCamera,
     size_px: [u32; 2],
     background: Color32,
+    multisample: bool,
 }
+
+/// While models are still uploading, the image is redrawn at most this often (seconds): each
+/// redraw costs a full render, which on software GL takes far longer than a frame.
+const PARTIAL_REDRAW_INTERVAL: f64 = 0.25;
 
 /// The viewport widget's state: camera, gizmo settings, the drag in progress and the cached
 /// image. Keep one per viewport panel.
@@ -86,6 +91,8 @@ pub struct Viewport {
     frame_requested: bool,
     /// Where the widget was last drawn (screen points).
     rect: Rect,
+    /// When the shown image was drawn while models were still uploading (it needs redrawing).
+    partial_since: Option<f64>,
 }
 
 /// What the viewport does for the editor's commands (`ui::command::UiCommand`): the keys are
@@ -115,6 +122,7 @@ impl Default for Viewport {
             cancel_requested: false,
             frame_requested: false,
             rect: Rect::NOTHING,
+            partial_since: None,
         }
     }
 }
@@ -196,21 +204,34 @@ impl Viewport {
             (size.x * ppp).round().max(1.0) as u32,
             (size.y * ppp).round().max(1.0) as u32,
         ];
+        let now = ui.input(|i| i.time);
+        // A drag ends with a frame of its own (the release), which draws the view at rest.
+        let at_rest = self.drag.is_none();
+        let uploading = renderer.prepare(scene);
         let key = RenderKey {
             generation: scene.generation,
             camera: self.camera.clone(),
             size_px,
             background: self.background,
+            multisample: at_rest,
         };
-        if self.rendered.as_ref() != Some(&key) {
+        let refresh = self
+            .partial_since
+            .is_some_and(|t| !uploading || now - t >= PARTIAL_REDRAW_INTERVAL);
+        if self.rendered.as_ref() != Some(&key) || refresh {
             self.texture = renderer.render(&RenderRequest {
                 scene,
                 camera: &self.camera,
                 size_px,
                 background: self.background,
+                multisample: at_rest,
             });
             self.rendered = Some(key);
             out.rendered = true;
+            self.partial_since = uploading.then_some(now);
+        }
+        if uploading {
+            ui.ctx().request_repaint(); // keep uploading
         }
         painter.set(
             image_slot,
@@ -367,7 +388,7 @@ impl Viewport {
         {
             let ray = self.camera.ray(p, size);
             out.pick = Some(Pick {
-                entity: picking::pick(&ray, &scene.items).map(|h| h.entity),
+                entity: picking::pick(&ray, &scene.items, &scene.assets).map(|h| h.entity),
                 ctrl: modifiers.command || modifiers.ctrl,
                 shift: modifiers.shift,
             });

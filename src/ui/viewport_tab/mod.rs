@@ -1,19 +1,17 @@
-//! The Viewport tab: builds the 3D scene from the document (world matrices from the render
-//! tree, shapes from MeshRenderer / GltfContainer, selection, editor-only hidden flags) and turns
-//! picks and gizmo drags into actions.
+//! The Viewport tab: builds the 3D scene from the document (see [`build`]), loads the models
+//! it names in the background, and turns picks and gizmo drags into actions.
+
+mod build;
 
 use std::collections::HashSet;
 
-use egui::Color32;
-
 use super::action::{Action, SelectAction};
-use super::style;
-use super::viewport::{
-    DragPhase, DrawItem, GizmoTarget, Shape, Viewport, ViewportRenderer, ViewportScene,
-};
+use super::viewport::models::AssetLibrary;
+use super::viewport::{DragPhase, OrbitCamera, Viewport, ViewportRenderer, ViewportScene};
 use crate::editor::{Command, Document};
-use crate::model::{Entity, ids};
-use crate::scene::Fallback;
+use crate::model::Entity;
+
+pub use build::ModelState;
 
 /// Viewport state kept between frames.
 pub struct ViewportTab {
@@ -30,6 +28,13 @@ pub struct ViewportTab {
     /// The user's setting (View menu): show remote changes as motion.
     pub animate_remote_changes: bool,
     animation: Option<Animation>,
+    /// The models and textures of the open project, loaded in the background.
+    pub assets: AssetLibrary,
+    /// Where the last automatic framing put the camera: while models load, the view is
+    /// framed again as they arrive, until the user moves the camera.
+    auto_framed: Option<OrbitCamera>,
+    /// The 3D view's area in the last frame (points).
+    rect: Option<egui::Rect>,
 }
 
 /// Moving drawn entities from where they were to where a remote change put them.
@@ -55,6 +60,9 @@ impl Default for ViewportTab {
             animate_next_change: false,
             animate_remote_changes: true,
             animation: None,
+            assets: AssetLibrary::new(),
+            auto_framed: None,
+            rect: None,
         }
     }
 }
@@ -70,6 +78,7 @@ struct BuildKey {
     selection: Vec<Entity>,
     hidden: Vec<Entity>,
     locked: Vec<Entity>,
+    assets_generation: u64,
 }
 
 impl ViewportTab {
@@ -88,29 +97,65 @@ impl ViewportTab {
         self.animation.is_some()
     }
 
-    /// Points the camera at the whole scene on the next frame (a document was opened).
+    /// Points the camera at the whole scene on the next frame (a document was opened), and
+    /// again as its models arrive, until they all have or the user moves the camera.
     pub fn frame_all_next(&mut self) {
         self.frame_all_pending = true;
+        self.auto_framed = None;
     }
 
     fn frame_all(&mut self) {
-        let bounds = self
-            .scene
-            .items
-            .iter()
-            .map(|i| {
-                i.shape
-                    .local_bounds()
-                    .transformed(&i.shape.instance_matrix(&i.world))
-            })
-            .filter(|b| b.min.is_finite() && b.max.is_finite())
-            .reduce(super::viewport::Aabb::union);
-        if let Some(b) = bounds {
+        if let Some(b) = self.scene.all_bounds() {
             self.viewport
                 .camera
                 .frame_bounds(b.min, b.max, FRAMING_ASPECT);
             self.viewport.request_render();
         }
+    }
+
+    /// Frames a freshly opened scene, and keeps framing it while its models load (their real
+    /// bounds replace the placeholders'), unless the user has moved the camera since.
+    fn auto_frame(&mut self, rebuilt: bool) {
+        let user_moved = self
+            .auto_framed
+            .as_ref()
+            .is_some_and(|c| *c != self.viewport.camera);
+        let loading = self.assets.progress().pending() > 0;
+        if std::mem::take(&mut self.frame_all_pending)
+            || (rebuilt && !user_moved && self.auto_framed.is_some())
+        {
+            self.frame_all();
+            self.auto_framed = Some(self.viewport.camera.clone());
+        }
+        if user_moved || !loading {
+            self.auto_framed = None;
+        }
+    }
+
+    /// Takes finished model loads and rebuilds the scene if anything it depends on changed
+    /// (framing a new document); `now` is the UI clock in seconds (for remote-change
+    /// animations). [`Self::ui`] calls it every frame; headless renderers call it directly.
+    pub fn update_scene(
+        &mut self,
+        doc: &Document,
+        hidden: &HashSet<Entity>,
+        locked: &HashSet<Entity>,
+        now: f64,
+    ) -> &ViewportScene {
+        self.assets.poll();
+        let rebuilt = self.rebuild_if_needed(doc, hidden, locked, now);
+        self.auto_frame(rebuilt);
+        &self.scene
+    }
+
+    /// The 3D view's area in the last frame, in points (for tests that click in it).
+    pub fn rect(&self) -> Option<egui::Rect> {
+        self.rect
+    }
+
+    /// What the viewport knows of `entity`'s glTF model (`None`: it has no GltfContainer).
+    pub fn model_state(&mut self, doc: &Document, entity: Entity) -> Option<ModelState> {
+        build::model_state(doc, entity, &mut self.assets)
     }
 
     /// Draws the viewport and returns what the user did in it.
@@ -123,10 +168,7 @@ impl ViewportTab {
         renderer: &mut dyn ViewportRenderer,
     ) -> Vec<Action> {
         let now = ui.input(|i| i.time);
-        self.rebuild_if_needed(doc, hidden, locked, now);
-        if std::mem::take(&mut self.frame_all_pending) {
-            self.frame_all();
-        }
+        self.update_scene(doc, hidden, locked, now);
         let animated = self
             .animation
             .as_ref()
@@ -144,6 +186,7 @@ impl ViewportTab {
         }
         let shown = animated.as_ref().unwrap_or(&self.scene);
         let response = self.viewport.ui(ui, shown, renderer);
+        self.rect = Some(response.response.rect);
         let mut actions = Vec::new();
         if let Some(pick) = response.pick {
             match pick.entity {
@@ -176,13 +219,14 @@ impl ViewportTab {
         actions
     }
 
+    /// Rebuilds the scene when anything it depends on changed; true when it did.
     fn rebuild_if_needed(
         &mut self,
         doc: &Document,
         hidden: &HashSet<Entity>,
         locked: &HashSet<Entity>,
         now: f64,
-    ) {
+    ) -> bool {
         let sorted = |set: &HashSet<Entity>| {
             let mut v: Vec<Entity> = set.iter().copied().collect();
             v.sort_unstable();
@@ -194,9 +238,10 @@ impl ViewportTab {
             selection: doc.selection.entities().to_vec(),
             hidden: sorted(hidden),
             locked: sorted(locked),
+            assets_generation: self.assets.generation(),
         };
         if self.built_for.as_ref() == Some(&key) {
-            return;
+            return false;
         }
         let previous: std::collections::HashMap<Entity, glam::Mat4> =
             if std::mem::take(&mut self.animate_next_change)
@@ -214,9 +259,14 @@ impl ViewportTab {
             } else {
                 Default::default()
             };
-        build_scene(&mut self.scene, doc, hidden, locked);
+        build::build_scene(&mut self.scene, doc, hidden, locked, &mut self.assets);
         self.scene.generation += 1;
-        self.built_for = Some(key);
+        // Building asked the library for files (and may have started loads): remember the
+        // generation after that, so the next frame does not rebuild for it.
+        self.built_for = Some(BuildKey {
+            assets_generation: self.assets.generation(),
+            ..key
+        });
         let moved = self
             .scene
             .items
@@ -227,6 +277,7 @@ impl ViewportTab {
             target: self.scene.clone(),
             started: now,
         });
+        true
     }
 }
 
@@ -252,63 +303,4 @@ impl Animation {
         scene.generation = generation.wrapping_add((t * 1000.0) as u64 + 1_000_000);
         scene
     }
-}
-
-/// Fills `scene` from the document. Hidden entities hide their subtrees; implicit parents (no
-/// components) are not drawn.
-fn build_scene(
-    scene: &mut ViewportScene,
-    doc: &Document,
-    hidden: &HashSet<Entity>,
-    locked: &HashSet<Entity>,
-) {
-    let view = doc.view();
-    let replica = doc.replica();
-    scene.items.clear();
-    let mut stack: Vec<Entity> = view.children_of(Entity::ROOT).collect();
-    while let Some(e) = stack.pop() {
-        if hidden.contains(&e) {
-            continue;
-        }
-        stack.extend(view.children_of(e));
-        if !view.is_live(e) {
-            continue;
-        }
-        let shape = Shape::for_entity(
-            replica.component_data(e, ids::MESH_RENDERER),
-            replica.component_data(e, ids::GLTF_CONTAINER),
-        );
-        scene.items.push(DrawItem {
-            entity: e,
-            world: view.world_matrix(e).unwrap_or_default(),
-            shape,
-            color: color_for(e, view.fallback_reason(e)),
-            selected: doc.selection.contains(e),
-        });
-    }
-    scene.gizmo_targets = doc
-        .selection
-        .entities()
-        .iter()
-        .filter(|e| view.contains(**e) && !locked.contains(e) && !hidden.contains(e))
-        .map(|&e| {
-            let parent = view.effective_parent_of(e).unwrap_or(Entity::ROOT);
-            GizmoTarget {
-                entity: e,
-                local: doc.local_transform(e),
-                parent_world: view.world_matrix(parent).unwrap_or_default(),
-            }
-        })
-        .collect();
-}
-
-/// A stable, pleasant colour per entity; re-rooted entities are tinted so the fallback shows.
-fn color_for(entity: Entity, reason: Fallback<'_>) -> Color32 {
-    match reason {
-        Fallback::Cycle(_) => return style::CYCLE_TINT,
-        Fallback::MissingParent => return style::MISSING_PARENT_TINT,
-        Fallback::None => {}
-    }
-    let h = entity.0.wrapping_mul(0x9E37_79B9) >> 29;
-    style::ENTITY_PALETTE[h as usize % style::ENTITY_PALETTE.len()]
 }

@@ -1,0 +1,177 @@
+//! Model and texture files as the viewport reads them: real models from the vendored projects,
+//! and broken ones, which must give a clear reason and never a panic.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicU32;
+use std::time::Duration;
+
+use glam::Vec3;
+use scenetree::ui::files::load_document;
+use scenetree::ui::viewport::models::load::{gltf_to_decentraland, load_model, load_texture};
+use scenetree::ui::viewport::models::{AssetLibrary, AssetStatus};
+
+fn gallery_file(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/dcl-projects/art-gallery-template")
+        .join(rel)
+}
+
+const TREE: &str = "assets/asset-packs/green_sycamore_tree/TreeSycamore_03/TreeSycamore_03.glb";
+const BENCH: &str = "assets/scene/Models/beam_bench/beam_bench.glb";
+
+#[test]
+fn a_model_is_placed_by_its_nodes_in_decentralands_frame_without_its_colliders() {
+    let tree = load_model(&gallery_file(TREE)).expect("the tree loads");
+    // The file holds the tree and its `_collider` mesh, each under a node rotated 90° about X
+    // and scaled by 0.01; only the tree is drawn, standing upright on y = 0, a few meters tall.
+    assert_eq!(tree.stats.parts, 1, "the collider mesh is left out");
+    let size = tree.bounds.max - tree.bounds.min;
+    assert!(tree.bounds.min.y.abs() < 0.05, "{:?}", tree.bounds);
+    assert!(size.y > 2.0 && size.y < 10.0, "{size}");
+    assert_eq!(tree.stats.triangles, tree.triangles.len());
+    assert_eq!(tree.stats.textures, 1);
+    // Every triangle lies in the bounds.
+    for t in &tree.triangles {
+        for p in t {
+            assert!(p.cmpge(tree.bounds.min - 1e-4).all() && p.cmple(tree.bounds.max + 1e-4).all());
+        }
+    }
+}
+
+#[test]
+fn gltf_right_handed_models_are_mirrored_in_x_into_left_handed_decentraland() {
+    let m = gltf_to_decentraland();
+    assert_eq!(
+        m.transform_point3(Vec3::new(1.0, 2.0, 3.0)),
+        Vec3::new(-1.0, 2.0, 3.0)
+    );
+    // What the mirror does to a real model: the bench's glTF vertices have +X and −X
+    // extents; after loading, its bounds are the mirror image.
+    let bench = load_model(&gallery_file(BENCH)).expect("the bench loads");
+    assert!(bench.bounds.min.x < 0.0 && bench.bounds.max.x > 0.0);
+}
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+#[test]
+fn broken_model_files_give_a_reason_never_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let real = std::fs::read(gallery_file(TREE)).unwrap();
+    let cases: Vec<(PathBuf, &str)> = vec![
+        (dir.path().join("absent.glb"), "cannot read"),
+        (write(dir.path(), "empty.glb", b""), "not a valid glTF"),
+        (
+            write(dir.path(), "text.glb", b"hello, not a model"),
+            "not a valid glTF",
+        ),
+        (write(dir.path(), "half.glb", &real[..real.len() / 2]), ""),
+        (write(dir.path(), "header.glb", &real[..40]), ""),
+        (
+            write(
+                dir.path(),
+                "noscene.gltf",
+                br#"{"asset": {"version": "2.0"}}"#,
+            ),
+            "no scene",
+        ),
+        (
+            write(
+                dir.path(),
+                "nobin.gltf",
+                br#"{"asset": {"version": "2.0"}, "scenes": [{"nodes": []}],
+                     "buffers": [{"uri": "missing.bin", "byteLength": 12}]}"#,
+            ),
+            "",
+        ),
+        (
+            write(
+                dir.path(),
+                "empty_scene.gltf",
+                br#"{"asset": {"version": "2.0"}, "scenes": [{"nodes": []}]}"#,
+            ),
+            "no triangles",
+        ),
+        (
+            write(dir.path(), "model.obj", b"v 0 0 0"),
+            "not a glTF model",
+        ),
+    ];
+    for (path, expected) in cases {
+        let err = load_model(&path).expect_err(&path.display().to_string());
+        assert!(!err.is_empty());
+        assert!(err.contains(expected), "{}: {err}", path.display());
+    }
+    // Every prefix of a real file fails cleanly or loads; none panics out of the loader.
+    for cut in (0..real.len()).step_by(real.len() / 40) {
+        let path = write(dir.path(), "cut.glb", &real[..cut]);
+        let _ = load_model(&path);
+    }
+    let err = load_texture(&write(dir.path(), "bad.png", b"\x89PNG\r\n\x1a\nnope")).unwrap_err();
+    assert!(err.contains("not an image"), "{err}");
+}
+
+#[test]
+fn a_broken_model_in_a_project_keeps_its_placeholder_and_says_why() {
+    // A copy of the gallery whose shelf model is garbage.
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("gallery");
+    copy_dir(&gallery_file(""), &root);
+    std::fs::write(root.join("assets/scene/Models/shelf/shelf.glb"), b"garbage").unwrap();
+    let doc = load_document(&root, &AtomicU32::new(0)).unwrap();
+    let mut tab = scenetree::ui::viewport_tab::ViewportTab::default();
+    tab.assets.set_project(doc.project.clone());
+    let none = Default::default();
+    tab.update_scene(&doc, &none, &none, 0.0);
+    assert!(tab.assets.wait_until_loaded(Duration::from_secs(60)));
+    tab.update_scene(&doc, &none, &none, 0.0);
+    let shelf = scenetree::model::Entity(521);
+    let item = tab
+        .scene()
+        .items
+        .iter()
+        .find(|i| i.entity == shelf)
+        .unwrap();
+    assert_eq!(item.shape, scenetree::ui::viewport::Shape::GltfPlaceholder);
+    match tab.model_state(&doc, shelf) {
+        Some(scenetree::ui::viewport_tab::ModelState::Failed { path, reason }) => {
+            assert!(path.ends_with("shelf.glb"));
+            assert!(reason.contains("not a valid glTF"), "{reason}");
+        }
+        other => panic!("{other:?}"),
+    }
+    let progress = tab.assets.progress();
+    assert_eq!(progress.failed, 1, "{progress:?}");
+    assert_eq!(progress.pending(), 0);
+}
+
+#[test]
+fn the_library_loads_each_file_once_however_often_it_is_asked() {
+    let mut library = AssetLibrary::new();
+    let tree = gallery_file(TREE);
+    let a = library.request_path(&tree);
+    let b = library.request_path(&tree);
+    assert_eq!(a, b);
+    assert_eq!(library.progress().total, 1);
+    assert!(matches!(library.status(a), AssetStatus::Loading));
+    assert!(library.wait_until_loaded(Duration::from_secs(60)));
+    assert!(library.model(a).is_some());
+    // Without a project, a component's src cannot be resolved, and says so.
+    let err = library.request_src("assets/x.glb").unwrap_err().to_string();
+    assert!(err.contains("project"), "{err}");
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}

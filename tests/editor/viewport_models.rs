@@ -1,0 +1,443 @@
+//! Real scenes with their glTF models: the art gallery project loaded, rendered headlessly
+//! (surfaceless EGL on Mesa's software device) and checked pixel by pixel; models picked by
+//! their triangles.
+//!
+//! Set `SCENETREE_RENDER_OUT=dir` to also write the images as PNG files for a look.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicU32;
+use std::time::Duration;
+
+use eframe::egui::{self, Color32};
+use egui_kittest::Harness;
+use glam::{Vec2, Vec3};
+use scenetree::editor::Document;
+use scenetree::model::Entity;
+use scenetree::ui::files::load_document;
+use scenetree::ui::viewport::{
+    GlowViewportRenderer, OrbitCamera, RenderRequest, Shape, ViewportScene, picking,
+};
+use scenetree::ui::viewport_tab::{ModelState, ViewportTab};
+use scenetree::ui::workbench::Workbench;
+
+use crate::egl::headless_gl;
+
+const W: u32 = 640;
+const H: u32 = 400;
+const BACKGROUND: Color32 = Color32::from_rgb(40, 42, 46);
+
+/// The gallery building; its model is missing from the project (as in the source snapshot).
+const GALLERY_BUILDING: Entity = Entity(523);
+/// The three beam benches share one model file.
+const BENCHES: [Entity; 3] = [Entity(522), Entity(532), Entity(534)];
+/// The shelf (one untextured model).
+const SHELF: Entity = Entity(521);
+/// The green sycamore tree (a textured model).
+const TREE: Entity = Entity(539);
+/// The YouTube link on the shelf (a textured model: red logo on white).
+const YOUTUBE: Entity = Entity(537);
+
+pub fn gallery() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/dcl-projects/art-gallery-template")
+}
+
+/// Opens a project as the app does and builds its viewport scene with every model loaded.
+pub fn open_loaded(path: &Path) -> (Document, ViewportTab) {
+    let doc = load_document(path, &AtomicU32::new(0)).expect("the project opens");
+    let mut tab = ViewportTab::default();
+    tab.assets.set_project(doc.project.clone());
+    let none = HashSet::new();
+    tab.update_scene(&doc, &none, &none, 0.0);
+    assert!(
+        tab.assets.wait_until_loaded(Duration::from_secs(60)),
+        "every model loads or fails within a minute"
+    );
+    tab.update_scene(&doc, &none, &none, 0.0);
+    (doc, tab)
+}
+
+struct Image {
+    rgba: Vec<u8>,
+}
+
+impl Image {
+    fn px(&self, x: u32, y: u32) -> [u8; 3] {
+        let i = ((y * W + x) * 4) as usize;
+        [self.rgba[i], self.rgba[i + 1], self.rgba[i + 2]]
+    }
+    fn save(&self, name: &str) {
+        if let Ok(dir) = std::env::var("SCENETREE_RENDER_OUT") {
+            let path = Path::new(&dir).join(format!("{name}.png"));
+            image::save_buffer(&path, &self.rgba, W, H, image::ExtendedColorType::Rgba8)
+                .expect("write PNG");
+        }
+    }
+}
+
+/// Renders until every model is uploaded (uploads are spread over frames).
+fn render(
+    renderer: &mut GlowViewportRenderer,
+    scene: &ViewportScene,
+    camera: &OrbitCamera,
+) -> Image {
+    for _ in 0..100 {
+        renderer
+            .render_offscreen(&RenderRequest {
+                scene,
+                camera,
+                size_px: [W, H],
+                background: BACKGROUND,
+                multisample: true,
+            })
+            .expect("render");
+        if !renderer.models_waiting() {
+            break;
+        }
+    }
+    assert!(!renderer.models_waiting(), "every model uploaded");
+    Image {
+        rgba: renderer.read_pixels(),
+    }
+}
+
+/// The on-screen rectangle (pixels, clamped to the image) of an item's world bounds.
+fn screen_rect(scene: &ViewportScene, camera: &OrbitCamera, e: Entity) -> (u32, u32, u32, u32) {
+    let item = scene.items.iter().find(|i| i.entity == e).expect("drawn");
+    let bounds = item.shape.local_bounds().transformed(&item.world);
+    let size = Vec2::new(W as f32, H as f32);
+    let points: Vec<Vec3> = bounds
+        .corners()
+        .iter()
+        .map(|&c| camera.project(c, size).expect("in front of the camera"))
+        .collect();
+    let min = points.iter().fold(Vec2::MAX, |m, p| m.min(p.truncate()));
+    let max = points.iter().fold(Vec2::MIN, |m, p| m.max(p.truncate()));
+    let clamp = |v: f32, hi: u32| v.clamp(0.0, (hi - 1) as f32) as u32;
+    (
+        clamp(min.x, W),
+        clamp(min.y, H),
+        clamp(max.x, W),
+        clamp(max.y, H),
+    )
+}
+
+/// Pixels inside `rect` that `pred` accepts.
+fn count_in(
+    img: &Image,
+    (x0, y0, x1, y1): (u32, u32, u32, u32),
+    pred: impl Fn([u8; 3]) -> bool,
+) -> usize {
+    (y0..=y1)
+        .flat_map(|y| (x0..=x1).map(move |x| (x, y)))
+        .filter(|&(x, y)| pred(img.px(x, y)))
+        .count()
+}
+
+/// A camera looking at the gallery's shelf corner, where textured models stand close together.
+fn shelf_corner_camera() -> OrbitCamera {
+    OrbitCamera {
+        target: Vec3::new(22.8, 2.2, 24.8),
+        yaw: 0.35,
+        pitch: -0.2,
+        distance: 6.5,
+        ..OrbitCamera::default()
+    }
+}
+
+#[test]
+fn the_art_gallery_renders_its_models_and_the_missing_ones_placeholder() {
+    let (doc, mut tab) = open_loaded(&gallery());
+    let scene = tab.scene().clone();
+    // Every model but the missing building is loaded and drawn as a model.
+    let shape_of = |e: Entity| scene.items.iter().find(|i| i.entity == e).map(|i| i.shape);
+    assert_eq!(shape_of(GALLERY_BUILDING), Some(Shape::GltfPlaceholder));
+    for e in BENCHES.into_iter().chain([SHELF, TREE, YOUTUBE]) {
+        assert!(
+            matches!(shape_of(e), Some(Shape::Model { .. })),
+            "{e}: {:?}",
+            shape_of(e)
+        );
+    }
+    // One load per distinct file: the three benches share one model.
+    let bench_assets: HashSet<_> = BENCHES
+        .iter()
+        .filter_map(|&e| match shape_of(e) {
+            Some(Shape::Model { asset, .. }) => Some(asset),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(bench_assets.len(), 1);
+    // The inspector says why the building is a box.
+    match tab.model_state(&doc, GALLERY_BUILDING) {
+        Some(ModelState::BadPath { src, reason }) => {
+            assert!(src.ends_with("art_gallery.glb"));
+            assert!(reason.to_string().contains("does not exist"), "{reason}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(
+        tab.model_state(&doc, SHELF),
+        Some(ModelState::Loaded { .. })
+    ));
+
+    let gl = headless_gl().expect("surfaceless EGL");
+    let mut renderer = GlowViewportRenderer::new(gl.gl.clone()).expect("renderer");
+    let camera = shelf_corner_camera();
+    let img = render(&mut renderer, &scene, &camera);
+    img.save("gallery_shelf_corner");
+    // Texture colours where the models' bounds project: the YouTube logo's red, the tree's
+    // green leaves and brown trunk. The models' own material colours are all white, so these
+    // come from their base-colour textures.
+    let youtube_red = |c: [u8; 3]| c[0] > 170 && c[1] < 90 && c[2] < 90;
+    let [r, g, b] = [0, 1, 2];
+    let leaf_green = |c: [u8; 3]| {
+        let c = c.map(i32::from);
+        c[g] > 90 && c[g] > c[r] + 20 && c[g] > c[b] + 30
+    };
+    let trunk_brown = |c: [u8; 3]| {
+        let c = c.map(i32::from);
+        c[r] > 70 && c[r] > c[g] + 15 && c[g] > c[b] + 5
+    };
+    let youtube = screen_rect(&scene, &camera, YOUTUBE);
+    let tree = screen_rect(&scene, &camera, TREE);
+    assert!(
+        count_in(&img, youtube, youtube_red) > 20,
+        "YouTube red in {youtube:?}"
+    );
+    assert!(count_in(&img, tree, leaf_green) > 400, "leaves in {tree:?}");
+    assert!(count_in(&img, tree, trunk_brown) > 20, "trunk in {tree:?}");
+    // Outside every model's bounds, no such colours (the background, grid and other shapes).
+    let everywhere = (0, 0, W - 1, H - 1);
+    let red_total = count_in(&img, everywhere, youtube_red);
+    assert_eq!(
+        red_total,
+        count_in(&img, youtube, youtube_red),
+        "red only on the logo"
+    );
+
+    // The missing building's placeholder stands where the building would: its 1 m box at the
+    // entity's origin, in the entity's palette colour; a ray there picks the building.
+    let camera = OrbitCamera {
+        target: Vec3::ZERO,
+        distance: 6.0,
+        ..OrbitCamera::default()
+    };
+    let img = render(&mut renderer, &scene, &camera);
+    img.save("gallery_missing_building");
+    let building = scene
+        .items
+        .iter()
+        .find(|i| i.entity == GALLERY_BUILDING)
+        .unwrap();
+    let centre = camera
+        .project(Vec3::ZERO, Vec2::new(W as f32, H as f32))
+        .unwrap();
+    let (x, y) = (centre.x as u32, centre.y as u32);
+    let c = img.px(x, y);
+    let want = [building.color.r(), building.color.g(), building.color.b()];
+    let hue = |c: [u8; 3]| (0..3).max_by_key(|&i| c[i]).unwrap();
+    assert_eq!(
+        hue(c),
+        hue(want),
+        "placeholder colour at ({x},{y}): {c:?} vs {want:?}"
+    );
+    assert!(
+        c.iter()
+            .zip(want)
+            .all(|(a, b)| (*a as i32 - b as i32).abs() < 90),
+        "{c:?} vs {want:?}"
+    );
+    let ray = camera.ray(
+        Vec2::new(x as f32 + 0.5, y as f32 + 0.5),
+        Vec2::new(W as f32, H as f32),
+    );
+    assert_eq!(
+        picking::pick(&ray, &scene.items, &scene.assets).map(|h| h.entity),
+        Some(GALLERY_BUILDING)
+    );
+    let _ = &mut tab;
+}
+
+/// The Cozy House project (bundled as the example of a real scene).
+pub fn cozy_house() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/Cozy-House-Template")
+}
+
+#[test]
+fn material_textures_colour_shapes_and_invisible_entities_are_not_drawn() {
+    // The project's main.crdt holds every component as bytes (the composite keeps Material
+    // and VisibilityComponent only as JSON, which scenetree does not decode yet).
+    let (_doc, tab) = open_loaded(&cozy_house().join("main.crdt"));
+    let scene = tab.scene().clone();
+    let image = Entity(534); // a plane with a Material whose texture is art_placeholder.jpg
+    let item = scene
+        .items
+        .iter()
+        .find(|i| i.entity == image)
+        .expect("drawn");
+    assert_eq!(item.shape, Shape::Plane);
+    let texture = item.texture.expect("the Material's texture");
+    assert!(
+        scene.assets.textures[&texture]
+            .path
+            .ends_with("art_placeholder.jpg")
+    );
+    // The albedo colour is white: the plane shows the texture's own colours.
+    assert_eq!(item.color, Color32::WHITE);
+    // VisibilityComponent { visible: false }: not drawn, and so not pickable.
+    for hidden in [Entity(541), Entity(544), Entity(545)] {
+        assert!(
+            scene.items.iter().all(|i| i.entity != hidden),
+            "{hidden} is drawn"
+        );
+    }
+
+    // Rendered: the plane shows the image (not a flat colour), seen face on.
+    let gl = headless_gl().expect("surfaceless EGL");
+    let mut renderer = GlowViewportRenderer::new(gl.gl.clone()).expect("renderer");
+    let bounds = item.shape.local_bounds().transformed(&item.world);
+    let normal = item.world.transform_vector3(Vec3::Z).normalize();
+    let mut camera = OrbitCamera {
+        yaw: normal.x.atan2(normal.z),
+        pitch: 0.0,
+        ..OrbitCamera::default()
+    };
+    camera.frame_bounds(bounds.min, bounds.max, W as f32 / H as f32);
+    let img = render(&mut renderer, &scene, &camera);
+    img.save("cozy_image_plane");
+    let rect = screen_rect(&scene, &camera, image);
+    let mut colours = HashSet::new();
+    let (x0, y0, x1, y1) = rect;
+    for y in (y0..=y1).step_by(3) {
+        for x in (x0..=x1).step_by(3) {
+            colours.insert(img.px(x, y).map(|c| c / 32));
+        }
+    }
+    assert!(
+        colours.len() > 12,
+        "a textured image has many colours: {}",
+        colours.len()
+    );
+}
+
+/// The editor window's workbench with the real renderer on a headless GL context.
+struct Window {
+    bench: Workbench,
+    renderer: GlowViewportRenderer,
+}
+
+fn click_at(h: &mut Harness<'_, Window>, pos: egui::Pos2) {
+    h.hover_at(pos);
+    h.run();
+    for pressed in [true, false] {
+        h.event(egui::Event::PointerButton {
+            pos,
+            button: egui::PointerButton::Primary,
+            pressed,
+            modifiers: egui::Modifiers::NONE,
+        });
+    }
+    h.run();
+}
+
+#[test]
+fn clicking_a_model_selects_its_entity_by_its_triangles_and_f_frames_its_real_bounds() {
+    let gl = headless_gl().expect("surfaceless EGL");
+    let doc = load_document(&gallery(), &AtomicU32::new(0)).expect("the project opens");
+    let mut bench = Workbench::new(Document::default());
+    bench.set_document(doc);
+    let window = Window {
+        bench,
+        renderer: GlowViewportRenderer::new(gl.gl.clone()).expect("renderer"),
+    };
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1280.0, 800.0))
+        .build_ui_state(|ui, w: &mut Window| w.bench.ui(ui, &mut w.renderer), window);
+    h.run();
+    assert!(
+        h.state_mut()
+            .bench
+            .viewport
+            .assets
+            .wait_until_loaded(Duration::from_secs(60))
+    );
+    // Frames keep running while the renderer uploads the models, then settle.
+    h.run_steps(40);
+    h.run();
+    assert!(!h.state().renderer.models_waiting());
+
+    // Look at the tree, then click a point on its trunk: the tree is selected.
+    let rect = h
+        .state()
+        .bench
+        .viewport
+        .rect()
+        .expect("the viewport is shown");
+    let size = Vec2::new(rect.width(), rect.height());
+    h.state_mut().bench.viewport.viewport.camera = shelf_corner_camera();
+    h.run();
+    let scene = h.state().bench.viewport.scene().clone();
+    let camera = h.state().bench.viewport.viewport.camera.clone();
+    let tree = scene.items.iter().find(|i| i.entity == TREE).unwrap();
+    let Shape::Model { asset, bounds } = tree.shape else {
+        panic!("the tree is a model")
+    };
+    let model = scene.assets.models[&asset].clone();
+    let on_screen = |p: Vec3| {
+        let s = camera
+            .project(tree.world.transform_point3(p), size)
+            .unwrap();
+        rect.min + egui::vec2(s.x, s.y)
+    };
+    // The lowest part of the trunk: a triangle within 30 cm of the ground.
+    let trunk = model
+        .triangles
+        .iter()
+        .map(|t| (t[0] + t[1] + t[2]) / 3.0)
+        .filter(|c| c.y < bounds.min.y + 0.3)
+        .min_by(|a, b| a.y.total_cmp(&b.y))
+        .expect("the trunk reaches the ground");
+    click_at(&mut h, on_screen(trunk + Vec3::Y * 0.2));
+    assert_eq!(h.state().bench.doc.selection.entities(), [TREE]);
+
+    // A point inside the tree's box where the ray meets no leaf (near a corner of the box)
+    // hits nothing of the tree: picking tests triangles, not the box.
+    let centre = (bounds.min + bounds.max) * 0.5;
+    let empty = bounds
+        .corners()
+        .into_iter()
+        .map(|c| centre + (c - centre) * 0.95)
+        .find(|&p| {
+            let s = on_screen(p) - rect.min;
+            let ray = camera.ray(Vec2::new(s.x, s.y), size);
+            picking::intersect_shape(&ray, &tree.shape, &tree.world).is_some()
+                && picking::intersect_triangles(&ray, &bounds, &model.triangles, &tree.world)
+                    .is_none()
+        })
+        .expect("a corner of the box with no leaf in front or behind");
+    click_at(&mut h, on_screen(empty));
+    assert!(
+        !h.state().bench.doc.selection.contains(TREE),
+        "{:?}",
+        h.state().bench.doc.selection.entities()
+    );
+
+    // Select the tree again; F frames its real bounds (a 1 m placeholder box would not).
+    click_at(&mut h, on_screen(trunk + Vec3::Y * 0.2));
+    h.hover_at(rect.center());
+    h.run();
+    h.key_press(egui::Key::F);
+    h.run();
+    let camera = &h.state().bench.viewport.viewport.camera;
+    let world = bounds.transformed(&tree.world);
+    let centre = (world.min + world.max) * 0.5;
+    assert!(
+        camera.target.distance(centre) < 0.01,
+        "{} vs {centre}",
+        camera.target
+    );
+    let radius = (world.max - world.min).length() * 0.5;
+    assert!(radius > 2.0, "the tree is a few meters tall: {radius}");
+    assert!(camera.distance > radius, "{} > {radius}", camera.distance);
+}
