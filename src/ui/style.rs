@@ -64,6 +64,13 @@ pub const GRID_MINOR_LINE: Color32 = Color32::from_rgb(115, 115, 120);
 /// The disc behind the orientation widget's axes.
 pub const AXES_BACKDROP: Color32 = Color32::from_black_alpha(70);
 
+/// A colour a scene gives (a `core::Material` base colour: RGB 0–1, sRGB), as drawn (opaque);
+/// channels outside 0–1 are clamped, a channel that is not a number is 0.
+pub fn scene_color([r, g, b, _]: [f32; 4]) -> Color32 {
+    let channel = |c: f32| (c.clamp(0.0, 1.0) * 255.0).round() as u8;
+    Color32::from_rgb(channel(r), channel(g), channel(b))
+}
+
 /// egui's default fonts plus DejaVu Sans as a fallback, so the arrows and symbols the panels
 /// use (→ ▾ ✓ △ ⏴ ⏵) are drawn instead of empty boxes.
 pub fn install_fonts(ctx: &egui::Context) {

@@ -266,9 +266,9 @@ pub fn cozy_house() -> PathBuf {
 
 #[test]
 fn material_textures_colour_shapes_and_invisible_entities_are_not_drawn() {
-    // The project's main.crdt holds every component as bytes (the composite keeps Material
-    // and VisibilityComponent only as JSON, which scenetree does not decode yet).
-    let (_doc, tab) = open_loaded(&cozy_house().join("main.crdt"));
+    // The project opens its main.composite; its Material and VisibilityComponent values
+    // load through the component codec.
+    let (_doc, tab) = open_loaded(&cozy_house());
     let scene = tab.scene().clone();
     let image = Entity(534); // a plane with a Material whose texture is art_placeholder.jpg
     let item = scene

@@ -78,20 +78,18 @@ pub(super) fn build_scene(
         let mut texture = None;
         if let Some(material) = &material {
             if matches!(fallback, Fallback::None) {
-                let channel = |c: f32| (c.clamp(0.0, 1.0) * 255.0).round() as u8; // NaN → 0
-                let [r, g, b, _] = material.base_color.map(channel);
-                color = Color32::from_rgb(r, g, b);
+                color = style::scene_color(material.base_color);
             }
             texture = match &material.texture {
                 Some(TextureSource::File { src }) if !src.trim().is_empty() => Some(src.as_str()),
                 _ => None, // avatar portraits and videos are not shown
             }
             .and_then(|src| library.request_src(src).ok())
-                .and_then(|id| Some((id, library.texture(id)?.clone())))
-                .map(|(id, loaded)| {
-                    scene.assets.textures.insert(id, loaded);
-                    id
-                });
+            .and_then(|id| Some((id, library.texture(id)?.clone())))
+            .map(|(id, loaded)| {
+                scene.assets.textures.insert(id, loaded);
+                id
+            });
         }
         scene.items.push(DrawItem {
             entity: e,
