@@ -18,7 +18,8 @@ use crate::scene::{Fallback, SceneView};
 #[derive(Debug, Parser)]
 #[command(name = "scenetree", version, args_conflicts_with_subcommands = true)]
 pub struct Cli {
-    /// A scene to open in the editor (.json native scene, .crdt main.crdt or .composite).
+    /// A scene to open in the editor (.json native scene, .crdt main.crdt or .composite), or a
+    /// Decentraland project: its folder or any file in it (the folder with scene.json).
     pub file: Option<PathBuf>,
     /// Open the scene, render a few frames, save a PNG of the window to this path and exit.
     #[arg(long, value_name = "OUT.png")]
@@ -83,7 +84,7 @@ pub enum Command {
         /// Print a JSON list, one object per entity.
         #[arg(long)]
         json: bool,
-        /// A .crdt or native .json scene.
+        /// A scene (.json, .crdt, .composite) or a Decentraland project folder.
         file: PathBuf,
     },
     /// Play multi-peer CRDT scenarios (lessons) headlessly.
@@ -195,7 +196,9 @@ fn convert(input: &Path, output: &Path, lossy: bool) -> Result<(), String> {
 }
 
 fn print_tree(file: &Path, as_json: bool) -> Result<(), String> {
-    let replica = io::load_scene(file).map_err(|e| e.to_string())?;
+    // A project folder (or a file in one) prints the project's scene.
+    let target = io::project::resolve_open(file).map_err(|e| e.to_string())?;
+    let replica = io::load_scene(target.scene_path()).map_err(|e| e.to_string())?;
     let view = SceneView::from_source(&replica);
     let name_of = |e: Entity| replica.component_data(e, ids::NAME).and_then(decode_name);
     let stdout = std::io::stdout();

@@ -15,6 +15,8 @@ pub enum UiCommand {
     New,
     /// Open a scene file.
     Open,
+    /// Open a Decentraland project folder.
+    OpenProject,
     /// Save to the document's file (asks where when it has none).
     Save,
     /// Save to a new file.
@@ -94,9 +96,10 @@ const CTRL_SHIFT: Modifiers = Modifiers::COMMAND.plus(Modifiers::SHIFT);
 
 impl UiCommand {
     /// Every command, in menu order. Where two share a key, the first that applies wins.
-    pub const ALL: [UiCommand; 21] = [
+    pub const ALL: [UiCommand; 22] = [
         UiCommand::New,
         UiCommand::Open,
+        UiCommand::OpenProject,
         UiCommand::Save,
         UiCommand::SaveAs,
         UiCommand::Quit,
@@ -126,7 +129,11 @@ impl UiCommand {
                 "Open…",
                 "Open a scene (.json, .crdt, .composite) or a lesson",
             ),
-            UiCommand::Save => ("Save", "Save to the scene's file"),
+            UiCommand::OpenProject => (
+                "Open Project…",
+                "Open a Decentraland project: the folder with scene.json",
+            ),
+            UiCommand::Save => ("Save", "Save to the scene's file (a project: main.composite and main.crdt)"),
             UiCommand::SaveAs => ("Save As…", "Save to a new file"),
             UiCommand::Quit => ("Quit", "Close scenetree"),
             UiCommand::Undo => ("Undo", "Undo the last edit"),
@@ -169,6 +176,7 @@ impl UiCommand {
         match self {
             UiCommand::New => const { &[key(CTRL, Key::N)] },
             UiCommand::Open => const { &[key(CTRL, Key::O)] },
+            UiCommand::OpenProject => const { &[key(CTRL_SHIFT, Key::O)] },
             UiCommand::Save => const { &[key(CTRL, Key::S)] },
             UiCommand::SaveAs => const { &[key(CTRL_SHIFT, Key::S)] },
             UiCommand::Quit => const { &[key(CTRL, Key::Q)] },
@@ -196,6 +204,7 @@ impl UiCommand {
         match self {
             UiCommand::New
             | UiCommand::Open
+            | UiCommand::OpenProject
             | UiCommand::Save
             | UiCommand::SaveAs
             | UiCommand::Quit => Some(Menu::File),
@@ -228,6 +237,7 @@ impl UiCommand {
         match self {
             UiCommand::New
             | UiCommand::Open
+            | UiCommand::OpenProject
             | UiCommand::Save
             | UiCommand::SaveAs
             | UiCommand::Quit => !c.gizmo_dragging,

@@ -63,6 +63,9 @@ pub fn rfd_picker(pick: &FilePick) -> Option<PathBuf> {
     }
     match pick.purpose {
         DialogPurpose::Open => dialog.pick_file(),
+        DialogPurpose::OpenProject => dialog
+            .set_title("Open a Decentraland project folder")
+            .pick_folder(),
         _ => dialog.save_file(),
     }
 }
@@ -80,6 +83,7 @@ fn filters(purpose: DialogPurpose) -> &'static [(&'static str, &'static [&'stati
             ("Decentraland main.composite (.composite)", &["composite"]),
         ],
         DialogPurpose::ExportPeer(_) => &[("Decentraland main.crdt (.crdt)", &["crdt"])],
+        DialogPurpose::OpenProject => &[], // a folder
         DialogPurpose::SaveRun => &[("scenetree scenario (.scenario.json)", &["json"])],
     }
 }
@@ -151,7 +155,10 @@ impl InAppDialog {
             .and_then(Path::file_name)
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| default_name(pick.purpose).to_string());
-        let saving = pick.purpose != DialogPurpose::Open;
+        let saving = !matches!(
+            pick.purpose,
+            DialogPurpose::Open | DialogPurpose::OpenProject
+        );
         let mut dialog = FileDialog::new()
             // A fresh id each time: egui then focuses the file name field as on the first
             // opening, instead of keeping the last dialog's focus (typing went to its search).
@@ -167,13 +174,16 @@ impl InAppDialog {
                 dialog = dialog.add_save_extension(name, extensions[0]);
             }
         }
-        let (first, _) = filters(pick.purpose)[0];
-        dialog = dialog.default_file_filter(first);
+        if let Some(&(first, _)) = filters(pick.purpose).first() {
+            dialog = dialog.default_file_filter(first);
+        }
         let labels = dialog.labels_mut();
         labels.open_button = "Open".into();
         labels.save_button = "Save".into();
         labels.cancel_button = "Cancel".into();
-        if saving {
+        if pick.purpose == DialogPurpose::OpenProject {
+            dialog.pick_directory();
+        } else if saving {
             dialog.save_file();
         } else {
             dialog.pick_file();
@@ -215,6 +225,7 @@ fn next_dialog_number() -> u64 {
 fn title(purpose: DialogPurpose) -> &'static str {
     match purpose {
         DialogPurpose::Open => "Open a scene",
+        DialogPurpose::OpenProject => "Open a Decentraland project folder",
         DialogPurpose::SaveAs => "Save the scene as",
         DialogPurpose::ExportPeer(_) => "Export the peer's state as main.crdt",
         DialogPurpose::SaveRun => "Save the run as a scenario",
@@ -224,6 +235,7 @@ fn title(purpose: DialogPurpose) -> &'static str {
 fn default_name(purpose: DialogPurpose) -> &'static str {
     match purpose {
         DialogPurpose::Open | DialogPurpose::SaveAs => "Untitled.json",
+        DialogPurpose::OpenProject => "",
         DialogPurpose::ExportPeer(_) => "main.crdt",
         DialogPurpose::SaveRun => "run.scenario.json",
     }

@@ -16,6 +16,8 @@ use crate::io::{self, LoadError, SceneFormat};
 pub enum DialogPurpose {
     /// Pick a scene to open.
     Open,
+    /// Pick a Decentraland project folder to open.
+    OpenProject,
     /// Pick where to save the current scene.
     SaveAs,
     /// Pick where to save a simulated peer's state as main.crdt.

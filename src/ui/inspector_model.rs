@@ -24,8 +24,10 @@ pub(super) fn model_ui(ui: &mut egui::Ui, doc: &Document, state: &ModelState) {
             ui.label(shown(path));
             ui.label(
                 RichText::new(format!(
-                    "{} triangles · {} parts · {} textures",
-                    stats.triangles, stats.parts, stats.textures
+                    "{} · {} · {}",
+                    count(stats.triangles, "triangle"),
+                    count(stats.parts, "part"),
+                    count(stats.textures, "texture")
                 ))
                 .weak(),
             );
@@ -76,4 +78,13 @@ pub(super) fn project_ui(ui: &mut egui::Ui, doc: &Document) {
         .weak()
         .small(),
     );
+}
+
+/// "1 part", "3 parts".
+fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
 }

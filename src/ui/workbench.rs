@@ -195,10 +195,11 @@ impl Workbench {
     /// loaded and failed.
     fn assets_status_ui(&self, ui: &mut egui::Ui) {
         let progress = self.viewport.assets.progress();
-        if progress.total == 0 {
+        if progress.total + progress.missing == 0 {
             return;
         }
         let done = progress.ready + progress.failed;
+        let problems = progress.failed + progress.missing;
         if progress.pending() > 0 {
             ui.add(
                 egui::ProgressBar::new(done as f32 / progress.total as f32)
@@ -207,16 +208,16 @@ impl Workbench {
             );
             ui.ctx()
                 .request_repaint_after(std::time::Duration::from_millis(100));
-        } else if progress.failed > 0 {
+        } else if problems > 0 {
             ui.label(
                 RichText::new(format!(
-                    "△ {} of {} model files could not be loaded (see the inspector)",
-                    progress.failed, progress.total
+                    "△ {problems} model or texture file(s) missing or unreadable (see the inspector) · {} loaded",
+                    progress.ready
                 ))
                 .color(style::WARNING),
             );
         } else {
-            ui.weak(format!("{} model files loaded", progress.total));
+            ui.weak(format!("{} model and texture files loaded", progress.ready));
         }
     }
 

@@ -12,6 +12,7 @@ mod editor;
 mod file_dialogs;
 mod model_files;
 mod peers_flows;
+mod project_flows;
 mod ui_flows;
 mod unsaved;
 mod viewport_math;

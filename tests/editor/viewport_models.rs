@@ -270,6 +270,19 @@ fn material_textures_colour_shapes_and_invisible_entities_are_not_drawn() {
     // load through the component codec.
     let (_doc, tab) = open_loaded(&cozy_house());
     let scene = tab.scene().clone();
+    // Opening framed the scene again once its models were in, on their real bounds: the
+    // house and its yard, far larger than the 1 m boxes that stood in while loading.
+    let centre = |b: scenetree::ui::viewport::Aabb| (b.min + b.max) * 0.5;
+    let real = scene.all_bounds().unwrap();
+    let mut placeholders = scene.clone();
+    for item in &mut placeholders.items {
+        if matches!(item.shape, Shape::Model { .. }) {
+            item.shape = Shape::GltfPlaceholder;
+        }
+    }
+    let boxes = placeholders.all_bounds().unwrap();
+    assert!(tab.viewport.camera.target.distance(centre(real)) < 1e-3);
+    assert!(centre(real).distance(centre(boxes)) > 1.0, "{real:?} vs {boxes:?}");
     let image = Entity(534); // a plane with a Material whose texture is art_placeholder.jpg
     let item = scene
         .items

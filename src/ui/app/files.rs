@@ -23,12 +23,39 @@ impl ScenetreeApp {
     /// A file dialog closed with `path` (`None`: cancelled).
     pub(super) fn picked(&mut self, purpose: DialogPurpose, path: Option<PathBuf>) {
         match (purpose, path) {
-            (DialogPurpose::Open, Some(path)) => self.jobs.load(path),
+            (DialogPurpose::Open | DialogPurpose::OpenProject, Some(path)) => self.jobs.load(path),
             (DialogPurpose::SaveAs, Some(path)) => self.save_to(path),
             (DialogPurpose::SaveAs, None) => self.save_abandoned(),
             (DialogPurpose::ExportPeer(peer), Some(path)) => self.export_peer(peer, &path),
             (DialogPurpose::SaveRun, Some(path)) => self.save_run(&path),
             (_, None) => {}
+        }
+    }
+
+    /// Shows a document that finished loading from `path` (a file or a project folder). The
+    /// bundled example opens without its file, so a save asks where instead of changing it.
+    fn opened(&mut self, path: PathBuf, mut doc: crate::editor::Document) {
+        let example = self.opening_example.take().is_some_and(|e| e == path);
+        if example {
+            doc.file = None;
+            doc.saves_as_project = false;
+        }
+        let what = match &doc.project {
+            Some(p) if doc.saves_as_project || example => {
+                format!("the project {}", p.display_name())
+            }
+            _ => path.display().to_string(),
+        };
+        self.replace_document(doc);
+        self.apply_initial_selection();
+        let status = if example {
+            format!("Opened {what} (an example: Save asks where to keep a copy)")
+        } else {
+            format!("Opened {what}")
+        };
+        self.bench.status = Some((status, Severity::Info));
+        if !example {
+            self.remember_recent(&path);
         }
     }
 
@@ -68,15 +95,10 @@ impl ScenetreeApp {
                     self.in_app_dialog = Some(InAppDialog::open(&pick, self.last_dir()));
                 }
                 JobResult::Loaded(path, result) => match *result {
-                    Ok(doc) => {
-                        self.replace_document(doc);
-                        self.apply_initial_selection();
-                        self.bench.status =
-                            Some((format!("Opened {}", path.display()), Severity::Info));
-                        self.remember_recent(&path);
-                    }
+                    Ok(doc) => self.opened(path, doc),
                     // The open document stays untouched.
                     Err(err) => {
+                        self.opening_example = None;
                         self.error = Some(format!(
                             "Could not open the scene. Nothing was changed.\n\n{err}"
                         ))

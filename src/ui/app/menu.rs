@@ -1,7 +1,7 @@
 //! The menu bar, made from the command table (`ui::command`), and the commands only the app
 //! can run (files, quitting, the Help window).
 
-use super::{Example, Pending, ScenetreeApp};
+use super::{Example, Pending, ScenetreeApp, cozy_house_dir};
 use crate::ui::command::{CommandContext, Menu, UiCommand};
 use crate::ui::files::DialogPurpose;
 
@@ -11,6 +11,7 @@ impl ScenetreeApp {
         match command {
             UiCommand::New => self.request(Pending::New),
             UiCommand::Open => self.request(Pending::OpenDialog),
+            UiCommand::OpenProject => self.request(Pending::OpenProjectDialog),
             UiCommand::Save => self.save(),
             UiCommand::SaveAs => self.save_as(),
             UiCommand::Quit => self.request(Pending::Quit),
@@ -53,7 +54,7 @@ impl ScenetreeApp {
         });
     }
 
-    /// The menu's commands in table order; File puts its submenus after Open and a separator
+    /// The menu's commands in table order; File puts its submenus after Open Project and a separator
     /// before each command in `separate_before`.
     fn menu_items(
         &mut self,
@@ -81,7 +82,7 @@ impl ScenetreeApp {
                 self.bench.run_command(command);
                 ui.close();
             }
-            if command == UiCommand::Open {
+            if command == UiCommand::OpenProject {
                 self.open_submenus(ui);
             }
         }
@@ -90,10 +91,16 @@ impl ScenetreeApp {
     fn open_submenus(&mut self, ui: &mut egui::Ui) {
         ui.menu_button("Open Recent", |ui| {
             if self.recent.is_empty() {
-                ui.weak("No recent files");
+                ui.weak("No recent files or projects");
             }
             for path in self.recent.clone() {
-                if ui.button(path.display().to_string()).clicked() {
+                // Projects are remembered by their folder.
+                let label = if path.is_dir() {
+                    format!("{} (project)", path.display())
+                } else {
+                    path.display().to_string()
+                };
+                if ui.button(label).clicked() {
                     self.request(Pending::Open(path));
                     ui.close();
                 }
@@ -106,6 +113,20 @@ impl ScenetreeApp {
             }
             if ui.button("Large (65,024 entities)").clicked() {
                 self.request(Pending::OpenExample(Example::Large));
+                ui.close();
+            }
+            let cozy = cozy_house_dir();
+            let button = ui
+                .add_enabled(
+                    cozy.is_dir(),
+                    egui::Button::new("Cozy House (a real project, 29 glTF models)"),
+                )
+                .on_disabled_hover_text(format!(
+                    "Not found at {}: it ships with scenetree's source, not the binary",
+                    cozy.display()
+                ));
+            if button.clicked() {
+                self.request(Pending::OpenExample(Example::CozyHouse));
                 ui.close();
             }
         });

@@ -43,6 +43,7 @@ pub struct Launch {
 enum Pending {
     Open(PathBuf),
     OpenDialog,
+    OpenProjectDialog,
     New,
     OpenExample(Example),
     /// A bundled lesson (by index): it replaces the scene with its own untitled document.
@@ -54,7 +55,7 @@ impl Pending {
     /// What the user asked for, for messages ("Quit did not happen").
     fn describe(&self) -> &'static str {
         match self {
-            Pending::Open(_) | Pending::OpenDialog => "Open",
+            Pending::Open(_) | Pending::OpenDialog | Pending::OpenProjectDialog => "Open",
             Pending::New => "New",
             Pending::OpenExample(_) => "opening the example",
             Pending::OpenLesson(_) => "opening the lesson",
@@ -67,6 +68,13 @@ impl Pending {
 enum Example {
     Showroom,
     Large,
+    CozyHouse,
+}
+
+/// The bundled example of a real Decentraland project (scenes/Cozy-House-Template in
+/// scenetree's source): 29 glTF models, textures, a Material, hidden entities.
+pub fn cozy_house_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scenes/Cozy-House-Template")
 }
 
 /// The eframe application.
@@ -102,6 +110,9 @@ pub struct ScenetreeApp {
     show_shortcuts: bool,
     /// The 3D renderer on the window's GL context (created on the first frame).
     renderer: Option<Result<GlowViewportRenderer, String>>,
+    /// The bundled project example being loaded: it opens without its file, so a save asks
+    /// where instead of changing the bundled copy.
+    opening_example: Option<PathBuf>,
     /// Applied to the first document shown (the bundled one or the launch file).
     initial_selection: Vec<crate::model::Entity>,
     initial_lesson_steps: usize,
@@ -184,6 +195,7 @@ impl ScenetreeApp {
             title: String::new(),
             show_shortcuts: false,
             renderer: None,
+            opening_example: None,
             initial_selection: launch.select,
             initial_lesson_steps: launch.lesson_steps,
         };
@@ -203,6 +215,16 @@ impl ScenetreeApp {
     /// The workbench, mutably (tests use it to make edits).
     pub fn workbench_mut(&mut self) -> &mut Workbench {
         &mut self.bench
+    }
+
+    /// The window title as last set ("Art Gallery Template • — scenetree").
+    pub fn title(&self) -> &str {
+        &self.title
+    }
+
+    /// The recent files and projects, newest first (projects by their folder).
+    pub fn recent(&self) -> &[PathBuf] {
+        &self.recent
     }
 
     /// True while a scene is loading in the background.
@@ -302,10 +324,19 @@ impl ScenetreeApp {
                 DialogPurpose::Open,
                 self.bench.doc.file.as_ref().map(|f| f.path.clone()),
             ),
+            Pending::OpenProjectDialog => self.pick(
+                DialogPurpose::OpenProject,
+                self.bench.doc.project.as_ref().map(|p| p.root.clone()),
+            ),
             Pending::New => self.replace_document(Document::default()),
             Pending::OpenExample(Example::Showroom) => self.replace_document(showroom_document()),
             Pending::OpenExample(Example::Large) => {
                 self.replace_document(Document::new(examples::large(usize::MAX), None));
+            }
+            Pending::OpenExample(Example::CozyHouse) => {
+                let dir = cozy_house_dir();
+                self.opening_example = Some(dir.clone());
+                self.jobs.load(dir);
             }
             Pending::OpenLesson(index) => match super::lessons::lesson_document(index) {
                 Ok((doc, title)) => {
@@ -328,16 +359,22 @@ impl ScenetreeApp {
         self.clear_recovery();
     }
 
+    /// The document's name for the title and prompts: a project's title (scene.json's
+    /// `display.title`, else its folder's name), else the file's name.
     fn document_name(&self) -> String {
-        self.bench
-            .doc
+        let doc = &self.bench.doc;
+        let file = doc
             .file
             .as_ref()
             .and_then(|f| f.path.file_name())
-            .map_or_else(
-                || "Untitled".to_string(),
-                |n| n.to_string_lossy().into_owned(),
-            )
+            .map(|n| n.to_string_lossy().into_owned());
+        match (&doc.project, file) {
+            (Some(project), _) if doc.saves_as_project => project.display_name(),
+            (Some(project), Some(file)) => format!("{file} ({})", project.display_name()),
+            (Some(project), None) => format!("Untitled ({})", project.display_name()),
+            (None, Some(file)) => file,
+            (None, None) => "Untitled".to_string(),
+        }
     }
 
     fn update_title(&mut self, ctx: &egui::Context) {

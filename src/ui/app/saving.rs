@@ -35,15 +35,39 @@ impl ScenetreeApp {
             return;
         };
         let doc = &self.bench.doc;
-        if !allow_loss {
-            let lost = io::encode_scene(doc.replica(), format, &doc.save_context).lost;
-            if !lost.is_empty() {
-                self.lossy_save = Some((path, lost));
-                return;
+        // Saving a project's own scene writes its main.composite and the matching main.crdt.
+        let project = doc
+            .project
+            .clone()
+            .filter(|_| doc.saves_as_project && doc.file.as_ref().is_some_and(|f| f.path == path));
+        let written = match &project {
+            Some(project) => {
+                let files = io::project::encode_project(doc.replica(), &doc.save_context, project);
+                let lost = files.lost();
+                if !allow_loss && !lost.is_empty() {
+                    self.lossy_save = Some((path, lost));
+                    return;
+                }
+                io::project::write_project(&files)
             }
-        }
-        match io::save_scene_with(doc.replica(), &doc.save_context, &path, true) {
-            Ok(_) => {
+            None => {
+                if !allow_loss {
+                    let lost = io::encode_scene(doc.replica(), format, &doc.save_context).lost;
+                    if !lost.is_empty() {
+                        self.lossy_save = Some((path, lost));
+                        return;
+                    }
+                }
+                io::save_scene_with(doc.replica(), &doc.save_context, &path, true).map(|_| ())
+            }
+        };
+        match written {
+            Ok(()) => {
+                if project.is_none() {
+                    // Saved elsewhere: from now on the document is that file, not the project's
+                    // scene (the project still resolves its models).
+                    self.bench.doc.saves_as_project = false;
+                }
                 self.bench.doc.mark_saved(SceneFile {
                     path: path.clone(),
                     format,
@@ -53,10 +77,16 @@ impl ScenetreeApp {
                         "Saved {active}'s state to {}; other peers hold changes it does not have",
                         path.display()
                     ),
-                    _ => format!("Saved {}", path.display()),
+                    _ => match &project {
+                        Some(p) => format!(
+                            "Saved the project {} (main.composite and main.crdt)",
+                            p.display_name()
+                        ),
+                        None => format!("Saved {}", path.display()),
+                    },
                 };
                 self.bench.status = Some((status, Severity::Info));
-                self.remember_recent(&path);
+                self.remember_recent(project.as_ref().map_or(&path, |p| &p.root));
                 if !self.bench.doc.is_modified() {
                     self.clear_recovery();
                 }

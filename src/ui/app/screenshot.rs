@@ -1,10 +1,16 @@
-//! `--screenshot`: render the window for a few frames, save a PNG, exit.
+//! `--screenshot`: render the window until the scene and its models are loaded and drawn, save
+//! a PNG, exit.
 
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
+use std::time::{Duration, Instant};
 
 use super::ScenetreeApp;
+
+/// How long a screenshot waits for a scene's models before it is taken anyway (with a note on
+/// stderr): a model that neither loads nor fails must not hang a script.
+const MODEL_WAIT_LIMIT: Duration = Duration::from_secs(180);
 
 pub(super) struct Screenshot {
     pub(super) path: PathBuf,
@@ -13,6 +19,8 @@ pub(super) struct Screenshot {
     /// Why the capture failed, shared with [`super::run`], which outlives the app and turns it
     /// into the process's exit status.
     pub(super) failure: Rc<RefCell<Option<String>>>,
+    /// When the app started waiting for the scene.
+    pub(super) started: Instant,
 }
 
 impl Screenshot {
@@ -22,6 +30,7 @@ impl Screenshot {
             frame: 0,
             requested: false,
             failure: Rc::default(),
+            started: Instant::now(),
         }
     }
 }
@@ -34,12 +43,25 @@ impl ScenetreeApp {
 
     pub(super) fn screenshot_step(&mut self, ctx: &egui::Context) {
         let loading = self.jobs.loading.is_some();
+        let settled = self.bench.viewport.is_settled();
         let Some(shot) = &mut self.screenshot else {
             return;
         };
         ctx.request_repaint();
         if loading {
             return; // capture the scene that was asked for, not the one before it
+        }
+        if !settled && !shot.requested {
+            if shot.started.elapsed() < MODEL_WAIT_LIMIT {
+                shot.frame = 0; // the models are loading: wait, then let the view settle
+                return;
+            }
+            if shot.frame == 0 {
+                eprintln!(
+                    "note: some models were still loading after {} s; taking the screenshot anyway",
+                    MODEL_WAIT_LIMIT.as_secs()
+                );
+            }
         }
         shot.frame += 1;
         // A few frames let the dock settle and the viewport render before the capture.

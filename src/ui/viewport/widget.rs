@@ -166,6 +166,12 @@ impl Viewport {
         Some(self.rect.min + egui::vec2(p.x, p.y))
     }
 
+    /// True when the shown image is final: rendered, with every model of the scene uploaded
+    /// and multisampled (not a partial image drawn while uploads go on, nor one from a drag).
+    pub fn image_is_final(&self) -> bool {
+        self.partial_since.is_none() && self.rendered.as_ref().is_some_and(|k| k.multisample)
+    }
+
     /// True while a gizmo handle is being dragged.
     pub fn is_dragging_gizmo(&self) -> bool {
         matches!(self.drag, Some(Drag::Gizmo { .. }))

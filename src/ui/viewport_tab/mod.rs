@@ -148,6 +148,14 @@ impl ViewportTab {
         &self.scene
     }
 
+    /// True when every model and texture the scene names has loaded (or failed) and the view
+    /// shows them all: what a screenshot waits for.
+    pub fn is_settled(&self) -> bool {
+        self.assets.progress().pending() == 0
+            && self.built_for.as_ref().is_some_and(|k| k.assets_generation == self.assets.generation())
+            && self.viewport.image_is_final()
+    }
+
     /// The 3D view's area in the last frame, in points (for tests that click in it).
     pub fn rect(&self) -> Option<egui::Rect> {
         self.rect

@@ -45,6 +45,9 @@ pub struct LoadProgress {
     pub ready: usize,
     /// Files that failed.
     pub failed: usize,
+    /// Paths the scene names that are not files of the project (missing, or outside it);
+    /// URLs, which scenetree does not download, are not counted.
+    pub missing: usize,
 }
 
 impl LoadProgress {
@@ -202,8 +205,21 @@ impl AssetLibrary {
 
     /// Counts over every file asked for.
     pub fn progress(&self) -> LoadProgress {
+        let missing = self
+            .resolved
+            .values()
+            .filter(|r| {
+                matches!(
+                    r,
+                    Err(AssetPathError::Missing { .. }
+                        | AssetPathError::OutsideProject(_)
+                        | AssetPathError::NoProject(_))
+                )
+            })
+            .count();
         let mut p = LoadProgress {
             total: self.entries.len(),
+            missing,
             ..Default::default()
         };
         for e in &self.entries {

@@ -1,0 +1,185 @@
+//! Whole-window flows with Decentraland projects: opening a project folder (title, recent
+//! projects, models loading with progress), saving it as main.composite plus main.crdt, a
+//! broken scene.json, the bundled Cozy House example.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use egui::{Key, Modifiers};
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use scenetree::editor::Command;
+use scenetree::io;
+use scenetree::model::{Entity, Transform, ids};
+use scenetree::ui::app::{Launch, ScenetreeApp, cozy_house_dir};
+use scenetree::ui::viewport::NullRenderer;
+
+fn gallery() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/dcl-projects/art-gallery-template")
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+fn app_with(file: Option<PathBuf>) -> Harness<'static, ScenetreeApp> {
+    let ctx = egui::Context::default();
+    let launch = Launch {
+        file,
+        ..Launch::default()
+    };
+    let app = ScenetreeApp::with_storage(&ctx, launch, None, None);
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1280.0, 800.0))
+        .build_ui_state(
+            |ui, app: &mut ScenetreeApp| app.draw(ui, &mut NullRenderer::default()),
+            app,
+        );
+    settle(&mut h);
+    h
+}
+
+/// Runs frames until the scene and every model it names have loaded (or failed).
+fn settle(h: &mut Harness<'static, ScenetreeApp>) {
+    for _ in 0..6000 {
+        h.step();
+        let app = h.state();
+        let models_pending = app.workbench().viewport.assets.progress().pending() > 0;
+        if !app.is_loading() && !models_pending {
+            h.run_steps(3);
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    panic!("loading never finished");
+}
+
+#[test]
+fn a_project_folder_opens_its_scene_with_its_title_models_and_a_recent_entry() {
+    let mut h = app_with(Some(gallery()));
+    let app = h.state();
+    let doc = &app.workbench().doc;
+    assert!(doc.saves_as_project);
+    assert!(
+        doc.file
+            .as_ref()
+            .is_some_and(|f| f.path.ends_with("assets/scene/main.composite"))
+    );
+    assert_eq!(app.title(), "Art Gallery Template — scenetree");
+    // The scene summary names the project.
+    assert!(h.query_by_label("Art Gallery Template").is_some());
+    // The status bar: models loaded, the missing building counted.
+    let progress = h.state().workbench().viewport.assets.progress();
+    assert_eq!((progress.pending(), progress.missing), (0, 1), "{progress:?}");
+    assert!(
+        h.query_by_label_contains("missing or unreadable (see the inspector)")
+            .is_some()
+    );
+    // Selecting the building shows why it is a box.
+    h.state_mut()
+        .workbench_mut()
+        .doc
+        .selection
+        .set([Entity(523)]);
+    h.run();
+    assert!(
+        h.query_by_label_contains("art_gallery.glb does not exist")
+            .is_some()
+    );
+    // Opening a file from a project remembers the project's folder.
+    let recent = h.state().recent().to_vec();
+    assert_eq!(recent[0], gallery().canonicalize().unwrap());
+}
+
+#[test]
+fn saving_a_project_writes_main_composite_and_the_matching_main_crdt() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("gallery");
+    copy_dir(&gallery(), &root);
+    let mut h = app_with(Some(root.clone()));
+    let shelf = Entity(521);
+    let mut moved = h.state().workbench().doc.local_transform(shelf);
+    moved.position.y += 1.25;
+    h.state_mut()
+        .workbench_mut()
+        .doc
+        .apply(Command::SetTransforms(vec![(shelf, moved)]))
+        .unwrap();
+    h.run();
+    assert!(h.state().title().contains('•'), "{}", h.state().title());
+    h.key_press_modifiers(Modifiers::COMMAND, Key::S);
+    h.run();
+    assert!(
+        h.query_by_label_contains("Saved the project Art Gallery Template")
+            .is_some()
+    );
+    assert!(!h.state().title().contains('•'));
+    for file in ["assets/scene/main.composite", "main.crdt"] {
+        let replica = io::load_scene(&root.join(file)).unwrap();
+        let t = Transform::from_bytes(replica.component_data(shelf, ids::TRANSFORM).unwrap());
+        assert_eq!(t.unwrap().position, moved.position, "{file}");
+    }
+}
+
+#[test]
+fn a_broken_scene_json_opens_the_project_with_a_note() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("gallery");
+    copy_dir(&gallery(), &root);
+    std::fs::write(root.join("scene.json"), "{ \"display\": ").unwrap();
+    let h = app_with(Some(root.join("assets/scene/Models")));
+    assert!(h.state().workbench().doc.saves_as_project);
+    assert_eq!(h.state().title(), "gallery — scenetree", "the folder names it");
+    assert!(
+        h.query_by_label_contains("scene.json: not valid JSON at line 1")
+            .is_some()
+    );
+}
+
+#[test]
+fn the_cozy_house_example_opens_with_every_model_and_saves_only_where_asked() {
+    assert!(cozy_house_dir().is_dir());
+    let mut h = app_with(None);
+    h.get_by_label("File").click();
+    h.run();
+    h.get_by_label_contains("Open Example").hover();
+    h.run();
+    h.get_by_label_contains("Cozy House").click();
+    settle(&mut h);
+    let app = h.state();
+    let doc = &app.workbench().doc;
+    assert_eq!(doc.file, None, "the bundled copy is never saved over");
+    assert!(doc.project.is_some());
+    let progress = app.workbench().viewport.assets.progress();
+    assert_eq!(progress.failed + progress.missing, 0, "{progress:?}");
+    assert!(progress.ready >= 26, "{progress:?}");
+    assert!(app.recent().is_empty(), "examples are not recent files");
+}
+
+#[test]
+fn ctrl_shift_o_picks_a_project_folder_and_opens_it() {
+    fn picks_the_gallery(pick: &scenetree::ui::file_dialog::FilePick) -> Option<PathBuf> {
+        assert_eq!(pick.purpose, scenetree::ui::files::DialogPurpose::OpenProject);
+        Some(gallery())
+    }
+    let mut h = app_with(None);
+    h.state_mut().set_native_file_picker(picks_the_gallery);
+    h.key_press_modifiers(Modifiers::COMMAND | Modifiers::SHIFT, Key::O);
+    for _ in 0..500 {
+        h.step();
+        if h.state().workbench().doc.project.is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    settle(&mut h);
+    assert_eq!(h.state().title(), "Art Gallery Template — scenetree");
+}
