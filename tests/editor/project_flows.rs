@@ -78,7 +78,11 @@ fn a_project_folder_opens_its_scene_with_its_title_models_and_a_recent_entry() {
     assert!(h.query_by_label("Art Gallery Template").is_some());
     // The status bar: models loaded, the missing building counted.
     let progress = h.state().workbench().viewport.assets.progress();
-    assert_eq!((progress.pending(), progress.missing), (0, 1), "{progress:?}");
+    assert_eq!(
+        (progress.pending(), progress.missing),
+        (0, 1),
+        "{progress:?}"
+    );
     assert!(
         h.query_by_label_contains("missing or unreadable (see the inspector)")
             .is_some()
@@ -137,7 +141,11 @@ fn a_broken_scene_json_opens_the_project_with_a_note() {
     std::fs::write(root.join("scene.json"), "{ \"display\": ").unwrap();
     let h = app_with(Some(root.join("assets/scene/Models")));
     assert!(h.state().workbench().doc.saves_as_project);
-    assert_eq!(h.state().title(), "gallery — scenetree", "the folder names it");
+    assert_eq!(
+        h.state().title(),
+        "gallery — scenetree",
+        "the folder names it"
+    );
     assert!(
         h.query_by_label_contains("scene.json: not valid JSON at line 1")
             .is_some()

@@ -282,7 +282,10 @@ fn material_textures_colour_shapes_and_invisible_entities_are_not_drawn() {
     }
     let boxes = placeholders.all_bounds().unwrap();
     assert!(tab.viewport.camera.target.distance(centre(real)) < 1e-3);
-    assert!(centre(real).distance(centre(boxes)) > 1.0, "{real:?} vs {boxes:?}");
+    assert!(
+        centre(real).distance(centre(boxes)) > 1.0,
+        "{real:?} vs {boxes:?}"
+    );
     let image = Entity(534); // a plane with a Material whose texture is art_placeholder.jpg
     let item = scene
         .items

@@ -152,7 +152,10 @@ impl ViewportTab {
     /// shows them all: what a screenshot waits for.
     pub fn is_settled(&self) -> bool {
         self.assets.progress().pending() == 0
-            && self.built_for.as_ref().is_some_and(|k| k.assets_generation == self.assets.generation())
+            && self
+                .built_for
+                .as_ref()
+                .is_some_and(|k| k.assets_generation == self.assets.generation())
             && self.viewport.image_is_final()
     }
 
