@@ -252,8 +252,13 @@ impl OpenTarget {
 /// (`.json`, `.crdt`, `.composite`) opens itself, as the project when it is the project's scene
 /// file.
 pub fn resolve_open(path: &Path) -> Result<OpenTarget, LoadError> {
-    if !path.exists() {
-        return Err(LoadError::file(path, "does not exist"));
+    if let Err(e) = std::fs::metadata(path) {
+        // An unknown file type says which types there are; a known one (or a folder's name)
+        // why it cannot be read.
+        if path.extension().is_some() {
+            SceneFormat::of_file_to_open(path)?;
+        }
+        return Err(LoadError::file(path, format!("cannot read: {e}")));
     }
     let is_scene_file = path.is_file()
         && SceneFormat::from_path(path).is_some()

@@ -133,7 +133,10 @@ impl UiCommand {
                 "Open Project…",
                 "Open a Decentraland project: the folder with scene.json",
             ),
-            UiCommand::Save => ("Save", "Save to the scene's file (a project: main.composite and main.crdt)"),
+            UiCommand::Save => (
+                "Save",
+                "Save to the scene's file (a project: main.composite and main.crdt)",
+            ),
             UiCommand::SaveAs => ("Save As…", "Save to a new file"),
             UiCommand::Quit => ("Quit", "Close scenetree"),
             UiCommand::Undo => ("Undo", "Undo the last edit"),

@@ -175,7 +175,10 @@ fn the_cozy_house_example_opens_with_every_model_and_saves_only_where_asked() {
 #[test]
 fn ctrl_shift_o_picks_a_project_folder_and_opens_it() {
     fn picks_the_gallery(pick: &scenetree::ui::file_dialog::FilePick) -> Option<PathBuf> {
-        assert_eq!(pick.purpose, scenetree::ui::files::DialogPurpose::OpenProject);
+        assert_eq!(
+            pick.purpose,
+            scenetree::ui::files::DialogPurpose::OpenProject
+        );
         Some(gallery())
     }
     let mut h = app_with(None);

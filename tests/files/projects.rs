@@ -115,7 +115,11 @@ fn folders_and_files_outside_any_project_are_refused_with_the_reason() {
     let err = resolve_open(&dir.path().join("nope"))
         .unwrap_err()
         .to_string();
-    assert!(err.contains("does not exist"), "{err}");
+    assert!(err.contains("cannot read"), "{err}");
+    let err = resolve_open(&dir.path().join("nope.txt"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("unknown file type"), "{err}");
 }
 
 #[test]
