@@ -159,6 +159,7 @@ impl Document {
 pub struct InspectorFlags {
     journal: u64,
     cursor: u64,
+    generation: u64,
     /// Hidden entities.
     pub hidden: HashSet<Entity>,
     /// Locked entities.
@@ -166,6 +167,11 @@ pub struct InspectorFlags {
 }
 
 impl InspectorFlags {
+    /// Changes whenever either set changes (to key caches on).
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
     /// Catches up with the replica.
     pub fn update(&mut self, replica: &Replica) {
         let (hide, lock) = (hide_id(), lock_id());
@@ -181,17 +187,19 @@ impl InspectorFlags {
                     } else {
                         continue;
                     };
-                    if replica.component_data(e, component).is_some() {
-                        set.insert(e);
+                    let changed = if replica.component_data(e, component).is_some() {
+                        set.insert(e)
                     } else {
-                        set.remove(&e);
-                    }
+                        set.remove(&e)
+                    };
+                    self.generation += u64::from(changed);
                 }
             }
             None => {
                 let has = |e: Entity, c: u32| replica.component_data(e, c).is_some();
                 self.hidden = replica.live_entities().filter(|&e| has(e, hide)).collect();
                 self.locked = replica.live_entities().filter(|&e| has(e, lock)).collect();
+                self.generation += 1;
             }
         }
         self.journal = replica.journal_id();

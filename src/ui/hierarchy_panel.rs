@@ -6,18 +6,14 @@
 
 use std::collections::HashSet;
 
-use egui::{Align, Layout, RichText, Sense};
+use egui::RichText;
 
 use super::action::{Action, SelectAction};
 use super::style;
-use crate::editor::InspectorFlags;
-use crate::editor::{Command, Document};
-use crate::model::{Entity, present};
-use crate::scene::Fallback;
-
-/// Height of one tree row in points.
-pub const ROW_HEIGHT: f32 = 20.0;
-const INDENT: f32 = 14.0;
+pub use super::tree_row::ROW_HEIGHT;
+use super::tree_row::{Expander, RowBadge, TreeRow};
+use crate::editor::{Command, Document, InspectorFlags};
+use crate::model::Entity;
 
 /// What is being dragged in the tree.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -29,6 +25,8 @@ struct Row {
     entity: Entity,
     depth: u32,
     has_children: bool,
+    /// The entity or an ancestor is hidden in the viewport.
+    dimmed: bool,
 }
 
 /// Key of the cached rows: they are rebuilt when any part changes.
@@ -38,6 +36,8 @@ struct RowsKey {
     /// Names only matter for the search filter: `None` while the search box is empty.
     replica: Option<crate::crdt::ReplicaVersion>,
     collapsed_version: u64,
+    /// The hide flags dim rows.
+    flags: u64,
     search: String,
 }
 
@@ -108,12 +108,13 @@ impl HierarchyPanel {
             structure: doc.view().structure_generation(),
             replica: (!self.search.is_empty()).then(|| doc.replica().version()),
             collapsed_version: self.collapsed_version,
+            flags: self.flags.generation(),
             search: self.search.clone(),
         };
         if self.rows_key.as_ref() == Some(&key) {
             return;
         }
-        self.rows = build_rows(doc, &self.collapsed, &self.search);
+        self.rows = build_rows(doc, &self.collapsed, &self.flags.hidden, &self.search);
         self.rows_key = Some(key);
     }
 
@@ -221,86 +222,102 @@ impl HierarchyPanel {
     ) {
         let entity = row.entity;
         let selected = doc.selection.contains(entity);
-        let inner = ui.horizontal(|ui| {
-            ui.set_min_height(ROW_HEIGHT);
-            ui.add_space(row.depth as f32 * INDENT);
-            if row.has_children {
-                let collapsed = self.collapsed.contains(&entity) && self.search.is_empty();
-                let arrow = if collapsed { "⏵" } else { "⏷" };
-                if ui
-                    .add(egui::Button::new(arrow).frame(false).small())
-                    .on_hover_text("Expand / collapse")
-                    .clicked()
-                {
-                    self.set_collapsed(entity, !collapsed);
-                }
-            } else {
-                ui.add_space(INDENT);
+        let collapsed = self.collapsed.contains(&entity) && self.search.is_empty();
+        let tree_row = TreeRow {
+            entity,
+            depth: row.depth,
+            name: doc.display_name(entity),
+            named: doc.name_of(entity).is_some(),
+            implicit: doc.view().is_implicit(entity),
+            expander: match (row.has_children, collapsed) {
+                (false, _) => Expander::Leaf,
+                (true, false) => Expander::Expanded,
+                (true, true) => Expander::Collapsed,
+            },
+            selected,
+            dimmed: row.dimmed,
+            highlight: &self.search,
+            badge: RowBadge::of(doc.view(), entity, |e| doc.display_name(e)),
+        };
+        let is_renaming = self.renaming.as_ref().is_some_and(|(e, _, _)| *e == entity);
+        let mut renamed = false;
+        let mut rename_field = |ui: &mut egui::Ui| {
+            let (_, text, first_frame) = self.renaming.as_mut().expect("renaming this row");
+            let edit = ui.add(egui::TextEdit::singleline(text).desired_width(160.0));
+            if *first_frame {
+                edit.request_focus();
+                *first_frame = false;
             }
-            if let Some((renamed, text, first_frame)) =
-                self.renaming.as_mut().filter(|(e, _, _)| *e == entity)
-            {
-                let edit = ui.add(egui::TextEdit::singleline(text).desired_width(160.0));
-                if *first_frame {
-                    edit.request_focus();
-                    *first_frame = false;
-                }
-                let (enter, escape) = ui.input(|i| {
-                    (
-                        i.key_pressed(egui::Key::Enter),
-                        i.key_pressed(egui::Key::Escape),
-                    )
-                });
-                if escape {
-                    self.renaming = None;
-                } else if enter || edit.lost_focus() {
-                    actions.push(Action::Edit(Command::Rename {
-                        entity: *renamed,
-                        name: text.trim().to_string(),
-                    }));
-                    self.renaming = None;
-                }
-                return None;
-            }
-            let label = row_label(doc, entity);
-            let response = ui
-                .selectable_label(selected, label)
-                .interact(Sense::click_and_drag())
-                .on_hover_text(format!(
-                    "Entity {entity} (number {}, version {})",
-                    entity.number(),
-                    entity.version()
-                ));
-            self.badges_ui(ui, doc, entity);
-            ui.with_layout(Layout::right_to_left(Align::Center), |ui| {
-                let locked = self.flags.locked.contains(&entity);
-                if ui
-                    .add(
-                        egui::Button::new(if locked { "●" } else { "○" })
-                            .frame(false)
-                            .small(),
-                    )
-                    .on_hover_text("Lock in the editor (not saved in the scene)")
-                    .clicked()
-                {
-                    actions.push(Action::ToggleLocked(entity));
-                }
-                let hidden = self.flags.hidden.contains(&entity);
-                if ui
-                    .add(
-                        egui::Button::new(if hidden { "–" } else { "👁" })
-                            .frame(false)
-                            .small(),
-                    )
-                    .on_hover_text("Hide in the viewport (not saved in the scene)")
-                    .clicked()
-                {
-                    actions.push(Action::ToggleHidden(entity));
-                }
+            let (enter, escape) = ui.input(|i| {
+                (
+                    i.key_pressed(egui::Key::Enter),
+                    i.key_pressed(egui::Key::Escape),
+                )
             });
-            Some(response)
+            if escape {
+                renamed = true;
+            } else if enter || edit.lost_focus() {
+                actions.push(Action::Edit(Command::Rename {
+                    entity,
+                    name: text.trim().to_string(),
+                }));
+                renamed = true;
+            }
+            edit
+        };
+        let rename: Option<&mut dyn FnMut(&mut egui::Ui) -> egui::Response> =
+            is_renaming.then_some(&mut rename_field);
+        let locked = self.flags.locked.contains(&entity);
+        let hidden = self.flags.hidden.contains(&entity);
+        let mut toggles = Vec::new();
+        let shown = tree_row.show(ui, rename, |ui| {
+            if ui
+                .add(
+                    egui::Button::new(if locked { "●" } else { "○" })
+                        .frame(false)
+                        .small(),
+                )
+                .on_hover_text("Lock in the editor (not saved in the scene)")
+                .clicked()
+            {
+                toggles.push(Action::ToggleLocked(entity));
+            }
+            let (eye, tip) = if hidden {
+                (
+                    "–",
+                    "Hidden in the viewport with its children; click to show",
+                )
+            } else if row.dimmed {
+                (
+                    "◌",
+                    "Hidden because an ancestor is hidden; click to hide it on its own too",
+                )
+            } else {
+                (
+                    "👁",
+                    "Hide in the viewport with its children (not saved in the scene)",
+                )
+            };
+            if ui
+                .add(egui::Button::new(eye).frame(false).small())
+                .on_hover_text(tip)
+                .clicked()
+            {
+                toggles.push(Action::ToggleHidden(entity));
+            }
         });
-        let Some(response) = inner.inner else { return };
+        actions.extend(toggles);
+        if shown.toggled {
+            self.set_collapsed(entity, !collapsed);
+        }
+        if is_renaming {
+            if renamed {
+                self.renaming = None;
+            }
+            return;
+        }
+        let response = shown.label;
+        let inner_response = shown.row;
         let modifiers = ui.input(|i| i.modifiers);
         if response.double_clicked() {
             actions.push(Action::BeginRename(entity));
@@ -377,33 +394,7 @@ impl HierarchyPanel {
                 ui.close();
             }
         });
-        self.drop_target(ui, doc, &inner.response, entity, actions);
-    }
-
-    fn badges_ui(&self, ui: &mut egui::Ui, doc: &Document, entity: Entity) {
-        let view = doc.view();
-        match view.fallback_reason(entity) {
-            Fallback::None => {}
-            Fallback::Cycle(members) => {
-                let ring = doc.cycle_ring(members);
-                let declared = view.declared_parent_of(entity).unwrap_or(Entity::ROOT);
-                ui.label(RichText::new("⟲ cycle").color(style::CYCLE).small())
-                    .on_hover_text(format!(
-                        "{}\nDeclared parent: {}",
-                        present::cycle_note(&ring),
-                        doc.display_name(declared)
-                    ));
-            }
-            Fallback::MissingParent => {
-                let declared = view.declared_parent_of(entity).unwrap_or(Entity::ROOT);
-                ui.label(
-                    RichText::new("△ missing parent")
-                        .color(style::MISSING_PARENT)
-                        .small(),
-                )
-                .on_hover_text(present::missing_parent_note(&doc.display_name(declared)));
-            }
-        }
+        self.drop_target(ui, doc, &inner_response, entity, actions);
     }
 
     /// Makes `response` accept dragged entities: highlights it, explains, and on release asks
@@ -468,44 +459,57 @@ impl HierarchyPanel {
     }
 }
 
-fn row_label(doc: &Document, entity: Entity) -> RichText {
-    let name = doc.display_name(entity);
-    if doc.view().is_implicit(entity) {
-        RichText::new(format!("{name} (no components)"))
-            .italics()
-            .weak()
-    } else if doc.name_of(entity).is_some() {
-        RichText::new(format!("{name}  ·  {entity}"))
-    } else {
-        RichText::new(name)
-    }
-}
-
 /// Flattens the render tree into rows: depth-first, children by id, collapsed subtrees skipped;
-/// with a search, only matching rows and their ancestors (expanded).
-fn build_rows(doc: &Document, collapsed: &HashSet<Entity>, search: &str) -> Vec<Row> {
+/// with a search, only matching rows and their ancestors (expanded). Rows at or below a hidden
+/// entity are marked dimmed.
+fn build_rows(
+    doc: &Document,
+    collapsed: &HashSet<Entity>,
+    hidden: &HashSet<Entity>,
+    search: &str,
+) -> Vec<Row> {
     let view = doc.view();
     let preorder = view.preorder(); // includes the root at depth 0
+    // dimmed[i]: preorder[i] or an ancestor is hidden. In preorder, the ancestors of a node are
+    // the last nodes seen at each smaller depth, so one "hidden from this depth" marker does.
+    let mut dimmed = vec![false; preorder.len()];
+    if !hidden.is_empty() {
+        let mut hidden_from: Option<u32> = None;
+        for (i, &(e, depth)) in preorder.iter().enumerate() {
+            if hidden_from.is_some_and(|d| depth <= d) {
+                hidden_from = None;
+            }
+            if hidden_from.is_none() && hidden.contains(&e) {
+                hidden_from = Some(depth);
+            }
+            dimmed[i] = hidden_from.is_some();
+        }
+    }
+    let row = |i: usize| {
+        let (e, depth) = preorder[i];
+        Row {
+            entity: e,
+            depth: depth - 1,
+            has_children: view.has_children(e),
+            dimmed: dimmed[i],
+        }
+    };
     let needle = search.trim().to_lowercase();
     if needle.is_empty() {
         let mut rows = Vec::with_capacity(preorder.len());
         let mut skip_below: Option<u32> = None;
-        for &(e, depth) in &preorder[1..] {
+        for (i, &(e, depth)) in preorder.iter().enumerate().skip(1) {
             if let Some(d) = skip_below {
                 if depth > d {
                     continue;
                 }
                 skip_below = None;
             }
-            let has_children = view.has_children(e);
-            rows.push(Row {
-                entity: e,
-                depth: depth - 1,
-                has_children,
-            });
-            if has_children && collapsed.contains(&e) {
+            let row = row(i);
+            if row.has_children && collapsed.contains(&e) {
                 skip_below = Some(depth);
             }
+            rows.push(row);
         }
         return rows;
     }
@@ -529,15 +533,5 @@ fn build_rows(doc: &Document, collapsed: &HashSet<Entity>, search: &str) -> Vec<
         below[d] |= subtree;
         keep[i] = subtree;
     }
-    preorder
-        .iter()
-        .enumerate()
-        .skip(1)
-        .filter(|(i, _)| keep[*i])
-        .map(|(_, &(e, depth))| Row {
-            entity: e,
-            depth: depth - 1,
-            has_children: view.has_children(e),
-        })
-        .collect()
+    (1..preorder.len()).filter(|&i| keep[i]).map(row).collect()
 }

@@ -14,6 +14,7 @@ pub mod inspector_panel;
 pub mod lessons;
 pub mod peers_panel;
 pub mod style;
+pub mod tree_row;
 pub mod viewport;
 pub mod viewport_tab;
 pub mod workbench;

@@ -17,6 +17,8 @@ pub const CYCLE: Color32 = WARNING;
 pub const MISSING_PARENT: Color32 = Color32::from_rgb(0xD0, 0xB0, 0x40);
 /// Where a dragged row would be inserted (the in-flight list).
 pub const DROP_MARKER: Color32 = WARNING;
+/// Behind the part of a tree row's name that matches the search text.
+pub const SEARCH_MATCH: Color32 = Color32::from_rgb(0xF2, 0xD0, 0x5A);
 /// Success (peers converged, every delivery order ends alike).
 pub const SUCCESS: Color32 = Color32::from_rgb(0x6C, 0xC0, 0x6C);
 /// A message in flight that answers an outdated sender.

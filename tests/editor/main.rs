@@ -13,6 +13,7 @@ mod file_dialogs;
 mod model_files;
 mod peers_flows;
 mod project_flows;
+mod tree_habits;
 mod ui_flows;
 mod unsaved;
 mod viewport_math;

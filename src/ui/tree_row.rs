@@ -1,0 +1,251 @@
+//! One row of an entity tree: indentation, the expand arrow, the name (with the search match
+//! highlighted), the re-rooting badge and optional trailing buttons. The hierarchy draws its
+//! rows with it, and any other view of a render tree (a simulated peer's tree) can too: the row
+//! only needs a [`SceneView`] and a way to name entities, not the editor's document.
+
+use egui::text::{LayoutJob, TextFormat};
+use egui::{Align, Color32, Layout, Response, RichText, Sense, TextStyle};
+
+use super::style;
+use crate::model::{Entity, present};
+use crate::scene::{Fallback, SceneView};
+
+/// Height of one tree row in points.
+pub const ROW_HEIGHT: f32 = 20.0;
+/// Indentation per tree level, in points.
+pub const INDENT: f32 = 14.0;
+
+/// The expand arrow of a row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Expander {
+    /// No children: no arrow (the space is kept so names line up).
+    Leaf,
+    /// Children shown (⏷).
+    Expanded,
+    /// Children hidden (⏵).
+    Collapsed,
+}
+
+/// Why the render tree draws an entity at the root, as text for the row's badge.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RowBadge {
+    /// Drawn under its declared parent.
+    None,
+    /// On a parenting cycle: `ring` reads "Lamp → Table → Lamp"; `declared` names the parent.
+    Cycle { ring: String, declared: String },
+    /// The declared parent (named `declared`) has no Transform.
+    MissingParent { declared: String },
+}
+
+impl RowBadge {
+    /// The badge of `entity` in `view`; `name` says what to call an entity ("Lamp").
+    pub fn of(view: &SceneView, entity: Entity, name: impl Fn(Entity) -> String) -> RowBadge {
+        let declared = || name(view.declared_parent_of(entity).unwrap_or(Entity::ROOT));
+        match view.fallback_reason(entity) {
+            Fallback::None => RowBadge::None,
+            Fallback::Cycle(members) => RowBadge::Cycle {
+                ring: present::cycle_ring(members, &name),
+                declared: declared(),
+            },
+            Fallback::MissingParent => RowBadge::MissingParent {
+                declared: declared(),
+            },
+        }
+    }
+}
+
+/// What one row shows. Build it, then [`TreeRow::show`] it.
+#[derive(Clone, Debug)]
+pub struct TreeRow<'a> {
+    /// The entity of the row.
+    pub entity: Entity,
+    /// Tree depth (0 = a child of the scene root).
+    pub depth: u32,
+    /// What people call the entity ("Lamp", "Entity 520").
+    pub name: String,
+    /// The entity has a `core-schema::Name`: its id follows the name ("Lamp  ·  513").
+    pub named: bool,
+    /// The entity has no components and is only drawn because others name it as parent.
+    pub implicit: bool,
+    /// The expand arrow.
+    pub expander: Expander,
+    /// Drawn as selected.
+    pub selected: bool,
+    /// Drawn faded: the entity or an ancestor is hidden.
+    pub dimmed: bool,
+    /// Highlight this text in the name (case-insensitive; empty highlights nothing).
+    pub highlight: &'a str,
+    /// The re-rooting badge.
+    pub badge: RowBadge,
+}
+
+/// What happened to a row this frame.
+pub struct TreeRowResponse {
+    /// The name label (click, double-click, drag, context menu).
+    pub label: Response,
+    /// The whole row (a drop target).
+    pub row: Response,
+    /// The expand arrow was clicked.
+    pub toggled: bool,
+}
+
+impl TreeRow<'_> {
+    /// The text of the name label: "Lamp  ·  513", or "Entity 520", or "Entity 520 (no
+    /// components)" for an implicit parent.
+    pub fn label_text(&self) -> String {
+        if self.implicit {
+            format!("{} (no components)", self.name)
+        } else if self.named {
+            format!("{}  ·  {}", self.name, self.entity)
+        } else {
+            self.name.clone()
+        }
+    }
+
+    /// Draws the row. `trailing` adds right-aligned widgets (the hierarchy's hide and lock
+    /// toggles); `rename` replaces the label with a text field while a name is being edited and
+    /// returns its response instead of the label's.
+    pub fn show(
+        self,
+        ui: &mut egui::Ui,
+        rename: Option<&mut dyn FnMut(&mut egui::Ui) -> Response>,
+        trailing: impl FnOnce(&mut egui::Ui),
+    ) -> TreeRowResponse {
+        let mut toggled = false;
+        let inner = ui.horizontal(|ui| {
+            ui.set_min_height(ROW_HEIGHT);
+            ui.add_space(self.depth as f32 * INDENT);
+            match self.expander {
+                Expander::Leaf => ui.add_space(INDENT),
+                expander => {
+                    let arrow = if expander == Expander::Collapsed {
+                        "⏵"
+                    } else {
+                        "⏷"
+                    };
+                    toggled = ui
+                        .add(egui::Button::new(arrow).frame(false).small())
+                        .on_hover_text("Expand / collapse")
+                        .clicked();
+                }
+            }
+            let label = match rename {
+                Some(edit) => edit(ui),
+                None => {
+                    let text = self.label_job(ui);
+                    ui.selectable_label(self.selected, text)
+                        .interact(Sense::click_and_drag())
+                        .on_hover_text(format!(
+                            "Entity {} (number {}, version {}){}",
+                            self.entity,
+                            self.entity.number(),
+                            self.entity.version(),
+                            if self.dimmed {
+                                "\nHidden in the viewport (itself or an ancestor)"
+                            } else {
+                                ""
+                            }
+                        ))
+                }
+            };
+            badge_ui(ui, &self.badge);
+            ui.with_layout(Layout::right_to_left(Align::Center), trailing);
+            label
+        });
+        TreeRowResponse {
+            label: inner.inner,
+            row: inner.response,
+            toggled,
+        }
+    }
+
+    /// The label as a layout job: faded when dimmed, italic for an implicit parent, the search
+    /// match on a highlighted background.
+    fn label_job(&self, ui: &egui::Ui) -> LayoutJob {
+        let text = self.label_text();
+        let visuals = ui.visuals();
+        let mut color = if self.selected {
+            visuals.selection.stroke.color
+        } else {
+            visuals.text_color()
+        };
+        if self.implicit || self.dimmed {
+            color = color.gamma_multiply(0.45);
+        }
+        let format = TextFormat {
+            font_id: TextStyle::Button.resolve(ui.style()),
+            color,
+            italics: self.implicit,
+            ..Default::default()
+        };
+        let mut job = LayoutJob::default();
+        let (start, end) = match_range(&text, self.highlight).unwrap_or((text.len(), text.len()));
+        job.append(&text[..start], 0.0, format.clone());
+        if end > start {
+            job.append(
+                &text[start..end],
+                0.0,
+                TextFormat {
+                    background: style::SEARCH_MATCH,
+                    color: Color32::BLACK,
+                    ..format.clone()
+                },
+            );
+        }
+        job.append(&text[end..], 0.0, format);
+        job
+    }
+}
+
+/// The byte range of the first case-insensitive occurrence of `needle` in `text`, when the
+/// lowercase form keeps every character's length (it does for the names people type; other
+/// texts get no highlight rather than a wrong one).
+pub fn match_range(text: &str, needle: &str) -> Option<(usize, usize)> {
+    let needle = needle.trim().to_lowercase();
+    if needle.is_empty() {
+        return None;
+    }
+    let lower = text.to_lowercase();
+    if lower.len() != text.len() {
+        return None;
+    }
+    let start = lower.find(&needle)?;
+    let end = start + needle.len();
+    (text.is_char_boundary(start) && text.is_char_boundary(end)).then_some((start, end))
+}
+
+fn badge_ui(ui: &mut egui::Ui, badge: &RowBadge) {
+    match badge {
+        RowBadge::None => {}
+        RowBadge::Cycle { ring, declared } => {
+            ui.label(RichText::new("⟲ cycle").color(style::CYCLE).small())
+                .on_hover_text(format!(
+                    "{}\nDeclared parent: {declared}",
+                    present::cycle_note(ring)
+                ));
+        }
+        RowBadge::MissingParent { declared } => {
+            ui.label(
+                RichText::new("△ missing parent")
+                    .color(style::MISSING_PARENT)
+                    .small(),
+            )
+            .on_hover_text(present::missing_parent_note(declared));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_match_is_found_case_insensitively_and_only_where_it_is() {
+        assert_eq!(match_range("Lamp  ·  513", "AMP"), Some((1, 4)));
+        assert_eq!(match_range("Lamp  ·  513", "513"), Some((10, 13)));
+        assert_eq!(match_range("Lamp", "chair"), None);
+        assert_eq!(match_range("Lamp", "  "), None);
+        // 'İ' lowercases to two characters: no highlight rather than a shifted one.
+        assert_eq!(match_range("İstanbul", "stan"), None);
+    }
+}
