@@ -7,6 +7,7 @@ mod furnished;
 
 mod crdt_replica;
 mod lessons;
+mod message_rows;
 mod network;
 mod network_properties;
 mod one_message_per_tick;

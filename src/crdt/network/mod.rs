@@ -20,6 +20,7 @@
 
 mod coalesce;
 mod describe;
+mod effect;
 mod exec;
 mod timeline;
 mod types;
@@ -30,6 +31,7 @@ use super::replica::{ApplyOutcome, Replica};
 use exec::{Draw, keyed_rng};
 
 pub use describe::{Convergence, describe_message, entity_states};
+pub use effect::{FieldChange, MessageEffect, MessageRow, transform_changes};
 pub use timeline::{Event, EventKind, Op};
 pub use types::{
     AutoDelivery, DeliveryOrder, DeliveryReport, InFlight, LocalWrite, MessageFilter, MessageId,
