@@ -51,6 +51,10 @@ pub enum UiCommand {
     GizmoScale,
     /// Gizmo axes: local or world.
     ToggleGizmoAxes,
+    /// Switch to the editor's layout (hierarchy, viewport, inspector).
+    EditorWorkspace,
+    /// Switch to the Peers workspace (simulated peers side by side, the message table).
+    PeersWorkspace,
     /// Put the panels back where they started.
     ResetLayout,
     /// Show the keyboard shortcuts.
@@ -96,7 +100,7 @@ const CTRL_SHIFT: Modifiers = Modifiers::COMMAND.plus(Modifiers::SHIFT);
 
 impl UiCommand {
     /// Every command, in menu order. Where two share a key, the first that applies wins.
-    pub const ALL: [UiCommand; 22] = [
+    pub const ALL: [UiCommand; 24] = [
         UiCommand::New,
         UiCommand::Open,
         UiCommand::OpenProject,
@@ -117,6 +121,8 @@ impl UiCommand {
         UiCommand::GizmoRotate,
         UiCommand::GizmoScale,
         UiCommand::ToggleGizmoAxes,
+        UiCommand::EditorWorkspace,
+        UiCommand::PeersWorkspace,
         UiCommand::ResetLayout,
         UiCommand::ShowShortcuts,
     ];
@@ -168,6 +174,14 @@ impl UiCommand {
             UiCommand::GizmoRotate => ("Rotate", "Gizmo: rotate"),
             UiCommand::GizmoScale => ("Scale", "Gizmo: scale along local axes"),
             UiCommand::ToggleGizmoAxes => ("Local / World Axes", "Gizmo: local or world axes"),
+            UiCommand::EditorWorkspace => (
+                "Editor Workspace",
+                "Show the editor: hierarchy, viewport and inspector",
+            ),
+            UiCommand::PeersWorkspace => (
+                "Peers Workspace",
+                "Show the simulated peers side by side with the messages between them",
+            ),
             UiCommand::ResetLayout => ("Reset Layout", "Put the panels back where they started"),
             UiCommand::ShowShortcuts => ("Keyboard Shortcuts", "Every shortcut and mouse gesture"),
         }
@@ -198,6 +212,9 @@ impl UiCommand {
             UiCommand::GizmoRotate => const { &[key(NONE, Key::E)] },
             UiCommand::GizmoScale => const { &[key(NONE, Key::R)] },
             UiCommand::ToggleGizmoAxes => const { &[key(NONE, Key::X)] },
+            // As Godot switches its workspaces (Ctrl+F1 2D, Ctrl+F2 3D, …).
+            UiCommand::EditorWorkspace => const { &[key(CTRL, Key::F1)] },
+            UiCommand::PeersWorkspace => const { &[key(CTRL, Key::F2)] },
             UiCommand::ResetLayout | UiCommand::ShowShortcuts => NO_KEYS,
         }
     }
@@ -223,6 +240,8 @@ impl UiCommand {
             | UiCommand::GizmoRotate
             | UiCommand::GizmoScale
             | UiCommand::ToggleGizmoAxes
+            | UiCommand::EditorWorkspace
+            | UiCommand::PeersWorkspace
             | UiCommand::ResetLayout => Some(Menu::View),
             UiCommand::ShowShortcuts => Some(Menu::Help),
             UiCommand::CancelGizmoDrag | UiCommand::ClearSelection => None,
@@ -258,7 +277,10 @@ impl UiCommand {
             | UiCommand::GizmoRotate
             | UiCommand::GizmoScale
             | UiCommand::ToggleGizmoAxes => editing,
-            UiCommand::ResetLayout | UiCommand::ShowShortcuts => true,
+            UiCommand::EditorWorkspace
+            | UiCommand::PeersWorkspace
+            | UiCommand::ResetLayout
+            | UiCommand::ShowShortcuts => true,
         }
     }
 

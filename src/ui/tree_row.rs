@@ -116,7 +116,8 @@ impl TreeRow<'_> {
             ui.set_min_height(ROW_HEIGHT);
             ui.add_space(self.depth as f32 * INDENT);
             match self.expander {
-                Expander::Leaf => ui.add_space(INDENT),
+                // The arrow's width and the spacing after it, so names at one depth line up.
+                Expander::Leaf => ui.add_space(INDENT + ui.spacing().item_spacing.x),
                 expander => {
                     let arrow = if expander == Expander::Collapsed {
                         "⏵"
@@ -124,7 +125,10 @@ impl TreeRow<'_> {
                         "⏷"
                     };
                     toggled = ui
-                        .add(egui::Button::new(arrow).frame(false).small())
+                        .add_sized(
+                            [INDENT, ROW_HEIGHT],
+                            egui::Button::new(arrow).frame(false).small(),
+                        )
                         .on_hover_text("Expand / collapse")
                         .clicked();
                 }

@@ -9,7 +9,7 @@ use super::action::{Action, PeersAction, SelectAction};
 use super::command::{self, CommandContext, UiCommand};
 use super::hierarchy_panel::HierarchyPanel;
 use super::inspector_panel::InspectorPanel;
-use super::peers_panel::PeersPanel;
+use super::peers_panel::{PeersPanel, PeersUiContext};
 use super::style;
 use super::viewport::{ViewportCommand, ViewportRenderer};
 use super::viewport_tab::ViewportTab;
@@ -38,6 +38,26 @@ impl Tab {
             Tab::Peers => "Peers",
         }
     }
+}
+
+/// Which set of panels fills the window.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Workspace {
+    /// Hierarchy, viewport, inspector (and the Peers strip): editing one scene.
+    #[default]
+    Editor,
+    /// The simulated peers side by side, the messages between them, the active peer's
+    /// viewport and inspector.
+    Peers,
+}
+
+/// The Peers workspace: Peers | Viewport over Inspector, the peers taking most of the width.
+pub fn peers_dock() -> DockState<Tab> {
+    let mut dock = DockState::new(vec![Tab::Peers]);
+    let surface = dock.main_surface_mut();
+    let [_peers, side] = surface.split_right(NodeIndex::root(), 0.7, vec![Tab::Viewport]);
+    surface.split_below(side, 0.5, vec![Tab::Inspector]);
+    dock
 }
 
 /// The default layout: Hierarchy | Viewport over Peers | Inspector.
@@ -82,8 +102,12 @@ pub struct Workbench {
     pub inspector: InspectorPanel,
     /// The 3D view's state (camera, gizmo, built scene).
     pub viewport: ViewportTab,
-    /// Tab layout (persisted by the app).
+    /// The editor workspace's tab layout (persisted by the app).
     pub dock: DockState<Tab>,
+    /// The Peers workspace's tab layout (persisted by the app).
+    pub peers_dock: DockState<Tab>,
+    /// Which workspace is shown.
+    pub workspace: Workspace,
     /// The copied local transform (position, rotation, scale).
     clipboard: Option<Transform>,
     /// The last message for the status bar.
@@ -111,6 +135,8 @@ impl Workbench {
             inspector: InspectorPanel::default(),
             viewport: ViewportTab::default(),
             dock: default_dock(),
+            peers_dock: peers_dock(),
+            workspace: Workspace::default(),
             clipboard: None,
             status: None,
             modal_open: false,
@@ -122,10 +148,14 @@ impl Workbench {
         }
     }
 
-    /// Replaces the document (a file was opened), keeping the layout.
+    /// Replaces the document (a file was opened), keeping the layouts; a lesson opens in the
+    /// Peers workspace.
     pub fn set_document(&mut self, doc: Document) {
         self.viewport.assets.set_project(doc.project.clone());
         self.doc = doc;
+        if self.doc.simulation().is_some() {
+            self.workspace = Workspace::Peers;
+        }
         self.hierarchy = HierarchyPanel::default();
         self.viewport.frame_all_next();
         self.inspector.error = None;
@@ -143,7 +173,12 @@ impl Workbench {
         let mut actions = Vec::new();
         self.hierarchy.flags.update(self.doc.replica());
         egui::Panel::bottom("status").show(ui, |ui| self.status_ui(ui));
-        let mut dock = std::mem::replace(&mut self.dock, DockState::new(Vec::new()));
+        let workspace = self.workspace;
+        let shown = match workspace {
+            Workspace::Editor => &mut self.dock,
+            Workspace::Peers => &mut self.peers_dock,
+        };
+        let mut dock = std::mem::replace(shown, DockState::new(Vec::new()));
         let mut tabs = Tabs {
             bench: self,
             actions: &mut actions,
@@ -153,8 +188,12 @@ impl Workbench {
             .style(Style::from_egui(ui.style().as_ref()))
             .show_close_buttons(false)
             .show_leaf_close_all_buttons(false)
+            .id(egui::Id::new(("dock", workspace)))
             .show_inside(ui, &mut tabs);
-        self.dock = dock;
+        match workspace {
+            Workspace::Editor => self.dock = dock,
+            Workspace::Peers => self.peers_dock = dock,
+        }
         self.apply_actions(actions);
         self.text_field_had_keyboard = ui.ctx().egui_wants_keyboard_input();
         self.popup_was_open = egui::Popup::is_any_open(ui.ctx());
@@ -260,7 +299,18 @@ impl Workbench {
             UiCommand::PasteTransform => Action::PasteTransform,
             UiCommand::ClearSelection => Action::Select(SelectAction::Clear),
             UiCommand::ResetLayout => {
-                self.dock = default_dock();
+                match self.workspace {
+                    Workspace::Editor => self.dock = default_dock(),
+                    Workspace::Peers => self.peers_dock = peers_dock(),
+                }
+                return;
+            }
+            UiCommand::EditorWorkspace => {
+                self.workspace = Workspace::Editor;
+                return;
+            }
+            UiCommand::PeersWorkspace => {
+                self.workspace = Workspace::Peers;
                 return;
             }
             _ => {
@@ -417,11 +467,15 @@ impl Workbench {
             self.viewport.animate_next_change();
         }
         let result: Result<Option<String>, String> = match request {
-            PeersAction::Start { peers, seed } => self
-                .doc
-                .start_simulation(peers, seed)
-                .map(|()| Some(format!("Simulating {peers} peers; you edit peer 1")))
-                .map_err(|e| e.to_string()),
+            PeersAction::Start { peers, seed } => {
+                let started = self.doc.start_simulation(peers, seed);
+                if started.is_ok() {
+                    self.workspace = Workspace::Peers;
+                }
+                started
+                    .map(|()| Some(format!("Simulating {peers} peers; you edit peer 1")))
+                    .map_err(|e| e.to_string())
+            }
             PeersAction::OpenLesson(index) => {
                 self.file_requests.push(FileRequest::OpenLesson(index));
                 Ok(None)
@@ -530,7 +584,13 @@ impl TabViewer for Tabs<'_> {
                 self.actions.extend(actions);
             }
             Tab::Peers => {
-                let actions = self.bench.peers.ui(ui, &self.bench.doc);
+                let bench = &mut *self.bench;
+                let cx = PeersUiContext {
+                    renderer: self.renderer,
+                    assets: &mut bench.viewport.assets,
+                    euler_order: bench.inspector.euler_order,
+                };
+                let actions = bench.peers.ui(ui, &bench.doc, cx);
                 self.actions.extend(actions);
             }
         }

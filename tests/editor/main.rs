@@ -12,6 +12,7 @@ mod editor;
 mod file_dialogs;
 mod model_files;
 mod peers_flows;
+mod peers_workspace;
 mod project_flows;
 mod tree_habits;
 mod ui_flows;

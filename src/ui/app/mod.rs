@@ -150,6 +150,9 @@ impl ScenetreeApp {
             if let Some(dock) = eframe::get_value(storage, "dock") {
                 bench.dock = dock;
             }
+            if let Some(dock) = eframe::get_value(storage, "peers_dock") {
+                bench.peers_dock = dock;
+            }
             recent = eframe::get_value(storage, "recent_files").unwrap_or_default();
         }
         let mut startup_error = None;
@@ -433,7 +436,16 @@ impl eframe::App for ScenetreeApp {
             .take()
             .unwrap_or_else(|| GlowViewportRenderer::from_frame(frame).map_err(|e| e.to_string()));
         match &mut renderer {
-            Ok(gl) => self.draw(ui, gl),
+            Ok(gl) => {
+                // One view per simulated peer in the Peers workspace.
+                let peers = self
+                    .bench
+                    .doc
+                    .simulation()
+                    .map_or(0, |(sim, _)| sim.network().peer_count());
+                gl.ensure_extras(peers, frame);
+                self.draw(ui, gl)
+            }
             Err(err) => {
                 self.bench.status = Some((format!("No 3D view: {err}"), Severity::Error));
                 self.draw(ui, &mut NullRenderer::default());
@@ -447,6 +459,7 @@ impl eframe::App for ScenetreeApp {
             return;
         }
         eframe::set_value(storage, "dock", &self.bench.dock);
+        eframe::set_value(storage, "peers_dock", &self.bench.peers_dock);
         eframe::set_value(storage, "recent_files", &self.recent);
     }
 

@@ -1,8 +1,9 @@
-//! The controls row (bulk delivery, auto-delivery, the clock, export) and the convergence line.
+//! The controls row (bulk delivery, the clock, auto-delivery, one message per tick, the 3D
+//! views, export) and the convergence line. Widgets whose text changes (the clock) come last,
+//! so nothing before them moves.
 
 use super::PeersPanel;
 use crate::crdt::network::{AutoDelivery, Convergence, DeliveryOrder, Network, Op, PeerId};
-use crate::model::present;
 use crate::ui::action::{Action, PeersAction};
 use crate::ui::style;
 
@@ -27,13 +28,32 @@ pub(super) fn controls_ui(
                 }
             }
         });
+        if ui
+            .button("Tick")
+            .on_hover_text("Advance the clock one tick (delivers what is due)")
+            .clicked()
+        {
+            actions.push(Action::Peers(PeersAction::Advance(1)));
+        }
         let mut auto = network.auto_delivery().is_some();
         if ui
             .checkbox(&mut auto, "auto-deliver")
-            .on_hover_text("The clock runs (4 ticks a second) and messages arrive once their latency has passed")
+            .on_hover_text(
+                "The clock runs (4 ticks a second) and messages arrive once their latency has passed",
+            )
             .changed()
         {
             let setting = auto.then_some(AutoDelivery {
+                latency: panel.latency,
+                jitter: 0,
+            });
+            actions.push(Action::Peers(PeersAction::Op(Op::SetAutoDelivery {
+                auto: setting,
+            })));
+        }
+        let slider = ui.add(egui::Slider::new(&mut panel.latency, 0..=20).text("latency"));
+        if slider.changed() && auto {
+            let setting = Some(AutoDelivery {
                 latency: panel.latency,
                 jitter: 0,
             });
@@ -55,24 +75,16 @@ pub(super) fn controls_ui(
                 on: merge,
             })));
         }
-        let slider = ui.add(egui::Slider::new(&mut panel.latency, 0..=20).text("latency (ticks)"));
-        if slider.changed() && auto {
-            let setting = Some(AutoDelivery {
-                latency: panel.latency,
-                jitter: 0,
-            });
-            actions.push(Action::Peers(PeersAction::Op(Op::SetAutoDelivery {
-                auto: setting,
-            })));
-        }
-        if ui
-            .button("Tick")
-            .on_hover_text("Advance the clock one tick (delivers what is due)")
-            .clicked()
+        ui.checkbox(&mut panel.show_views, "3D views")
+            .on_hover_text("A small 3D view of each peer's scene, all seen through one camera");
+        if panel.show_views
+            && ui
+                .button("Frame")
+                .on_hover_text("Point the peers' views at everything (or the selection)")
+                .clicked()
         {
-            actions.push(Action::Peers(PeersAction::Advance(1)));
+            panel.frame_views = true;
         }
-        ui.label(format!("t = {}", network.now()));
         ui.menu_button("More ▾", |ui| {
             if ui
                 .button(format!("Export {active} as main.crdt…"))
@@ -93,26 +105,31 @@ pub(super) fn controls_ui(
                 ui.close();
             }
         });
+        ui.label(format!("clock t = {}", network.now()))
+            .on_hover_text("The network clock, in ticks");
     });
 }
 
+/// One line, always visible: converged, or what is in flight and where the peers differ (the
+/// full list in the tooltip when it does not fit).
 pub(super) fn convergence_ui(ui: &mut egui::Ui, network: &Network, c: &Convergence) {
-    if c.converged {
-        ui.colored_label(
+    let (text, color) = if c.converged {
+        (
+            "✓ Converged: every peer holds the same state and nothing is in flight.".to_string(),
             style::SUCCESS,
-            "✓ Converged: every peer holds the same state and nothing is in flight.",
-        );
+        )
     } else {
         let differing: Vec<String> = c
             .differing
             .iter()
-            .take(12)
-            .map(|&e| present::entity_name(e, network.name_of(e, &[]).as_deref()))
+            .map(|&e| network.entity_label(e, PeerId(1)))
             .collect();
         let mut text = format!("Not converged: {} in flight", c.in_flight);
         if !differing.is_empty() {
             text.push_str(&format!("; peers differ on {}", differing.join(", ")));
         }
-        ui.colored_label(style::WARNING, text);
-    }
+        (text, style::WARNING)
+    };
+    ui.add(egui::Label::new(egui::RichText::new(&text).color(color)).truncate())
+        .on_hover_text(text);
 }

@@ -1,8 +1,6 @@
 //! The order explorer: every delivery order of the messages waiting for the active peer.
 
-use egui::RichText;
-
-use super::{PeersPanel, short_name};
+use super::PeersPanel;
 use crate::crdt::network::{Network, PeerId};
 use crate::scene::order_explorer::explore_inbox;
 use crate::ui::style;
@@ -10,8 +8,14 @@ use crate::ui::style;
 impl PeersPanel {
     /// Runs the explorer on demand; it is read-only, so it returns no actions.
     pub(super) fn explorer_ui(&mut self, ui: &mut egui::Ui, network: &Network, active: PeerId) {
+        egui::ScrollArea::vertical()
+            .id_salt("peers-explorer")
+            .auto_shrink([false, false])
+            .show(ui, |ui| self.explorer_body_ui(ui, network, active));
+    }
+
+    fn explorer_body_ui(&mut self, ui: &mut egui::Ui, network: &Network, active: PeerId) {
         ui.horizontal(|ui| {
-            ui.label(RichText::new("Order explorer").strong());
             let waiting = network
                 .in_flight()
                 .iter()
@@ -48,7 +52,7 @@ impl PeersPanel {
                         let names: Vec<String> = x
                             .rerooted
                             .iter()
-                            .map(|r| short_name(network, r.entity, *peer))
+                            .map(|r| network.entity_label(r.entity, *peer))
                             .collect();
                         ui.label(format!("Ever re-rooted: {}", names.join(", ")));
                     }

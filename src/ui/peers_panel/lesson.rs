@@ -1,6 +1,12 @@
-//! The lesson header: title, step, text and the Next step button.
+//! The lesson header: Next step first, at a fixed place (so repeated clicks land on it however
+//! the text below wraps), the step count and title, then the step's text.
 
-use super::super::action::{Action, PeersAction};
+use crate::ui::action::{Action, PeersAction};
+
+/// The widest the Next step button gets, so the label beside it never pushes it.
+const NEXT_WIDTH: f32 = 104.0;
+/// The most the step text takes before it scrolls inside its frame (points).
+const TEXT_MAX_HEIGHT: f32 = 96.0;
 
 pub(super) fn lesson_ui(
     ui: &mut egui::Ui,
@@ -8,24 +14,33 @@ pub(super) fn lesson_ui(
     actions: &mut Vec<Action>,
 ) {
     let scenario = player.scenario();
-    ui.heading(&scenario.title);
-    ui.label(format!(
-        "Step {} of {}",
-        player.steps_played(),
-        scenario.steps.len()
-    ));
-    egui::Frame::group(ui.style()).show(ui, |ui| {
-        ui.label(player.text());
-    });
     ui.horizontal(|ui| {
+        let next = egui::Button::new("Next step ⏵").min_size(egui::vec2(NEXT_WIDTH, 0.0));
         if ui
-            .add_enabled(!player.is_finished(), egui::Button::new("Next step ⏵"))
+            .add_enabled(!player.is_finished(), next)
+            .on_hover_text("Play the lesson's next step")
             .clicked()
         {
             actions.push(Action::Peers(PeersAction::NextStep));
         }
-        if player.is_finished() {
-            ui.weak("Lesson finished: keep experimenting with the messages below.");
-        }
+        ui.label(format!(
+            "Step {} of {}",
+            player.steps_played(),
+            scenario.steps.len()
+        ));
+        ui.add(egui::Label::new(egui::RichText::new(&scenario.title).strong()).truncate());
+    });
+    egui::Frame::group(ui.style()).show(ui, |ui| {
+        ui.set_width(ui.available_width());
+        egui::ScrollArea::vertical()
+            .id_salt("lesson-text")
+            .max_height(TEXT_MAX_HEIGHT)
+            .auto_shrink([false, true])
+            .show(ui, |ui| {
+                ui.label(player.text());
+                if player.is_finished() {
+                    ui.weak("Lesson finished: keep experimenting with the messages below.");
+                }
+            });
     });
 }

@@ -1,39 +1,87 @@
-//! The multi-peer CRDT panel: simulated peers side by side (their trees with cycles and
-//! re-rooted entities, digests and clocks), every message in flight with deliver / drop /
-//! duplicate / reorder, bulk delivery, auto-delivery, the timeline, lessons, convergence, and
-//! the order explorer.
+//! The multi-peer CRDT panel, laid out to fill a window as the Peers workspace: pinned at the
+//! top the lesson (text and Next step) and the controls with the convergence line; one column
+//! per simulated peer (its indented tree with badges, clock, digest, re-rooted list and an
+//! optional small 3D view); below them the messages in flight as a table, the timeline's
+//! events, or the order explorer; pinned at the bottom the timeline controls. Nothing that
+//! must stay in reach scrolls away, and buttons keep their places.
 
+mod columns;
 mod controls;
 mod explorer;
-mod in_flight;
 mod lesson;
+mod messages;
 mod timeline;
-mod trees;
+mod tree_source;
+mod view3d;
 
 use egui::RichText;
 
 use super::action::{Action, PeersAction};
 use super::lessons::LESSONS;
+use super::viewport::models::AssetLibrary;
+use super::viewport::{OrbitCamera, ViewportRenderer};
 use crate::crdt::ReplicaVersion;
 use crate::crdt::network::Convergence;
 use crate::crdt::network::{Network, PeerId};
-use crate::editor::{Document, Simulation};
-use crate::model::{Entity, present};
+use crate::editor::{Document, InspectorFlags, Simulation};
+use crate::model::EulerOrder;
 use crate::scene::SceneView;
 use crate::scene::order_explorer::OrderExploration;
+
+pub use tree_source::{RootFallbackTree, TreeSource};
+
+/// What the Peers panel borrows from the rest of the window for one frame.
+pub struct PeersUiContext<'a> {
+    /// Draws the peers' small 3D views (through [`ViewportRenderer::extra`]).
+    pub renderer: &'a mut dyn ViewportRenderer,
+    /// The editor viewport's models and textures, which the peers' views draw too.
+    pub assets: &'a mut AssetLibrary,
+    /// The order rotations are shown in (the inspector's).
+    pub euler_order: EulerOrder,
+}
+
+/// What the lower part of the panel shows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LowerView {
+    /// The messages in flight, as a table.
+    #[default]
+    Messages,
+    /// The timeline's events, newest first.
+    Events,
+    /// Every delivery order of the messages waiting for the active peer.
+    Explorer,
+}
+
 /// Peers panel state.
 pub struct PeersPanel {
     /// Peers to create when a simulation starts.
     pub new_peer_count: usize,
     /// Seed of a new simulation.
     pub new_seed: u64,
+    /// Show a small 3D view of each peer's scene above its tree.
+    pub show_views: bool,
+    /// What the lower part shows.
+    pub lower: LowerView,
     /// One derived tree per peer (rebuilt when a peer's replica is replaced).
     views: Vec<SceneView>,
+    /// Each peer's `inspector::Hide` / `inspector::Lock` flags.
+    flags: Vec<InspectorFlags>,
+    /// Each column's rows, kept while its tree is unchanged.
+    columns: Vec<columns::ColumnCache>,
+    /// Each peer's 3D view.
+    views3d: Vec<view3d::PeerView3d>,
+    /// The one camera every peer's view looks through, so the same entity is at the same place
+    /// on screen in each and orbiting one orbits all.
+    camera: OrbitCamera,
+    /// The run the views were last framed for; a new run frames them again.
+    framed_for: Option<RunIdentity>,
+    /// Frame the views on the next frame.
+    frame_views: bool,
     /// Last order-explorer result, for the peer it ran on.
     explored: Option<(PeerId, Result<OrderExploration, String>)>,
     /// Auto-delivery latency the slider shows (ticks).
     pub latency: u64,
-    /// Message being dragged in the in-flight list.
+    /// Message being dragged in the message table.
     dragging: Option<u64>,
     /// UI time of the last automatic clock tick.
     last_tick: f64,
@@ -48,6 +96,18 @@ pub struct PeersPanel {
 /// What the convergence line depends on: every replica's version and the messages in flight.
 type ConvergenceKey = (Vec<ReplicaVersion>, usize);
 
+/// Tells runs apart: the seed, the number of peers and the state they started from.
+type RunIdentity = (u64, usize, ReplicaVersion);
+
+/// The identity of the run `network` plays.
+fn run_identity(network: &Network) -> RunIdentity {
+    (
+        network.seed(),
+        network.peer_count(),
+        network.initial_replica().version(),
+    )
+}
+
 /// While auto-delivery is on, the network clock advances one tick this often (seconds).
 const TICK_SECONDS: f64 = 0.25;
 
@@ -56,7 +116,15 @@ impl Default for PeersPanel {
         PeersPanel {
             new_peer_count: 2,
             new_seed: 1,
+            show_views: true,
+            lower: LowerView::default(),
             views: Vec::new(),
+            flags: Vec::new(),
+            columns: Vec::new(),
+            views3d: Vec::new(),
+            camera: OrbitCamera::default(),
+            framed_for: None,
+            frame_views: false,
             explored: None,
             latency: 3,
             dragging: None,
@@ -69,10 +137,12 @@ impl Default for PeersPanel {
 
 impl PeersPanel {
     /// Draws the panel.
-    pub fn ui(&mut self, ui: &mut egui::Ui, doc: &Document) -> Vec<Action> {
+    pub fn ui(&mut self, ui: &mut egui::Ui, doc: &Document, cx: PeersUiContext<'_>) -> Vec<Action> {
         let mut actions = Vec::new();
         let Some((sim, active)) = doc.simulation() else {
-            self.start_ui(ui, &mut actions);
+            egui::ScrollArea::vertical()
+                .auto_shrink([false, false])
+                .show(ui, |ui| self.start_ui(ui, &mut actions));
             return actions;
         };
         let network = sim.network();
@@ -87,26 +157,64 @@ impl PeersPanel {
             ui.ctx()
                 .request_repaint_after(std::time::Duration::from_secs_f64(TICK_SECONDS));
         }
-        egui::ScrollArea::vertical()
-            .auto_shrink([false, false])
+        let full_height = ui.available_height();
+        egui::Panel::top("peers-header").show(ui, |ui| {
+            if let Simulation::Lesson(player) = sim {
+                lesson::lesson_ui(ui, player, &mut actions);
+            }
+            controls::controls_ui(ui, network, active, self, &mut actions);
+            if let Some((_, c)) = &self.convergence {
+                controls::convergence_ui(ui, network, c);
+            }
+        });
+        egui::Panel::bottom("peers-timeline").show(ui, |ui| {
+            timeline::timeline_controls_ui(ui, network, &mut actions)
+        });
+        egui::Panel::bottom("peers-lower")
+            .resizable(true)
+            .default_size((full_height * 0.28).max(110.0))
+            .min_size(90.0)
             .show(ui, |ui| {
-                if let Simulation::Lesson(player) = sim {
-                    lesson::lesson_ui(ui, player, &mut actions);
-                    ui.separator();
+                // Keep the panel's height whatever the view holds (a short text would shrink
+                // it and a table grow it).
+                ui.set_min_height(ui.available_height());
+                self.lower_tabs_ui(ui, network);
+                match self.lower {
+                    LowerView::Messages => {
+                        self.messages_ui(ui, network, cx.euler_order, &mut actions)
+                    }
+                    LowerView::Events => timeline::events_ui(ui, network),
+                    LowerView::Explorer => self.explorer_ui(ui, network, active),
                 }
-                controls::controls_ui(ui, network, active, self, &mut actions);
-                if let Some((_, c)) = &self.convergence {
-                    controls::convergence_ui(ui, network, c);
-                }
-                ui.separator();
-                self.peers_ui(ui, network, active, &mut actions);
-                ui.separator();
-                self.in_flight_ui(ui, network, &mut actions);
-                ui.separator();
-                self.explorer_ui(ui, network, active);
-                timeline::timeline_ui(ui, network, &mut actions);
             });
+        egui::CentralPanel::no_frame().show(ui, |ui| {
+            self.columns_ui(ui, doc, network, active, cx, &mut actions);
+        });
         actions
+    }
+
+    /// What peer number `index` (from 0)'s 3D view draws, once it was shown.
+    pub fn peer_scene(&self, index: usize) -> Option<&super::viewport::ViewportScene> {
+        self.views3d.get(index).map(view3d::PeerView3d::scene)
+    }
+
+    fn lower_tabs_ui(&mut self, ui: &mut egui::Ui, network: &Network) {
+        ui.horizontal(|ui| {
+            let flying = network.in_flight().len();
+            for (view, label) in [
+                (
+                    LowerView::Messages,
+                    format!("Messages in flight ({flying})"),
+                ),
+                (
+                    LowerView::Events,
+                    format!("Timeline events ({})", network.events().len()),
+                ),
+                (LowerView::Explorer, "Order explorer".to_string()),
+            ] {
+                ui.selectable_value(&mut self.lower, view, RichText::new(label).strong());
+            }
+        });
     }
 
     fn start_ui(&mut self, ui: &mut egui::Ui, actions: &mut Vec<Action>) {
@@ -145,8 +253,15 @@ impl PeersPanel {
     fn sync_views(&mut self, network: &Network) {
         let n = network.peer_count();
         self.views.resize_with(n, SceneView::new);
-        for (view, replica) in self.views.iter_mut().zip(network.replicas()) {
+        self.flags.resize_with(n, InspectorFlags::default);
+        for ((view, flags), replica) in self
+            .views
+            .iter_mut()
+            .zip(&mut self.flags)
+            .zip(network.replicas())
+        {
             view.update(replica);
+            flags.update(replica);
         }
         self.summaries.truncate(n);
         for (i, replica) in network.replicas().iter().enumerate() {
@@ -172,9 +287,4 @@ fn lesson_title(index: usize) -> Option<String> {
     crate::crdt::scenario::parse(LESSONS.get(index)?.1)
         .ok()
         .map(|s| s.title)
-}
-
-/// What `peer` calls `entity` (another peer's name for it when `peer` holds none).
-fn short_name(network: &Network, entity: Entity, peer: PeerId) -> String {
-    present::entity_name(entity, network.name_of(entity, &[peer]).as_deref())
 }

@@ -46,6 +46,13 @@ pub trait ViewportRenderer {
     fn prepare(&mut self, _scene: &super::ViewportScene) -> bool {
         false
     }
+
+    /// The renderer of extra view number `index` (the Peers workspace draws each simulated
+    /// peer in a view of its own), with an image of its own; `None` when there is none.
+    fn extra(&mut self, index: usize) -> Option<&mut dyn ViewportRenderer> {
+        let _ = index;
+        None
+    }
 }
 
 /// A renderer that draws nothing and counts calls: for UI tests without a GPU.
@@ -57,6 +64,8 @@ pub struct NullRenderer {
     pub last_generation: Option<u64>,
     /// The image size of the last request, physical pixels.
     pub last_size_px: Option<[u32; 2]>,
+    /// The extra views' renderers, made when first asked for.
+    pub extras: Vec<NullRenderer>,
 }
 
 impl ViewportRenderer for NullRenderer {
@@ -65,6 +74,13 @@ impl ViewportRenderer for NullRenderer {
         self.last_generation = Some(request.scene.generation);
         self.last_size_px = Some(request.size_px);
         None
+    }
+
+    fn extra(&mut self, index: usize) -> Option<&mut dyn ViewportRenderer> {
+        if self.extras.len() <= index {
+            self.extras.resize_with(index + 1, NullRenderer::default);
+        }
+        Some(&mut self.extras[index])
     }
 }
 
@@ -134,9 +150,25 @@ pub struct GlowViewportRenderer {
     texture_id: Option<egui::TextureId>,
     frames: u64,
     last_error: Option<RendererError>,
+    /// Renderers of extra views (one per simulated peer), each with its own texture.
+    extras: Vec<GlowViewportRenderer>,
 }
 
 impl GlowViewportRenderer {
+    /// Makes sure `count` extra views can be drawn ([`ViewportRenderer::extra`]), each with a
+    /// texture of its own registered with egui. Call it from `App::ui`, which has the frame.
+    pub fn ensure_extras(&mut self, count: usize, frame: &mut eframe::Frame) {
+        while self.extras.len() < count {
+            match GlowViewportRenderer::from_frame(frame) {
+                Ok(extra) => self.extras.push(extra),
+                Err(e) => {
+                    self.last_error = Some(e);
+                    break;
+                }
+            }
+        }
+    }
+
     /// Creates the renderer on eframe's GL context and registers its texture with egui.
     /// Call it from `App::ui` (the only place with an `eframe::Frame`), once.
     pub fn from_frame(frame: &mut eframe::Frame) -> Result<Self, RendererError> {
@@ -205,6 +237,7 @@ impl GlowViewportRenderer {
             texture_id: None,
             frames: 0,
             last_error: None,
+            extras: Vec::new(),
         };
         renderer.resize([1, 1])?;
         Ok(renderer)
@@ -446,6 +479,12 @@ impl ViewportRenderer for GlowViewportRenderer {
                 None
             }
         }
+    }
+
+    fn extra(&mut self, index: usize) -> Option<&mut dyn ViewportRenderer> {
+        self.extras
+            .get_mut(index)
+            .map(|r| r as &mut dyn ViewportRenderer)
     }
 }
 

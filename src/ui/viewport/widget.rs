@@ -82,6 +82,8 @@ pub struct Viewport {
     pub background: Color32,
     /// Show the mode / orientation toolbar in the top-left corner.
     pub show_toolbar: bool,
+    /// Show the world axes in the bottom-left corner (small views leave them out).
+    pub show_axes: bool,
     drag: Option<Drag>,
     rendered: Option<RenderKey>,
     texture: Option<TextureId>,
@@ -116,6 +118,7 @@ impl Default for Viewport {
             gizmo: GizmoSettings::default(),
             background: style::VIEWPORT_BACKGROUND,
             show_toolbar: true,
+            show_axes: true,
             drag: None,
             rendered: None,
             texture: None,
@@ -272,7 +275,9 @@ impl Viewport {
                 hot,
             );
         }
-        paint_axis_indicator(&painter, rect, &self.camera);
+        if self.show_axes {
+            paint_axis_indicator(&painter, rect, &self.camera);
+        }
         if self.show_toolbar {
             self.toolbar(ui, rect);
         }

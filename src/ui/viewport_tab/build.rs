@@ -7,20 +7,18 @@ use std::collections::HashSet;
 
 use egui::Color32;
 
+use crate::crdt::Replica;
 use crate::editor::Document;
 use crate::io::project::AssetPathError;
 use crate::model::dcl::{GltfModel, MaterialLook, TextureSource, Visibility};
 use crate::model::{Entity, ids};
-use crate::scene::Fallback;
+use crate::scene::{Fallback, SceneView};
 use crate::ui::style;
 use crate::ui::viewport::models::{AssetLibrary, AssetStatus};
 use crate::ui::viewport::{DrawItem, GizmoTarget, Shape, ViewportScene};
 
-/// Fills `scene` from the document. Hidden entities (the editor's hide flag) hide their
-/// subtrees; `VisibilityComponent { visible: false }` hides the entity's own shape, and its
-/// subtree when it propagates; implicit parents (no components) are not drawn. Models and
-/// textures the scene names are requested from `library` (loads start in the background) and
-/// drawn once loaded; until then, and when they fail, a model's entity shows the placeholder.
+/// Fills `scene` from the document: its items (see [`draw_items`]) and the gizmo targets
+/// (the selection, except locked and hidden entities).
 pub(super) fn build_scene(
     scene: &mut ViewportScene,
     doc: &Document,
@@ -29,7 +27,45 @@ pub(super) fn build_scene(
     library: &mut AssetLibrary,
 ) {
     let view = doc.view();
-    let replica = doc.replica();
+    draw_items(
+        view,
+        doc.replica(),
+        hidden,
+        |e| doc.selection.contains(e),
+        library,
+        scene,
+    );
+    scene.gizmo_targets = doc
+        .selection
+        .entities()
+        .iter()
+        .filter(|e| view.contains(**e) && !locked.contains(e) && !hidden.contains(e))
+        .map(|&e| {
+            let parent = view.effective_parent_of(e).unwrap_or(Entity::ROOT);
+            GizmoTarget {
+                entity: e,
+                local: doc.local_transform(e),
+                parent_world: view.world_matrix(parent).unwrap_or_default(),
+            }
+        })
+        .collect();
+}
+
+/// Fills `scene`'s items and assets with what a render tree draws (the editor's document, or
+/// one simulated peer). Hidden entities (the editor's hide flag) hide their subtrees;
+/// `VisibilityComponent { visible: false }` hides the entity's own shape, and its subtree when
+/// it propagates; implicit parents (no components) are not drawn. Models and textures the
+/// scene names are requested from `library` (loads start in the background) and drawn once
+/// loaded; until then, and when they fail, a model's entity shows the placeholder. `selected`
+/// says which items are outlined.
+pub fn draw_items(
+    view: &SceneView,
+    replica: &Replica,
+    hidden: &HashSet<Entity>,
+    selected: impl Fn(Entity) -> bool,
+    library: &mut AssetLibrary,
+    scene: &mut ViewportScene,
+) {
     scene.items.clear();
     scene.assets = Default::default();
     let mut stack: Vec<Entity> = view.children_of(Entity::ROOT).collect();
@@ -97,23 +133,9 @@ pub(super) fn build_scene(
             shape,
             color,
             texture,
-            selected: doc.selection.contains(e),
+            selected: selected(e),
         });
     }
-    scene.gizmo_targets = doc
-        .selection
-        .entities()
-        .iter()
-        .filter(|e| view.contains(**e) && !locked.contains(e) && !hidden.contains(e))
-        .map(|&e| {
-            let parent = view.effective_parent_of(e).unwrap_or(Entity::ROOT);
-            GizmoTarget {
-                entity: e,
-                local: doc.local_transform(e),
-                parent_world: view.world_matrix(parent).unwrap_or_default(),
-            }
-        })
-        .collect();
 }
 
 /// What the viewport knows about one entity's glTF model, for the inspector.

@@ -11,7 +11,7 @@ use super::viewport::{DragPhase, OrbitCamera, Viewport, ViewportRenderer, Viewpo
 use crate::editor::{Command, Document};
 use crate::model::Entity;
 
-pub use build::ModelState;
+pub use build::{ModelState, draw_items};
 
 /// Viewport state kept between frames.
 pub struct ViewportTab {

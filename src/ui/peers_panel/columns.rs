@@ -1,0 +1,340 @@
+//! One column per peer: its name (click to show and edit it), online switch, Lamport clock
+//! and digest, the entities its render tree re-rooted, an optional small 3D view, and its tree
+//! drawn with the hierarchy's own rows (indentation, expand arrows, badges). The tree part
+//! ([`tree_ui`]) takes any [`TreeSource`], so other views of a peer's tree can use it.
+
+use std::collections::HashSet;
+
+use egui::{Color32, RichText};
+
+use super::view3d::ViewInput;
+use super::{PeersPanel, PeersUiContext, RootFallbackTree, TreeSource};
+use crate::crdt::network::{Network, Op, PeerId};
+use crate::editor::Document;
+use crate::model::Entity;
+use crate::ui::action::{Action, PeersAction, SelectAction};
+use crate::ui::style;
+use crate::ui::tree_row::{Expander, ROW_HEIGHT, RowBadge, TreeRow};
+
+/// The narrowest a column gets; more peers than fit scroll sideways.
+const MIN_COLUMN_WIDTH: f32 = 230.0;
+/// The tallest a peer's 3D view gets, as a share of the column's height.
+const VIEW_SHARE: f32 = 0.42;
+
+/// A column's rows, kept until its tree source changes.
+#[derive(Default)]
+pub(super) struct ColumnCache {
+    key: Option<(u64, u64)>,
+    /// (entity, depth, has children), in display order.
+    rows: Vec<(Entity, u32, bool)>,
+    /// The re-rooted entities, one line each (a cycle once, as its ring).
+    rerooted: Vec<(String, Color32)>,
+    /// Entities whose children are folded away.
+    pub collapsed: HashSet<Entity>,
+}
+
+impl ColumnCache {
+    /// Reads the source again when it changed (`epoch` tells apart sources that restarted).
+    fn sync(&mut self, epoch: u64, source: &dyn TreeSource, name: &dyn Fn(Entity) -> String) {
+        let key = (epoch, source.generation());
+        if self.key == Some(key) {
+            return;
+        }
+        self.key = Some(key);
+        let rows = source.rows();
+        self.rows = rows
+            .iter()
+            .enumerate()
+            .map(|(i, &(e, depth))| {
+                let has_children = rows.get(i + 1).is_some_and(|&(_, d)| d > depth);
+                (e, depth, has_children)
+            })
+            .collect();
+        self.rerooted.clear();
+        let mut rings = HashSet::new();
+        for &(e, _, _) in &self.rows {
+            match source.badge(e, name) {
+                RowBadge::None => {}
+                RowBadge::Cycle { ring, .. } => {
+                    if rings.insert(ring.clone()) {
+                        self.rerooted.push((format!("⟲ {ring}"), style::CYCLE));
+                    }
+                }
+                RowBadge::MissingParent { declared } => self.rerooted.push((
+                    format!("△ {}: parent {declared} has no Transform", name(e)),
+                    style::MISSING_PARENT,
+                )),
+            }
+        }
+    }
+
+    /// The rows shown (everything except what lies under a collapsed row), each with whether
+    /// it or an ancestor is `hidden`.
+    fn visible(&self, hidden: &HashSet<Entity>) -> Vec<VisibleRow> {
+        let mut out = Vec::with_capacity(self.rows.len());
+        let mut fold_below: Option<u32> = None;
+        let mut hidden_below: Option<u32> = None;
+        for &(entity, depth, has_children) in &self.rows {
+            if hidden_below.is_some_and(|d| depth <= d) {
+                hidden_below = None;
+            }
+            if fold_below.is_some_and(|d| depth > d) {
+                continue;
+            }
+            fold_below = (has_children && self.collapsed.contains(&entity)).then_some(depth);
+            if hidden_below.is_none() && hidden.contains(&entity) {
+                hidden_below = Some(depth);
+            }
+            out.push(VisibleRow {
+                entity,
+                depth,
+                has_children,
+                dimmed: hidden_below.is_some(),
+            });
+        }
+        out
+    }
+}
+
+/// One row a tree shows.
+struct VisibleRow {
+    entity: Entity,
+    depth: u32,
+    has_children: bool,
+    /// It or an ancestor is hidden in the editor.
+    dimmed: bool,
+}
+
+/// What a tree shows besides its rows.
+pub(super) struct TreeLook<'a> {
+    /// The selected entities (highlighted).
+    pub selection: &'a [Entity],
+    /// Entities hidden (`inspector::Hide`): they and their subtrees look faded.
+    pub hidden: &'a HashSet<Entity>,
+    /// What to call an entity.
+    pub name: &'a dyn Fn(Entity) -> String,
+    /// Whether an entity has a `core-schema::Name` (its id is then shown after the name).
+    pub named: &'a dyn Fn(Entity) -> bool,
+}
+
+/// Draws a tree from `source` in the remaining height, scrolling, one row per entity. Returns
+/// the entity whose name was clicked, and whether Ctrl or Shift was held.
+pub(super) fn tree_ui(
+    ui: &mut egui::Ui,
+    id: egui::Id,
+    cache: &mut ColumnCache,
+    epoch: u64,
+    source: &dyn TreeSource,
+    look: &TreeLook<'_>,
+) -> Option<(Entity, bool)> {
+    cache.sync(epoch, source, look.name);
+    let rows = cache.visible(look.hidden);
+    if rows.is_empty() {
+        ui.weak("(no entities)");
+        return None;
+    }
+    let mut clicked = None;
+    let mut toggled = None;
+    egui::ScrollArea::vertical()
+        .id_salt(id)
+        .auto_shrink([false, false])
+        .show_rows(ui, ROW_HEIGHT, rows.len(), |ui, range| {
+            for r in &rows[range] {
+                let entity = r.entity;
+                let row = TreeRow {
+                    entity,
+                    depth: r.depth,
+                    name: (look.name)(entity),
+                    named: (look.named)(entity),
+                    implicit: source.is_implicit(entity),
+                    expander: match (r.has_children, cache.collapsed.contains(&entity)) {
+                        (false, _) => Expander::Leaf,
+                        (true, true) => Expander::Collapsed,
+                        (true, false) => Expander::Expanded,
+                    },
+                    selected: look.selection.contains(&entity),
+                    dimmed: r.dimmed,
+                    highlight: "",
+                    badge: source.badge(entity, look.name),
+                };
+                let response = row.show(ui, None, |_| {});
+                if response.toggled {
+                    toggled = Some(entity);
+                }
+                if response.label.clicked() {
+                    let modifiers = ui.input(|i| i.modifiers);
+                    clicked = Some((entity, modifiers.command || modifiers.shift));
+                }
+            }
+        });
+    if let Some(e) = toggled
+        && !cache.collapsed.remove(&e)
+    {
+        cache.collapsed.insert(e);
+    }
+    clicked
+}
+
+impl PeersPanel {
+    /// One column per peer, side by side; when they do not fit, the columns scroll sideways.
+    pub(super) fn columns_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        doc: &Document,
+        network: &Network,
+        active: PeerId,
+        cx: PeersUiContext<'_>,
+        actions: &mut Vec<Action>,
+    ) {
+        let n = network.peer_count();
+        self.columns.resize_with(n, ColumnCache::default);
+        self.views3d.resize_with(n, Default::default);
+        let spacing = ui.spacing().item_spacing.x;
+        let size = ui.available_size();
+        let width = ((size.x - spacing * (n as f32 - 1.0)) / n as f32).max(MIN_COLUMN_WIDTH);
+        let renderer = cx.renderer;
+        let assets = cx.assets;
+        let identity = super::run_identity(network);
+        if self.framed_for != Some(identity) || std::mem::take(&mut self.frame_views) {
+            self.framed_for = Some(identity);
+            if let Some(first) = self.views3d.first_mut() {
+                first.frame_next();
+            }
+        }
+        egui::ScrollArea::horizontal()
+            .id_salt("peer-columns")
+            .auto_shrink([false, false])
+            .show(ui, |ui| {
+                ui.horizontal_top(|ui| {
+                    for i in 0..n {
+                        let peer = PeerId::from_index(i);
+                        ui.allocate_ui_with_layout(
+                            egui::vec2(width, size.y),
+                            egui::Layout::top_down(egui::Align::Min),
+                            |ui| {
+                                ui.set_min_size(egui::vec2(width, size.y));
+                                self.column_header_ui(ui, network, peer, active, actions);
+                                let hidden = &self.flags[i].hidden;
+                                if self.show_views {
+                                    let height = (width * 0.62).min(size.y * VIEW_SHARE);
+                                    let input = ViewInput {
+                                        size: egui::vec2(width, height),
+                                        view: &self.views[i],
+                                        replica: &network.replicas()[i],
+                                        selection: doc.selection.entities(),
+                                        hidden,
+                                    };
+                                    let extra = renderer.extra(i);
+                                    match extra {
+                                        Some(r) => self.views3d[i].ui(
+                                            ui,
+                                            &input,
+                                            &mut self.camera,
+                                            r,
+                                            assets,
+                                            actions,
+                                        ),
+                                        None => {
+                                            ui.weak("(no 3D view: no renderer)");
+                                        }
+                                    }
+                                }
+                                let name = |e: Entity| network.entity_label(e, peer);
+                                let named = |e: Entity| {
+                                    network.replicas()[i]
+                                        .component_data(e, crate::model::ids::NAME)
+                                        .is_some()
+                                };
+                                let look = TreeLook {
+                                    selection: doc.selection.entities(),
+                                    hidden,
+                                    name: &name,
+                                    named: &named,
+                                };
+                                let source = RootFallbackTree(&self.views[i]);
+                                if let Some((e, add)) = tree_ui(
+                                    ui,
+                                    egui::Id::new(("peer-tree", i)),
+                                    &mut self.columns[i],
+                                    network.epoch(),
+                                    &source,
+                                    &look,
+                                ) {
+                                    actions.push(Action::Select(if add {
+                                        SelectAction::Toggle(e)
+                                    } else {
+                                        SelectAction::Only(e)
+                                    }));
+                                }
+                            },
+                        );
+                        if i + 1 < n {
+                            ui.separator();
+                        }
+                    }
+                });
+            });
+    }
+
+    /// The peer's name (click to show and edit it), online switch, clock, digest and its
+    /// re-rooted entities.
+    fn column_header_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        network: &Network,
+        peer: PeerId,
+        active: PeerId,
+        actions: &mut Vec<Action>,
+    ) {
+        let i = peer.index();
+        let is_active = peer == active;
+        ui.horizontal(|ui| {
+            let text = if is_active {
+                format!("Peer {} (editing)", peer.0)
+            } else {
+                format!("Peer {}", peer.0)
+            };
+            if ui
+                .selectable_label(is_active, RichText::new(text).strong())
+                .on_hover_text("Show and edit this peer")
+                .clicked()
+                && !is_active
+            {
+                actions.push(Action::Peers(PeersAction::Activate(peer)));
+            }
+            let mut online = network.is_online(peer).unwrap_or(true);
+            if ui
+                .checkbox(&mut online, "online")
+                .on_hover_text("An offline peer's messages wait, both ways")
+                .changed()
+            {
+                actions.push(Action::Peers(PeersAction::Op(Op::SetOnline {
+                    peer,
+                    online,
+                })));
+            }
+        });
+        let (_, clock, digest) = self.summaries[i];
+        ui.label(
+            RichText::new(format!(
+                "clock t={clock} · digest {:08x}",
+                (digest >> 96) as u32
+            ))
+            .monospace(),
+        )
+        .on_hover_text(
+            "The highest Lamport timestamp this peer holds, and a hash of its state: equal \
+             digests mean equal states",
+        );
+        // The re-rooted list comes from the same rows the tree draws.
+        let name = |e: Entity| network.entity_label(e, peer);
+        self.columns[i].sync(network.epoch(), &RootFallbackTree(&self.views[i]), &name);
+        if self.columns[i].rerooted.is_empty() {
+            ui.weak("nothing re-rooted");
+        }
+        for (text, color) in &self.columns[i].rerooted {
+            ui.add(egui::Label::new(RichText::new(text).color(*color)).truncate())
+                .on_hover_text(text);
+        }
+    }
+}

@@ -1,0 +1,115 @@
+//! A small 3D view of one peer's scene: the editor's viewport widget and renderer (an extra
+//! view of it), looking through the editor viewport's camera, so two peers' pictures differ
+//! only where their scenes do and a re-rooted entity's jump is seen side by side. A click
+//! selects, as in the editor's viewport; there is no gizmo (edits go through the editor).
+
+use std::collections::HashSet;
+
+use super::super::viewport::models::AssetLibrary;
+use super::super::viewport::{
+    OrbitCamera, Viewport, ViewportCommand, ViewportRenderer, ViewportScene,
+};
+use super::super::viewport_tab::draw_items;
+use crate::crdt::{Replica, ReplicaVersion};
+use crate::model::Entity;
+use crate::scene::SceneView;
+use crate::ui::action::{Action, SelectAction};
+
+/// One peer's view: its widget (camera copied in and out each frame) and the scene it draws.
+#[derive(Default)]
+pub(super) struct PeerView3d {
+    viewport: Viewport,
+    scene: ViewportScene,
+    built_for: Option<BuildKey>,
+}
+
+/// What the drawn items depend on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct BuildKey {
+    view_generation: u64,
+    replica: ReplicaVersion,
+    selection: Vec<Entity>,
+    hidden: Vec<Entity>,
+    assets_generation: u64,
+}
+
+/// What one peer's view needs for a frame.
+pub(super) struct ViewInput<'a> {
+    /// The view's size, points.
+    pub size: egui::Vec2,
+    /// The peer's render tree.
+    pub view: &'a SceneView,
+    /// The peer's replica (shapes, materials, models).
+    pub replica: &'a Replica,
+    /// The editor's selection (outlined).
+    pub selection: &'a [Entity],
+    /// The peer's hidden entities (`inspector::Hide`): not drawn, nor their subtrees.
+    pub hidden: &'a HashSet<Entity>,
+}
+
+impl PeerView3d {
+    /// Draws the view (`input.size` points large) through `camera` (which the user may orbit, pan or
+    /// zoom here, for every view at once) with `renderer`; a click becomes a selection.
+    pub(super) fn ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        input: &ViewInput<'_>,
+        camera: &mut OrbitCamera,
+        renderer: &mut dyn ViewportRenderer,
+        library: &mut AssetLibrary,
+        actions: &mut Vec<Action>,
+    ) {
+        self.rebuild_if_needed(input, library);
+        self.viewport.show_toolbar = false;
+        self.viewport.show_axes = false;
+        self.viewport.camera = camera.clone();
+        let response = ui
+            .allocate_ui(input.size, |ui| self.viewport.ui(ui, &self.scene, renderer))
+            .inner;
+        if self.viewport.camera != *camera {
+            *camera = self.viewport.camera.clone();
+        }
+        if let Some(pick) = response.pick {
+            actions.push(Action::Select(match pick.entity {
+                Some(e) if pick.ctrl || pick.shift => SelectAction::Toggle(e),
+                Some(e) => SelectAction::Only(e),
+                None => SelectAction::Clear,
+            }));
+        }
+    }
+
+    /// The scene the view draws.
+    pub(super) fn scene(&self) -> &ViewportScene {
+        &self.scene
+    }
+
+    /// Points the camera at everything (or the selection) on the next frame.
+    pub(super) fn frame_next(&mut self) {
+        self.viewport.run(ViewportCommand::Frame);
+    }
+
+    fn rebuild_if_needed(&mut self, input: &ViewInput<'_>, library: &mut AssetLibrary) {
+        let mut hidden: Vec<Entity> = input.hidden.iter().copied().collect();
+        hidden.sort_unstable();
+        let key = BuildKey {
+            view_generation: input.view.generation(),
+            replica: input.replica.version(),
+            selection: input.selection.to_vec(),
+            hidden,
+            assets_generation: library.generation(),
+        };
+        if self.built_for.as_ref() == Some(&key) {
+            return;
+        }
+        draw_items(
+            input.view,
+            input.replica,
+            input.hidden,
+            |e| input.selection.contains(&e),
+            library,
+            &mut self.scene,
+        );
+        self.scene.generation += 1;
+        self.built_for = Some(key);
+    }
+}

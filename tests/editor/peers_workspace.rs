@@ -1,0 +1,284 @@
+//! The Peers workspace driven like a person would: lesson 1 with each peer's tree indented
+//! (Lamp under Table on one peer, Table under Lamp on the other), a gizmo drag that sends one
+//! message per tick of the network clock (and one per frame with the setting off), the
+//! message table saying what changed, and nothing out of reach at 1024×700.
+
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use glam::Vec3;
+use scenetree::crdt::network::PeerId;
+use scenetree::model::Entity;
+use scenetree::ui::tree_row::INDENT;
+use scenetree::ui::viewport::NullRenderer;
+use scenetree::ui::workbench::Workspace;
+use scenetree::ui::{Action, PeersAction, Workbench};
+
+const LAMP: Entity = Entity(512);
+
+/// A workbench of `size` points showing lesson 1 as the app opens it (in the Peers workspace).
+fn lesson_one(size: egui::Vec2) -> Harness<'static, Workbench> {
+    let (doc, _) = scenetree::ui::lessons::lesson_document(0).unwrap();
+    let mut bench = Workbench::new(scenetree::editor::Document::default());
+    bench.viewport.animate_remote_changes = false;
+    bench.set_document(doc);
+    let mut h = Harness::builder().with_size(size).build_ui_state(
+        |ui, bench: &mut Workbench| bench.ui(ui, &mut NullRenderer::default()),
+        bench,
+    );
+    h.run();
+    h
+}
+
+fn next_step(h: &mut Harness<'static, Workbench>) {
+    h.get_by_label("Next step ⏵").click();
+    h.run();
+}
+
+/// True when a row whose name starts at `child` is drawn one level deeper than one at
+/// `parent`.
+fn deeper(child: f32, parent: f32) -> bool {
+    (child - parent - INDENT).abs() < 0.5
+}
+
+/// The left edges of the rows called `label`, one per peer column, left to right.
+fn row_lefts(h: &Harness<'static, Workbench>, label: &str) -> Vec<f32> {
+    let mut xs: Vec<f32> = h.get_all_by_label(label).map(|n| n.rect().left()).collect();
+    xs.sort_by(f32::total_cmp);
+    xs
+}
+
+#[test]
+fn each_peer_draws_its_own_indented_tree_in_lesson_one() {
+    let mut h = lesson_one(egui::vec2(1600.0, 1000.0));
+    assert_eq!(h.state().workspace, Workspace::Peers);
+    next_step(&mut h);
+    // Step 1: peer 1 put Lamp under Table; peer 2 has not heard of it.
+    let (lamp, table) = (
+        row_lefts(&h, "Lamp  ·  512"),
+        row_lefts(&h, "Table  ·  513"),
+    );
+    assert_eq!((lamp.len(), table.len()), (2, 2), "one row each per peer");
+    assert!(
+        deeper(lamp[0], table[0]),
+        "peer 1: Lamp one level under Table ({lamp:?}, {table:?})"
+    );
+    assert!(
+        (lamp[1] - table[1]).abs() < 0.5,
+        "peer 2: both at the root ({lamp:?}, {table:?})"
+    );
+    // Step 2: peer 2 put Table under Lamp: the same two entities, the other way round.
+    next_step(&mut h);
+    let (lamp, table) = (
+        row_lefts(&h, "Lamp  ·  512"),
+        row_lefts(&h, "Table  ·  513"),
+    );
+    assert!(deeper(lamp[0], table[0]), "peer 1: Lamp under Table");
+    assert!(
+        deeper(table[1], lamp[1]),
+        "peer 2: Table under Lamp ({lamp:?}, {table:?})"
+    );
+    // Step 3: peer 2's edit reaches peer 1: a cycle, both drawn at the root with badges.
+    next_step(&mut h);
+    let (lamp, table) = (
+        row_lefts(&h, "Lamp  ·  512"),
+        row_lefts(&h, "Table  ·  513"),
+    );
+    assert!((lamp[0] - table[0]).abs() < 0.5, "peer 1 re-roots both");
+    assert_eq!(h.get_all_by_label("⟲ cycle").count(), 2);
+    assert!(h.query_by_label("⟲ Lamp → Table → Lamp").is_some());
+    // The message table says what the one message left would change on peer 2.
+    assert!(h.query_by_label("parent Root → Table").is_some());
+    assert!(h.query_by_label("1 → 2").is_some());
+}
+
+#[test]
+fn next_step_keeps_its_place_and_nothing_is_cut_off_at_1024_by_700() {
+    let mut h = lesson_one(egui::vec2(1024.0, 700.0));
+    let window = egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(1024.0, 700.0));
+    let at = h.get_by_label("Next step ⏵").rect();
+    for step in 1..=5 {
+        next_step(&mut h);
+        // Each step's text has another length; the button does not move.
+        if step < 5 {
+            assert_eq!(h.get_by_label("Next step ⏵").rect(), at, "step {step}");
+        }
+        for label in [
+            "Next step ⏵",
+            "Deliver all ▾",
+            "More ▾",
+            "one message per tick",
+            "⏭",
+            "Peer 1 (editing)",
+            "Peer 2",
+        ] {
+            let rect = h.get_by_label(label).rect();
+            assert!(
+                window.contains_rect(rect),
+                "{label} at {rect:?}, step {step}"
+            );
+        }
+        if let Some(deliver) = h.query_all_by_label("Deliver").next() {
+            assert!(window.contains_rect(deliver.rect()), "step {step}");
+        }
+        assert!(
+            h.query_by_label_contains("Converged").is_some()
+                || h.query_by_label_contains("Not converged").is_some(),
+            "the convergence line is shown at step {step}"
+        );
+    }
+    assert!(h.query_by_label_contains("Step 5 of 5").is_some());
+}
+
+/// Selects Lamp on the active peer (in its tree), then drags the main viewport's +X gizmo
+/// arrow over `frames` frames; `tick_after` frames into the drag, the network clock ticks.
+fn drag_lamp(h: &mut Harness<'static, Workbench>, frames: usize, tick_after: usize) {
+    h.get_all_by_label("Lamp  ·  512").next().unwrap().click();
+    h.run();
+    assert_eq!(h.state().doc.selection.entities(), &[LAMP]);
+    let lamp: Vec3 = h
+        .state()
+        .doc
+        .view()
+        .world_affine(LAMP)
+        .unwrap()
+        .translation
+        .into();
+    let viewport = &h.state().viewport.viewport;
+    let length = viewport
+        .camera
+        .meters_per_pixel(lamp, viewport.rect().height())
+        * viewport.gizmo.size_points;
+    let grab = viewport
+        .screen_position(lamp + Vec3::X * length * 0.6)
+        .unwrap();
+    assert!(viewport.rect().shrink(10.0).contains(grab), "{grab:?}");
+    h.hover_at(grab);
+    h.run();
+    h.drag_at(grab);
+    h.run();
+    for frame in 1..=frames {
+        h.hover_at(grab + egui::vec2(6.0 * frame as f32, 0.0));
+        h.run();
+        if frame == tick_after {
+            h.state_mut()
+                .apply_actions(vec![Action::Peers(PeersAction::Advance(1))]);
+        }
+    }
+    h.drop_at(grab + egui::vec2(6.0 * frames as f32, 0.0));
+    h.run();
+    assert!(!h.state().viewport.viewport.is_dragging_gizmo());
+}
+
+/// The Transform messages of Lamp in flight from peer 1.
+fn lamp_messages(h: &Harness<'static, Workbench>) -> usize {
+    let (sim, _) = h.state().doc.simulation().unwrap();
+    sim.network()
+        .in_flight()
+        .iter()
+        .filter(|m| m.from == PeerId(1) && m.message.entity() == LAMP)
+        .count()
+}
+
+#[test]
+fn a_gizmo_drag_sends_one_message_per_tick_and_one_per_frame_with_the_setting_off() {
+    let mut h = lesson_one(egui::vec2(1600.0, 1000.0));
+    assert!(
+        h.state()
+            .doc
+            .simulation()
+            .unwrap()
+            .0
+            .network()
+            .one_message_per_tick(),
+        "on by default"
+    );
+    // Ten frames of dragging, with one clock tick after the fourth: two ticks, two messages.
+    drag_lamp(&mut h, 10, 4);
+    assert_eq!(lamp_messages(&h), 2, "one message per tick");
+    assert_eq!(
+        h.get_all_by_label("Deliver").count(),
+        2,
+        "two rows in the table"
+    );
+    let moved = h.state().doc.local_transform(LAMP).position.x;
+    assert!(moved > 1.05, "Lamp moved along +X: {moved}");
+    // The last message carries where the drag ended.
+    let (sim, _) = h.state().doc.simulation().unwrap();
+    let last = sim.network().in_flight().last().unwrap();
+    let row = sim.network().message_row(last);
+    let what = row
+        .effect
+        .text(scenetree::model::EulerOrder::Xyz, &|e| e.to_string());
+    assert!(what.starts_with("position (1, 0, 0) → ("), "{what}");
+    // Off: every frame that moved Lamp is a message of its own.
+    h.get_by_label("one message per tick").click();
+    h.run();
+    assert!(
+        !h.state()
+            .doc
+            .simulation()
+            .unwrap()
+            .0
+            .network()
+            .one_message_per_tick()
+    );
+    drag_lamp(&mut h, 10, 4);
+    let per_frame = lamp_messages(&h) - 2;
+    assert!(
+        per_frame >= 8,
+        "{per_frame} messages for ten frames of dragging"
+    );
+}
+
+#[test]
+fn each_peer_has_a_3d_view_of_its_own_scene() {
+    let (doc, _) = scenetree::ui::lessons::lesson_document(0).unwrap();
+    let mut bench = Workbench::new(scenetree::editor::Document::default());
+    bench.viewport.animate_remote_changes = false;
+    bench.set_document(doc);
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1600.0, 1000.0))
+        .build_ui_state(
+            |ui, (bench, renderer): &mut (Workbench, NullRenderer)| bench.ui(ui, renderer),
+            (bench, NullRenderer::default()),
+        );
+    h.run();
+    for _ in 0..2 {
+        h.get_by_label("Next step ⏵").click();
+        h.run();
+    }
+    // Peer 1 put Lamp under Table (Table at x = 3, Lamp 1 m along it); peer 2 put Table under
+    // Lamp (Lamp at x = 1, Table 3 m along it). Each view draws its own peer's scene.
+    let x = |peer: usize, e: u32| {
+        h.state()
+            .0
+            .peers
+            .peer_scene(peer)
+            .unwrap()
+            .items
+            .iter()
+            .find(|i| i.entity == Entity(e))
+            .unwrap()
+            .world
+            .w_axis
+            .x
+    };
+    assert_eq!((x(0, 512), x(0, 513)), (4.0, 3.0));
+    assert_eq!((x(1, 512), x(1, 513)), (1.0, 4.0));
+    // Each view has a renderer and an image of its own.
+    let extras = &h.state().1.extras;
+    assert_eq!(extras.len(), 2);
+    assert!(
+        extras
+            .iter()
+            .all(|r| r.renders > 0 && r.last_size_px.is_some())
+    );
+    // Without 3D views, none is drawn.
+    h.get_by_label("3D views").click();
+    h.run();
+    let renders: Vec<usize> = h.state().1.extras.iter().map(|r| r.renders).collect();
+    h.get_by_label("Next step ⏵").click();
+    h.run();
+    let after: Vec<usize> = h.state().1.extras.iter().map(|r| r.renders).collect();
+    assert_eq!(renders, after);
+}
