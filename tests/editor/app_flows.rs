@@ -42,6 +42,45 @@ fn settle(h: &mut Harness<'static, ScenetreeApp>) {
     panic!("loading never finished");
 }
 
+/// `replica` saved at `path`, opened in the app.
+fn app_on_file(
+    path: &std::path::Path,
+    replica: &scenetree::crdt::Replica,
+) -> Harness<'static, ScenetreeApp> {
+    io::save_scene(replica, path).unwrap();
+    let mut h = app(
+        Launch {
+            file: Some(path.to_path_buf()),
+            ..Launch::default()
+        },
+        None,
+    );
+    settle(&mut h);
+    h
+}
+
+/// Renames the showroom's Lamp (519): an unsaved change.
+fn rename_lamp(h: &mut Harness<'static, ScenetreeApp>, name: &str) {
+    h.state_mut()
+        .workbench_mut()
+        .doc
+        .apply(Command::Rename {
+            entity: Entity(519),
+            name: name.into(),
+        })
+        .unwrap();
+}
+
+/// The file the app's document belongs to.
+pub(crate) fn document_path(h: &Harness<'static, ScenetreeApp>) -> Option<PathBuf> {
+    h.state()
+        .workbench()
+        .doc
+        .file
+        .as_ref()
+        .map(|f| f.path.clone())
+}
+
 #[test]
 fn starts_on_the_bundled_showroom() {
     let h = app(Launch::default(), None);
@@ -76,38 +115,15 @@ fn a_corrupt_file_shows_an_error_and_leaves_the_open_scene_untouched() {
 fn opening_a_file_shows_its_entities_and_names_it_in_the_title() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("room.json");
-    io::save_scene(&scenetree::editor::examples::large(40), &path).unwrap();
-    let mut h = app(
-        Launch {
-            file: Some(path.clone()),
-            ..Launch::default()
-        },
-        None,
-    );
-    settle(&mut h);
+    let h = app_on_file(&path, &scenetree::editor::examples::large(40));
     assert_eq!(h.state().workbench().doc.replica().live_entity_count(), 40);
-    assert_eq!(
-        h.state()
-            .workbench()
-            .doc
-            .file
-            .as_ref()
-            .map(|f| f.path.clone()),
-        Some(path)
-    );
+    assert_eq!(document_path(&h), Some(path));
 }
 
 #[test]
 fn unsaved_changes_are_confirmed_before_they_are_lost() {
     let mut h = app(Launch::default(), None);
-    h.state_mut()
-        .workbench_mut()
-        .doc
-        .apply(Command::Rename {
-            entity: Entity(519),
-            name: "Desk lamp".into(),
-        })
-        .unwrap();
+    rename_lamp(&mut h, "Desk lamp");
     h.state_mut().new_scene();
     h.run();
     assert!(h.query_by_label("Unsaved changes").is_some());
@@ -156,24 +172,13 @@ fn work_left_by_a_crash_is_offered_back() {
 /// The showroom saved as a file in `dir`, opened in the app, with one unsaved rename.
 fn edited_showroom_file(dir: &std::path::Path) -> (Harness<'static, ScenetreeApp>, PathBuf) {
     let path = dir.join("showroom.json");
-    io::save_scene(&scenetree::editor::examples::showroom(), &path).unwrap();
-    let mut h = app(
-        Launch {
-            file: Some(path.clone()),
-            ..Launch::default()
-        },
-        None,
-    );
-    settle(&mut h);
-    let bench = h.state_mut().workbench_mut();
-    bench.viewport.animate_remote_changes = false; // frames settle at once
-    bench
-        .doc
-        .apply(Command::Rename {
-            entity: Entity(519),
-            name: "Desk lamp".into(),
-        })
-        .unwrap();
+    let mut h = app_on_file(&path, &scenetree::editor::examples::showroom());
+    // Frames settle at once.
+    h.state_mut()
+        .workbench_mut()
+        .viewport
+        .animate_remote_changes = false;
+    rename_lamp(&mut h, "Desk lamp");
     h.run();
     (h, path)
 }
@@ -280,17 +285,7 @@ fn quit_without_saving_leaves_nothing_to_recover() {
     let mut h = app(Launch::default(), Some(recovery.clone()));
     h.state_mut()
         .set_autosave_interval(std::time::Duration::ZERO);
-    let rename = |h: &mut Harness<'static, ScenetreeApp>, name: &str| {
-        h.state_mut()
-            .workbench_mut()
-            .doc
-            .apply(Command::Rename {
-                entity: Entity(519),
-                name: name.into(),
-            })
-            .unwrap();
-    };
-    rename(&mut h, "Desk lamp");
+    rename_lamp(&mut h, "Desk lamp");
     h.run(); // autosaved
     h.state_mut().request_quit();
     h.run();
@@ -300,7 +295,7 @@ fn quit_without_saving_leaves_nothing_to_recover() {
     assert!(h.state().is_quitting());
     // The window takes a few more frames to close; a change in one of them (a simulated
     // peer's auto-delivery, say) is due for autosave…
-    rename(&mut h, "Floor lamp");
+    rename_lamp(&mut h, "Floor lamp");
     h.run();
     drop(h); // the window closed
     // …but the user said not to keep it: the next start offers nothing.
@@ -316,15 +311,7 @@ fn a_second_instance_leaves_the_running_ones_autosave_alone() {
     first
         .state_mut()
         .set_autosave_interval(std::time::Duration::ZERO);
-    first
-        .state_mut()
-        .workbench_mut()
-        .doc
-        .apply(Command::Rename {
-            entity: Entity(519),
-            name: "Desk lamp".into(),
-        })
-        .unwrap();
+    rename_lamp(&mut first, "Desk lamp");
     first.run(); // autosaved
     let second = app(Launch::default(), Some(recovery.clone()));
     assert!(

@@ -82,11 +82,7 @@ fn the_viewport_keys_go_through_the_table_and_text_fields_keep_theirs() {
     h.get_by_label(&row("Lamp", LAMP)).click();
     h.run();
     let gizmo = |h: &Harness<'static, Workbench>| h.state().viewport.viewport.gizmo;
-    for (key, mode) in [
-        (Key::E, GizmoMode::Rotate),
-        (Key::R, GizmoMode::Scale),
-        (Key::W, GizmoMode::Translate),
-    ] {
+    for (key, mode) in super::viewport_ui::MODE_KEYS {
         h.key_press(key);
         h.run();
         assert_eq!(gizmo(&h).mode, mode, "{key:?}, pointer anywhere");

@@ -104,15 +104,7 @@ fn save_as_without_a_system_dialog_uses_scenetrees_own_and_says_so_once() {
     let copy = dir.path().join("copy.json");
     assert!(!in_app_dialog_open(&h));
     assert!(copy.exists(), "saved through the in-app dialog");
-    assert_eq!(
-        h.state()
-            .workbench()
-            .doc
-            .file
-            .as_ref()
-            .map(|f| f.path.clone()),
-        Some(copy)
-    );
+    assert_eq!(super::app_flows::document_path(&h), Some(copy));
     // The next time it opens at once, without asking the system or saying it again.
     h.key_press_modifiers(Modifiers::COMMAND | Modifiers::SHIFT, Key::S);
     h.run_steps(2);

@@ -75,6 +75,13 @@ impl App {
     }
 }
 
+/// The gizmo mode keys, in an order that changes the mode every time.
+pub(crate) const MODE_KEYS: [(Key, GizmoMode); 3] = [
+    (Key::E, GizmoMode::Rotate),
+    (Key::R, GizmoMode::Scale),
+    (Key::W, GizmoMode::Translate),
+];
+
 /// A bare spot on the ground, well inside the default view.
 const GROUND: Vec3 = Vec3::new(-5.0, 0.0, 7.0);
 
@@ -297,11 +304,7 @@ fn shortcuts_switch_mode_and_orientation_and_f_frames_the_selection() {
     let mut h = harness();
     h.hover_at(h.state().rect.center());
     h.run();
-    for (key, mode) in [
-        (Key::E, GizmoMode::Rotate),
-        (Key::R, GizmoMode::Scale),
-        (Key::W, GizmoMode::Translate),
-    ] {
+    for (key, mode) in MODE_KEYS {
         h.key_press(key);
         h.run();
         assert_eq!(h.state().viewport.gizmo.mode, mode);
