@@ -3,6 +3,8 @@
 
 use std::path::PathBuf;
 
+use rustc_hash::{FxHashMap, FxHashSet};
+
 use crate::crdt::network::LocalWrite;
 use crate::crdt::{CrdtMessage, Replica};
 use crate::io::project::Project;
@@ -265,15 +267,39 @@ impl Document {
             .unwrap_or(Transform::IDENTITY)
     }
 
-    /// Keeps only the top-most entities of a set (a child moves with its selected parent).
+    /// Keeps only the top-most entities of a set (a child moves with its selected parent), in
+    /// the order given, without repeats. The work is proportional to the entities and their
+    /// ancestors: each ancestor is walked once, however many of the entities lie below it.
     pub fn top_level(&self, entities: &[Entity]) -> Vec<Entity> {
-        let mut out: Vec<Entity> = Vec::new();
+        let chosen: FxHashSet<Entity> = entities.iter().copied().collect();
+        // Entity → whether a chosen entity lies strictly above it, for every node walked.
+        let mut below_chosen: FxHashMap<Entity, bool> = FxHashMap::default();
+        let mut path = Vec::new();
+        let mut out = Vec::new();
+        let mut seen = FxHashSet::default();
         for &e in entities {
-            if !out.contains(&e)
-                && !entities
-                    .iter()
-                    .any(|&other| other != e && self.is_drawn_below(e, other))
-            {
+            if !seen.insert(e) {
+                continue;
+            }
+            // Walk up until a chosen entity, a node already answered, or the top.
+            path.clear();
+            let mut cur = e;
+            let answer = loop {
+                match self.view.effective_parent_of(cur) {
+                    Some(p) if chosen.contains(&p) => break true,
+                    Some(p) if !p.is_root() => {
+                        if let Some(&known) = below_chosen.get(&p) {
+                            break known;
+                        }
+                        path.push(p);
+                        cur = p;
+                    }
+                    _ => break false,
+                }
+            };
+            // Every node on the path has the same chosen entity (or none) above it.
+            below_chosen.extend(path.iter().map(|&p| (p, answer)));
+            if !answer {
                 out.push(e);
             }
         }

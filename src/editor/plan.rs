@@ -1,6 +1,8 @@
 //! Planning a command: validation and the list of register writes it needs, computed from the
 //! document without writing anything ([`Document::apply`] writes them).
 
+use rustc_hash::FxHashMap;
+
 use crate::model::dcl::nodes::{flag_value, hide_id, lock_id};
 use crate::model::{Entity, Transform, decode_name, encode_name, ids};
 
@@ -104,13 +106,13 @@ impl Document {
                 let total: usize = originals.iter().map(Vec::len).sum();
                 let mut fresh = self.free_entities(total)?.into_iter();
                 for nodes in originals {
-                    let map: Vec<(Entity, Entity)> = nodes
+                    let pairs: Vec<(Entity, Entity)> = nodes
                         .iter()
                         .map(|&old| (old, fresh.next().expect("enough ids")))
                         .collect();
-                    let new_id =
-                        |e: Entity| map.iter().find(|(old, _)| *old == e).map(|(_, new)| *new);
-                    for (i, &(old, new)) in map.iter().enumerate() {
+                    let map: FxHashMap<Entity, Entity> = pairs.iter().copied().collect();
+                    let new_id = |e: Entity| map.get(&e).copied();
+                    for (i, &(old, new)) in pairs.iter().enumerate() {
                         for component in self.replica().components_of(old) {
                             let Some(data) = self.replica().component_data(old, component) else {
                                 continue;
@@ -133,8 +135,8 @@ impl Document {
                             applied.created.push(new);
                         }
                     }
-                    inspector_nodes.duplicated(self.replica(), &map);
-                    applied.copies.extend(&map);
+                    inspector_nodes.duplicated(self.replica(), &pairs);
+                    applied.copies.extend(pairs);
                 }
             }
             Command::Delete { entities } => {

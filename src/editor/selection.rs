@@ -1,13 +1,38 @@
 //! Which entities are selected: an ordered set with a primary (the last clicked) and an anchor
 //! for Shift-range selection, as in Godot, Unity and Blender.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rustc_hash::FxHashSet;
+
 use crate::model::Entity;
 
 /// The selected entities, in the order they were added; the last one is the primary.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+///
+/// Membership is a hash-set lookup, so a frame can ask about every drawn entity whatever the
+/// selection's size; each change gets a new [`Self::generation`], so caches can tell whether
+/// the selection changed without comparing it.
+#[derive(Clone, Debug, Default)]
 pub struct Selection {
     entities: Vec<Entity>,
+    /// The same entities, for membership.
+    members: FxHashSet<Entity>,
     anchor: Option<Entity>,
+    generation: u64,
+}
+
+impl PartialEq for Selection {
+    fn eq(&self, other: &Self) -> bool {
+        self.entities == other.entities && self.anchor == other.anchor
+    }
+}
+
+impl Eq for Selection {}
+
+/// Unique across selections, so a generation names one state of one selection.
+fn next_generation() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
 impl Selection {
@@ -28,7 +53,7 @@ impl Selection {
 
     /// True when `entity` is selected.
     pub fn contains(&self, entity: Entity) -> bool {
-        self.entities.contains(&entity)
+        self.members.contains(&entity)
     }
 
     /// True when nothing is selected.
@@ -41,36 +66,39 @@ impl Selection {
         self.entities.len()
     }
 
+    /// Changes whenever the selection does; equal generations mean an equal selection.
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
     /// A plain click: select only `entity`, and make it the range anchor.
     pub fn select_only(&mut self, entity: Entity) {
-        self.entities.clear();
-        self.entities.push(entity);
+        self.replace(vec![entity]);
         self.anchor = Some(entity);
     }
 
     /// Replaces the selection with `entities` (the last becomes primary).
     pub fn set(&mut self, entities: impl IntoIterator<Item = Entity>) {
-        self.entities.clear();
-        for e in entities {
-            if !self.entities.contains(&e) {
-                self.entities.push(e);
-            }
-        }
+        self.replace(entities.into_iter().collect());
         self.anchor = self.entities.last().copied();
     }
 
-    /// Ctrl+click: add or remove `entity`; it becomes the anchor.
+    /// Ctrl+click: add or remove `entity`; it becomes the anchor. Removing costs a pass over
+    /// the selection, once per click.
     pub fn toggle(&mut self, entity: Entity) {
-        if let Some(i) = self.entities.iter().position(|&e| e == entity) {
-            self.entities.remove(i);
+        if self.members.remove(&entity) {
+            self.entities.retain(|&e| e != entity);
         } else {
+            self.members.insert(entity);
             self.entities.push(entity);
         }
         self.anchor = Some(entity);
+        self.generation = next_generation();
     }
 
     /// Shift+click: select every entity between the anchor and `entity` in `visible_order` (the
-    /// rows as shown), keeping the anchor. Without an anchor it acts like a plain click.
+    /// rows as shown: collapsed subtrees and rows a search hides are not in it), keeping the
+    /// anchor. Without an anchor, or when either end is not shown, it acts like a plain click.
     pub fn select_range(&mut self, entity: Entity, visible_order: &[Entity]) {
         let anchor = self.anchor.unwrap_or(entity);
         let (Some(a), Some(b)) = (
@@ -81,27 +109,41 @@ impl Selection {
             return;
         };
         let (lo, hi) = (a.min(b), a.max(b));
-        self.entities = visible_order[lo..=hi].to_vec();
-        // Keep the clicked row primary.
-        if let Some(i) = self.entities.iter().position(|&e| e == entity) {
-            let clicked = self.entities.remove(i);
-            self.entities.push(clicked);
-        }
+        // The clicked row last, so it is primary.
+        let range = visible_order[lo..=hi]
+            .iter()
+            .copied()
+            .filter(|&e| e != entity)
+            .chain([entity]);
+        self.replace(range.collect());
         self.anchor = Some(anchor);
     }
 
     /// Clears the selection.
     pub fn clear(&mut self) {
-        self.entities.clear();
+        self.replace(Vec::new());
         self.anchor = None;
     }
 
     /// Drops entities for which `keep` is false (e.g. deleted by an edit or a peer).
     pub fn retain(&mut self, mut keep: impl FnMut(Entity) -> bool) {
+        let before = self.entities.len();
         self.entities.retain(|&e| keep(e));
+        if self.entities.len() != before {
+            self.members = self.entities.iter().copied().collect();
+            self.generation = next_generation();
+        }
         if self.anchor.is_some_and(|a| !keep(a)) {
             self.anchor = self.entities.last().copied();
         }
+    }
+
+    /// Makes `entities` (without repeats, first occurrence kept) the selection.
+    fn replace(&mut self, mut entities: Vec<Entity>) {
+        self.members.clear();
+        entities.retain(|&e| self.members.insert(e));
+        self.entities = entities;
+        self.generation = next_generation();
     }
 }
 

@@ -123,11 +123,10 @@ impl HierarchyPanel {
         let mut actions = Vec::new();
         self.toolbar_ui(ui, doc, &mut actions);
         self.refresh_rows(doc);
-        let order: Vec<Entity> = self.rows.iter().map(|r| r.entity).collect();
         let scroll_index = self
             .scroll_to
             .take()
-            .and_then(|e| order.iter().position(|&x| x == e));
+            .and_then(|e| self.rows.iter().position(|r| r.entity == e));
         let mut area = egui::ScrollArea::vertical().auto_shrink([false, false]);
         if let Some(i) = scroll_index {
             area = area.vertical_scroll_offset((i as f32 * ROW_HEIGHT - 60.0).max(0.0));
@@ -156,7 +155,7 @@ impl HierarchyPanel {
         area.show_rows(ui, ROW_HEIGHT, self.rows.len(), |ui, range| {
             for i in range {
                 let row = self.rows[i];
-                self.row_ui(ui, doc, row, &order, &mut actions);
+                self.row_ui(ui, doc, row, &mut actions);
             }
         });
         actions
@@ -212,14 +211,7 @@ impl HierarchyPanel {
         self.drop_target(ui, doc, &response, Entity::ROOT, actions);
     }
 
-    fn row_ui(
-        &mut self,
-        ui: &mut egui::Ui,
-        doc: &Document,
-        row: Row,
-        order: &[Entity],
-        actions: &mut Vec<Action>,
-    ) {
+    fn row_ui(&mut self, ui: &mut egui::Ui, doc: &Document, row: Row, actions: &mut Vec<Action>) {
         let entity = row.entity;
         let selected = doc.selection.contains(entity);
         let collapsed = self.collapsed.contains(&entity) && self.search.is_empty();
@@ -325,7 +317,8 @@ impl HierarchyPanel {
             let select = if modifiers.command {
                 SelectAction::Toggle(entity)
             } else if modifiers.shift {
-                SelectAction::Range(entity, order.to_vec())
+                // The rows as shown, built only for the click.
+                SelectAction::Range(entity, self.rows.iter().map(|r| r.entity).collect())
             } else {
                 SelectAction::Only(entity)
             };

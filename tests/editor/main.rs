@@ -14,6 +14,7 @@ mod model_files;
 mod peers_flows;
 mod peers_workspace;
 mod project_flows;
+mod selections;
 mod tree_habits;
 mod ui_flows;
 mod unsaved;

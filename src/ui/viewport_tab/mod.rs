@@ -75,7 +75,7 @@ const FRAMING_ASPECT: f32 = 1.4;
 struct BuildKey {
     view_generation: u64,
     replica: crate::crdt::ReplicaVersion,
-    selection: Vec<Entity>,
+    selection: u64,
     hidden: Vec<Entity>,
     locked: Vec<Entity>,
     assets_generation: u64,
@@ -246,7 +246,7 @@ impl ViewportTab {
         let key = BuildKey {
             view_generation: doc.view().generation(),
             replica: doc.replica().version(),
-            selection: doc.selection.entities().to_vec(),
+            selection: doc.selection.generation(),
             hidden: sorted(hidden),
             locked: sorted(locked),
             assets_generation: self.assets.generation(),
