@@ -1,7 +1,7 @@
 //! What the render tree reads: a source of Transforms with a change journal.
 
 use super::index::EntityIndex;
-use crate::crdt::Replica;
+use crate::crdt::{Replica, ReplicaVersion};
 use crate::model::{Entity, Transform};
 
 /// A source of per-entity Transforms that can say what changed since a cursor.
@@ -16,6 +16,13 @@ pub trait TransformSource {
     /// replica was replaced by a timeline seek, or the view now follows another peer) rebuilds.
     fn source_id(&self) -> u64 {
         0
+    }
+    /// True when a view that read source `source_id` up to `cursor` can continue here with
+    /// [`Self::changed_since`]: the same instance, or (for a replica) a clone made at exactly
+    /// that point.
+    fn continues(&self, source_id: u64, _cursor: u64) -> bool {
+        // Within one instance the journal itself says when a cursor is too old.
+        source_id == self.source_id()
     }
     /// The entity's Transform, if it has one.
     fn transform(&self, entity: Entity) -> Option<Transform>;
@@ -34,6 +41,16 @@ pub trait TransformSource {
 impl TransformSource for Replica {
     fn source_id(&self) -> u64 {
         self.journal_id()
+    }
+
+    fn continues(&self, source_id: u64, cursor: u64) -> bool {
+        Replica::continues(
+            self,
+            ReplicaVersion {
+                instance: source_id,
+                position: cursor,
+            },
+        )
     }
 
     fn changed_since(&self, cursor: u64) -> (Option<Vec<Entity>>, u64) {

@@ -31,7 +31,7 @@ impl SceneView {
     /// Brings the view up to date with `source`, doing work proportional to what changed (the
     /// changed entities, the cycle checks along their parent chains, and their subtrees).
     pub fn update(&mut self, source: &impl TransformSource) {
-        if source.source_id() != self.source_id {
+        if !source.continues(self.source_id, self.cursor) {
             // Another instance (a replica replaced by a timeline seek, another peer): its
             // journal positions mean nothing here.
             self.rebuild(source);
@@ -39,6 +39,7 @@ impl SceneView {
         }
         let (changed, next_cursor) = source.changed_since(self.cursor);
         self.cursor = next_cursor;
+        self.source_id = source.source_id(); // a clone continues its original's history
         self.stats = UpdateStats::default();
         let Some(changed) = changed else {
             self.rebuild(source);

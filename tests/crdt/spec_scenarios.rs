@@ -175,8 +175,47 @@ fn a_view_that_follows_a_replaced_replica_rebuilds_instead_of_missing_changes() 
     assert!(view.last_update_stats().rebuilt);
     assert!(!view.contains(A) && view.contains(C));
     assert_eq!(view.world_affine(C).unwrap().translation.x, 4.0);
-    // A clone is a new instance too.
-    let c = b.clone();
-    view.update(&c);
+    // A view cannot follow the original after following another instance.
+    view.update(&a);
     assert!(view.last_update_stats().rebuilt);
+    assert!(view.contains(A) && !view.contains(C));
+}
+
+#[test]
+fn a_view_follows_a_clone_of_its_replica_incrementally() {
+    // Many entities, so a rebuild would read them all.
+    let mut original = Replica::new();
+    for number in 512..2512 {
+        original
+            .put_transform(Entity(number), &at(1.0, Entity::ROOT))
+            .unwrap();
+    }
+    let mut view = SceneView::from_source(&original);
+    // A clone (as the order explorer makes for every delivery) continues the original's
+    // history: the view reads only what changed after the clone.
+    let mut clone = original.clone();
+    clone.put_transform(A, &at(5.0, B)).unwrap();
+    let mut followed = view.clone();
+    followed.update(&clone);
+    let stats = followed.last_update_stats();
+    assert!(!stats.rebuilt);
+    assert_eq!(stats.entities_read, 1);
+    assert_eq!(followed.effective_parent_of(A), Some(B));
+    assert_eq!(
+        followed.world_affine(A),
+        SceneView::from_source(&clone).world_affine(A)
+    );
+    // The original moves on separately: its own view follows it, the clone's view cannot
+    // (their histories differ since the clone).
+    let mut stale = view.clone();
+    original.put_transform(B, &at(7.0, Entity::ROOT)).unwrap();
+    view.update(&original);
+    assert!(!view.last_update_stats().rebuilt);
+    followed.update(&original);
+    assert!(followed.last_update_stats().rebuilt);
+    assert_eq!(followed.effective_parent_of(A), Some(Entity::ROOT));
+    // A view from before the clone point cannot use the clone's journal: it rebuilds.
+    stale.update(&original.clone());
+    assert!(stale.last_update_stats().rebuilt);
+    assert_eq!(stale.world_affine(B), view.world_affine(B));
 }

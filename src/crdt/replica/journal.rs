@@ -12,6 +12,9 @@ pub(super) struct ChangeJournal {
     /// Sequence number of `entries[0]`.
     base: u64,
     entries: Vec<(u32, Entity)>,
+    /// For a clone, the state of the original it was cloned from: a reader that was up to date
+    /// with that state continues with this journal (see [`Replica::continues`]).
+    cloned_from: Option<ReplicaVersion>,
 }
 
 fn next_journal_id() -> u64 {
@@ -25,16 +28,24 @@ impl Default for ChangeJournal {
             id: next_journal_id(),
             base: 0,
             entries: Vec::new(),
+            cloned_from: None,
         }
     }
 }
 
 impl Clone for ChangeJournal {
+    /// A new instance that starts where the original is: its entries are only what changes
+    /// after the clone, so cloning costs nothing however long the original's history.
     fn clone(&self) -> Self {
+        let position = self.base + self.entries.len() as u64;
         ChangeJournal {
             id: next_journal_id(),
-            base: self.base,
-            entries: self.entries.clone(),
+            base: position,
+            entries: Vec::new(),
+            cloned_from: Some(ReplicaVersion {
+                instance: self.id,
+                position,
+            }),
         }
     }
 }
@@ -73,6 +84,15 @@ impl Replica {
     /// Identifies this replica instance for change cursors: clones and new replicas differ.
     pub fn journal_id(&self) -> u64 {
         self.journal.id
+    }
+
+    /// True when a reader that is up to date with `version` can follow this replica with
+    /// [`Self::changes_since`] from `version.position`: the version is this instance's, or it is
+    /// exactly the state this replica was cloned from (a clone continues its original's history;
+    /// the order explorer clones a replica for every delivery it tries). Otherwise the reader
+    /// must rebuild.
+    pub fn continues(&self, version: ReplicaVersion) -> bool {
+        version.instance == self.journal.id || self.journal.cloned_from == Some(version)
     }
 
     /// Changes since `cursor` (0 = from the beginning).
