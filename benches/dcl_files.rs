@@ -1,5 +1,7 @@
 //! Opening and saving the official Cozy House template: main.crdt (read, replica, layout;
-//! save in the file's order) and main.composite (parse and load; write back).
+//! save in the file's order) and main.composite (parse and load; write back; convert to the
+//! main.crdt the SDK writes); and the component codec on every protobuf value of both
+//! templates (decode to the SDK's JSON, encode back).
 
 use std::hint::black_box;
 use std::path::Path;
@@ -7,6 +9,7 @@ use std::path::Path;
 use criterion::{Criterion, criterion_group, criterion_main};
 use scenetree::crdt::Replica;
 use scenetree::io::{dcl_composite, dcl_crdt};
+use scenetree::model::dcl::codec::ProtoMessage;
 
 fn dcl_files(c: &mut Criterion) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/dcl/Cozy-House-Template");
@@ -38,6 +41,54 @@ fn dcl_files(c: &mut Criterion) {
     c.bench_function("cozy main.composite: write back", |b| {
         b.iter(|| dcl_composite::composite_json(black_box(&replica), &doc))
     });
+    c.bench_function("cozy main.composite: to the SDK's main.crdt", |b| {
+        b.iter(|| dcl_crdt::to_crdt_bytes_in_layout(black_box(&replica), &doc.sdk_crdt_layout()))
+    });
+
+    // Every protobuf component value of both templates, with its decoded JSON.
+    let mut values = Vec::new();
+    for template in ["Cozy-House-Template", "art-gallery-template"] {
+        let path = dir
+            .parent()
+            .expect("fixtures")
+            .join(template)
+            .join("main.composite");
+        let text = std::fs::read_to_string(path).expect("fixture");
+        let (replica, _, _) = dcl_composite::parse_composite(Path::new("x"), &text).unwrap();
+        for e in replica.live_entities() {
+            for component in replica.components_of(e) {
+                let (Some(m), Some(bytes)) = (
+                    ProtoMessage::of_component(component),
+                    replica.component_data(e, component),
+                ) else {
+                    continue;
+                };
+                let json = m.decode(bytes).unwrap();
+                values.push((m, bytes.to_vec(), json));
+            }
+        }
+    }
+    let total: usize = values.iter().map(|(_, b, _)| b.len()).sum();
+    let mut group = c.benchmark_group(format!(
+        "codec: {} protobuf values of both templates ({total} bytes)",
+        values.len()
+    ));
+    group.throughput(criterion::Throughput::Elements(values.len() as u64));
+    group.bench_function("decode to JSON", |b| {
+        b.iter(|| {
+            for (m, bytes, _) in &values {
+                black_box(m.decode(black_box(bytes)).unwrap());
+            }
+        })
+    });
+    group.bench_function("encode from JSON", |b| {
+        b.iter(|| {
+            for (m, _, json) in &values {
+                black_box(m.encode(black_box(json)).unwrap());
+            }
+        })
+    });
+    group.finish();
 }
 
 criterion_group!(benches, dcl_files);

@@ -4,16 +4,8 @@
 // Usage: node composite-to-crdt.cjs IN.composite OUT.crdt
 'use strict'
 const fs = require('fs')
-const { ecs, dumpAsSdk } = require('./lib-scene.cjs')
+const { dumpAsSdk, instanceComposite } = require('./lib-scene.cjs')
 
 const [input, output] = process.argv.slice(2)
 if (!input || !output) throw new Error('usage: node composite-to-crdt.cjs IN.composite OUT.crdt')
-const engine = ecs.Engine()
-const composite = ecs.Composite.fromJson(JSON.parse(fs.readFileSync(input, 'utf8')))
-ecs.Composite.instance(
-  engine,
-  { src: 'main.composite', composite },
-  { getCompositeOrNull: () => null },
-  { entityMapping: { type: ecs.EntityMappingMode.EMM_DIRECT_MAPPING, getCompositeEntity: (e) => e } }
-)
-fs.writeFileSync(output, dumpAsSdk(engine))
+fs.writeFileSync(output, dumpAsSdk(instanceComposite(input)))

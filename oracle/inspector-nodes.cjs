@@ -10,17 +10,10 @@
 //   prints the final inspector::Nodes value (JSON).
 'use strict'
 const fs = require('fs')
-const { ecs } = require('./lib-scene.cjs')
+const { ecs, instanceComposite } = require('./lib-scene.cjs')
 
 const [input, opsPath] = process.argv.slice(2)
-const engine = ecs.Engine()
-const composite = ecs.Composite.fromJson(JSON.parse(fs.readFileSync(input, 'utf8')))
-ecs.Composite.instance(
-  engine,
-  { src: 'main.composite', composite },
-  { getCompositeOrNull: () => null },
-  { entityMapping: { type: ecs.EntityMappingMode.EMM_DIRECT_MAPPING, getCompositeEntity: (e) => e } }
-)
+const engine = instanceComposite(input)
 const Transform = engine.getComponent('core::Transform')
 const Nodes = engine.getComponent('inspector::Nodes')
 const ROOT = engine.RootEntity

@@ -49,4 +49,19 @@ function dumpState(engine) {
   return out.toBinary()
 }
 
-module.exports = { ecs, makeEngine, loadCrdt, dumpAsSdk, dumpState, ReadWriteByteBuffer }
+/** A fresh engine holding a main.composite, entity numbers kept (as the Inspector loads a
+ *  scene). */
+function instanceComposite(path) {
+  const fs = require('fs')
+  const engine = ecs.Engine()
+  const composite = ecs.Composite.fromJson(JSON.parse(fs.readFileSync(path, 'utf8')))
+  ecs.Composite.instance(
+    engine,
+    { src: 'main.composite', composite },
+    { getCompositeOrNull: () => null },
+    { entityMapping: { type: ecs.EntityMappingMode.EMM_DIRECT_MAPPING, getCompositeEntity: (e) => e } }
+  )
+  return engine
+}
+
+module.exports = { ecs, makeEngine, loadCrdt, dumpAsSdk, dumpState, instanceComposite, ReadWriteByteBuffer }

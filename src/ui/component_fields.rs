@@ -38,10 +38,15 @@ pub fn fields_ui(
     tree_ui(ui, value, 0);
 }
 
-/// The JSON a value reads as, through the codec that fits it; `None` when none does or the
-/// bytes do not decode.
-pub fn decoded(codec: Option<&ComponentCodec>, data: &[u8]) -> Option<Value> {
-    codec?.decode(data).ok()
+/// The JSON a value reads as, through the codec that fits it; why not when none does or the
+/// bytes do not decode (the field and the problem).
+pub fn decoded(codec: Option<&ComponentCodec>, data: &[u8]) -> Result<Value, String> {
+    match codec {
+        Some(codec) => codec
+            .decode(data)
+            .map_err(|e| format!("not a valid value of this component: {e}")),
+        None => Err("no known layout: shown as bytes".into()),
+    }
 }
 
 fn tree_ui(ui: &mut egui::Ui, value: &Value, depth: usize) {
@@ -249,16 +254,11 @@ impl InspectorPanel {
                         .and_then(|c| c.codec_of(component).cloned())
                         .or_else(|| ComponentCodec::known(component));
                     match decoded(codec.as_ref(), data) {
-                        Some(value) if component != ids::NAME => {
+                        Ok(value) if component != ids::NAME => {
                             fields_ui(ui, entity, component, &value, actions)
                         }
-                        Some(_) => {}
-                        None => {
-                            let why = if codec.is_some() {
-                                "not a valid value of this component"
-                            } else {
-                                "no known layout"
-                            };
+                        Ok(_) => {}
+                        Err(why) => {
                             ui.weak(why);
                             ui.label(RichText::new(hex_preview(data)).monospace().small());
                         }

@@ -130,3 +130,22 @@ fn the_trees_hide_and_lock_are_undoable_inspector_components() {
     assert!(!h.state().doc.is_hidden(CHAIR) && !h.state().doc.is_locked(CHAIR));
     assert!(h.state().hierarchy.flags.hidden.is_empty());
 }
+
+#[test]
+fn a_malformed_value_says_which_field_is_wrong() {
+    let mut doc = room();
+    // A TextShape whose text (field 1) claims 5 bytes but has 1.
+    doc.apply(scenetree::editor::Command::SetComponent {
+        entity: CHAIR,
+        component: 1030,
+        value: Some(vec![0x0a, 0x05, b'x']),
+    })
+    .unwrap();
+    let mut h = tall_harness(doc);
+    h.get_by_label(&row("Chair", CHAIR)).click();
+    h.run();
+    assert!(
+        h.query_by_label_contains("not a valid value of this component: at .text")
+            .is_some()
+    );
+}

@@ -44,6 +44,17 @@ fn pick(doc: &Document) -> (Entity, Entity) {
     (parent, leaf)
 }
 
+/// Creates a named entity under `parent` and returns it.
+fn create(doc: &mut Document, parent: Entity, name: &str) -> Entity {
+    doc.apply(Command::Create {
+        parent,
+        name: name.into(),
+        components: vec![],
+    })
+    .unwrap()
+    .created[0]
+}
+
 #[test]
 fn edits_leave_inspector_nodes_as_the_inspectors_own_rules_would() {
     let dir = tempfile::tempdir().unwrap();
@@ -57,32 +68,11 @@ fn edits_leave_inspector_nodes_as_the_inspectors_own_rules_would() {
         );
         let (parent, leaf) = pick(&doc);
         let mut ops = Vec::new();
-        let created = doc
-            .apply(Command::Create {
-                parent: Entity::ROOT,
-                name: "A".into(),
-                components: vec![],
-            })
-            .unwrap()
-            .created[0];
+        let created = create(&mut doc, Entity::ROOT, "A");
         ops.push(json!({"op": "create", "parent": 0, "entity": created.0}));
-        let child = doc
-            .apply(Command::Create {
-                parent,
-                name: "B".into(),
-                components: vec![],
-            })
-            .unwrap()
-            .created[0];
+        let child = create(&mut doc, parent, "B");
         ops.push(json!({"op": "create", "parent": parent.0, "entity": child.0}));
-        let grandchild = doc
-            .apply(Command::Create {
-                parent: child,
-                name: "C".into(),
-                components: vec![],
-            })
-            .unwrap()
-            .created[0];
+        let grandchild = create(&mut doc, child, "C");
         ops.push(json!({"op": "create", "parent": child.0, "entity": grandchild.0}));
         for (entity, to) in [(leaf, parent), (created, parent), (created, child)] {
             doc.apply(Command::Reparent {
@@ -135,22 +125,8 @@ fn edits_leave_inspector_nodes_as_the_inspectors_own_rules_would() {
 #[test]
 fn a_scene_without_nodes_gets_none_and_hide_lock_are_inspector_components() {
     let mut doc = Document::new(scenetree::crdt::Replica::new(), None);
-    let a = doc
-        .apply(Command::Create {
-            parent: Entity::ROOT,
-            name: "A".into(),
-            components: vec![],
-        })
-        .unwrap()
-        .created[0];
-    let b = doc
-        .apply(Command::Create {
-            parent: a,
-            name: "B".into(),
-            components: vec![],
-        })
-        .unwrap()
-        .created[0];
+    let a = create(&mut doc, Entity::ROOT, "A");
+    let b = create(&mut doc, a, "B");
     assert!(doc.inspector_nodes().is_none(), "no Nodes invented");
     // Hide applies to the subtree, lock to the entity only, as in the Inspector.
     doc.apply(Command::SetHidden {

@@ -34,6 +34,17 @@ pub fn js_number(v: f64) -> Value {
     }
 }
 
+/// True when a `null` appears anywhere in the value: where a decoded number was NaN or
+/// infinite (JSON cannot say it), so the JSON no longer holds the exact value.
+pub fn contains_null(v: &Value) -> bool {
+    match v {
+        Value::Null => true,
+        Value::Array(a) => a.iter().any(contains_null),
+        Value::Object(o) => o.values().any(contains_null),
+        _ => false,
+    }
+}
+
 /// JavaScript truthiness of a JSON value (`undefined` = `None` is false).
 pub fn truthy(v: Option<&Value>) -> bool {
     match v {

@@ -11,7 +11,7 @@
 
 use serde_json::{Map, Value};
 
-use super::plan::{FieldKind, FieldPlan, Item, Plans, Shape};
+use super::plan::{FieldKind, FieldPlan, Item, Plans, Shape, push_key};
 use crate::model::dcl::js::{FieldError, field_err, js_number};
 
 /// Deepest message nesting accepted.
@@ -59,8 +59,7 @@ impl Decoder<'_, '_> {
             match &plan.items[item] {
                 Item::Field(f) => {
                     let len = path.len();
-                    path.push('.');
-                    path.push_str(&f.key);
+                    push_key(path, &f.key);
                     let slot = &mut slots[item];
                     let r = self.field(f, wire, slot, end, path, depth);
                     path.truncate(len);
@@ -75,10 +74,8 @@ impl Decoder<'_, '_> {
                         continue;
                     }
                     let len = path.len();
-                    path.push('.');
-                    path.push_str(key);
-                    path.push('.');
-                    path.push_str(&f.key);
+                    push_key(path, key);
+                    push_key(path, &f.key);
                     let v = self.one(f.kind, end, path, depth);
                     path.truncate(len);
                     let mut union = Map::new();

@@ -11,7 +11,7 @@
 
 use serde_json::{Map, Value};
 
-use super::plan::{FieldKind, FieldPlan, Item, Plans, Shape};
+use super::plan::{FieldKind, FieldPlan, Item, Plans, Shape, push_key};
 use crate::model::dcl::js::{FieldError, field_err, to_number, to_uint32, to_uint64, truthy};
 
 /// Deepest message nesting accepted (the protocol nests a few levels; JSON could nest more).
@@ -58,10 +58,8 @@ impl Encoder<'_> {
                         continue;
                     };
                     let len = path.len();
-                    path.push('.');
-                    path.push_str(key);
-                    path.push('.');
-                    path.push_str(&f.key);
+                    push_key(path, key);
+                    push_key(path, &f.key);
                     self.one(f, union.get(&f.key), path, depth)?;
                     path.truncate(len);
                 }
@@ -94,8 +92,7 @@ impl Encoder<'_> {
             return Ok(());
         }
         let len = path.len();
-        path.push('.');
-        path.push_str(&f.key);
+        push_key(path, &f.key);
         let result = match f.shape {
             Shape::Packed => self.packed(f, v, path),
             Shape::Repeated => self.repeated(f, v, path, depth),
@@ -132,17 +129,9 @@ impl Encoder<'_> {
         v: Option<&Value>,
         path: &mut String,
     ) -> Result<(), FieldError> {
-        let Some(Value::Array(items)) = v else {
-            return field_err(path, "expected a list");
-        };
         self.key(f.number, 2);
         let start = self.out.len();
-        for (i, item) in items.iter().enumerate() {
-            let len = path.len();
-            push_index(path, i);
-            self.scalar(f.kind, Some(item), path)?;
-            path.truncate(len);
-        }
+        each_item(v, path, |item, path| self.scalar(f.kind, Some(item), path))?;
         self.length_prefix(start);
         Ok(())
     }
@@ -155,16 +144,7 @@ impl Encoder<'_> {
         path: &mut String,
         depth: usize,
     ) -> Result<(), FieldError> {
-        let Some(Value::Array(items)) = v else {
-            return field_err(path, "expected a list");
-        };
-        for (i, item) in items.iter().enumerate() {
-            let len = path.len();
-            push_index(path, i);
-            self.one(f, Some(item), path, depth)?;
-            path.truncate(len);
-        }
-        Ok(())
+        each_item(v, path, |item, path| self.one(f, Some(item), path, depth))
     }
 
     /// One scalar value, converted as protobuf.js's writer converts it.
@@ -257,7 +237,22 @@ impl Encoder<'_> {
     }
 }
 
-fn push_index(path: &mut String, i: usize) {
+/// Calls `f` on each item of a list (`for (const v of list)`, which throws on a non-list), with
+/// `[i]` on the path.
+fn each_item(
+    v: Option<&Value>,
+    path: &mut String,
+    mut f: impl FnMut(&Value, &mut String) -> Result<(), FieldError>,
+) -> Result<(), FieldError> {
     use std::fmt::Write as _;
-    let _ = write!(path, "[{i}]");
+    let Some(Value::Array(items)) = v else {
+        return field_err(path, "expected a list");
+    };
+    for (i, item) in items.iter().enumerate() {
+        let len = path.len();
+        let _ = write!(path, "[{i}]");
+        f(item, path)?;
+        path.truncate(len);
+    }
+    Ok(())
 }

@@ -221,6 +221,12 @@ fn field_plan(field: &FieldDescriptor, by_name: &HashMap<String, usize>) -> Fiel
     }
 }
 
+/// Appends `.name` to a field path (`.material` + `.pbr`).
+pub(crate) fn push_key(path: &mut String, name: &str) {
+    path.push('.');
+    path.push_str(name);
+}
+
 /// ts-proto's `snakeToCamel`: words split at `_`, every word after the first capitalized; a
 /// name without lower-case letters is lower-cased first.
 pub(crate) fn ts_proto_camel(name: &str) -> String {
