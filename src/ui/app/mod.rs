@@ -489,6 +489,7 @@ pub enum RunError {
 pub fn run(launch: Launch) -> Result<(), RunError> {
     let failure = std::rc::Rc::default();
     let app_failure = std::rc::Rc::clone(&failure);
+    let asked_size = launch.window_size;
     let options = eframe::NativeOptions {
         renderer: eframe::Renderer::Glow,
         depth_buffer: 24,
@@ -504,6 +505,12 @@ pub fn run(launch: Launch) -> Result<(), RunError> {
         "scenetree",
         options,
         Box::new(move |cc| {
+            // eframe restores the last session's window size over `with_inner_size`; a size
+            // asked for on the command line wins.
+            if let Some([w, h]) = asked_size {
+                cc.egui_ctx
+                    .send_viewport_cmd(egui::ViewportCommand::InnerSize(egui::vec2(w, h)));
+            }
             let mut app = ScenetreeApp::new(cc, launch);
             if let Some(shot) = &mut app.screenshot {
                 shot.failure = app_failure;
