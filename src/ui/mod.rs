@@ -11,6 +11,7 @@ pub mod files;
 pub mod hierarchy_panel;
 mod inspector_model;
 pub mod inspector_panel;
+pub mod layout;
 pub mod lessons;
 pub mod peers_panel;
 pub mod style;

@@ -9,6 +9,7 @@ use super::action::{Action, PeersAction, SelectAction};
 use super::command::{self, CommandContext, UiCommand};
 use super::hierarchy_panel::HierarchyPanel;
 use super::inspector_panel::InspectorPanel;
+use super::layout::PanelSizes;
 use super::peers_panel::{PeersPanel, PeersUiContext};
 use super::style;
 use super::viewport::{ViewportCommand, ViewportRenderer};
@@ -60,7 +61,8 @@ pub fn peers_dock() -> DockState<Tab> {
     dock
 }
 
-/// The default layout: Hierarchy | Viewport over Peers | Inspector.
+/// The default layout: Hierarchy | Viewport over Peers | Inspector (the sizes in points come
+/// from [`PanelSizes`]).
 pub fn default_dock() -> DockState<Tab> {
     let mut dock = DockState::new(vec![Tab::Viewport]);
     let surface = dock.main_surface_mut();
@@ -108,6 +110,8 @@ pub struct Workbench {
     pub peers_dock: DockState<Tab>,
     /// Which workspace is shown.
     pub workspace: Workspace,
+    /// The panels' sizes in points, kept when the window is resized (persisted by the app).
+    pub panel_sizes: PanelSizes,
     /// The copied local transform (position, rotation, scale).
     clipboard: Option<Transform>,
     /// The last message for the status bar.
@@ -137,6 +141,7 @@ impl Workbench {
             dock: default_dock(),
             peers_dock: peers_dock(),
             workspace: Workspace::default(),
+            panel_sizes: PanelSizes::default(),
             clipboard: None,
             status: None,
             modal_open: false,
@@ -179,6 +184,11 @@ impl Workbench {
             Workspace::Peers => &mut self.peers_dock,
         };
         let mut dock = std::mem::replace(shown, DockState::new(Vec::new()));
+        if workspace == Workspace::Editor {
+            // The Peers workspace gives the peers most of the width on purpose.
+            self.panel_sizes
+                .fit(&mut dock, ui.available_rect_before_wrap());
+        }
         let mut tabs = Tabs {
             bench: self,
             actions: &mut actions,
@@ -300,7 +310,10 @@ impl Workbench {
             UiCommand::ClearSelection => Action::Select(SelectAction::Clear),
             UiCommand::ResetLayout => {
                 match self.workspace {
-                    Workspace::Editor => self.dock = default_dock(),
+                    Workspace::Editor => {
+                        self.dock = default_dock();
+                        self.panel_sizes.reset();
+                    }
                     Workspace::Peers => self.peers_dock = peers_dock(),
                 }
                 return;

@@ -10,6 +10,7 @@ mod commands;
 mod component_ui;
 mod editor;
 mod file_dialogs;
+mod layout;
 mod model_files;
 mod peers_flows;
 mod peers_workspace;

@@ -127,6 +127,39 @@ fn orbit_zoom_and_frame_stay_within_limits() {
     assert_eq!(cam, before, "bad boxes leave the camera alone");
 }
 
+#[test]
+fn framing_a_flat_floor_fills_the_view_and_keeps_every_corner_in_it() {
+    // A 32 m × 32 m floor seen from the default (slanted) camera: fitting the corners instead of
+    // the bounding sphere brings it close enough to span most of the width or height.
+    let mut cam = OrbitCamera::default();
+    let (min, max) = (Vec3::new(0.0, -0.1, 0.0), Vec3::new(32.0, 0.0, 32.0));
+    cam.frame_bounds(min, max, SIZE.x / SIZE.y);
+    let corners: Vec<Vec3> = (scenetree::ui::viewport::Aabb { min, max })
+        .corners()
+        .into_iter()
+        .map(|c| cam.project(c, SIZE).unwrap())
+        .collect();
+    for s in &corners {
+        assert!(
+            (0.0..=SIZE.x).contains(&s.x) && (0.0..=SIZE.y).contains(&s.y),
+            "{s}"
+        );
+    }
+    let span = |f: fn(&Vec3) -> f32, size: f32| {
+        let (lo, hi) = corners
+            .iter()
+            .map(f)
+            .fold((f32::MAX, f32::MIN), |(lo, hi), v| (lo.min(v), hi.max(v)));
+        (hi - lo) / size
+    };
+    let filled = span(|s| s.x, SIZE.x).max(span(|s| s.y, SIZE.y));
+    assert!(
+        filled > 0.85,
+        "the floor spans {:.0} % of the view",
+        filled * 100.0
+    );
+}
+
 // --- picking ------------------------------------------------------------------------------
 
 fn item(n: u16, shape: Shape, world: Mat4) -> DrawItem {

@@ -153,6 +153,9 @@ impl ScenetreeApp {
             if let Some(dock) = eframe::get_value(storage, "peers_dock") {
                 bench.peers_dock = dock;
             }
+            if let Some(sizes) = eframe::get_value(storage, "panel_sizes") {
+                bench.panel_sizes = sizes;
+            }
             recent = eframe::get_value(storage, "recent_files").unwrap_or_default();
         }
         let mut startup_error = None;
@@ -460,6 +463,7 @@ impl eframe::App for ScenetreeApp {
         }
         eframe::set_value(storage, "dock", &self.bench.dock);
         eframe::set_value(storage, "peers_dock", &self.bench.peers_dock);
+        eframe::set_value(storage, "panel_sizes", &self.bench.panel_sizes);
         eframe::set_value(storage, "recent_files", &self.recent);
     }
 

@@ -198,23 +198,37 @@ impl OrbitCamera {
             (self.distance * 0.9f32.powf(steps)).clamp(Self::DISTANCE_MIN, Self::DISTANCE_MAX);
     }
 
-    /// Aims at the centre of the world-space box `min`..`max` and moves so that the whole box
-    /// fits a viewport of `aspect` = width / height, keeping the current direction. Boxes that
-    /// are empty or not finite leave the camera unchanged.
+    /// Aims at the centre of the world-space box `min`..`max` and moves as close as the box's
+    /// corners allow in a viewport of `aspect` = width / height (with a 5 % margin), keeping the
+    /// current direction; a flat or long box fills the view instead of its bounding sphere.
+    /// Boxes that are empty or not finite leave the camera unchanged.
     pub fn frame_bounds(&mut self, min: Vec3, max: Vec3, aspect: f32) {
         if !(min.is_finite() && max.is_finite()) || min.cmpgt(max).any() {
             return;
         }
-        let radius = ((max - min).length() * 0.5).max(0.25);
         let aspect = if aspect.is_finite() && aspect > 0.0 {
             aspect
         } else {
             1.0
         };
-        let half_fov_x = ((self.fov_y * 0.5).tan() * aspect).atan();
-        let half_fov = (self.fov_y * 0.5).min(half_fov_x);
-        self.target = (min + max) * 0.5;
-        self.distance =
-            (radius / half_fov.sin() * 1.05).clamp(Self::DISTANCE_MIN, Self::DISTANCE_MAX);
+        let tan_y = (self.fov_y * 0.5).tan() / 1.05;
+        let tan_x = tan_y * aspect;
+        let centre = (min + max) * 0.5;
+        let half = ((max - min) * 0.5).max(Vec3::splat(0.125));
+        let (right, up, forward) = (self.right(), self.up(), self.forward());
+        // A corner at (x, y) across and z beyond the target is in view from distance d when
+        // |x| ≤ (d + z)·tan_x and |y| ≤ (d + z)·tan_y, and in front of the eye when d + z > 0.
+        let mut distance = 0.0f32;
+        for i in 0..8 {
+            let sign = |bit: usize| if i & bit == 0 { -1.0 } else { 1.0 };
+            let c = half * Vec3::new(sign(1), sign(2), sign(4));
+            let (x, y, z) = (c.dot(right), c.dot(up), c.dot(forward));
+            distance = distance
+                .max(x.abs() / tan_x - z)
+                .max(y.abs() / tan_y - z)
+                .max(self.z_near() - z);
+        }
+        self.target = centre;
+        self.distance = distance.clamp(Self::DISTANCE_MIN, Self::DISTANCE_MAX);
     }
 }

@@ -141,8 +141,14 @@ enum Grab {
     Axis(f32),
     /// Plane and centre handles: the grabbed point on the drag plane (and its normal).
     Plane(Vec3, Vec3),
-    /// Rings seen face-on enough: the grabbed point on the ring's plane.
-    RingPlane(Vec3),
+    /// Rings not seen edge-on: the turn is the pointer's angle around the ring's centre on
+    /// screen, as in Blender, Godot and Unity (`center` and `start` in points; `sign` maps a
+    /// clockwise-on-screen angle to a turn about the axis, by how the ring faces the eye).
+    RingScreen {
+        center: Vec2,
+        start: Vec2,
+        sign: f32,
+    },
     /// Rings seen edge-on: dragging `radius` points along the screen direction `tangent`
     /// turns by +1 radian.
     RingTangent { tangent: Vec2, radius: f32 },
@@ -189,16 +195,8 @@ impl ActiveGizmoDrag {
                 let n = camera.forward();
                 Grab::Plane(ray_plane(&ray, frame.origin, n)?, n)
             }
-            (Handle::Ring(i), _) => {
-                let axis = frame.axes[i];
-                let face_on = ray.direction.dot(axis).abs() > 0.2;
-                match ray_plane(&ray, frame.origin, axis).filter(|_| face_on) {
-                    Some(p) if (p - frame.origin).length() > frame.length * 0.05 => {
-                        Grab::RingPlane(p)
-                    }
-                    _ => ring_tangent(&frame, axis, camera, size)?,
-                }
-            }
+            (Handle::Ring(i), _) => ring_screen(&frame, frame.axes[i], camera, size, pointer)
+                .or_else(|| ring_tangent(&frame, frame.axes[i], camera, size))?,
         };
         Some(ActiveGizmoDrag {
             handle,
@@ -251,13 +249,22 @@ impl ActiveGizmoDrag {
                 let factor = 1.0 + (moved.x - moved.y) / self.size_points.max(1.0);
                 GizmoDelta::Scale(Vec3::splat(step(factor, steps.scale).max(MIN_SCALE_FACTOR)))
             }
-            (Grab::RingPlane(p0), Handle::Ring(i)) => {
-                let axis = f.axes[i];
-                let angle = ray_plane(&ray, f.origin, axis).map_or(0.0, |p| {
-                    let (v0, v1) = (p0 - f.origin, p - f.origin);
-                    axis.dot(v0.cross(v1)).atan2(v0.dot(v1))
-                });
-                GizmoDelta::Rotate(Quat::from_axis_angle(axis, step(angle, steps.rotate)))
+            (
+                Grab::RingScreen {
+                    center,
+                    start,
+                    sign,
+                },
+                Handle::Ring(i),
+            ) => {
+                let (v0, v1) = (start - center, pointer - center);
+                // At the centre itself the angle is undefined: no turn rather than a jump.
+                let angle = if v1.length() < 1.0 {
+                    0.0
+                } else {
+                    sign * v0.perp_dot(v1).atan2(v0.dot(v1))
+                };
+                GizmoDelta::Rotate(Quat::from_axis_angle(f.axes[i], step(angle, steps.rotate)))
             }
             (Grab::RingTangent { tangent, radius }, Handle::Ring(i)) => {
                 let angle = (pointer - self.start_pointer).dot(tangent) / radius;
@@ -273,7 +280,36 @@ impl ActiveGizmoDrag {
     }
 }
 
-/// For a ring seen (nearly) edge-on, where a plane hit is unreliable: dragging along the
+/// A ring grabbed at `pointer`: turns follow the pointer's angle around the ring's projected
+/// centre. `None` for a ring seen nearly edge-on (its projection is almost a line, so the angle
+/// on screen says little) or a grab too close to the centre to give a direction.
+fn ring_screen(
+    frame: &GizmoFrame,
+    axis: Vec3,
+    camera: &OrbitCamera,
+    size: Vec2,
+    pointer: Vec2,
+) -> Option<Grab> {
+    let to_eye = (camera.eye() - frame.origin).try_normalize()?;
+    if axis.dot(to_eye).abs() < 0.15 {
+        return None;
+    }
+    let project = |p: Vec3| camera.project(p, size).map(|s| Vec2::new(s.x, s.y));
+    let center = project(frame.origin)?;
+    // Which way a positive turn goes on screen: turn a point of the ring a little and look.
+    let radial = axis.any_orthonormal_vector() * frame.length;
+    let a = project(frame.origin + radial)? - center;
+    let b = project(frame.origin + Quat::from_axis_angle(axis, 0.1) * radial)? - center;
+    let sign = a.perp_dot(b).signum();
+    let screen_radius = a.length().max(b.length());
+    ((pointer - center).length() > screen_radius * 0.1).then_some(Grab::RingScreen {
+        center,
+        start: pointer,
+        sign,
+    })
+}
+
+/// For a ring seen (nearly) edge-on, where the angle around its centre is unreliable: dragging along the
 /// screen direction in which the ring's point nearest the viewer moves turns it.
 fn ring_tangent(frame: &GizmoFrame, axis: Vec3, camera: &OrbitCamera, size: Vec2) -> Option<Grab> {
     let radial = (camera.eye() - frame.origin)
@@ -353,33 +389,72 @@ mod tests {
     }
 
     #[test]
-    fn ring_drag_turns_by_the_angle_swept_and_snaps_to_steps() {
-        let (cam, settings, targets, f) = setup(GizmoMode::Rotate);
-        // The Y ring, grabbed at its point towards −Z (nearest the default eye).
-        let r = f.length * 0.85;
-        let start = Vec3::new(0.0, 0.0, -r);
+    fn a_ring_seen_face_on_turns_by_the_angle_swept_and_snaps_to_steps() {
+        // Looking straight along +Z: the Z ring is a circle around the screen's centre.
+        let camera = OrbitCamera {
+            pitch: 0.0,
+            ..OrbitCamera::default()
+        };
+        let settings = GizmoSettings {
+            mode: GizmoMode::Rotate,
+            ..GizmoSettings::default()
+        };
+        let targets = vec![GizmoTarget {
+            entity: Entity::from_parts(512, 0),
+            local: Transform::IDENTITY,
+            parent_world: Mat4::IDENTITY,
+        }];
+        let f = GizmoFrame::new(&targets, &settings, &camera, SIZE).unwrap();
+        let start = Vec3::X * f.length * 0.85;
         let drag = ActiveGizmoDrag::begin(
-            Handle::Ring(1),
+            Handle::Ring(2),
             f,
             &settings,
             &targets,
-            &cam,
+            &camera,
             SIZE,
-            at(&cam, start),
+            at(&camera, start),
         )
         .unwrap();
-        let turned = Quat::from_rotation_y(0.5) * start;
-        let d = drag.delta(&cam, SIZE, at(&cam, turned), false, &settings.snap);
+        let turned = Quat::from_rotation_z(0.5) * start;
+        let d = drag.delta(&camera, SIZE, at(&camera, turned), false, &settings.snap);
         let GizmoDelta::Rotate(q) = d else {
             panic!("{d:?}")
         };
-        assert!((q * start - turned).length() < 1e-3 * r.max(1.0), "{q:?}");
-        let snapped = drag.delta(&cam, SIZE, at(&cam, turned), true, &settings.snap);
+        assert!(q.angle_between(Quat::from_rotation_z(0.5)) < 1e-3, "{q:?}");
+        let snapped = drag.delta(&camera, SIZE, at(&camera, turned), true, &settings.snap);
         let GizmoDelta::Rotate(q) = snapped else {
             panic!()
         };
         let (axis, angle) = q.to_axis_angle();
-        assert!((angle - 30f32.to_radians()).abs() < 1e-4 && axis.abs_diff_eq(Vec3::Y, 1e-4));
+        assert!((angle - 30f32.to_radians()).abs() < 1e-4 && axis.abs_diff_eq(Vec3::Z, 1e-4));
+    }
+
+    #[test]
+    fn a_slanted_ring_turns_by_the_pointer_angle_around_its_centre_on_screen() {
+        // The default camera looks down at the Y ring: an ellipse on screen.
+        let (cam, settings, targets, f) = setup(GizmoMode::Rotate);
+        let centre = at(&cam, f.origin);
+        let side = Vec3::X * f.length * 0.85; // the end of the ellipse's long axis
+        let grab = at(&cam, side);
+        let drag =
+            ActiveGizmoDrag::begin(Handle::Ring(1), f, &settings, &targets, &cam, SIZE, grab)
+                .unwrap();
+        // 48 points down along the ring turn by the angle seen from the centre, not by the
+        // (much larger) angle that spot makes on the tilted ring's plane.
+        let to = grab + Vec2::new(0.0, 48.0);
+        let (v0, v1) = (grab - centre, to - centre);
+        let seen = v0.perp_dot(v1).atan2(v0.dot(v1)).abs();
+        let d = drag.delta(&cam, SIZE, to, false, &settings.snap);
+        let GizmoDelta::Rotate(q) = d else {
+            panic!("{d:?}")
+        };
+        let (_, angle) = q.to_axis_angle();
+        assert!((angle - seen).abs() < 1e-3, "{angle} against {seen}");
+        assert!(angle.to_degrees() < 35.0, "{}", angle.to_degrees());
+        // The grabbed side follows the pointer: dragged down, it moves down on screen.
+        let moved = at(&cam, q * side);
+        assert!(moved.y > grab.y + 10.0, "{moved} from {grab}");
     }
 
     #[test]

@@ -35,6 +35,8 @@ pub struct ViewportTab {
     auto_framed: Option<OrbitCamera>,
     /// The 3D view's area in the last frame (points).
     rect: Option<egui::Rect>,
+    /// The space the view had in the last frame (its aspect ratio frames a new scene).
+    available: Option<egui::Vec2>,
 }
 
 /// Moving drawn entities from where they were to where a remote change put them.
@@ -63,11 +65,12 @@ impl Default for ViewportTab {
             assets: AssetLibrary::new(),
             auto_framed: None,
             rect: None,
+            available: None,
         }
     }
 }
 
-/// The aspect ratio framing assumes (the tab's shape varies; this keeps a margin).
+/// The aspect ratio framing assumes before the view has been laid out.
 const FRAMING_ASPECT: f32 = 1.4;
 
 /// What the built scene depends on.
@@ -106,9 +109,12 @@ impl ViewportTab {
 
     fn frame_all(&mut self) {
         if let Some(b) = self.scene.all_bounds() {
-            self.viewport
-                .camera
-                .frame_bounds(b.min, b.max, FRAMING_ASPECT);
+            // The view's own shape once it has been laid out; a typical one before that.
+            let aspect = self
+                .available
+                .filter(|s| s.x > 1.0 && s.y > 1.0)
+                .map_or(FRAMING_ASPECT, |s| s.x / s.y);
+            self.viewport.camera.frame_bounds(b.min, b.max, aspect);
             self.viewport.request_render();
         }
     }
@@ -179,6 +185,7 @@ impl ViewportTab {
         renderer: &mut dyn ViewportRenderer,
     ) -> Vec<Action> {
         let now = ui.input(|i| i.time);
+        self.available = Some(ui.available_size());
         self.update_scene(doc, hidden, locked, now);
         let animated = self
             .animation
