@@ -4,6 +4,8 @@
 
 #[path = "../common/egl.rs"]
 mod egl;
+#[path = "../common/projects.rs"]
+mod projects;
 
 mod app_flows;
 mod commands;
@@ -17,6 +19,7 @@ mod peers_workspace;
 mod project_flows;
 mod selections;
 mod tree_habits;
+mod render_support;
 mod ui_flows;
 mod unsaved;
 mod viewport_math;

@@ -11,9 +11,7 @@ use scenetree::ui::viewport::models::load::{gltf_to_decentraland, load_model, lo
 use scenetree::ui::viewport::models::{AssetLibrary, AssetStatus};
 
 fn gallery_file(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/dcl-projects/art-gallery-template")
-        .join(rel)
+    crate::projects::gallery().join(rel)
 }
 
 const TREE: &str = "assets/asset-packs/green_sycamore_tree/TreeSycamore_03/TreeSycamore_03.glb";
@@ -117,9 +115,7 @@ fn broken_model_files_give_a_reason_never_a_panic() {
 #[test]
 fn a_broken_model_in_a_project_keeps_its_placeholder_and_says_why() {
     // A copy of the gallery whose shelf model is garbage.
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("gallery");
-    copy_dir(&gallery_file(""), &root);
+    let (_dir, root) = crate::projects::gallery_copy();
     std::fs::write(root.join("assets/scene/Models/shelf/shelf.glb"), b"garbage").unwrap();
     let doc = load_document(&root, &AtomicU32::new(0)).unwrap();
     let mut tab = scenetree::ui::viewport_tab::ViewportTab::default();
@@ -162,16 +158,4 @@ fn the_library_loads_each_file_once_however_often_it_is_asked() {
     // Without a project, a component's src cannot be resolved, and says so.
     let err = library.request_src("assets/x.glb").unwrap_err().to_string();
     assert!(err.contains("project"), "{err}");
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap().flatten() {
-        let target = to.join(entry.file_name());
-        if entry.path().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
 }

@@ -2,7 +2,7 @@
 //! projects, models loading with progress), saving it as main.composite plus main.crdt, a
 //! broken scene.json, the bundled Cozy House example.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use egui::{Key, Modifiers};
@@ -14,21 +14,7 @@ use scenetree::model::{Entity, Transform, ids};
 use scenetree::ui::app::{Launch, ScenetreeApp, cozy_house_dir};
 use scenetree::ui::viewport::NullRenderer;
 
-fn gallery() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/dcl-projects/art-gallery-template")
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap().flatten() {
-        let target = to.join(entry.file_name());
-        if entry.path().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
+use crate::projects::{gallery, gallery_copy};
 
 fn app_with(file: Option<PathBuf>) -> Harness<'static, ScenetreeApp> {
     let ctx = egui::Context::default();
@@ -105,9 +91,7 @@ fn a_project_folder_opens_its_scene_with_its_title_models_and_a_recent_entry() {
 
 #[test]
 fn saving_a_project_writes_main_composite_and_the_matching_main_crdt() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("gallery");
-    copy_dir(&gallery(), &root);
+    let (_dir, root) = gallery_copy();
     let mut h = app_with(Some(root.clone()));
     let shelf = Entity(521);
     let mut moved = h.state().workbench().doc.local_transform(shelf);
@@ -135,9 +119,7 @@ fn saving_a_project_writes_main_composite_and_the_matching_main_crdt() {
 
 #[test]
 fn a_broken_scene_json_opens_the_project_with_a_note() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("gallery");
-    copy_dir(&gallery(), &root);
+    let (_dir, root) = gallery_copy();
     std::fs::write(root.join("scene.json"), "{ \"display\": ").unwrap();
     let h = app_with(Some(root.join("assets/scene/Models")));
     assert!(h.state().workbench().doc.saves_as_project);

@@ -5,7 +5,7 @@
 //! Set `SCENETREE_RENDER_OUT=dir` to also write the images as PNG files for a look.
 
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::AtomicU32;
 use std::time::Duration;
 
@@ -15,13 +15,13 @@ use glam::{Vec2, Vec3};
 use scenetree::editor::Document;
 use scenetree::model::Entity;
 use scenetree::ui::files::load_document;
-use scenetree::ui::viewport::{
-    GlowViewportRenderer, OrbitCamera, RenderRequest, Shape, ViewportScene, picking,
-};
+use scenetree::ui::viewport::{GlowViewportRenderer, OrbitCamera, Shape, ViewportScene, picking};
 use scenetree::ui::viewport_tab::{ModelState, ViewportTab};
 use scenetree::ui::workbench::Workbench;
 
 use crate::egl::headless_gl;
+use crate::projects::{cozy_house, gallery};
+use crate::render_support::{self, Image};
 
 const W: u32 = 640;
 const H: u32 = 400;
@@ -38,10 +38,6 @@ const TREE: Entity = Entity(539);
 /// The YouTube link on the shelf (a textured model: red logo on white).
 const YOUTUBE: Entity = Entity(537);
 
-pub fn gallery() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/dcl-projects/art-gallery-template")
-}
-
 /// Opens a project as the app does and builds its viewport scene with every model loaded.
 pub fn open_loaded(path: &Path) -> (Document, ViewportTab) {
     let doc = load_document(path, &AtomicU32::new(0)).expect("the project opens");
@@ -57,48 +53,13 @@ pub fn open_loaded(path: &Path) -> (Document, ViewportTab) {
     (doc, tab)
 }
 
-struct Image {
-    rgba: Vec<u8>,
-}
-
-impl Image {
-    fn px(&self, x: u32, y: u32) -> [u8; 3] {
-        let i = ((y * W + x) * 4) as usize;
-        [self.rgba[i], self.rgba[i + 1], self.rgba[i + 2]]
-    }
-    fn save(&self, name: &str) {
-        if let Ok(dir) = std::env::var("SCENETREE_RENDER_OUT") {
-            let path = Path::new(&dir).join(format!("{name}.png"));
-            image::save_buffer(&path, &self.rgba, W, H, image::ExtendedColorType::Rgba8)
-                .expect("write PNG");
-        }
-    }
-}
-
-/// Renders until every model is uploaded (uploads are spread over frames).
+/// Renders until every model is uploaded and reads the image back.
 fn render(
     renderer: &mut GlowViewportRenderer,
     scene: &ViewportScene,
     camera: &OrbitCamera,
 ) -> Image {
-    for _ in 0..100 {
-        renderer
-            .render_offscreen(&RenderRequest {
-                scene,
-                camera,
-                size_px: [W, H],
-                background: BACKGROUND,
-                multisample: true,
-            })
-            .expect("render");
-        if !renderer.models_waiting() {
-            break;
-        }
-    }
-    assert!(!renderer.models_waiting(), "every model uploaded");
-    Image {
-        rgba: renderer.read_pixels(),
-    }
+    render_support::render(renderer, scene, camera, [W, H], BACKGROUND)
 }
 
 /// The on-screen rectangle (pixels, clamped to the image) of an item's world bounds.
@@ -257,11 +218,6 @@ fn the_art_gallery_renders_its_models_and_the_missing_ones_placeholder() {
         Some(GALLERY_BUILDING)
     );
     let _ = &mut tab;
-}
-
-/// The Cozy House project (bundled as the example of a real scene).
-pub fn cozy_house() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/Cozy-House-Template")
 }
 
 #[test]

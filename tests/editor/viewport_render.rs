@@ -4,6 +4,7 @@
 //! Set `SCENETREE_RENDER_OUT=dir` to also write the images as PNG files for a look.
 
 use crate::egl;
+use crate::render_support::{Image, render};
 
 use eframe::egui::Color32;
 use egl::{Headless, headless_gl};
@@ -11,7 +12,7 @@ use glam::{Mat4, Vec2, Vec3};
 use scenetree::model::Entity;
 use scenetree::ui::style;
 use scenetree::ui::viewport::{
-    DrawItem, GlowViewportRenderer, OrbitCamera, RenderRequest, Shape, ViewportScene, demo, picking,
+    DrawItem, GlowViewportRenderer, OrbitCamera, Shape, ViewportScene, demo, picking,
 };
 
 const W: u32 = 400;
@@ -22,38 +23,6 @@ const OUTLINE: [u8; 3] = [
     style::SELECTION.g(),
     style::SELECTION.b(),
 ];
-
-struct Image {
-    w: u32,
-    h: u32,
-    rgba: Vec<u8>,
-}
-
-impl Image {
-    fn px(&self, x: u32, y: u32) -> [u8; 3] {
-        let i = ((y * self.w + x) * 4) as usize;
-        [self.rgba[i], self.rgba[i + 1], self.rgba[i + 2]]
-    }
-    fn pixels(&self) -> impl Iterator<Item = (u32, u32, [u8; 3])> + '_ {
-        (0..self.h).flat_map(move |y| (0..self.w).map(move |x| (x, y, self.px(x, y))))
-    }
-    fn count(&self, pred: impl Fn(u32, u32, [u8; 3]) -> bool) -> usize {
-        self.pixels().filter(|&(x, y, c)| pred(x, y, c)).count()
-    }
-    fn save(&self, name: &str) {
-        if let Ok(dir) = std::env::var("SCENETREE_RENDER_OUT") {
-            let path = std::path::Path::new(&dir).join(format!("{name}.png"));
-            image::save_buffer(
-                &path,
-                &self.rgba,
-                self.w,
-                self.h,
-                image::ExtendedColorType::Rgba8,
-            )
-            .expect("write PNG");
-        }
-    }
-}
 
 fn near(c: [u8; 3], want: [u8; 3], tol: i32) -> bool {
     c.iter()
@@ -83,20 +52,7 @@ impl Rig {
         Rig { _gl: gl, renderer }
     }
     fn render(&mut self, scene: &ViewportScene, camera: &OrbitCamera, name: &str) -> Image {
-        self.renderer
-            .render_offscreen(&RenderRequest {
-                scene,
-                camera,
-                size_px: [W, H],
-                background: BACKGROUND,
-                multisample: true,
-            })
-            .expect("render");
-        let img = Image {
-            w: W,
-            h: H,
-            rgba: self.renderer.read_pixels(),
-        };
+        let img = render(&mut self.renderer, scene, camera, [W, H], BACKGROUND);
         img.save(name);
         img
     }

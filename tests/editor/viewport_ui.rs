@@ -8,8 +8,8 @@ use glam::{Vec2, Vec3};
 use scenetree::model::Entity;
 use scenetree::ui::command::{self, CommandContext};
 use scenetree::ui::viewport::{
-    DragPhase, GizmoEvent, GizmoMode, NullRenderer, Orientation, Pick, Viewport, ViewportScene,
-    demo,
+    DragPhase, GizmoEvent, GizmoMode, NullRenderer, Orientation, Pick, RenderRequest, Viewport,
+    ViewportRenderer, ViewportScene, demo,
 };
 
 struct App {
@@ -356,4 +356,62 @@ fn static_frames_do_not_render_again() {
         h.state().renderer.last_size_px,
         Some([r.width() as u32, r.height() as u32])
     );
+}
+
+/// A renderer whose model uploads take a few frames, counting renders and their kind.
+#[derive(Default)]
+struct SlowUploads {
+    upload_frames_left: usize,
+    renders: Vec<bool>,
+}
+
+impl ViewportRenderer for SlowUploads {
+    fn render(&mut self, request: &RenderRequest<'_>) -> Option<egui::TextureId> {
+        self.renders.push(request.multisample);
+        None
+    }
+    fn prepare(&mut self, _scene: &ViewportScene) -> bool {
+        self.upload_frames_left = self.upload_frames_left.saturating_sub(1);
+        self.upload_frames_left > 0
+    }
+}
+
+#[test]
+fn while_models_upload_a_scene_change_waits_and_the_finished_view_is_drawn_once() {
+    let mut viewport = Viewport::default();
+    let mut scene = demo::showroom();
+    let mut renderer = SlowUploads::default();
+    let ctx = egui::Context::default();
+    let frame = |viewport: &mut Viewport, scene: &ViewportScene, r: &mut SlowUploads| {
+        let mut output = ctx.run_ui(Default::default(), |ui| {
+            viewport.ui(ui, scene, r);
+        });
+        output.textures_delta.clear();
+    };
+    frame(&mut viewport, &scene, &mut renderer);
+    assert_eq!(renderer.renders, [true], "the first view, multisampled");
+    assert!(viewport.image_is_final());
+    // Models arrive (a new generation) and take five frames to upload: nothing is drawn
+    // until they are all in, then the view is drawn once.
+    scene.generation += 1;
+    renderer.upload_frames_left = 6;
+    for _ in 0..4 {
+        frame(&mut viewport, &scene, &mut renderer);
+        assert_eq!(renderer.renders.len(), 1, "no render while uploading");
+        assert!(!viewport.image_is_final());
+    }
+    frame(&mut viewport, &scene, &mut renderer);
+    frame(&mut viewport, &scene, &mut renderer);
+    assert_eq!(renderer.renders, [true, true], "one render once uploaded");
+    assert!(viewport.image_is_final());
+    // A camera that moves during uploads is drawn at once, and again when they finish.
+    scene.generation += 1;
+    renderer.upload_frames_left = 3;
+    viewport.camera.yaw += 0.3;
+    frame(&mut viewport, &scene, &mut renderer);
+    assert_eq!(renderer.renders.len(), 3);
+    frame(&mut viewport, &scene, &mut renderer);
+    frame(&mut viewport, &scene, &mut renderer);
+    assert_eq!(renderer.renders.len(), 4);
+    assert!(viewport.image_is_final());
 }

@@ -4,6 +4,8 @@
 
 #[path = "../common/dcl.rs"]
 mod dcl;
+#[path = "../common/projects.rs"]
+mod project_fixtures;
 
 mod codec_oracle;
 mod codec_properties;

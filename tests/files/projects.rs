@@ -3,37 +3,14 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::project_fixtures::{gallery, gallery_copy};
+
 use scenetree::io::project::{
     self, AssetPathError, OpenTarget, Project, encode_project, open_project_scene, resolve_open,
     write_project,
 };
 use scenetree::io::{self, SceneFormat};
 use scenetree::model::{Entity, Transform, ids};
-
-/// The vendored art gallery project (one model missing, as in its source snapshot).
-pub fn gallery() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/dcl-projects/art-gallery-template")
-}
-
-/// A writable copy of the art gallery project (the whole folder) in a temp dir.
-fn gallery_copy() -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("gallery");
-    copy_dir(&gallery(), &root);
-    (dir, root)
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap().flatten() {
-        let target = to.join(entry.file_name());
-        if entry.path().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
 
 fn expect_project(target: OpenTarget) -> (Project, PathBuf) {
     match target {

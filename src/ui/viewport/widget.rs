@@ -66,10 +66,6 @@ struct RenderKey {
     multisample: bool,
 }
 
-/// While models are still uploading, the image is redrawn at most this often (seconds): each
-/// redraw costs a full render, which on software GL takes far longer than a frame.
-const PARTIAL_REDRAW_INTERVAL: f64 = 0.25;
-
 /// The viewport widget's state: camera, gizmo settings, the drag in progress and the cached
 /// image. Keep one per viewport panel.
 #[derive(Debug)]
@@ -93,8 +89,8 @@ pub struct Viewport {
     frame_requested: bool,
     /// Where the widget was last drawn (screen points).
     rect: Rect,
-    /// When the shown image was drawn while models were still uploading (it needs redrawing).
-    partial_since: Option<f64>,
+    /// The shown image lacks models still uploading: draw again once they are in.
+    redraw_after_uploads: bool,
 }
 
 /// What the viewport does for the editor's commands (`ui::command::UiCommand`): the keys are
@@ -125,7 +121,7 @@ impl Default for Viewport {
             cancel_requested: false,
             frame_requested: false,
             rect: Rect::NOTHING,
-            partial_since: None,
+            redraw_after_uploads: false,
         }
     }
 }
@@ -172,7 +168,7 @@ impl Viewport {
     /// True when the shown image is final: rendered, with every model of the scene uploaded
     /// and multisampled (not a partial image drawn while uploads go on, nor one from a drag).
     pub fn image_is_final(&self) -> bool {
-        self.partial_since.is_none() && self.rendered.as_ref().is_some_and(|k| k.multisample)
+        !self.redraw_after_uploads && self.rendered.as_ref().is_some_and(|k| k.multisample)
     }
 
     /// True while a gizmo handle is being dragged.
@@ -213,7 +209,6 @@ impl Viewport {
             (size.x * ppp).round().max(1.0) as u32,
             (size.y * ppp).round().max(1.0) as u32,
         ];
-        let now = ui.input(|i| i.time);
         // A drag ends with a frame of its own (the release), which draws the view at rest.
         let at_rest = self.drag.is_none();
         let uploading = renderer.prepare(scene);
@@ -224,10 +219,19 @@ impl Viewport {
             background: self.background,
             multisample: at_rest,
         };
-        let refresh = self
-            .partial_since
-            .is_some_and(|t| !uploading || now - t >= PARTIAL_REDRAW_INTERVAL);
-        if self.rendered.as_ref() != Some(&key) || refresh {
+        // While models upload, a change of the scene alone waits for the uploads: a render
+        // costs far more than a frame on software GL, and the image would lack models anyway.
+        // A moving camera is drawn at once.
+        let view_same = self.rendered.as_ref().is_some_and(|k| {
+            RenderKey {
+                generation: scene.generation,
+                ..k.clone()
+            } == key
+        });
+        let changed = self.rendered.as_ref() != Some(&key);
+        if changed && uploading && view_same {
+            self.redraw_after_uploads = true;
+        } else if changed || (self.redraw_after_uploads && !uploading) {
             self.texture = renderer.render(&RenderRequest {
                 scene,
                 camera: &self.camera,
@@ -237,7 +241,7 @@ impl Viewport {
             });
             self.rendered = Some(key);
             out.rendered = true;
-            self.partial_since = uploading.then_some(now);
+            self.redraw_after_uploads = uploading;
         }
         if uploading {
             ui.ctx().request_repaint(); // keep uploading

@@ -37,6 +37,8 @@ pub struct ViewportTab {
     rect: Option<egui::Rect>,
     /// The space the view had in the last frame (its aspect ratio frames a new scene).
     available: Option<egui::Vec2>,
+    /// When the scene last took in newly loaded models (UI clock, seconds).
+    assets_shown_at: f64,
 }
 
 /// Moving drawn entities from where they were to where a remote change put them.
@@ -45,6 +47,9 @@ struct Animation {
     target: ViewportScene,
     started: f64,
 }
+
+/// While a scene's models load, how often the view takes in the ones that arrived (seconds).
+const ASSETS_REFRESH_WHILE_LOADING: f64 = 2.0;
 
 /// How long a remote change takes to glide into place, seconds.
 const ANIMATION_SECONDS: f64 = 0.6;
@@ -66,6 +71,7 @@ impl Default for ViewportTab {
             auto_framed: None,
             rect: None,
             available: None,
+            assets_shown_at: f64::NEG_INFINITY,
         }
     }
 }
@@ -237,6 +243,21 @@ impl ViewportTab {
         actions
     }
 
+    /// The library state the scene should show: while files are still loading, models that
+    /// arrived are taken in only every [`ASSETS_REFRESH_WHILE_LOADING`] seconds (each take is
+    /// a re-upload and a render, which software GL makes slow); once all are in, at once.
+    fn assets_generation_to_show(&self, now: f64) -> u64 {
+        match &self.built_for {
+            Some(built)
+                if self.assets.progress().pending() > 0
+                    && now - self.assets_shown_at < ASSETS_REFRESH_WHILE_LOADING =>
+            {
+                built.assets_generation
+            }
+            _ => self.assets.generation(),
+        }
+    }
+
     /// Rebuilds the scene when anything it depends on changed; true when it did.
     fn rebuild_if_needed(
         &mut self,
@@ -256,10 +277,13 @@ impl ViewportTab {
             selection: doc.selection.generation(),
             hidden: sorted(hidden),
             locked: sorted(locked),
-            assets_generation: self.assets.generation(),
+            assets_generation: self.assets_generation_to_show(now),
         };
         if self.built_for.as_ref() == Some(&key) {
             return false;
+        }
+        if key.assets_generation != self.built_for.as_ref().map_or(0, |k| k.assets_generation) {
+            self.assets_shown_at = now;
         }
         let previous: std::collections::HashMap<Entity, glam::Mat4> =
             if std::mem::take(&mut self.animate_next_change)

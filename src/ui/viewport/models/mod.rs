@@ -43,23 +43,11 @@ impl PartialEq for SceneAssets {
 impl std::fmt::Debug for SceneAssets {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         // The files, not their vertices and pixels.
+        let models: Vec<_> = self.models.iter().map(|(k, v)| (k, &v.path)).collect();
+        let textures: Vec<_> = self.textures.iter().map(|(k, v)| (k, &v.path)).collect();
         f.debug_struct("SceneAssets")
-            .field(
-                "models",
-                &self
-                    .models
-                    .iter()
-                    .map(|(k, v)| (k, &v.path))
-                    .collect::<Vec<_>>(),
-            )
-            .field(
-                "textures",
-                &self
-                    .textures
-                    .iter()
-                    .map(|(k, v)| (k, &v.path))
-                    .collect::<Vec<_>>(),
-            )
+            .field("models", &models)
+            .field("textures", &textures)
             .finish()
     }
 }
