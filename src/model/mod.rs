@@ -6,9 +6,11 @@ pub mod dcl;
 mod entity;
 mod euler;
 pub mod present;
+mod prefetch;
 mod transform;
 
 pub use component::{component_id_from_name, component_name, decode_name, encode_name, ids};
 pub use entity::Entity;
 pub use euler::EulerOrder;
+pub use prefetch::prefetch;
 pub use transform::{Transform, TransformDecodeError};

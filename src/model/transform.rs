@@ -90,6 +90,7 @@ impl Transform {
     }
 
     /// Decodes an exact 44-byte array (cannot fail).
+    #[inline]
     pub fn from_array(bytes: &[u8; Self::BYTE_LEN]) -> Transform {
         let f = |i: usize| f32::from_le_bytes([bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]]);
         Transform {
@@ -103,6 +104,7 @@ impl Transform {
     }
 
     /// The local matrix `T * R * S` (parent space from local space) as an affine transform.
+    #[inline]
     pub fn local_affine(&self) -> Affine3A {
         Affine3A::from_scale_rotation_translation(self.scale, self.rotation, self.position)
     }

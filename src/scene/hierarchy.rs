@@ -114,6 +114,10 @@ pub struct SceneView {
     /// Views with at least this many nodes may propagate by sweeping the slots (see
     /// `propagate.rs`); a field so that unit tests can force the sweep on small views.
     pub(super) sweep_min_nodes: usize,
+    /// Views with at least this many slots sweep on every thread of rayon's pool, in chunks
+    /// of `parallel_chunk` slots (see `sweep.rs`). See [`SceneView::set_parallel_grain`].
+    pub(super) parallel_min_slots: usize,
+    pub(super) parallel_chunk: usize,
     pub(super) cursor: u64,
     /// [`super::TransformSource::source_id`] of the source `cursor` belongs to.
     pub(super) source_id: u64,
@@ -154,6 +158,8 @@ impl SceneView {
             topo_sorted: true,
             pass: 0,
             sweep_min_nodes: super::propagate::SWEEP_MIN_NODES,
+            parallel_min_slots: super::sweep::PARALLEL_MIN_SLOTS,
+            parallel_chunk: super::sweep::PARALLEL_CHUNK,
             cursor: 0,
             source_id: 0,
             structure_generation: 0,
@@ -365,6 +371,17 @@ impl SceneView {
     /// What the last update did.
     pub fn last_update_stats(&self) -> UpdateStats {
         self.stats
+    }
+
+    /// Sets when whole-view passes (a rebuild's world computation, an update that changed most
+    /// of the scene) run on every thread of rayon's current pool: views of at least
+    /// `min_slots` slots, in work items of `chunk` slots (`usize::MAX` keeps every pass on one
+    /// thread). The defaults were measured on the benchmark forests; tests use tiny values to
+    /// run the parallel code on small views, benchmarks `usize::MAX` to time one thread.
+    /// Results do not depend on it: every world is computed by the same expression.
+    pub fn set_parallel_grain(&mut self, min_slots: usize, chunk: usize) {
+        self.parallel_min_slots = min_slots;
+        self.parallel_chunk = chunk.max(1);
     }
 }
 

@@ -49,6 +49,14 @@ impl EntityIndex {
         }
     }
 
+    /// Starts loading the array cell of `entity` into the cache (see [`crate::model::prefetch`]).
+    #[inline]
+    pub(super) fn prefetch(&self, entity: Entity) {
+        if let Some(cell) = self.dense.get(entity.0 as usize) {
+            crate::model::prefetch(cell);
+        }
+    }
+
     /// Stores (or replaces) the slot of `entity`.
     pub(super) fn insert(&mut self, entity: Entity, slot: u32) {
         debug_assert_ne!(slot, EMPTY);

@@ -7,9 +7,10 @@ pub mod order_explorer;
 mod propagate;
 mod slots;
 mod source;
+mod sweep;
 #[cfg(test)]
 mod tests;
 mod update;
 
 pub use hierarchy::{Fallback, SceneView, UpdateStats};
-pub use source::{TransformSource, TransformTable};
+pub use source::{Prefetch, TransformSource, TransformTable};

@@ -18,31 +18,19 @@ const SWEEP_DIVISOR: usize = 256;
 pub(super) const SWEEP_MIN_NODES: usize = 1 << 19;
 
 impl SceneView {
-    /// Recomputes every world matrix. After a rebuild the slots are in breadth-first order and
-    /// this is one linear pass over contiguous arrays; after incremental reparenting it walks
-    /// the child lists instead.
+    /// Recomputes every world matrix. In the parents-first layout this is one linear pass over
+    /// contiguous arrays (on every core for a large view, see `sweep.rs`); without it, a walk
+    /// of the child lists.
     pub fn recompute_all_worlds(&mut self) {
         self.world[ROOT_SLOT as usize] = Affine3A::IDENTITY;
         if self.topo_sorted {
-            let n = self.world.len();
-            for s in 1..n {
-                let p = self.parent[s];
-                if p == NONE {
-                    continue; // a free slot
-                }
-                self.world[s] = self.world[p as usize] * self.local[s];
-            }
-            self.stats.worlds_recomputed += n - 1 - self.free_slot_count();
+            self.sweep_all_worlds();
         } else {
             let first = self.first_child[ROOT_SLOT as usize];
             if first != NONE {
                 self.recompute_subtrees(&[first], true);
             }
         }
-    }
-
-    fn free_slot_count(&self) -> usize {
-        self.entity.len() - self.index.len()
     }
 
     /// Recomputes the subtrees of `dirty` nodes (repeats allowed), each node once: a dirty node

@@ -1,5 +1,7 @@
 //! What the render tree reads: a source of Transforms with a change journal.
 
+use std::borrow::Cow;
+
 use super::index::EntityIndex;
 use crate::crdt::{Replica, ReplicaVersion};
 use crate::model::{Entity, Transform};
@@ -8,10 +10,13 @@ use crate::model::{Entity, Transform};
 ///
 /// [`Replica`] is the real one; [`TransformTable`] is a plain map used by benchmarks and tests
 /// that need more entities than Decentraland's 65,535 numbers allow.
-pub trait TransformSource {
+///
+/// `Sync`, because a large update reads the source from several threads at once.
+pub trait TransformSource: Sync {
     /// Entities whose Transform or presence may have changed since `cursor` (with repeats), and
     /// the next cursor. `None` means the history is gone: rebuild from [`Self::for_each_live`].
-    fn changed_since(&self, cursor: u64) -> (Option<Vec<Entity>>, u64);
+    /// Borrowed when the source keeps exactly that list (no copy of a long journal).
+    fn changed_since(&self, cursor: u64) -> (Option<Cow<'_, [Entity]>>, u64);
     /// Identifies the source instance: a view whose cursor came from another instance (the
     /// replica was replaced by a timeline seek, or the view now follows another peer) rebuilds.
     fn source_id(&self) -> u64 {
@@ -36,6 +41,24 @@ pub trait TransformSource {
     fn read(&self, entity: Entity) -> Option<Option<Transform>> {
         self.is_live(entity).then(|| self.transform(entity))
     }
+
+    /// A hint that `entity` will be read soon. Large updates read the source in an order that
+    /// is not its own, so without hints every read waits for memory. They hint each entity
+    /// twice: far ahead with [`Prefetch::Lookup`] (sources start loading whatever maps the
+    /// entity to its value, an index entry say), then nearer with [`Prefetch::Value`] (that
+    /// entry is cached by now: sources look it up and start loading the value itself).
+    fn prefetch(&self, entity: Entity, stage: Prefetch) {
+        let _ = (entity, stage);
+    }
+}
+
+/// The two stages of [`TransformSource::prefetch`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Prefetch {
+    /// Start loading what locates the entity's value.
+    Lookup,
+    /// Locate the value (cheap after `Lookup`) and start loading it.
+    Value,
 }
 
 impl TransformSource for Replica {
@@ -53,14 +76,9 @@ impl TransformSource for Replica {
         )
     }
 
-    fn changed_since(&self, cursor: u64) -> (Option<Vec<Entity>>, u64) {
+    fn changed_since(&self, cursor: u64) -> (Option<Cow<'_, [Entity]>>, u64) {
         let changes = self.changes_since(cursor);
-        (
-            changes
-                .entries
-                .map(|e| e.iter().map(|(_, entity)| *entity).collect()),
-            changes.next_cursor,
-        )
+        (changes.entities.map(Cow::Borrowed), changes.next_cursor)
     }
 
     fn transform(&self, entity: Entity) -> Option<Transform> {
@@ -87,6 +105,15 @@ impl TransformSource for Replica {
     }
 }
 
+/// One row of a [`TransformTable`]: 64 bytes on a 64-byte boundary, so that reading a row at
+/// random costs one cache line, not two.
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
+struct TableRow {
+    entity: Entity,
+    transform: Transform,
+}
+
 /// A plain entity → Transform map with a change journal: every entity in it is live and has a
 /// Transform. For benchmarks, tests and the naive reference.
 ///
@@ -94,7 +121,7 @@ impl TransformSource for Replica {
 /// id → row index, so a scan is sequential and a lookup is an index read plus a row read.
 #[derive(Clone, Debug, Default)]
 pub struct TransformTable {
-    rows: Vec<(Entity, Transform)>,
+    rows: Vec<TableRow>,
     row_of: EntityIndex,
     /// Changed entities since the last [`TransformTable::forget_history`]; entry `i` has
     /// sequence number `journal_base + i`.
@@ -111,10 +138,10 @@ impl TransformTable {
     /// Sets (or adds) an entity's Transform.
     pub fn set(&mut self, entity: Entity, transform: Transform) {
         match self.row_of.get(entity) {
-            Some(row) => self.rows[row as usize].1 = transform,
+            Some(row) => self.rows[row as usize].transform = transform,
             None => {
                 self.row_of.insert(entity, self.rows.len() as u32);
-                self.rows.push((entity, transform));
+                self.rows.push(TableRow { entity, transform });
             }
         }
         self.journal.push(entity);
@@ -124,17 +151,18 @@ impl TransformTable {
     pub fn remove(&mut self, entity: Entity) {
         if let Some(row) = self.row_of.remove(entity) {
             self.rows.swap_remove(row as usize);
-            if let Some((moved, _)) = self.rows.get(row as usize) {
-                self.row_of.insert(*moved, row);
+            if let Some(moved) = self.rows.get(row as usize) {
+                self.row_of.insert(moved.entity, row);
             }
         }
         self.journal.push(entity);
     }
 
     /// The stored Transform.
+    #[inline]
     pub fn get(&self, entity: Entity) -> Option<&Transform> {
         let row = self.row_of.get(entity)?;
-        Some(&self.rows[row as usize].1)
+        Some(&self.rows[row as usize].transform)
     }
 
     /// Number of entities.
@@ -149,7 +177,7 @@ impl TransformTable {
 
     /// Every (entity, transform), unordered.
     pub fn iter(&self) -> impl Iterator<Item = (Entity, &Transform)> {
-        self.rows.iter().map(|(e, t)| (*e, t))
+        self.rows.iter().map(|row| (row.entity, &row.transform))
     }
 
     /// Drops the change journal (its memory) while keeping cursors meaningful: a reader that
@@ -162,12 +190,12 @@ impl TransformTable {
 }
 
 impl TransformSource for TransformTable {
-    fn changed_since(&self, cursor: u64) -> (Option<Vec<Entity>>, u64) {
+    fn changed_since(&self, cursor: u64) -> (Option<Cow<'_, [Entity]>>, u64) {
         let next = self.journal_base + self.journal.len() as u64;
         let changes = cursor
             .checked_sub(self.journal_base)
             .and_then(|start| self.journal.get(start as usize..))
-            .map(<[Entity]>::to_vec);
+            .map(Cow::Borrowed);
         (changes, next)
     }
 
@@ -179,13 +207,30 @@ impl TransformSource for TransformTable {
         self.row_of.get(entity).is_some()
     }
 
+    #[inline]
     fn read(&self, entity: Entity) -> Option<Option<Transform>> {
         self.get(entity).map(|t| Some(*t))
     }
 
+    #[inline]
+    fn prefetch(&self, entity: Entity, stage: Prefetch) {
+        match stage {
+            Prefetch::Lookup => self.row_of.prefetch(entity),
+            Prefetch::Value => {
+                let row = self
+                    .row_of
+                    .get(entity)
+                    .and_then(|r| self.rows.get(r as usize));
+                if let Some(row) = row {
+                    crate::model::prefetch(row);
+                }
+            }
+        }
+    }
+
     fn for_each_live(&self, f: &mut dyn FnMut(Entity, Option<Transform>)) {
-        for (e, t) in &self.rows {
-            f(*e, Some(*t));
+        for row in &self.rows {
+            f(row.entity, Some(row.transform));
         }
     }
 }
@@ -212,7 +257,10 @@ mod tests {
         let (changes, cursor) = table.changed_since(0);
         assert_eq!(changes.unwrap().len(), 7);
         table.forget_history();
-        assert_eq!(table.changed_since(cursor), (Some(Vec::new()), cursor));
+        assert_eq!(
+            table.changed_since(cursor),
+            (Some(Cow::Borrowed(&[][..])), cursor)
+        );
         assert_eq!(
             table.changed_since(cursor - 1).0,
             None,
@@ -221,7 +269,7 @@ mod tests {
         table.set(Entity(600), Transform::IDENTITY);
         assert_eq!(
             table.changed_since(cursor),
-            (Some(vec![Entity(600)]), cursor + 1)
+            (Some(Cow::Borrowed(&[Entity(600)][..])), cursor + 1)
         );
     }
 }

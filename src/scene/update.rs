@@ -88,10 +88,31 @@ impl SceneView {
         let pass = self.next_pass();
         let mut batch: Vec<(Entity, u32)> = Vec::with_capacity(READ_BATCH);
         let mut entries = Vec::with_capacity(READ_BATCH);
-        if changed.len() >= BULK_MIN && changed.len() * 4 >= self.len() {
-            // Most of the scene changed: re-read every node in slot order, so that the view's
-            // arrays are walked sequentially and only the source is looked up at random.
-            // Unchanged nodes read back equal and cost no further work.
+        // Slots below this were all read in bulk: the journal's entries for them are done.
+        let mut read_in_bulk = 0;
+        let bulk = changed.len() >= BULK_MIN && changed.len() * 4 >= self.len();
+        if bulk && self.topo_sorted {
+            // Most of the scene changed: re-read every node and recompute every world in one
+            // sweep over the slots (on every core for a large view). The view's arrays are
+            // walked sequentially, only the source is looked up at random, and nothing is
+            // hashed or allocated per node. Nodes whose structure changed are applied after.
+            let outcome = self.sweep_read_all(source, pass);
+            read_in_bulk = self.entity.len();
+            self.stats.entities_read += outcome.read;
+            self.stats.worlds_recomputed += outcome.recomputed;
+            if outcome.changed {
+                self.generation += 1;
+            }
+            let mut deferred = outcome.deferred;
+            deferred.sort_unstable();
+            for s in deferred {
+                let e = self.entity[s as usize];
+                let entry = source.read(e);
+                self.refresh(e, s, entry, pass, &mut found);
+            }
+        } else if bulk {
+            // The same without the parents-first layout: re-read every node in slot order,
+            // then propagate what changed.
             let nodes = self.entity.len();
             for start in (1..nodes).step_by(READ_BATCH) {
                 batch.clear();
@@ -109,7 +130,9 @@ impl SceneView {
             batch.clear();
             for &e in chunk {
                 let slot = self.index.get(e).unwrap_or(NONE);
-                if slot == NONE || self.mark[slot as usize] != pass {
+                let done = slot != NONE
+                    && ((slot as usize) < read_in_bulk || self.mark[slot as usize] == pass);
+                if !done {
                     batch.push((e, slot));
                 }
             }

@@ -385,9 +385,9 @@ fn digests_differ_when_states_differ() {
 fn a_cursor_past_the_end_of_the_journal_asks_for_a_rebuild_instead_of_panicking() {
     let mut r = Replica::new();
     r.put(E, OPAQUE, vec![1]).unwrap();
-    assert!(r.changes_since(u64::MAX).entries.is_none());
-    assert_eq!(r.changes_since(0).entries.map(<[_]>::len), Some(1));
-    assert_eq!(r.changes_since(1).entries.map(<[_]>::len), Some(0));
+    assert!(r.changes_since(u64::MAX).entities.is_none());
+    assert_eq!(r.changes_since(0).entities.map(<[_]>::len), Some(1));
+    assert_eq!(r.changes_since(1).entities.map(<[_]>::len), Some(0));
 }
 
 #[test]

@@ -1,6 +1,8 @@
 //! Behaviour of the derived render tree: the root fallback, missing parents, incremental
 //! updates, deep chains, and agreement with a naive reference on random forests.
 
+use std::borrow::Cow;
+
 use glam::{Affine3A, Quat, Vec3};
 use proptest::prelude::*;
 use scenetree::model::{Entity, Transform};
@@ -52,12 +54,13 @@ struct WithoutTransform<'a> {
 }
 
 impl TransformSource for WithoutTransform<'_> {
-    fn changed_since(&self, cursor: u64) -> (Option<Vec<Entity>>, u64) {
+    fn changed_since(&self, cursor: u64) -> (Option<Cow<'_, [Entity]>>, u64) {
         let (c, next) = self.inner.changed_since(cursor);
         (
-            c.map(|mut v| {
+            c.map(|v| {
+                let mut v = v.into_owned();
                 v.push(self.stripped);
-                v
+                Cow::Owned(v)
             }),
             next + 1,
         )

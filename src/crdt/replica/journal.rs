@@ -1,17 +1,20 @@
-//! The change journal: which registers changed, read by derived views with a cursor.
+//! The change journal: which entities had a register change, read by derived views with a
+//! cursor.
 
 use super::Replica;
 use crate::model::Entity;
 
-/// Append-only list of changed registers, read by derived views with a cursor.
+/// Append-only list of the entities whose registers changed, read by derived views with a
+/// cursor. Only entities: readers re-read what they derive from an entity, whichever of its
+/// components changed, and half the bytes keep a long journal cheap to scan.
 #[derive(Debug)]
 pub(super) struct ChangeJournal {
     /// Unique per replica instance (a clone gets a new one), so a view can tell that the
     /// replica it follows was replaced (a timeline seek, a switched peer) and rebuild.
     id: u64,
-    /// Sequence number of `entries[0]`.
+    /// Sequence number of `entities[0]`.
     base: u64,
-    entries: Vec<(u32, Entity)>,
+    entities: Vec<Entity>,
     /// For a clone, the state of the original it was cloned from: a reader that was up to date
     /// with that state continues with this journal (see [`Replica::continues`]).
     cloned_from: Option<ReplicaVersion>,
@@ -27,7 +30,7 @@ impl Default for ChangeJournal {
         ChangeJournal {
             id: next_journal_id(),
             base: 0,
-            entries: Vec::new(),
+            entities: Vec::new(),
             cloned_from: None,
         }
     }
@@ -37,11 +40,11 @@ impl Clone for ChangeJournal {
     /// A new instance that starts where the original is: its entries are only what changes
     /// after the clone, so cloning costs nothing however long the original's history.
     fn clone(&self) -> Self {
-        let position = self.base + self.entries.len() as u64;
+        let position = self.base + self.entities.len() as u64;
         ChangeJournal {
             id: next_journal_id(),
             base: position,
-            entries: Vec::new(),
+            entities: Vec::new(),
             cloned_from: Some(ReplicaVersion {
                 instance: self.id,
                 position,
@@ -62,11 +65,11 @@ pub struct ReplicaVersion {
     pub position: u64,
 }
 
-/// What changed since a cursor: the registers, or `None` when the journal was compacted past
+/// What changed since a cursor: the entities, or `None` when the journal was compacted past
 /// the cursor and the reader must rebuild from scratch.
 pub struct Changes<'a> {
-    /// (component, entity) pairs whose value or existence changed, oldest first, with repeats.
-    pub entries: Option<&'a [(u32, Entity)]>,
+    /// Entities with a register whose value or existence changed, oldest first, with repeats.
+    pub entities: Option<&'a [Entity]>,
     /// The cursor to pass next time.
     pub next_cursor: u64,
 }
@@ -77,7 +80,7 @@ impl Replica {
     pub fn version(&self) -> ReplicaVersion {
         ReplicaVersion {
             instance: self.journal.id,
-            position: self.journal.base + self.journal.entries.len() as u64,
+            position: self.journal.base + self.journal.entities.len() as u64,
         }
     }
 
@@ -97,14 +100,14 @@ impl Replica {
 
     /// Changes since `cursor` (0 = from the beginning).
     pub fn changes_since(&self, cursor: u64) -> Changes<'_> {
-        let next_cursor = self.journal.base + self.journal.entries.len() as u64;
+        let next_cursor = self.journal.base + self.journal.entities.len() as u64;
         // A cursor from before a compaction, or from another replica (past the end), cannot
         // be served: the reader rebuilds.
-        let entries = (self.journal.base..=next_cursor)
+        let entities = (self.journal.base..=next_cursor)
             .contains(&cursor)
-            .then(|| &self.journal.entries[(cursor - self.journal.base) as usize..]);
+            .then(|| &self.journal.entities[(cursor - self.journal.base) as usize..]);
         Changes {
-            entries,
+            entities,
             next_cursor,
         }
     }
@@ -114,11 +117,11 @@ impl ChangeJournal {
     /// Entries kept before the journal is compacted; readers further behind rebuild.
     const COMPACT_AFTER: usize = 1 << 20;
 
-    pub(super) fn push(&mut self, component: u32, entity: Entity) {
-        if self.entries.len() >= Self::COMPACT_AFTER {
-            self.base += self.entries.len() as u64;
-            self.entries.clear();
+    pub(super) fn push(&mut self, entity: Entity) {
+        if self.entities.len() >= Self::COMPACT_AFTER {
+            self.base += self.entities.len() as u64;
+            self.entities.clear();
         }
-        self.entries.push((component, entity));
+        self.entities.push(entity);
     }
 }

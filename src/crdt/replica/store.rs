@@ -55,7 +55,7 @@ impl Replica {
                 rows.remove(&entity);
             }
             self.adjust_live(entity, -1);
-            self.journal.push(component, entity);
+            self.journal.push(entity);
         }
         out
     }
@@ -98,7 +98,7 @@ impl Replica {
             (true, false) => self.adjust_live(entity, -1),
             _ => {}
         }
-        self.journal.push(component, entity);
+        self.journal.push(entity);
     }
 
     pub(super) fn push_value(&mut self, entity: Entity, component: u32, data: Vec<u8>) {
@@ -116,7 +116,7 @@ impl Replica {
         if was_empty {
             self.adjust_live(entity, 1);
         }
-        self.journal.push(component, entity);
+        self.journal.push(entity);
     }
 
     pub(super) fn adjust_live(&mut self, entity: Entity, delta: i32) {
