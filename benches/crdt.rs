@@ -3,8 +3,9 @@
 //!
 //! - `crdt/apply/1m_puts_view_every_1000`: 1,000,000 PUT_COMPONENT Transform messages over
 //!   60,000 entities (numbers 512..60,512, within Decentraland's 65,535) applied to a fresh
-//!   replica, with `SceneView::update` after every 1,000 messages (one frame), so the journal
-//!   read, the root-fallback (cycle) checks and the propagation all run. The first 60,000
+//!   replica (`Replica::apply_all` per frame), with `SceneView::update` after every 1,000
+//!   messages (one frame), so the journal read, the root-fallback (cycle) checks and the
+//!   propagation all run. The first 60,000
 //!   messages create the entities (a random forest, 10% of them directly under the root); the
 //!   rest move a random entity: 1% of those give it a random new parent, and 0.1% put its
 //!   parent under it (a 2-cycle, drawn at the root until either moves again), so cycles form
@@ -13,12 +14,19 @@
 //!   created under one of the first 1,000 (groups of about 60 under the root), so a move drags
 //!   fewer descendants along.
 //! - `crdt/apply/1m_puts_no_view`: the deep messages without the view (the replica alone).
+//!   Then the same messages go to the reference runtime in the same run: they are written as a
+//!   stream to `target/crdt-bench/1m_puts.crdt` and `oracle/bench-apply.cjs` times @dcl/ecs's
+//!   `Transform.updateFromCrdt` on them under node (decoded first, untimed); the bench prints
+//!   both throughputs (medians of 3 runs each) and the ratio. It runs when no filter is given
+//!   or the filter contains `dcl_ecs` (`cargo bench --bench crdt -- dcl_ecs`), and is skipped,
+//!   with a note, when node or `oracle/node_modules` is missing (`npm ci --prefix oracle`).
 //! - `crdt/codec/decode/<fixture>`, `crdt/codec/encode/<fixture>`: `decode_stream` and
 //!   `encode_stream` on the bundled `main.crdt` fixtures. Throughput = bytes.
 
 use std::hint::black_box;
 use std::path::Path;
-use std::time::Duration;
+use std::process::Command;
+use std::time::{Duration, Instant};
 
 use criterion::{BatchSize, Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
 use glam::{Quat, Vec3};
@@ -116,9 +124,7 @@ fn apply(c: &mut Criterion) {
                 || (Replica::new(), SceneView::new()),
                 |(mut replica, mut view)| {
                     for frame in messages.chunks(FRAME) {
-                        for msg in frame {
-                            replica.apply(black_box(msg));
-                        }
+                        replica.apply_all(black_box(frame));
                         view.update(&replica);
                     }
                     (replica, view)
@@ -131,9 +137,7 @@ fn apply(c: &mut Criterion) {
         b.iter_batched(
             Replica::new,
             |mut replica| {
-                for msg in &deep {
-                    replica.apply(black_box(msg));
-                }
+                replica.apply_all(black_box(&deep));
                 replica
             },
             BatchSize::PerIteration,
@@ -142,6 +146,96 @@ fn apply(c: &mut Criterion) {
     group.finish();
     describe("deep", &deep);
     describe("shallow", &shallow);
+    let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+    if filter.is_none_or(|f| f.contains("dcl_ecs")) {
+        against_reference(&deep);
+    }
+}
+
+/// Median of `runs` timings of `f`, in seconds.
+fn median_seconds(runs: usize, mut f: impl FnMut()) -> f64 {
+    let mut times: Vec<f64> = (0..runs)
+        .map(|_| {
+            let start = Instant::now();
+            f();
+            start.elapsed().as_secs_f64()
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times[runs / 2]
+}
+
+/// `Replica::apply` against @dcl/ecs's `updateFromCrdt` on the same messages (see the module
+/// docs), both timed in this run.
+fn against_reference(messages: &[CrdtMessage]) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let script = root.join("oracle/bench-apply.cjs");
+    if !root.join("oracle/node_modules/@dcl/ecs").is_dir() {
+        eprintln!("crdt/apply vs @dcl/ecs: skipped (run `npm ci --prefix oracle`)");
+        return;
+    }
+    let dir = root.join("target/crdt-bench");
+    let trace = dir.join("1m_puts.crdt");
+    let written = std::fs::create_dir_all(&dir)
+        .and_then(|()| std::fs::write(&trace, encode_stream(messages)));
+    if let Err(e) = written {
+        eprintln!(
+            "crdt/apply vs @dcl/ecs: skipped (cannot write {}: {e})",
+            trace.display()
+        );
+        return;
+    }
+    let ours = median_seconds(3, || {
+        let mut replica = Replica::new();
+        replica.apply_all(black_box(messages));
+        black_box(&replica);
+    });
+    let output = match Command::new("node")
+        .arg(&script)
+        .arg(&trace)
+        .arg("3")
+        .output()
+    {
+        Ok(out) if out.status.success() => String::from_utf8_lossy(&out.stdout).into_owned(),
+        Ok(out) => {
+            eprintln!(
+                "crdt/apply vs @dcl/ecs: node failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            return;
+        }
+        Err(e) => {
+            eprintln!("crdt/apply vs @dcl/ecs: skipped (cannot run node: {e})");
+            return;
+        }
+    };
+    let field = |name: &str| -> Option<f64> {
+        let rest = &output[output.find(&format!("\"{name}\":"))? + name.len() + 3..];
+        rest[..rest.find([',', '}'])?].trim().parse().ok()
+    };
+    let (Some(counted), Some(direct_ns), Some(receive_ns)) = (
+        field("messages"),
+        field("update_from_crdt_median_ns"),
+        field("receive_path_median_ns"),
+    ) else {
+        eprintln!("crdt/apply vs @dcl/ecs: unexpected output from node: {output}");
+        return;
+    };
+    assert_eq!(
+        counted as usize,
+        messages.len(),
+        "node decoded every message"
+    );
+    let rate = |seconds: f64| messages.len() as f64 / seconds / 1e6;
+    let (ours, direct, receive) = (rate(ours), rate(direct_ns / 1e9), rate(receive_ns / 1e9));
+    eprintln!(
+        "crdt/apply vs @dcl/ecs (same {} messages, medians of 3): scenetree Replica::apply {ours:.2} M messages/s; \
+         @dcl/ecs Transform.updateFromCrdt {direct:.3} M/s, engine receive path {receive:.3} M/s; \
+         ratio {:.1}x (receive path: {:.1}x)",
+        messages.len(),
+        ours / direct,
+        ours / receive
+    );
 }
 
 /// What the view did on a message list, for the report (and a check that the run did what

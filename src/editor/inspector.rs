@@ -177,22 +177,18 @@ impl InspectorFlags {
         let (hide, lock) = (hide_id(), lock_id());
         let changes = replica.changes_since(self.cursor);
         let fresh = self.journal != replica.journal_id();
-        match changes.entries.filter(|_| !fresh) {
-            Some(entries) => {
-                for &(component, e) in entries {
-                    let set = if component == hide {
-                        &mut self.hidden
-                    } else if component == lock {
-                        &mut self.locked
-                    } else {
-                        continue;
-                    };
-                    let changed = if replica.component_data(e, component).is_some() {
-                        set.insert(e)
-                    } else {
-                        set.remove(&e)
-                    };
-                    self.generation += u64::from(changed);
+        match changes.entities.filter(|_| !fresh) {
+            Some(entities) => {
+                // The journal names entities, not components: look at both flags again.
+                for &e in entities {
+                    for (component, set) in [(hide, &mut self.hidden), (lock, &mut self.locked)] {
+                        let changed = if replica.component_data(e, component).is_some() {
+                            set.insert(e)
+                        } else {
+                            set.remove(&e)
+                        };
+                        self.generation += u64::from(changed);
+                    }
                 }
             }
             None => {

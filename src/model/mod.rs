@@ -4,9 +4,10 @@
 pub mod component;
 pub mod dcl;
 mod entity;
+pub(crate) mod entity_index;
 mod euler;
-pub mod present;
 mod prefetch;
+pub mod present;
 mod transform;
 
 pub use component::{component_id_from_name, component_name, decode_name, encode_name, ids};

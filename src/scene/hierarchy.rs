@@ -18,13 +18,14 @@
 //!
 //! This file holds the data and the read-only queries; `update.rs` keeps it in step with the
 //! source, `slots.rs` allocates and moves nodes, `cycles.rs` finds parenting cycles,
-//! `propagate.rs` computes world matrices, `index.rs` maps entities to slots.
+//! `propagate.rs` computes world matrices (`sweep.rs`: whole-view passes, on every core),
+//! `model::entity_index` maps entities to slots.
 
 use glam::{Affine3A, Mat4};
 
-use super::index::EntityIndex;
 use super::source::TransformSource;
 use crate::model::Entity;
+use crate::model::entity_index::EntityIndex;
 
 pub(super) const NONE: u32 = u32::MAX;
 pub(super) const ROOT_SLOT: u32 = 0;

@@ -2,7 +2,6 @@
 
 mod cycles;
 mod hierarchy;
-mod index;
 pub mod order_explorer;
 mod propagate;
 mod slots;

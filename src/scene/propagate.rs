@@ -114,8 +114,45 @@ impl SceneView {
         self.stats.worlds_recomputed += slots.len();
     }
 
-    /// Finds the topmost dirty nodes, then walks each one's subtree.
+    /// Walks the subtree of every dirty node that is not below another dirty node.
     fn recompute_dirty_subtrees(&mut self, dirty: &[u32]) {
+        if self.topo_sorted {
+            self.recompute_dirty_subtrees_in_slot_order(dirty);
+        } else {
+            self.recompute_dirty_subtrees_from_tops(dirty);
+        }
+    }
+
+    /// In the parents-first layout, an ancestor has a smaller slot than its descendants: taken
+    /// in slot order, a dirty node below another dirty node was already reached (and stamped)
+    /// by the upper one's walk. No walk up to the root, unlike [`Self::recompute_dirty_subtrees_from_tops`].
+    fn recompute_dirty_subtrees_in_slot_order(&mut self, dirty: &[u32]) {
+        let pass = self.next_pass();
+        let mut starts = dirty.to_vec();
+        starts.sort_unstable();
+        let mut stack: Vec<u32> = Vec::new();
+        for start in starts {
+            if self.mark[start as usize] == pass {
+                continue;
+            }
+            stack.push(start);
+            while let Some(s) = stack.pop() {
+                let i = s as usize;
+                self.mark[i] = pass;
+                self.world[i] = self.world[self.parent[i] as usize] * self.local[i];
+                self.stats.worlds_recomputed += 1;
+                if s != start && self.next_sibling[i] != NONE {
+                    stack.push(self.next_sibling[i]);
+                }
+                if self.first_child[i] != NONE {
+                    stack.push(self.first_child[i]);
+                }
+            }
+        }
+    }
+
+    /// Finds the topmost dirty nodes by walking up from each, then walks each one's subtree.
+    fn recompute_dirty_subtrees_from_tops(&mut self, dirty: &[u32]) {
         // Mark the dirty set (dropping repeats), then find the topmost dirty nodes. Walking up
         // from a dirty node stops at the root, at a dirty node, or at a node already
         // classified in this pass, so each node is visited at most once overall. `walk` holds

@@ -2,8 +2,8 @@
 
 use std::borrow::Cow;
 
-use super::index::EntityIndex;
 use crate::crdt::{Replica, ReplicaVersion};
+use crate::model::entity_index::EntityIndex;
 use crate::model::{Entity, Transform};
 
 /// A source of per-entity Transforms that can say what changed since a cursor.
@@ -89,12 +89,21 @@ impl TransformSource for Replica {
         Replica::is_live(self, entity)
     }
 
+    #[inline]
     fn read(&self, entity: Entity) -> Option<Option<Transform>> {
         // A Transform value makes the entity live, so the liveness lookup is only needed
         // without one.
         match Replica::transform(self, entity) {
             Some(t) => Some(Some(t)),
             None => Replica::is_live(self, entity).then_some(None),
+        }
+    }
+
+    #[inline]
+    fn prefetch(&self, entity: Entity, stage: Prefetch) {
+        match stage {
+            Prefetch::Lookup => self.prefetch_transform_lookup(entity),
+            Prefetch::Value => self.prefetch_transform(entity),
         }
     }
 

@@ -2,18 +2,69 @@
 
 use rustc_hash::FxHashSet;
 
-use super::{LwwEntry, Replica};
+use super::{LwwEntry, Replica, StoredEntry};
 use crate::model::{Entity, Transform};
 
 impl Replica {
     /// The register of (entity, component), including tombstones.
-    pub fn lww_entry(&self, entity: Entity, component: u32) -> Option<&LwwEntry> {
-        self.lww.get(&component)?.get(&entity)
+    #[inline]
+    pub fn lww_entry(&self, entity: Entity, component: u32) -> Option<LwwEntry<'_>> {
+        if component == Transform::COMPONENT_ID {
+            let register = self.transforms.get(entity)?;
+            Some(LwwEntry {
+                timestamp: register.timestamp,
+                data: register.value.map(|bytes| &bytes[..]),
+            })
+        } else {
+            self.lww
+                .get(&component)?
+                .get(&entity)
+                .map(StoredEntry::view)
+        }
+    }
+
+    /// Every register of a last-writer-wins component (tombstones included), unordered.
+    pub(super) fn registers(&self, component: u32) -> Vec<(Entity, LwwEntry<'_>)> {
+        if component == Transform::COMPONENT_ID {
+            self.transforms
+                .iter()
+                .map(|r| {
+                    let data = r.value.map(|bytes| &bytes[..]);
+                    (
+                        r.entity,
+                        LwwEntry {
+                            timestamp: r.timestamp,
+                            data,
+                        },
+                    )
+                })
+                .collect()
+        } else {
+            self.lww.get(&component).map_or_else(Vec::new, |entries| {
+                entries
+                    .iter()
+                    .map(|(e, entry)| (*e, entry.view()))
+                    .collect()
+            })
+        }
+    }
+
+    /// The last-writer-wins components with at least one register (tombstones count),
+    /// unordered.
+    pub(super) fn lww_components(&self) -> impl Iterator<Item = u32> + '_ {
+        let transform = (!self.transforms.is_empty()).then_some(Transform::COMPONENT_ID);
+        transform.into_iter().chain(self.lww.keys().copied())
+    }
+
+    /// The last-writer-wins components holding a value for `entity`, unordered.
+    pub(super) fn lww_components_of(&self, entity: Entity) -> impl Iterator<Item = u32> + '_ {
+        self.lww_components()
+            .filter(move |&c| self.lww_entry(entity, c).is_some_and(|e| e.data.is_some()))
     }
 
     /// The current value of a last-writer-wins component, if present.
     pub fn component_data(&self, entity: Entity, component: u32) -> Option<&[u8]> {
-        self.lww_entry(entity, component)?.data.as_deref()
+        self.lww_entry(entity, component)?.data
     }
 
     /// The Lamport timestamp of a register (0 when never written).
@@ -23,9 +74,11 @@ impl Replica {
 
     /// The highest Lamport timestamp this replica holds (0 when empty): how far its clock went.
     pub fn clock(&self) -> u32 {
+        let transforms = self.transforms.iter().map(|r| r.timestamp);
         self.lww
             .values()
             .flat_map(|entries| entries.values().map(|e| e.timestamp))
+            .chain(transforms)
             .max()
             .unwrap_or(0)
     }
@@ -39,11 +92,26 @@ impl Replica {
     }
 
     /// The entity's Transform, decoded, if it has one.
+    #[inline]
     pub fn transform(&self, entity: Entity) -> Option<Transform> {
-        let bytes = self.component_data(entity, Transform::COMPONENT_ID)?;
-        let bytes: &[u8; Transform::BYTE_LEN] =
-            bytes.get(..Transform::BYTE_LEN)?.try_into().ok()?;
-        Some(Transform::from_array(bytes))
+        self.transforms
+            .get(entity)?
+            .value
+            .map(Transform::from_array)
+    }
+
+    /// A cache hint before reading many Transforms in an order that is not the replica's:
+    /// starts loading what locates `entity`'s Transform register.
+    #[inline]
+    pub fn prefetch_transform_lookup(&self, entity: Entity) {
+        self.transforms.prefetch_lookup(entity);
+    }
+
+    /// A cache hint, after [`Self::prefetch_transform_lookup`]: starts loading `entity`'s
+    /// Transform register itself.
+    #[inline]
+    pub fn prefetch_transform(&self, entity: Entity) {
+        self.transforms.prefetch_value(entity);
     }
 
     /// True when the entity has at least one component value.
@@ -67,10 +135,7 @@ impl Replica {
     /// The components (ids, ascending) an entity holds values for, both kinds.
     pub fn components_of(&self, entity: Entity) -> Vec<u32> {
         let mut ids: Vec<u32> = self
-            .lww
-            .iter()
-            .filter(|(_, m)| m.get(&entity).is_some_and(|e| e.data.is_some()))
-            .map(|(c, _)| *c)
+            .lww_components_of(entity)
             .chain(
                 self.grow_only
                     .iter()
@@ -84,8 +149,10 @@ impl Replica {
 
     /// True when this entity's number was deleted at this version or a later one. Reserved
     /// numbers are never tombstoned (as in the reference).
+    #[inline]
     pub fn is_deleted(&self, entity: Entity) -> bool {
         !entity.is_reserved()
+            && !self.deleted.is_empty()
             && self
                 .deleted
                 .get(&entity.number())

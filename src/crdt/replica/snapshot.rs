@@ -11,23 +11,19 @@ impl Replica {
     pub fn state_messages(&self) -> Vec<CrdtMessage> {
         let mut out = Vec::new();
         let mut components: Vec<u32> = self
-            .lww
-            .keys()
-            .chain(self.grow_only.keys())
-            .copied()
+            .lww_components()
+            .chain(self.grow_only.keys().copied())
             .collect();
         components.sort_unstable();
         components.dedup();
         for component in components {
-            if let Some(entries) = self.lww.get(&component) {
-                let mut entities: Vec<&Entity> = entries.keys().collect();
-                entities.sort_unstable();
-                out.extend(
-                    entities
-                        .into_iter()
-                        .map(|e| Self::state_message(*e, component, &entries[e])),
-                );
-            }
+            let mut registers = self.registers(component);
+            registers.sort_unstable_by_key(|(e, _)| *e);
+            out.extend(
+                registers
+                    .into_iter()
+                    .map(|(e, entry)| Self::state_message(e, component, entry)),
+            );
             if let Some(rows) = self.grow_only.get(&component) {
                 let mut entities: Vec<&Entity> = rows.keys().collect();
                 entities.sort_unstable();
@@ -88,9 +84,7 @@ impl Replica {
     /// Builds a replica by applying messages in order (replies are discarded).
     pub fn from_messages<'a>(messages: impl IntoIterator<Item = &'a CrdtMessage>) -> Replica {
         let mut replica = Replica::new();
-        for msg in messages {
-            replica.apply(msg);
-        }
+        replica.apply_all(messages);
         replica
     }
 }

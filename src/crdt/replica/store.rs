@@ -1,8 +1,9 @@
 //! Storing: registers, grow-only rows, the deleted set and live counts, journaled.
 
-use super::{GROW_ONLY_MAX_VALUES, LwwEntry, Replica};
+use super::apply::canonical_transform_bytes;
+use super::{GROW_ONLY_MAX_VALUES, Replica, StoredEntry};
 use crate::crdt::message::CrdtMessage;
-use crate::model::Entity;
+use crate::model::{Entity, Transform};
 
 impl Replica {
     /// Receiving or writing a message for version v retires versions below v of that number.
@@ -27,17 +28,16 @@ impl Replica {
     /// Removes every component value of `entity` (tombstones keep their timestamps, bumped by
     /// one as the reference's dirty-flush does) and returns the DELETE_COMPONENT messages.
     pub(super) fn clear_entity_components(&mut self, entity: Entity) -> Vec<CrdtMessage> {
-        let mut holding: Vec<u32> = self
-            .lww
-            .iter()
-            .filter(|(_, m)| m.get(&entity).is_some_and(|e| e.data.is_some()))
-            .map(|(c, _)| *c)
-            .collect();
+        let mut holding: Vec<u32> = self.lww_components_of(entity).collect();
         holding.sort_unstable();
         let mut out = Vec::with_capacity(holding.len());
         for component in holding {
             let timestamp = self.timestamp(entity, component).wrapping_add(1);
-            self.store(entity, component, timestamp, None);
+            if component == Transform::COMPONENT_ID {
+                self.store_transform(entity, timestamp, None);
+            } else {
+                self.store(entity, component, timestamp, None);
+            }
             out.push(CrdtMessage::DeleteComponent {
                 entity,
                 component,
@@ -60,8 +60,26 @@ impl Replica {
         out
     }
 
-    /// Sets a register, reusing the stored value's allocation (most writes replace a value of
-    /// the same size), and journals the change.
+    /// Sets a Transform register (`value` canonical: see `canonical_transform_bytes`) and
+    /// journals the change.
+    #[inline]
+    pub(super) fn store_transform(
+        &mut self,
+        entity: Entity,
+        timestamp: u32,
+        value: Option<&[u8; Transform::BYTE_LEN]>,
+    ) {
+        let had = self.transforms.set(entity, timestamp, value);
+        match (had, value.is_some()) {
+            (false, true) => self.adjust_live(entity, 1),
+            (true, false) => self.adjust_live(entity, -1),
+            _ => {}
+        }
+        self.journal.push(entity);
+    }
+
+    /// Sets a register (a Transform goes to [`Self::store_transform`]), reusing the stored value's allocation (most writes replace a value of the same size),
+    /// and journals the change.
     pub(super) fn store(
         &mut self,
         entity: Entity,
@@ -70,6 +88,11 @@ impl Replica {
         data: Option<&[u8]>,
     ) {
         use std::collections::hash_map::Entry;
+        if component == Transform::COMPONENT_ID {
+            // Callers pass values `put` checked (44 bytes); canonical either way.
+            let canonical = data.and_then(canonical_transform_bytes);
+            return self.store_transform(entity, timestamp, canonical.as_ref());
+        }
         let entries = self.lww.entry(component).or_default();
         let had = match entries.entry(entity) {
             Entry::Occupied(mut slot) => {
@@ -86,7 +109,7 @@ impl Replica {
                 had
             }
             Entry::Vacant(slot) => {
-                slot.insert(LwwEntry {
+                slot.insert(StoredEntry {
                     timestamp,
                     data: data.map(<[u8]>::to_vec),
                 });

@@ -37,18 +37,21 @@ impl Replica {
         if component::is_grow_only(component) {
             return Err(WriteError::WrongKind(component));
         }
-        let data = if component == Transform::COMPONENT_ID {
-            // The runtime stores the decoded value and sends it re-encoded (NaNs quieted).
-            match canonical_transform_bytes(&data) {
-                Some(canonical) if data.len() == Transform::BYTE_LEN => canonical.to_vec(),
-                _ => return Err(WriteError::MalformedTransform(data.len())),
-            }
-        } else {
-            data
-        };
+        let is_transform = component == Transform::COMPONENT_ID;
+        if is_transform && data.len() != Transform::BYTE_LEN {
+            return Err(WriteError::MalformedTransform(data.len()));
+        }
         self.note_entity_used(entity);
         let timestamp = self.timestamp(entity, component).wrapping_add(1);
-        self.store(entity, component, timestamp, Some(&data));
+        let data = if is_transform {
+            // The runtime stores the decoded value and sends it re-encoded (NaNs quieted).
+            let canonical = canonical_transform_bytes(&data);
+            self.store_transform(entity, timestamp, canonical.as_ref());
+            canonical.map_or(data, |c| c.to_vec())
+        } else {
+            self.store(entity, component, timestamp, Some(&data));
+            data
+        };
         Ok(CrdtMessage::PutComponent {
             entity,
             component,
@@ -73,10 +76,14 @@ impl Replica {
     /// Removes a component as a local write. Returns the DELETE_COMPONENT to broadcast, or
     /// `None` when the component held no value (the reference sends nothing then).
     pub fn delete_component(&mut self, entity: Entity, component: u32) -> Option<CrdtMessage> {
-        let entry = self.lww.get(&component)?.get(&entity)?;
-        entry.data.as_ref()?;
+        let entry = self.lww_entry(entity, component)?;
+        entry.data?;
         let timestamp = entry.timestamp.wrapping_add(1);
-        self.store(entity, component, timestamp, None);
+        if component == Transform::COMPONENT_ID {
+            self.store_transform(entity, timestamp, None);
+        } else {
+            self.store(entity, component, timestamp, None);
+        }
         Some(CrdtMessage::DeleteComponent {
             entity,
             component,

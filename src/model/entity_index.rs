@@ -1,4 +1,5 @@
-//! Entity → slot lookup for [`super::SceneView`], without hashing in the common case.
+//! Entity → row (or slot) lookup for the replica's Transform registers and the render tree's
+//! nodes, without hashing in the common case.
 //!
 //! Decentraland ids are small (a 16-bit number, and a version that only grows when a number is
 //! reused), so a plain array indexed by id answers almost every lookup with one load. Ids that
@@ -18,9 +19,9 @@ const DENSE_FLOOR: usize = 1 << 16;
 /// Beyond the floor, the array covers at most this many ids per stored entity.
 const DENSE_SPREAD: usize = 8;
 
-/// A map from entity id to slot number.
+/// A map from entity id to a `u32` position (a row, a slot).
 #[derive(Clone, Debug, Default)]
-pub(super) struct EntityIndex {
+pub(crate) struct EntityIndex {
     dense: Vec<u32>,
     sparse: FxHashMap<Entity, u32>,
     len: usize,
@@ -28,20 +29,20 @@ pub(super) struct EntityIndex {
 
 impl EntityIndex {
     /// Number of entities stored.
-    pub(super) fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.len
     }
 
     /// Forgets every entry (keeps the memory).
-    pub(super) fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         self.dense.fill(EMPTY);
         self.sparse.clear();
         self.len = 0;
     }
 
-    /// The slot of `entity`, if stored.
+    /// The position of `entity`, if stored.
     #[inline]
-    pub(super) fn get(&self, entity: Entity) -> Option<u32> {
+    pub(crate) fn get(&self, entity: Entity) -> Option<u32> {
         match self.dense.get(entity.0 as usize) {
             Some(&slot) => (slot != EMPTY).then_some(slot),
             None if self.sparse.is_empty() => None,
@@ -49,16 +50,16 @@ impl EntityIndex {
         }
     }
 
-    /// Starts loading the array cell of `entity` into the cache (see [`crate::model::prefetch`]).
+    /// Starts loading the array cell of `entity` into the cache (see [`super::prefetch`]).
     #[inline]
-    pub(super) fn prefetch(&self, entity: Entity) {
+    pub(crate) fn prefetch(&self, entity: Entity) {
         if let Some(cell) = self.dense.get(entity.0 as usize) {
             crate::model::prefetch(cell);
         }
     }
 
-    /// Stores (or replaces) the slot of `entity`.
-    pub(super) fn insert(&mut self, entity: Entity, slot: u32) {
+    /// Stores (or replaces) the position of `entity`.
+    pub(crate) fn insert(&mut self, entity: Entity, slot: u32) {
         debug_assert_ne!(slot, EMPTY);
         let id = entity.0 as usize;
         if id >= self.dense.len() && id < DENSE_LIMIT && id < self.dense_budget() {
@@ -73,8 +74,8 @@ impl EntityIndex {
         }
     }
 
-    /// Removes `entity`; returns its slot.
-    pub(super) fn remove(&mut self, entity: Entity) -> Option<u32> {
+    /// Removes `entity`; returns its position.
+    pub(crate) fn remove(&mut self, entity: Entity) -> Option<u32> {
         let removed = match self.dense.get_mut(entity.0 as usize) {
             Some(cell) => Some(std::mem::replace(cell, EMPTY)).filter(|&s| s != EMPTY),
             None => self.sparse.remove(&entity),
