@@ -3,6 +3,7 @@
 mod cycles;
 mod hierarchy;
 pub mod order_explorer;
+pub mod policy;
 mod propagate;
 mod slots;
 mod source;

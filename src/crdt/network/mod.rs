@@ -22,6 +22,7 @@ mod coalesce;
 mod describe;
 mod effect;
 mod exec;
+mod parent_writes;
 mod timeline;
 mod types;
 
@@ -32,6 +33,7 @@ use exec::{Draw, keyed_rng};
 
 pub use describe::{Convergence, describe_message, entity_states};
 pub use effect::{FieldChange, MessageEffect, MessageRow, transform_changes};
+pub use parent_writes::{ParentWrite, ParentWriteTracker, WriteOrigin};
 pub use timeline::{Event, EventKind, Op};
 pub use types::{
     AutoDelivery, DeliveryOrder, DeliveryReport, InFlight, LocalWrite, MessageFilter, MessageId,
