@@ -12,7 +12,7 @@ use furnished::*;
 
 /// One user action in a random run (peer and message choices are reduced modulo what exists).
 #[derive(Clone, Debug)]
-enum Act {
+pub(crate) enum Act {
     Move {
         peer: u8,
         entity: u8,
@@ -47,7 +47,7 @@ enum Act {
     OneMessagePerTick(bool),
 }
 
-fn arb_act() -> impl Strategy<Value = Act> {
+pub(crate) fn arb_act() -> impl Strategy<Value = Act> {
     prop_oneof![
         8 => (0u8..8, 0u8..4, 0u8..5, -3i8..4).prop_map(|(peer, entity, parent, x)| Act::Move { peer, entity, parent, x }),
         2 => (0u8..8, 0u8..4, 0u8..3).prop_map(|(peer, entity, name)| Act::Rename { peer, entity, name }),
@@ -68,7 +68,7 @@ fn arb_act() -> impl Strategy<Value = Act> {
 
 /// Plays a random action; refusals (writes to deleted entities, offline deliveries) are part
 /// of the game and change nothing.
-fn play(net: &mut Network, act: &Act) {
+pub(crate) fn play(net: &mut Network, act: &Act) {
     let peer = |p: u8| PeerId(p % net.peer_count() as u8 + 1);
     let entity = |e: u8| Entity(512 + u32::from(e));
     let pick = |net: &Network, i: &prop::sample::Index| {

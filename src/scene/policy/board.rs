@@ -97,11 +97,16 @@ impl PeerPolicies {
         }
     }
 
-    /// Brings the view and every derived tree up to `replica`.
-    fn refresh(&mut self, replica: &Replica) {
+    /// Brings the view and every derived tree up to `replica`. Returns true when anything
+    /// was recomputed.
+    fn refresh(&mut self, replica: &Replica) -> bool {
+        // Any message may change the view (a Name makes an entity live), not only Transforms.
         self.view.update(replica);
         let structure = self.view.structure_generation();
         let structure_changed = self.structure != Some(structure);
+        if !structure_changed && !self.dirty {
+            return false;
+        }
         if structure_changed {
             self.structure = Some(structure);
             // Entities whose render parent may have changed without a write of theirs: the
@@ -134,14 +139,18 @@ impl PeerPolicies {
             let overrides = &mut self.overrides[policy.index()];
             let mut changed = false;
             for &entity in &touched {
-                let drawn = self.view.effective_parent_of(entity);
+                // An entity that is not a node now would become one at the root (an implicit
+                // parent, or live without a Transform): compare with that.
+                let drawn = self
+                    .view
+                    .effective_parent_of(entity)
+                    .unwrap_or(Entity::ROOT);
                 let placed = tree.get(entity);
-                changed |= match drawn {
-                    Some(drawn) if drawn != placed => {
-                        overrides.insert(entity, Placement::Under(placed))
-                            != Some(Placement::Under(placed))
-                    }
-                    _ => overrides.remove(&entity).is_some(),
+                changed |= if drawn == placed {
+                    overrides.remove(&entity).is_some()
+                } else {
+                    overrides.insert(entity, Placement::Under(placed))
+                        != Some(Placement::Under(placed))
                 };
             }
             if changed {
@@ -151,6 +160,7 @@ impl PeerPolicies {
         touched.clear();
         self.touched = touched;
         self.dirty = false;
+        true
     }
 
     /// The view's cycles, and every entity below a member (following the render tree, where
@@ -205,15 +215,15 @@ impl PolicyBoard {
             self.source = Some(source);
             changed = true;
         }
+        if !changed && self.processed == cursor {
+            return false;
+        }
         for event in &network.events()[self.processed..cursor] {
             self.read_event(event);
         }
         self.processed = cursor;
         for (peer, replica) in self.peers.iter_mut().zip(network.replicas()) {
-            if peer.dirty {
-                peer.refresh(replica);
-                changed = true;
-            }
+            changed |= peer.refresh(replica);
         }
         changed
     }
