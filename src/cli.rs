@@ -1,5 +1,6 @@
 //! The command line: open the editor, or run a headless command.
 
+mod policies;
 mod scenario;
 
 use std::io::Write;
@@ -126,6 +127,10 @@ pub enum ScenarioAction {
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
+        /// Also print each peer's tree under a tree policy (RootFallback, IgnoreCyclicChange,
+        /// RevertToEarlierParent, MoveOpSkip, HideCycle) or `all`, and whether the peers agree.
+        #[arg(long, value_name = "NAME|all")]
+        policy: Option<String>,
         /// A `*.scenario.json` file.
         file: PathBuf,
     },
@@ -144,8 +149,11 @@ pub fn run_headless(cli: &Cli) -> Option<ExitCode> {
             lossy,
         } => convert(input, output, *lossy),
         Command::Scenario {
-            action: ScenarioAction::Run { json, file },
-        } => scenario::run(file, *json),
+            action: ScenarioAction::Run { json, file, policy },
+        } => match policy.as_deref().map(policies::parse_policies).transpose() {
+            Ok(chosen) => scenario::run(file, *json, &chosen.unwrap_or_default()),
+            Err(e) => Err(e),
+        },
         Command::Tree { json, file } => print_tree(file, *json),
         Command::Example { which, out } => {
             let replica = match which {

@@ -1,5 +1,7 @@
-//! `scenetree scenario run [--json] FILE`: replays a scenario headlessly and prints every event
-//! with each peer's digest and re-rooted entities, then whether the peers converged.
+//! `scenetree scenario run [--policy NAME|all] [--json] FILE`: replays a scenario headlessly
+//! and prints every event with each peer's digest and re-rooted entities (and, with
+//! `--policy`, its tree under each policy and whether the peers agree), then whether the peers
+//! converged.
 
 use std::io::Write;
 use std::path::Path;
@@ -9,7 +11,13 @@ use serde_json::{Value, json};
 use crate::crdt::{Network, PeerId};
 use crate::io;
 use crate::model::{Entity, present};
+use crate::scene::policy::{PolicyBoard, TreePolicy};
 use crate::scene::{Fallback, SceneView};
+
+use super::policies::{
+    PolicyStates, agreement_json, peer_policies_json, policy_states, short_name, write_agreement,
+    write_peer_policies,
+};
 
 /// One peer after one event.
 struct PeerState {
@@ -35,10 +43,13 @@ struct StepLine {
     summary: String,
     peers: Vec<PeerState>,
     in_flight: usize,
+    /// With `--policy`: the peers' trees under each policy.
+    policies: Option<PolicyStates>,
 }
 
-/// Runs the scenario in `file` and prints the report.
-pub(super) fn run(file: &Path, as_json: bool) -> Result<(), String> {
+/// Runs the scenario in `file` and prints the report; `policies` (may be empty) adds each
+/// peer's tree under those tree policies.
+pub(super) fn run(file: &Path, as_json: bool, policies: &[TreePolicy]) -> Result<(), String> {
     let scenario = io::scenario::read_scenario(file).map_err(|e| e.to_string())?;
     let player = scenario
         .run()
@@ -53,6 +64,11 @@ pub(super) fn run(file: &Path, as_json: bool) -> Result<(), String> {
         .map(SceneView::from_source)
         .collect();
     let initial = peer_states(&replay, &mut views);
+    let mut board = PolicyBoard::new();
+    let mut states = |network: &Network| {
+        (!policies.is_empty()).then(|| policy_states(&mut board, network, policies))
+    };
+    let initial_policies = states(&replay);
     let mut lines = Vec::new();
     for (index, event) in player.network().events()[..player.network().cursor()]
         .iter()
@@ -67,11 +83,13 @@ pub(super) fn run(file: &Path, as_json: bool) -> Result<(), String> {
             summary: replay.describe_event(event),
             peers: peer_states(&replay, &mut views),
             in_flight: replay.in_flight().len(),
+            policies: states(&replay),
         });
     }
     let network = player.network();
     let convergence = network.convergence();
     let name = |e: Entity| network.name_of(e, &[]);
+    let named = |e: Entity| short_name(network, e, None);
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let scenario = player.scenario();
@@ -80,17 +98,34 @@ pub(super) fn run(file: &Path, as_json: bool) -> Result<(), String> {
             "title": scenario.title,
             "peers": scenario.peers,
             "seed": scenario.seed,
-            "initial": peers_json(&initial),
-            "steps": lines.iter().map(|l| json!({
-                "step": l.step,
-                "event": { "index": l.index, "kind": l.kind, "at": l.at, "summary": l.summary },
-                "peers": peers_json(&l.peers),
-                "in_flight": l.in_flight,
-            })).collect::<Vec<_>>(),
+            "initial": peers_json(&initial, initial_policies.as_ref()),
+            "steps": lines.iter().map(|l| {
+                let mut step = json!({
+                    "step": l.step,
+                    "event": { "index": l.index, "kind": l.kind, "at": l.at, "summary": l.summary },
+                    "peers": peers_json(&l.peers, l.policies.as_ref()),
+                    "in_flight": l.in_flight,
+                });
+                if let Some(p) = &l.policies {
+                    step["agreement"] = agreement_json(&p.agreement);
+                }
+                step
+            }).collect::<Vec<_>>(),
             "converged": convergence.converged,
             "in_flight": convergence.in_flight,
             "differing": convergence.differing.iter().map(|e| e.0).collect::<Vec<_>>(),
         });
+        let last = lines
+            .last()
+            .map_or(initial_policies.as_ref(), |l| l.policies.as_ref());
+        let doc = match last {
+            Some(p) => {
+                let mut doc = doc;
+                doc["policies_agree"] = agreement_json(&p.agreement);
+                doc
+            }
+            None => doc,
+        };
         writeln!(
             out,
             "{}",
@@ -104,7 +139,7 @@ pub(super) fn run(file: &Path, as_json: bool) -> Result<(), String> {
                 scenario.title, scenario.peers, scenario.seed
             )?;
             writeln!(out, "start")?;
-            write_peers(&mut out, &initial)?;
+            write_peers(&mut out, &initial, initial_policies.as_ref(), &named)?;
             for (i, step) in scenario.steps.iter().enumerate() {
                 writeln!(
                     out,
@@ -118,8 +153,14 @@ pub(super) fn run(file: &Path, as_json: bool) -> Result<(), String> {
                         "  event {} ({}): {}",
                         line.index, line.kind, line.summary
                     )?;
-                    write_peers(&mut out, &line.peers)?;
+                    write_peers(&mut out, &line.peers, line.policies.as_ref(), &named)?;
                 }
+            }
+            let last = lines
+                .last()
+                .map_or(initial_policies.as_ref(), |l| l.policies.as_ref());
+            if let Some(p) = last {
+                write_agreement(&mut out, "peers agree at the end", &p.agreement, named)?;
             }
             if convergence.converged {
                 let digest = convergence.digests.first().copied().unwrap_or_default();
@@ -183,12 +224,13 @@ fn peer_states(network: &Network, views: &mut [SceneView]) -> Vec<PeerState> {
         .collect()
 }
 
-fn peers_json(peers: &[PeerState]) -> Value {
+fn peers_json(peers: &[PeerState], policies: Option<&PolicyStates>) -> Value {
     Value::Array(
         peers
             .iter()
-            .map(|p| {
-                json!({
+            .enumerate()
+            .map(|(i, p)| {
+                let mut obj = json!({
                     "peer": p.peer.0,
                     "digest": format!("{:032x}", p.digest),
                     "rerooted": p.rerooted.iter().map(|(e, name, why)| {
@@ -205,14 +247,23 @@ fn peers_json(peers: &[PeerState]) -> Value {
                         }
                         obj
                     }).collect::<Vec<_>>(),
-                })
+                });
+                if let Some(trees) = policies.and_then(|s| s.peers.get(i)) {
+                    obj["policies"] = peer_policies_json(trees);
+                }
+                obj
             })
             .collect(),
     )
 }
 
-fn write_peers(out: &mut impl Write, peers: &[PeerState]) -> std::io::Result<()> {
-    for p in peers {
+fn write_peers(
+    out: &mut impl Write,
+    peers: &[PeerState],
+    policies: Option<&PolicyStates>,
+    name: &impl Fn(Entity) -> String,
+) -> std::io::Result<()> {
+    for (i, p) in peers.iter().enumerate() {
         let rerooted: Vec<String> = p
             .rerooted
             .iter()
@@ -234,6 +285,12 @@ fn write_peers(out: &mut impl Write, peers: &[PeerState]) -> std::io::Result<()>
             format!("  re-rooted: {}", rerooted.join(", "))
         };
         writeln!(out, "    {}  digest {}{tail}", p.peer, short(p.digest))?;
+        if let Some(trees) = policies.and_then(|s| s.peers.get(i)) {
+            write_peer_policies(out, trees, name)?;
+        }
+    }
+    if let Some(p) = policies {
+        write_agreement(out, "peers agree", &p.agreement, name)?;
     }
     Ok(())
 }

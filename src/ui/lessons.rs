@@ -27,6 +27,10 @@ pub const LESSONS: &[(&str, &str)] = &[
         "06-transient-cycle.scenario.json",
         include_str!("../../scenes/06-transient-cycle.scenario.json"),
     ),
+    (
+        "07-five-rules.scenario.json",
+        include_str!("../../scenes/07-five-rules.scenario.json"),
+    ),
 ];
 
 /// Lesson `index` (from 0) as a document of its own: untitled, its peers at the lesson's

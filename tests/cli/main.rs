@@ -3,4 +3,5 @@
 //! One test binary per area (each links the whole editor; fewer binaries, faster builds).
 
 mod cli;
+mod policy_cli;
 mod scenario_cli;

@@ -13,14 +13,14 @@ use scenetree::io::scenario::{read_scenario, save_scenario};
 use scenetree::model::{Entity, Transform, encode_name, ids};
 use serde_json::Value;
 
-fn scenetree(args: &[&str]) -> std::process::Output {
+pub(crate) fn scenetree(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_scenetree"))
         .args(args)
         .output()
         .expect("binary runs")
 }
 
-fn lesson_path(name: &str) -> PathBuf {
+pub(crate) fn lesson_path(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("scenes")
         .join(name)

@@ -298,6 +298,81 @@ fn lesson_6_out_of_order_delivery_makes_a_transient_cycle() {
     assert_eq!(p2.effective_parent_of(LAMP), Some(TABLE));
 }
 
+/// Lesson 7's claims, rule by rule: where each policy draws [Lamp, Table, Bulb] (`None` =
+/// hidden) on a peer after a step.
+#[test]
+fn lesson_7_the_five_rules_disagree_and_ignore_cyclic_change_never_converges() {
+    use scenetree::scene::policy::{PolicyBoard, TreePolicy, TreePolicy::*};
+    const SHELF: Entity = Entity(514);
+    const BULB: Entity = Entity(515);
+    let root = Some(Entity::ROOT);
+    let drawn = |board: &PolicyBoard, peer: PeerId, policy: TreePolicy| {
+        [LAMP, TABLE, BULB].map(|e| board.placement(peer, policy, e).unwrap().parent())
+    };
+    let mut l = lesson("07-five-rules.scenario.json");
+    let mut board = PolicyBoard::new();
+
+    play_to(&mut l, 2);
+    board.sync(l.network());
+    for policy in TreePolicy::ALL {
+        assert_eq!(drawn(&board, P1, policy), [Some(TABLE), root, Some(LAMP)]);
+        assert_eq!(
+            drawn(&board, P2, policy),
+            [Some(SHELF), Some(LAMP), Some(LAMP)]
+        );
+    }
+
+    play_to(&mut l, 3);
+    board.sync(l.network());
+    for (policy, want) in [
+        (RootFallback, [root, root, Some(LAMP)]),
+        (IgnoreCyclicChange, [Some(TABLE), root, Some(LAMP)]),
+        (RevertToEarlierParent, [Some(SHELF), Some(LAMP), Some(LAMP)]),
+        (MoveOpSkip, [Some(TABLE), root, Some(LAMP)]),
+        (HideCycle, [None, None, None]),
+    ] {
+        assert_eq!(drawn(&board, P1, policy), want, "{policy:?} at step 3");
+    }
+
+    play_to(&mut l, 4);
+    board.sync(l.network());
+    assert_converged(l.network());
+    assert_eq!(
+        drawn(&board, P2, IgnoreCyclicChange),
+        [Some(SHELF), Some(LAMP), Some(LAMP)]
+    );
+    for policy in TreePolicy::ALL {
+        let agree = policy != IgnoreCyclicChange;
+        assert_eq!(board.agreement(policy).agree, agree, "{policy:?} at step 4");
+    }
+
+    play_to(&mut l, 5);
+    board.sync(l.network());
+    assert_converged(l.network());
+    for peer in [P1, P2] {
+        for policy in [RootFallback, RevertToEarlierParent, HideCycle] {
+            assert_eq!(drawn(&board, peer, policy), [root, Some(LAMP), Some(LAMP)]);
+        }
+        assert_eq!(drawn(&board, peer, MoveOpSkip), [root, root, Some(LAMP)]);
+    }
+    assert_eq!(
+        drawn(&board, P1, IgnoreCyclicChange),
+        [root, root, Some(LAMP)]
+    );
+    assert_eq!(
+        drawn(&board, P2, IgnoreCyclicChange),
+        [root, Some(LAMP), Some(LAMP)]
+    );
+    for policy in TreePolicy::ALL {
+        let agree = policy != IgnoreCyclicChange;
+        assert_eq!(
+            board.agreement(policy).agree,
+            agree,
+            "{policy:?} at the end"
+        );
+    }
+}
+
 fn lesson_files() -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(scenes())
         .unwrap()
@@ -311,7 +386,7 @@ fn lesson_files() -> Vec<String> {
 #[test]
 fn the_lessons_are_numbered_with_the_concurrent_reparent_first() {
     let names = lesson_files();
-    assert_eq!(names.len(), 6, "{names:?}");
+    assert_eq!(names.len(), 7, "{names:?}");
     assert_eq!(names[0], "01-concurrent-reparent.scenario.json");
     for (i, name) in names.iter().enumerate() {
         assert!(name.starts_with(&format!("{:02}-", i + 1)), "{name}");

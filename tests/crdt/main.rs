@@ -12,6 +12,6 @@ mod network;
 mod network_properties;
 mod one_message_per_tick;
 mod oracle_conformance;
-mod policy_properties;
 mod order_explorer;
+mod policy_properties;
 mod spec_scenarios;

@@ -9,7 +9,13 @@ use scenetree::scene::policy::{Placement, PlacementReason, PolicyBoard, TreePoli
 use crate::furnished::*;
 use crate::network_properties::{Act, arb_act, play};
 
-type Drawn = Vec<(PeerId, TreePolicy, Entity, Option<Placement>, Option<PlacementReason>)>;
+type Drawn = Vec<(
+    PeerId,
+    TreePolicy,
+    Entity,
+    Option<Placement>,
+    Option<PlacementReason>,
+)>;
 
 /// Every policy's placement (and reason) of every entity on every peer.
 fn drawn(board: &PolicyBoard) -> Drawn {

@@ -38,7 +38,10 @@ fn synced(net: &Network) -> PolicyBoard {
 /// Where `policy` draws [Lamp, Table, Chair, Bulb] for `peer` (`None` = hidden).
 fn drawn(board: &PolicyBoard, peer: PeerId, policy: TreePolicy) -> [Option<Entity>; 4] {
     [LAMP, TABLE, CHAIR, BULB].map(|e| {
-        match board.placement(peer, policy, e).expect("every piece is a node") {
+        match board
+            .placement(peer, policy, e)
+            .expect("every piece is a node")
+        {
             Placement::Under(p) => Some(p),
             Placement::Hidden => None,
         }
@@ -172,7 +175,10 @@ fn ignore_cyclic_change_two_cycle_keeps_each_peers_own_edge_and_diverges() {
         ],
     );
     assert!(net.convergence().converged, "the replicas agree");
-    assert!(!agrees(&net, IgnoreCyclicChange), "their render trees do not");
+    assert!(
+        !agrees(&net, IgnoreCyclicChange),
+        "their render trees do not"
+    );
     assert_eq!(
         synced(&net).reason(P1, IgnoreCyclicChange, TABLE),
         Some(PlacementReason::KeptAfterIgnoredChange { wanted: LAMP })
@@ -232,7 +238,11 @@ fn revert_to_earlier_parent_two_cycle_reverts_one_member_and_keeps_the_other_edg
     assert!(agrees(&net, RevertToEarlierParent));
     assert!(matches!(
         synced(&net).reason(P1, RevertToEarlierParent, LAMP),
-        Some(PlacementReason::Reverted { parent: Entity::ROOT, timestamp: 1, .. })
+        Some(PlacementReason::Reverted {
+            parent: Entity::ROOT,
+            timestamp: 1,
+            ..
+        })
     ));
 }
 
@@ -251,7 +261,11 @@ fn revert_to_earlier_parent_self_parent_goes_back_to_the_previous_parent() {
 #[test]
 fn revert_to_earlier_parent_cycle_closed_then_broken_follows_the_declared_parents() {
     let both = [ROOT, Some(LAMP), ROOT, Some(LAMP)];
-    assert_peers(&cycle_closed_then_broken(), RevertToEarlierParent, &[both, both]);
+    assert_peers(
+        &cycle_closed_then_broken(),
+        RevertToEarlierParent,
+        &[both, both],
+    );
 }
 
 #[test]
@@ -325,7 +339,10 @@ fn move_op_skip_late_earlier_write_waits_then_undoes_and_redoes() {
 fn hide_cycle_two_cycle_hides_the_members_and_their_children() {
     let both = [HIDDEN, HIDDEN, ROOT, HIDDEN];
     assert_peers(&two_cycle(), HideCycle, &[both, both]);
-    assert_eq!(synced(&two_cycle()).hidden(P1, HideCycle), [LAMP, TABLE, BULB]);
+    assert_eq!(
+        synced(&two_cycle()).hidden(P1, HideCycle),
+        [LAMP, TABLE, BULB]
+    );
 }
 
 #[test]
@@ -353,4 +370,3 @@ fn hide_cycle_late_earlier_write_changes_nothing() {
     assert_eq!(drawn(&synced(&pending), P2, HideCycle), hidden);
     assert_peers(&late_earlier_write(), HideCycle, &[hidden, hidden]);
 }
-

@@ -96,16 +96,19 @@ impl ParentWriteTracker {
     /// `peer` with origin [`WriteOrigin::Initial`].
     pub fn initial_writes(initial: &Replica, peer: PeerId) -> Vec<ParentWrite> {
         let mut out: Vec<ParentWrite> = initial
-            .transforms()
-            .filter(|(entity, data)| !entity.is_root() && data.len() >= Transform::BYTE_LEN)
-            .map(|(entity, data)| ParentWrite {
-                peer,
-                entity,
-                value: Some(canonical_transform_bytes(data)),
-                timestamp: initial.timestamp(entity, Transform::COMPONENT_ID),
-                origin: WriteOrigin::Initial,
-                local: false,
-                accepted: true,
+            .live_entities()
+            .filter(|entity| !entity.is_root())
+            .filter_map(|entity| {
+                let data = initial.component_data(entity, Transform::COMPONENT_ID)?;
+                Some(ParentWrite {
+                    peer,
+                    entity,
+                    value: Some(canonical_transform_bytes(data)?),
+                    timestamp: initial.timestamp(entity, Transform::COMPONENT_ID),
+                    origin: WriteOrigin::Initial,
+                    local: false,
+                    accepted: true,
+                })
             })
             .collect();
         out.sort_unstable_by_key(|w| w.entity);
@@ -232,10 +235,7 @@ fn transform_value(
     let timestamp = message.timestamp()?;
     let value = match message {
         CrdtMessage::PutComponent { data, .. } | CrdtMessage::PutComponentNetwork { data, .. } => {
-            if data.len() < Transform::BYTE_LEN {
-                return None;
-            }
-            Some(canonical_transform_bytes(data))
+            Some(canonical_transform_bytes(data)?)
         }
         CrdtMessage::DeleteComponent { .. } | CrdtMessage::DeleteComponentNetwork { .. } => None,
         _ => return None,

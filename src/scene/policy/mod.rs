@@ -15,6 +15,10 @@
 
 mod board;
 mod ignore_cyclic;
+#[cfg(all(test, feature = "loro-reference"))]
+mod loro_crosscheck;
+#[cfg(feature = "loro-reference")]
+mod loro_reference;
 mod move_op;
 mod parent_map;
 mod queries;
@@ -22,6 +26,8 @@ mod reason;
 mod revert;
 
 pub use board::{PolicyAgreement, PolicyBoard};
+#[cfg(feature = "loro-reference")]
+pub use loro_reference::LoroReference;
 pub use move_op::MoveStamp;
 pub use reason::PlacementReason;
 
@@ -140,4 +146,3 @@ impl Placement {
         }
     }
 }
-

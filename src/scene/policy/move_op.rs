@@ -120,7 +120,10 @@ impl MovePeerState {
     }
 
     fn is_ready(&self, op: &MoveOp) -> bool {
-        self.version.iter().zip(&op.deps).all(|(have, need)| have >= need)
+        self.version
+            .iter()
+            .zip(&op.deps)
+            .all(|(have, need)| have >= need)
     }
 
     /// Undo-do-redo: the state becomes "every applied move in stamp order".

@@ -44,9 +44,4 @@ impl ParentMap {
         }
         true
     }
-
-    /// Every entity with a parent other than the root.
-    pub(super) fn iter(&self) -> impl Iterator<Item = (Entity, Entity)> + '_ {
-        self.parents.iter().map(|(e, p)| (*e, *p))
-    }
 }

@@ -47,9 +47,9 @@ impl PeerPolicies {
                 _ => self.plain_reason(entity),
             },
             TreePolicy::HideCycle => match self.cut_off.get(&entity) {
-                Some(&i) if self.cycles[i].contains(&entity) => PlacementReason::HiddenOnCycle {
-                    cycle: cycle(),
-                },
+                Some(&i) if self.cycles[i].contains(&entity) => {
+                    PlacementReason::HiddenOnCycle { cycle: cycle() }
+                }
                 Some(_) => PlacementReason::HiddenBelowCycle { cycle: cycle() },
                 None => self.plain_reason(entity),
             },

@@ -1,6 +1,6 @@
 //! Why a policy placed an entity where it did, in words a tooltip or a report can show.
 
-use crate::model::Entity;
+use crate::model::{Entity, present};
 
 /// Why a [`TreePolicy`](super::TreePolicy) placed an entity where it did.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -43,21 +43,17 @@ pub enum PlacementReason {
 impl PlacementReason {
     /// One sentence for a tooltip or a report; entities are written with `name`.
     pub fn explain(&self, name: impl Fn(Entity) -> String) -> String {
-        let ring = |cycle: &[Entity]| {
-            cycle
-                .iter()
-                .chain(cycle.first())
-                .map(|e| name(*e))
-                .collect::<Vec<_>>()
-                .join(" → ")
-        };
+        let ring = |cycle: &[Entity]| present::cycle_ring(cycle, &name);
         match self {
             PlacementReason::Declared => "under its declared parent".to_string(),
             PlacementReason::MissingParent => {
                 "under its declared parent, which has no Transform (drawn at the origin)".into()
             }
             PlacementReason::CycleAtRoot { cycle } => {
-                format!("on the cycle {}: drawn at the root while it lasts", ring(cycle))
+                format!(
+                    "on the cycle {}: drawn at the root while it lasts",
+                    ring(cycle)
+                )
             }
             PlacementReason::HiddenOnCycle { cycle } => {
                 format!("on the cycle {}: hidden until it is resolved", ring(cycle))
