@@ -123,13 +123,7 @@ impl ParentWriteTracker {
                 messages,
                 sent,
                 ..
-            } => {
-                let fan_out = self.peers - 1;
-                for (i, message) in messages.iter().enumerate() {
-                    let ids = sent.get(i * fan_out..(i + 1) * fan_out).unwrap_or(&[]);
-                    self.author(*peer, message, ids, out);
-                }
-            }
+            } => self.broadcast(*peer, messages, sent, out),
             EventKind::Deliver {
                 message,
                 outcome,
@@ -160,11 +154,7 @@ impl ParentWriteTracker {
                     }
                 }
                 if let ApplyOutcome::EntityDeleted { announcements } = outcome {
-                    let fan_out = self.peers - 1;
-                    for (i, announcement) in announcements.iter().enumerate() {
-                        let ids = sent.get(i * fan_out..(i + 1) * fan_out).unwrap_or(&[]);
-                        self.author(to, announcement, ids, out);
-                    }
+                    self.broadcast(to, announcements, sent, out);
                 }
             }
             EventKind::Duplicate { original, copy } => {
@@ -188,6 +178,22 @@ impl ParentWriteTracker {
             .get(&entity)
             .copied()
             .unwrap_or(WriteOrigin::Initial)
+    }
+
+    /// Messages `peer` authored and broadcast: `sent` holds their ids message by message, one
+    /// per other peer (as `Network` sends them).
+    fn broadcast(
+        &mut self,
+        peer: PeerId,
+        messages: &[CrdtMessage],
+        sent: &[MessageId],
+        out: &mut Vec<ParentWrite>,
+    ) {
+        let fan_out = self.peers - 1;
+        for (i, message) in messages.iter().enumerate() {
+            let ids = sent.get(i * fan_out..(i + 1) * fan_out).unwrap_or(&[]);
+            self.author(peer, message, ids, out);
+        }
     }
 
     /// A Transform message `peer` authored and sent under `ids`.
