@@ -2,8 +2,9 @@
 //! closed then broken, and a late earlier write. The room: Lamp, Table and Chair at the root
 //! (x = 1, 3, 5 m), Bulb under Lamp; every initial Transform has timestamp 1.
 
+use scenetree::crdt::LocalWrite;
 use scenetree::crdt::{DeliveryOrder, MessageFilter, MessageId, Network, PeerId, Replica};
-use scenetree::model::{Entity, encode_name, ids};
+use scenetree::model::{Entity, Transform, encode_name, ids};
 use scenetree::scene::policy::{Placement, PlacementReason, PolicyBoard, TreePolicy};
 
 use crate::furnished::{CHAIR, LAMP, P1, P2, P3, TABLE, at, move_to};
@@ -369,4 +370,35 @@ fn hide_cycle_late_earlier_write_changes_nothing() {
     let hidden = [HIDDEN, HIDDEN, ROOT, HIDDEN];
     assert_eq!(drawn(&synced(&pending), P2, HideCycle), hidden);
     assert_peers(&late_earlier_write(), HideCycle, &[hidden, hidden]);
+}
+
+// ----- one message per tick -------------------------------------------------------------------
+
+#[test]
+fn writes_merged_into_one_message_per_tick_carry_every_move_they_made() {
+    // Peer 2 puts Table under Chair and removes Table's Transform in the same tick: the runtime
+    // sends one message. Its author made two moves; peer 1 must get both, or the second waits
+    // forever for the first.
+    let mut net = room(2);
+    net.write(P2, move_to(TABLE, 3.0, CHAIR)).unwrap();
+    net.write(
+        P2,
+        LocalWrite::DeleteComponent {
+            entity: TABLE,
+            component: Transform::COMPONENT_ID,
+        },
+    )
+    .unwrap();
+    assert_eq!(net.in_flight().len(), 1, "one message");
+    deliver_all(&mut net);
+    let mut board = synced(&net);
+    assert_eq!(board.waiting_moves(P1), 0);
+    for policy in TreePolicy::ALL {
+        assert_eq!(
+            drawn(&board, P1, policy)[1],
+            ROOT,
+            "{policy:?}: Table at the root"
+        );
+        assert!(board.agreement(policy).agree, "{policy:?}");
+    }
 }

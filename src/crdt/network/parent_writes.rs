@@ -44,6 +44,10 @@ pub struct ParentWrite {
     /// True when the peer's replica took it (it became the declared Transform); false when
     /// last-writer-wins kept a newer value, or the entity was already deleted there.
     pub accepted: bool,
+    /// For a local write merged into its peer's earlier write of the same register within one
+    /// tick ("one message per tick"): that earlier write, whose messages this one replaced. No
+    /// other peer ever receives the earlier value; this write's messages stand for both.
+    pub replaces: Option<WriteOrigin>,
 }
 
 impl ParentWrite {
@@ -108,6 +112,7 @@ impl ParentWriteTracker {
                     origin: WriteOrigin::Initial,
                     local: false,
                     accepted: true,
+                    replaces: None,
                 })
             })
             .collect();
@@ -122,8 +127,19 @@ impl ParentWriteTracker {
                 peer,
                 messages,
                 sent,
+                replaced,
                 ..
-            } => self.broadcast(*peer, messages, sent, out),
+            } => {
+                let mut replaces = None;
+                for id in replaced {
+                    replaces = self.in_flight.remove(id).or(replaces);
+                }
+                let first = out.len();
+                self.broadcast(*peer, messages, sent, out);
+                if let Some(write) = out.get_mut(first) {
+                    write.replaces = replaces;
+                }
+            }
             EventKind::Deliver {
                 message,
                 outcome,
@@ -145,6 +161,7 @@ impl ParentWriteTracker {
                         origin,
                         local: false,
                         accepted,
+                        replaces: None,
                     });
                     if outcome.reply().is_some()
                         && let Some(&reply) = sent.first()
@@ -168,7 +185,8 @@ impl ParentWriteTracker {
             EventKind::Reorder { .. }
             | EventKind::SetOnline { .. }
             | EventKind::Tick { .. }
-            | EventKind::SetAutoDelivery { .. } => {}
+            | EventKind::SetAutoDelivery { .. }
+            | EventKind::SetOneMessagePerTick { .. } => {}
         }
     }
 
@@ -225,6 +243,7 @@ impl ParentWriteTracker {
             origin,
             local: true,
             accepted: true,
+            replaces: None,
         });
     }
 }

@@ -34,8 +34,9 @@ pub struct PolicyBoard {
     /// Timeline events read so far.
     processed: usize,
     tracker: Option<ParentWriteTracker>,
-    /// Every move made so far, by the write that made it (`None`: that write was no move).
-    moves: FxHashMap<WriteOrigin, Option<Arc<MoveOp>>>,
+    /// The moves the messages of each write carry, in order: its own move, if it was one,
+    /// after those of the earlier write of the same tick it replaced.
+    moves: FxHashMap<WriteOrigin, Vec<Arc<MoveOp>>>,
     pub(super) peers: Vec<PeerPolicies>,
     scratch: Vec<ParentWrite>,
     /// Per policy: the peers' generations the last agreement was computed for, and it.
@@ -259,12 +260,21 @@ impl PolicyBoard {
             peer.dirty = true;
             peer.touched.push(write.entity);
             peer.ignore.apply(write);
+            if let Some(replaced) = write.replaces {
+                peer.edges_changed |= peer.edges.remove(write.entity, replaced);
+            }
             peer.edges_changed |= peer.edges.add(write);
             if write.local {
-                let op = peer.moves.author(write.peer, write, &mut peer.touched);
-                self.moves.insert(write.origin, op);
-            } else if let Some(Some(op)) = self.moves.get(&write.origin) {
-                peer.moves.receive(op.clone(), &mut peer.touched);
+                let mut carried = write
+                    .replaces
+                    .and_then(|o| self.moves.remove(&o))
+                    .unwrap_or_default();
+                carried.extend(peer.moves.author(write.peer, write, &mut peer.touched));
+                self.moves.insert(write.origin, carried);
+            } else if let Some(carried) = self.moves.get(&write.origin) {
+                for op in carried {
+                    peer.moves.receive(op.clone(), &mut peer.touched);
+                }
             }
         }
     }

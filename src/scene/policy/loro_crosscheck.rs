@@ -10,14 +10,26 @@ use crate::model::{Entity, Transform};
 /// One step of a random run; indices are reduced modulo what exists.
 #[derive(Clone, Debug)]
 enum Step {
-    Move { peer: u8, entity: u8, parent: u8 },
-    RemoveTransform { peer: u8, entity: u8 },
-    DeleteEntity { peer: u8, entity: u8 },
+    Move {
+        peer: u8,
+        entity: u8,
+        parent: u8,
+    },
+    RemoveTransform {
+        peer: u8,
+        entity: u8,
+    },
+    DeleteEntity {
+        peer: u8,
+        entity: u8,
+    },
     Deliver(prop::sample::Index),
     DeliverAll,
     Duplicate(prop::sample::Index),
     Drop(prop::sample::Index),
     Reorder(prop::sample::Index, prop::sample::Index),
+    /// The clock moves on: writes before it and after it are separate messages.
+    Tick,
 }
 
 fn arb_step() -> impl Strategy<Value = Step> {
@@ -30,6 +42,7 @@ fn arb_step() -> impl Strategy<Value = Step> {
         2 => any::<prop::sample::Index>().prop_map(Step::Duplicate),
         1 => any::<prop::sample::Index>().prop_map(Step::Drop),
         2 => (any::<prop::sample::Index>(), any::<prop::sample::Index>()).prop_map(|(a, b)| Step::Reorder(a, b)),
+        3 => Just(Step::Tick),
     ]
 }
 
@@ -88,6 +101,10 @@ fn play(net: &mut Network, step: &Step) {
             Some(id) => net.reorder(id, j.index(net.in_flight().len())),
             None => Ok(()),
         },
+        Step::Tick => {
+            net.tick(1);
+            Ok(())
+        }
     };
 }
 
@@ -115,9 +132,10 @@ fn differences(
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(500))]
 
-    /// Random writes, deliveries in any order, duplicates, drops, reorders, removed Transforms
-    /// and deleted entities: after every event MoveOpSkip draws, on every peer, the tree Loro
-    /// holds for that peer.
+    /// Random writes (several in one tick become one message, as the runtime sends them),
+    /// deliveries in any order, duplicates, drops, reorders, removed Transforms and deleted
+    /// entities: after every event MoveOpSkip draws, on every peer, the tree Loro holds for
+    /// that peer.
     #[test]
     fn move_op_skip_equals_loro_after_every_event(
         peers in 2usize..=4,

@@ -9,8 +9,9 @@
 //!   already the node's parent there (not a move), and Loro refuses it when the parent is the
 //!   node or below it (`CyclicMoveError`: no move). A removed Transform is a move to the root.
 //! - a delivered Transform message imports, into the receiver's document, the change its
-//!   origin made (a reply or duplicate carries an earlier write's change); Loro keeps a change
-//!   whose dependencies are missing pending until they arrive.
+//!   origin made (a reply or duplicate carries an earlier write's change; a write merged into
+//!   the same tick's earlier write, "one message per tick", carries that write's changes too);
+//!   Loro keeps a change whose dependencies are missing pending until they arrive.
 //!
 //! What Loro's API cannot say, and is therefore not checked: Decentraland's *deleted entity*
 //! (DELETE_ENTITY retires the id for good, while a Loro node that a concurrent move targets
@@ -35,8 +36,9 @@ pub struct LoroReference {
     nodes: FxHashMap<Entity, TreeID>,
     entities: FxHashMap<TreeID, Entity>,
     tracker: ParentWriteTracker,
-    /// The exported change each write made (`None`: the write was no move).
-    changes: FxHashMap<WriteOrigin, Option<Vec<u8>>>,
+    /// The exported changes each write's messages carry: its own move, if it was one, after
+    /// those of the earlier write of the same tick it replaced.
+    changes: FxHashMap<WriteOrigin, Vec<Vec<u8>>>,
     processed: usize,
     writes: Vec<ParentWrite>,
 }
@@ -101,16 +103,21 @@ impl LoroReference {
             for write in std::mem::take(&mut self.writes) {
                 let doc = &self.docs[write.peer.index()];
                 if write.local {
-                    let change = match self.mov(doc, &write)? {
-                        Some(span) => Some(
+                    let mut carried = write
+                        .replaces
+                        .and_then(|o| self.changes.remove(&o))
+                        .unwrap_or_default();
+                    if let Some(span) = self.mov(doc, &write)? {
+                        carried.push(
                             doc.export(ExportMode::updates_in_range(vec![span]))
                                 .map_err(encode_error)?,
-                        ),
-                        None => None,
-                    };
-                    self.changes.insert(write.origin, change);
-                } else if let Some(Some(change)) = self.changes.get(&write.origin) {
-                    doc.import(change)?;
+                        );
+                    }
+                    self.changes.insert(write.origin, carried);
+                } else if let Some(carried) = self.changes.get(&write.origin) {
+                    for change in carried {
+                        doc.import(change)?;
+                    }
                 }
             }
         }

@@ -7,13 +7,15 @@ use std::collections::BinaryHeap;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::crdt::network::ParentWrite;
+use crate::crdt::network::{ParentWrite, WriteOrigin};
 use crate::crdt::replica::compare_data;
 use crate::model::{Entity, Transform};
 
-/// One parent an entity was given, at its most recent write.
+/// One parent an entity was given, by one write.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) struct Edge {
+    /// The write (so a copy received twice counts once, and a write merged away can go).
+    origin: WriteOrigin,
     pub(super) parent: Entity,
     pub(super) timestamp: u32,
     value: Option<[u8; Transform::BYTE_LEN]>,
@@ -39,25 +41,30 @@ pub(super) struct EdgeMap {
 }
 
 impl EdgeMap {
-    /// Records a write; returns true when it added an edge or made one more recent.
+    /// Records a write; returns true when it is new here.
     pub(super) fn add(&mut self, write: &ParentWrite) -> bool {
-        let edge = Edge {
+        let edges = self.edges.entry(write.entity).or_default();
+        if edges.iter().any(|e| e.origin == write.origin) {
+            return false;
+        }
+        edges.push(Edge {
+            origin: write.origin,
             parent: write.parent(),
             timestamp: write.timestamp,
             value: write.value,
+        });
+        true
+    }
+
+    /// Forgets a write of `entity` that a later write of the same tick replaced before it was
+    /// sent (no other peer ever receives it); returns true when it was here.
+    pub(super) fn remove(&mut self, entity: Entity, origin: WriteOrigin) -> bool {
+        let Some(edges) = self.edges.get_mut(&entity) else {
+            return false;
         };
-        let edges = self.edges.entry(write.entity).or_default();
-        match edges.iter_mut().find(|e| e.parent == edge.parent) {
-            Some(known) if known.recency(&edge) == Ordering::Less => {
-                *known = edge;
-                true
-            }
-            Some(_) => false,
-            None => {
-                edges.push(edge);
-                true
-            }
-        }
+        let before = edges.len();
+        edges.retain(|e| e.origin != origin);
+        edges.len() != before
     }
 
     /// The entity's edges (none for an entity never given a Transform).
