@@ -91,12 +91,14 @@ fn cycle_closed_then_broken() -> Network {
     net
 }
 
-/// Peer 1 moves Lamp under Chair (timestamp 2), then under Table (3); peer 2 puts Table under
-/// Lamp (2). Peer 2 gets peer 1's second write first; returns the network and the id of peer
+/// Peer 1 moves Lamp under Chair (timestamp 2), then, a tick later, under Table (3); peer 2
+/// puts Table under Lamp (2). Peer 2 gets peer 1's second write first; returns the network and the id of peer
 /// 1's first write to peer 2, still in flight: the late earlier write.
 fn late_earlier_write_pending() -> (Network, MessageId) {
     let mut net = room(2);
     let first = net.write(P1, move_to(LAMP, 1.0, CHAIR)).unwrap().sent[0];
+    // A tick between, or the runtime would send the two writes as one message.
+    net.tick(1);
     let second = net.write(P1, move_to(LAMP, 1.0, TABLE)).unwrap().sent[0];
     let table = net.write(P2, move_to(TABLE, 3.0, LAMP)).unwrap().sent[0];
     net.deliver(second).unwrap();
