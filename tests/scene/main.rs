@@ -2,9 +2,9 @@
 //!
 //! One test binary per area (each links the whole editor; fewer binaries, faster builds).
 
-mod parallel;
 #[path = "../common/furnished.rs"]
 mod furnished;
+mod parallel;
 
 mod scene_hierarchy;
 mod scene_incremental;
