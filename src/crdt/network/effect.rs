@@ -246,7 +246,7 @@ impl Network {
                         Ordering::Greater => false,
                         Ordering::Less => true,
                         Ordering::Equal => {
-                            compare_data(entry.data.as_deref(), m.message.data()) != Ordering::Less
+                            compare_data(entry.data, m.message.data()) != Ordering::Less
                         }
                     },
                 }
