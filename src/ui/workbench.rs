@@ -154,13 +154,15 @@ impl Workbench {
     }
 
     /// Replaces the document (a file was opened), keeping the layouts; a lesson opens in the
-    /// Peers workspace.
+    /// Peers workspace, any other document in the editor's (where its hierarchy is).
     pub fn set_document(&mut self, doc: Document) {
         self.viewport.assets.set_project(doc.project.clone());
         self.doc = doc;
-        if self.doc.simulation().is_some() {
-            self.workspace = Workspace::Peers;
-        }
+        self.workspace = if self.doc.simulation().is_some() {
+            Workspace::Peers
+        } else {
+            Workspace::Editor
+        };
         self.hierarchy = HierarchyPanel::default();
         self.viewport.frame_all_next();
         self.inspector.error = None;
@@ -497,6 +499,8 @@ impl Workbench {
                 .doc
                 .stop_simulation(peer)
                 .map(|()| {
+                    // One document again: back to where it is edited.
+                    self.workspace = Workspace::Editor;
                     Some(format!(
                         "Simulation stopped; the document is {peer}'s state"
                     ))

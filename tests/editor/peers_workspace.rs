@@ -282,3 +282,22 @@ fn each_peer_has_a_3d_view_of_its_own_scene() {
     let after: Vec<usize> = h.state().1.extras.iter().map(|r| r.renders).collect();
     assert_eq!(renders, after);
 }
+
+#[test]
+fn leaving_the_simulation_returns_to_the_editor_workspace() {
+    // Stopping keeps peer 1's state as the document: it is edited in the editor's layout.
+    let mut h = lesson_one(egui::vec2(1600.0, 1000.0));
+    h.state_mut()
+        .apply_actions(vec![Action::Peers(PeersAction::Stop(PeerId(1)))]);
+    h.run();
+    assert!(h.state().doc.simulation().is_none());
+    assert_eq!(h.state().workspace, Workspace::Editor);
+    h.get_by_label("Scene root"); // the hierarchy is on screen
+
+    // A document without a simulation (File ▸ New, Open) opens there too.
+    let mut h = lesson_one(egui::vec2(1600.0, 1000.0));
+    h.state_mut()
+        .set_document(scenetree::editor::Document::default());
+    h.run();
+    assert_eq!(h.state().workspace, Workspace::Editor);
+}

@@ -413,3 +413,14 @@ fn clicking_a_model_selects_its_entity_by_its_triangles_and_f_frames_its_real_bo
     assert!(radius > 2.0, "the tree is a few meters tall: {radius}");
     assert!(camera.distance > radius, "{} > {radius}", camera.distance);
 }
+
+#[test]
+fn load_progress_counts_only_the_open_projects_files() {
+    // Found by hand: after the gallery, a plain scene still said "N model files loaded".
+    let (_, mut tab) = open_loaded(&gallery());
+    let loaded = tab.assets.progress();
+    assert!(loaded.ready > 0, "{loaded:?}");
+    tab.assets.set_project(None);
+    let after = tab.assets.progress();
+    assert_eq!((after.total, after.ready, after.missing), (0, 0, 0));
+}

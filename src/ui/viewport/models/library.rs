@@ -203,7 +203,7 @@ impl AssetLibrary {
         }
     }
 
-    /// Counts over every file asked for.
+    /// Counts over the files the current project asked for.
     pub fn progress(&self) -> LoadProgress {
         let missing = self
             .resolved
@@ -217,12 +217,20 @@ impl AssetLibrary {
                 )
             })
             .count();
+        // Loaded files stay cached across projects: count only what this project asked for.
+        let mut wanted: Vec<usize> = self
+            .resolved
+            .values()
+            .filter_map(|r| r.as_ref().ok().map(|id| id.0 as usize))
+            .collect();
+        wanted.sort_unstable();
+        wanted.dedup();
         let mut p = LoadProgress {
-            total: self.entries.len(),
+            total: wanted.len(),
             missing,
             ..Default::default()
         };
-        for e in &self.entries {
+        for e in wanted.iter().filter_map(|&i| self.entries.get(i)) {
             match e.status {
                 AssetStatus::Loading => {}
                 AssetStatus::Ready(_) => p.ready += 1,
