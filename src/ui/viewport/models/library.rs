@@ -60,6 +60,9 @@ impl LoadProgress {
 struct Entry {
     path: PathBuf,
     status: AssetStatus,
+    /// Asked for since the project last changed (what the progress counts: loaded files stay
+    /// cached across projects).
+    asked: bool,
 }
 
 type Job = (AssetId, PathBuf);
@@ -125,6 +128,9 @@ impl AssetLibrary {
         if self.project != project {
             self.project = project;
             self.resolved.clear();
+            for entry in &mut self.entries {
+                entry.asked = false;
+            }
             self.generation += 1;
         }
     }
@@ -158,12 +164,14 @@ impl AssetLibrary {
     /// The asset for a file path, starting its load the first time.
     pub fn request_path(&mut self, path: &Path) -> AssetId {
         if let Some(&id) = self.by_path.get(path) {
+            self.entries[id.0 as usize].asked = true;
             return id;
         }
         let id = AssetId(self.entries.len() as u32);
         self.entries.push(Entry {
             path: path.to_path_buf(),
             status: AssetStatus::Loading,
+            asked: true,
         });
         self.by_path.insert(path.to_path_buf(), id);
         self.start_workers();
@@ -217,20 +225,12 @@ impl AssetLibrary {
                 )
             })
             .count();
-        // Loaded files stay cached across projects: count only what this project asked for.
-        let mut wanted: Vec<usize> = self
-            .resolved
-            .values()
-            .filter_map(|r| r.as_ref().ok().map(|id| id.0 as usize))
-            .collect();
-        wanted.sort_unstable();
-        wanted.dedup();
         let mut p = LoadProgress {
-            total: wanted.len(),
             missing,
             ..Default::default()
         };
-        for e in wanted.iter().filter_map(|&i| self.entries.get(i)) {
+        for e in self.entries.iter().filter(|e| e.asked) {
+            p.total += 1;
             match e.status {
                 AssetStatus::Loading => {}
                 AssetStatus::Ready(_) => p.ready += 1,
