@@ -31,13 +31,7 @@ fn frames(c: &mut Criterion) {
     group
         .sample_size(30)
         .measurement_time(Duration::from_secs(8));
-    let mut h = Harness::builder()
-        .with_size(egui::vec2(1280.0, 800.0))
-        .build_ui_state(
-            |ui, bench: &mut Workbench| bench.ui(ui, &mut NullRenderer::default()),
-            large_workbench(),
-        );
-    h.run();
+    let mut h = large_window();
     group.bench_function("static_frame", |b| b.iter(|| h.step()));
     let mut x = 0.0f32;
     group.bench_function("frame_after_moving_one_entity", |b| {

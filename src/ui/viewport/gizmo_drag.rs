@@ -338,7 +338,14 @@ mod tests {
     const SIZE: Vec2 = Vec2::new(800.0, 600.0);
 
     fn setup(mode: GizmoMode) -> (OrbitCamera, GizmoSettings, Vec<GizmoTarget>, GizmoFrame) {
-        let camera = OrbitCamera::default();
+        setup_seen_from(OrbitCamera::default(), mode)
+    }
+
+    /// One entity at the origin with the gizmo in `mode`, seen by `camera`.
+    fn setup_seen_from(
+        camera: OrbitCamera,
+        mode: GizmoMode,
+    ) -> (OrbitCamera, GizmoSettings, Vec<GizmoTarget>, GizmoFrame) {
         let settings = GizmoSettings {
             mode,
             ..GizmoSettings::default()
@@ -391,20 +398,11 @@ mod tests {
     #[test]
     fn a_ring_seen_face_on_turns_by_the_angle_swept_and_snaps_to_steps() {
         // Looking straight along +Z: the Z ring is a circle around the screen's centre.
-        let camera = OrbitCamera {
+        let face_on = OrbitCamera {
             pitch: 0.0,
             ..OrbitCamera::default()
         };
-        let settings = GizmoSettings {
-            mode: GizmoMode::Rotate,
-            ..GizmoSettings::default()
-        };
-        let targets = vec![GizmoTarget {
-            entity: Entity::from_parts(512, 0),
-            local: Transform::IDENTITY,
-            parent_world: Mat4::IDENTITY,
-        }];
-        let f = GizmoFrame::new(&targets, &settings, &camera, SIZE).unwrap();
+        let (camera, settings, targets, f) = setup_seen_from(face_on, GizmoMode::Rotate);
         let start = Vec3::X * f.length * 0.85;
         let drag = ActiveGizmoDrag::begin(
             Handle::Ring(2),
@@ -460,20 +458,11 @@ mod tests {
     #[test]
     fn edge_on_rings_turn_by_dragging_across_them() {
         // Looking straight along +Z at the Z ring's edge: the X ring is edge-on.
-        let camera = OrbitCamera {
+        let face_on = OrbitCamera {
             pitch: 0.0,
             ..OrbitCamera::default()
         };
-        let settings = GizmoSettings {
-            mode: GizmoMode::Rotate,
-            ..GizmoSettings::default()
-        };
-        let targets = vec![GizmoTarget {
-            entity: Entity::from_parts(512, 0),
-            local: Transform::IDENTITY,
-            parent_world: Mat4::IDENTITY,
-        }];
-        let f = GizmoFrame::new(&targets, &settings, &camera, SIZE).unwrap();
+        let (camera, settings, targets, f) = setup_seen_from(face_on, GizmoMode::Rotate);
         let p = at(&camera, Vec3::new(0.0, 0.0, -f.length * 0.85)); // the ring's near point
         let drag =
             ActiveGizmoDrag::begin(Handle::Ring(0), f, &settings, &targets, &camera, SIZE, p)
