@@ -301,3 +301,63 @@ fn leaving_the_simulation_returns_to_the_editor_workspace() {
     h.run();
     assert_eq!(h.state().workspace, Workspace::Editor);
 }
+
+#[test]
+fn in_the_editor_layout_the_peers_strip_still_shows_each_peers_tree() {
+    let mut h = lesson_one(egui::vec2(1280.0, 800.0));
+    h.state_mut()
+        .run_command(scenetree::ui::command::UiCommand::EditorWorkspace);
+    h.run();
+    assert_eq!(h.state().workspace, Workspace::Editor);
+    // The hierarchy's row and one in each peer's column (the strip starts where the lower
+    // view's tabs do), the columns' rows below their headers and above the lower view: not
+    // squeezed out by the lesson text above or the lower view below.
+    let lower = h.get_by_label("Messages in flight (0)").rect();
+    let header = h.get_by_label("Peer 1 (editing)").rect();
+    let rows: Vec<egui::Rect> = h
+        .get_all_by_label("Lamp  ·  512")
+        .map(|n| n.rect())
+        .collect();
+    assert_eq!(rows.len(), 3);
+    let in_columns: Vec<&egui::Rect> = rows
+        .iter()
+        .filter(|r| r.left() >= lower.left() - 20.0)
+        .collect();
+    assert_eq!(in_columns.len(), 2, "{rows:?}, lower view at {lower:?}");
+    for row in in_columns {
+        assert!(
+            row.top() >= header.bottom() && row.bottom() <= lower.top() && row.height() > 10.0,
+            "{row:?} is not between its column's header {header:?} and the lower view {lower:?}"
+        );
+    }
+    // The lesson, scrolling in its share of the strip, still plays.
+    next_step(&mut h);
+    let (sim, _) = h.state().doc.simulation().unwrap();
+    assert_eq!(
+        sim.network().in_flight().len(),
+        1,
+        "step 1 sent Lamp's move"
+    );
+}
+
+#[test]
+fn the_bar_above_the_lower_view_moves_the_split() {
+    let mut h = lesson_one(egui::vec2(1600.0, 1000.0));
+    let tabs = h.get_by_label("Messages in flight (0)").rect();
+    let bar = egui::pos2(tabs.center().x + 300.0, tabs.top() - 6.0);
+    h.hover_at(bar);
+    h.run();
+    h.drag_at(bar);
+    h.run();
+    for dy in [-40.0, -80.0, -120.0] {
+        h.hover_at(bar + egui::vec2(0.0, dy));
+        h.run();
+    }
+    h.drop_at(bar + egui::vec2(0.0, -120.0));
+    h.run();
+    let moved = h.get_by_label("Messages in flight (0)").rect();
+    assert!(
+        (tabs.top() - moved.top() - 120.0).abs() < 8.0,
+        "{tabs:?} → {moved:?}"
+    );
+}

@@ -18,6 +18,8 @@ use crate::ui::tree_row::{Expander, ROW_HEIGHT, RowBadge, TreeRow};
 
 /// The narrowest a column gets; more peers than fit scroll sideways.
 const MIN_COLUMN_WIDTH: f32 = 230.0;
+/// Columns shorter than this (points) leave out the 3D views.
+const MIN_HEIGHT_FOR_VIEWS: f32 = 240.0;
 /// The tallest a peer's 3D view gets, as a share of the column's height.
 const VIEW_SHARE: f32 = 0.42;
 
@@ -215,7 +217,9 @@ impl PeersPanel {
                                 ui.set_min_size(egui::vec2(width, size.y));
                                 self.column_header_ui(ui, network, peer, active, actions);
                                 let hidden = &self.flags[i].hidden;
-                                if self.show_views {
+                                // In a short strip (the editor's layout) the tree needs the
+                                // height more than a sliver of 3D does.
+                                if self.show_views && size.y >= MIN_HEIGHT_FOR_VIEWS {
                                     let height = (width * 0.62).min(size.y * VIEW_SHARE);
                                     let input = ViewInput {
                                         size: egui::vec2(width, height),
@@ -288,7 +292,8 @@ impl PeersPanel {
     ) {
         let i = peer.index();
         let is_active = peer == active;
-        ui.horizontal(|ui| {
+        // One line when the column is wide enough: name, online switch, clock and digest.
+        ui.horizontal_wrapped(|ui| {
             let text = if is_active {
                 format!("Peer {} (editing)", peer.0)
             } else {
@@ -313,25 +318,22 @@ impl PeersPanel {
                     online,
                 })));
             }
+            let (_, clock, digest) = self.summaries[i];
+            ui.label(
+                RichText::new(format!(
+                    "clock t={clock} · digest {:08x}",
+                    (digest >> 96) as u32
+                ))
+                .monospace(),
+            )
+            .on_hover_text(
+                "The highest Lamport timestamp this peer holds, and a hash of its state: equal \
+                 digests mean equal states",
+            );
         });
-        let (_, clock, digest) = self.summaries[i];
-        ui.label(
-            RichText::new(format!(
-                "clock t={clock} · digest {:08x}",
-                (digest >> 96) as u32
-            ))
-            .monospace(),
-        )
-        .on_hover_text(
-            "The highest Lamport timestamp this peer holds, and a hash of its state: equal \
-             digests mean equal states",
-        );
         // The re-rooted list comes from the same rows the tree draws.
         let name = |e: Entity| network.entity_label(e, peer);
         self.columns[i].sync(network.epoch(), &RootFallbackTree(&self.views[i]), &name);
-        if self.columns[i].rerooted.is_empty() {
-            ui.weak("nothing re-rooted");
-        }
         for (text, color) in &self.columns[i].rerooted {
             ui.add(egui::Label::new(RichText::new(text).color(*color)).truncate())
                 .on_hover_text(text);

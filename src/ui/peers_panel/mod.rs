@@ -62,6 +62,8 @@ pub struct PeersPanel {
     pub show_views: bool,
     /// What the lower part shows.
     pub lower: LowerView,
+    /// The lower part's share of the height below the pinned controls (0.1 to 0.9).
+    pub lower_share: f32,
     /// One derived tree per peer (rebuilt when a peer's replica is replaced).
     views: Vec<SceneView>,
     /// Each peer's `inspector::Hide` / `inspector::Lock` flags.
@@ -108,6 +110,45 @@ fn run_identity(network: &Network) -> RunIdentity {
     )
 }
 
+/// The least height the lower view gets (points), unless the panel is smaller still.
+const LOWER_MIN_HEIGHT: f32 = 90.0;
+/// The least height left for the peer columns when the lower view is made taller.
+const COLUMNS_MIN_HEIGHT: f32 = 80.0;
+
+/// Below this height (points) the panel is a strip (the editor's layout): the header scrolls.
+const SHORT_PANEL_HEIGHT: f32 = 420.0;
+/// The most of a short panel's height the lesson and controls take.
+const HEADER_SHARE_WHEN_SHORT: f32 = 0.4;
+/// The least height of the lesson and controls (the Next step row and a line of text).
+const HEADER_MIN_HEIGHT: f32 = 56.0;
+
+/// The height of the lower view's split bar and tabs (points).
+const LOWER_TABS_HEIGHT: f32 = 34.0;
+
+/// The lower view's height when `rest` points are left for it and the columns and the user
+/// asked for `share` of them: at least [`LOWER_MIN_HEIGHT`] while the columns keep
+/// [`COLUMNS_MIN_HEIGHT`]; when both do not fit, the columns come first after the lower
+/// view's tabs.
+fn lower_view_height(rest: f32, share: f32) -> f32 {
+    let most = (rest - COLUMNS_MIN_HEIGHT).max(LOWER_TABS_HEIGHT.min(rest));
+    (rest * share).clamp(LOWER_MIN_HEIGHT.min(most), most)
+}
+
+/// A thin bar the user drags to move a split; it shows a resize cursor when hovered.
+fn split_handle(ui: &mut egui::Ui) -> egui::Response {
+    let (rect, response) =
+        ui.allocate_exact_size(egui::vec2(ui.available_width(), 6.0), egui::Sense::drag());
+    let response = response.on_hover_cursor(egui::CursorIcon::ResizeVertical);
+    let color = if response.hovered() || response.dragged() {
+        ui.visuals().widgets.hovered.fg_stroke.color
+    } else {
+        ui.visuals().widgets.noninteractive.bg_stroke.color
+    };
+    ui.painter()
+        .hline(rect.x_range(), rect.center().y, (1.0, color));
+    response
+}
+
 /// While auto-delivery is on, the network clock advances one tick this often (seconds).
 const TICK_SECONDS: f64 = 0.25;
 
@@ -118,6 +159,7 @@ impl Default for PeersPanel {
             new_seed: 1,
             show_views: true,
             lower: LowerView::default(),
+            lower_share: 0.4,
             views: Vec::new(),
             flags: Vec::new(),
             columns: Vec::new(),
@@ -157,8 +199,10 @@ impl PeersPanel {
             ui.ctx()
                 .request_repaint_after(std::time::Duration::from_secs_f64(TICK_SECONDS));
         }
+        // In a short strip (the editor's layout) the lesson and controls scroll inside a
+        // share of the height, so the peers' trees keep room below them.
         let full_height = ui.available_height();
-        egui::Panel::top("peers-header").show(ui, |ui| {
+        let header = |ui: &mut egui::Ui| {
             if let Simulation::Lesson(player) = sim {
                 lesson::lesson_ui(ui, player, &mut actions);
             }
@@ -166,17 +210,41 @@ impl PeersPanel {
             if let Some((_, c)) = &self.convergence {
                 controls::convergence_ui(ui, network, c);
             }
-        });
+        };
+        if full_height < SHORT_PANEL_HEIGHT {
+            let header_max = (full_height * HEADER_SHARE_WHEN_SHORT).max(HEADER_MIN_HEIGHT);
+            egui::Panel::top("peers-header")
+                .max_size(header_max)
+                .show(ui, |ui| {
+                    // A panel offers its last height: the scroll area asks for the share
+                    // itself (then shrinks to what it holds), or it could never grow.
+                    egui::ScrollArea::vertical()
+                        .id_salt("peers-header-scroll")
+                        .min_scrolled_height(header_max)
+                        .max_height(header_max)
+                        .auto_shrink([false, true])
+                        .show(ui, header);
+                });
+        } else {
+            egui::Panel::top("peers-header").show(ui, header);
+        }
         egui::Panel::bottom("peers-timeline").show(ui, |ui| {
             timeline::timeline_controls_ui(ui, network, &mut actions)
         });
+        // The lower view and the peer columns share what is left; the handle between them
+        // moves the split (kept as a share, so it follows the window's size).
+        let rest = ui.available_height();
+        let lower_height = lower_view_height(rest, self.lower_share);
         egui::Panel::bottom("peers-lower")
-            .resizable(true)
-            .default_size((full_height * 0.28).max(110.0))
-            .min_size(90.0)
+            .resizable(false)
+            .exact_size(lower_height)
             .show(ui, |ui| {
-                // Keep the panel's height whatever the view holds (a short text would shrink
-                // it and a table grow it).
+                let handle = split_handle(ui);
+                if handle.dragged() && rest > 0.0 {
+                    let wanted = lower_height - handle.drag_delta().y;
+                    self.lower_share = (wanted / rest).clamp(0.1, 0.9);
+                }
+                // The view fills the panel whatever it holds.
                 ui.set_min_height(ui.available_height());
                 self.lower_tabs_ui(ui, network);
                 match self.lower {
@@ -287,4 +355,20 @@ fn lesson_title(index: usize) -> Option<String> {
     crate::crdt::scenario::parse(LESSONS.get(index)?.1)
         .ok()
         .map(|s| s.title)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_lower_view_takes_its_share_but_leaves_the_columns_room() {
+        assert_eq!(lower_view_height(1000.0, 0.4), 400.0);
+        assert_eq!(lower_view_height(1000.0, 0.01), LOWER_MIN_HEIGHT);
+        assert_eq!(lower_view_height(1000.0, 0.99), 1000.0 - COLUMNS_MIN_HEIGHT);
+        // Short: the columns keep their least height, the lower view its tabs.
+        assert_eq!(lower_view_height(130.0, 0.4), 130.0 - COLUMNS_MIN_HEIGHT);
+        assert_eq!(lower_view_height(100.0, 0.4), LOWER_TABS_HEIGHT);
+        assert_eq!(lower_view_height(20.0, 0.4), 20.0);
+    }
 }
