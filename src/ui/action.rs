@@ -19,6 +19,9 @@ pub enum Action {
     CancelGesture,
     /// Change the selection.
     Select(SelectAction),
+    /// Bring the entity's hierarchy row into view: expand its ancestors, scroll only if the row
+    /// is out of view.
+    Reveal(Entity),
     /// Start renaming an entity inline in the tree.
     BeginRename(Entity),
     /// Undo the last edit.

@@ -59,6 +59,8 @@ pub struct HierarchyPanel {
     drop_hint: Option<(String, bool)>,
     /// Scroll so this entity's row is visible on the next frame.
     scroll_to: Option<Entity>,
+    /// The rows' scroll offset and visible height in the last frame (points).
+    shown_span: (f32, f32),
 }
 
 impl HierarchyPanel {
@@ -129,7 +131,12 @@ impl HierarchyPanel {
             .and_then(|e| self.rows.iter().position(|r| r.entity == e));
         let mut area = egui::ScrollArea::vertical().auto_shrink([false, false]);
         if let Some(i) = scroll_index {
-            area = area.vertical_scroll_offset((i as f32 * ROW_HEIGHT - 60.0).max(0.0));
+            // Only a row out of view moves the list (a click on a shown row must not jump).
+            let (offset, height) = self.shown_span;
+            let top = i as f32 * ROW_HEIGHT;
+            if top < offset || top + ROW_HEIGHT > offset + height {
+                area = area.vertical_scroll_offset((top - 60.0).max(0.0));
+            }
         }
         // The hint for the drag in progress (set while drawing the rows, shown next frame).
         match self.drop_hint.take() {
@@ -152,12 +159,13 @@ impl HierarchyPanel {
             }
         }
         self.root_row_ui(ui, doc, &mut actions);
-        area.show_rows(ui, ROW_HEIGHT, self.rows.len(), |ui, range| {
+        let shown = area.show_rows(ui, ROW_HEIGHT, self.rows.len(), |ui, range| {
             for i in range {
                 let row = self.rows[i];
                 self.row_ui(ui, doc, row, &mut actions);
             }
         });
+        self.shown_span = (shown.state.offset.y, shown.inner_rect.height());
         actions
     }
 

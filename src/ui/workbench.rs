@@ -390,6 +390,7 @@ impl Workbench {
                         SelectAction::Clear => sel.clear(),
                     }
                 }
+                Action::Reveal(e) => self.hierarchy.reveal(&self.doc, e),
                 Action::BeginRename(e) => {
                     let current = self.doc.name_of(e).unwrap_or_default();
                     self.hierarchy.begin_rename(e, current);

@@ -322,3 +322,60 @@ fn rerooted_entities_show_a_cycle_badge() {
         "the status bar counts it"
     );
 }
+
+#[test]
+fn picking_in_the_viewport_brings_the_entitys_row_into_view() {
+    // Found by hand in the Cozy House: the picked House's row stayed below the fold.
+    let mut r = Replica::new();
+    let count = 120u32;
+    for i in 0..count {
+        let e = Entity(512 + i);
+        let t = Transform {
+            position: Vec3::new(i as f32 * 0.5 - 30.0, 0.0, 0.0),
+            ..Transform::IDENTITY
+        };
+        r.put_transform(e, &t).unwrap();
+        r.put(e, ids::NAME, encode_name(&format!("Crate {i}")))
+            .unwrap();
+    }
+    let last = Entity(512 + count - 1);
+    let mut h = harness(Document::new(r, None));
+    h.run();
+    let label = row(&format!("Crate {}", count - 1), last);
+    let shown = |h: &Harness<'_, Workbench>| {
+        h.query_by_label(&label)
+            .is_some_and(|n| n.rect().bottom() < 800.0 && n.rect().height() > 1.0)
+    };
+    assert!(!shown(&h), "the last row starts out of view");
+
+    // Click the last crate where the viewport draws it.
+    let rect = h.state().viewport.rect().expect("the viewport is shown");
+    let camera = h.state().viewport.viewport.camera.clone();
+    let world = h
+        .state()
+        .doc
+        .view()
+        .world_matrix(last)
+        .expect("a world pose");
+    let p = camera
+        .project(
+            world.transform_point3(Vec3::ZERO),
+            glam::Vec2::new(rect.width(), rect.height()),
+        )
+        .expect("in front of the camera");
+    let pos = rect.min + egui::vec2(p.x, p.y);
+    h.hover_at(pos);
+    h.run();
+    for pressed in [true, false] {
+        h.event(egui::Event::PointerButton {
+            pos,
+            button: egui::PointerButton::Primary,
+            pressed,
+            modifiers: Modifiers::NONE,
+        });
+    }
+    h.run();
+    h.run();
+    assert_eq!(h.state().doc.selection.entities(), [last]);
+    assert!(shown(&h), "the picked entity's row is in view");
+}

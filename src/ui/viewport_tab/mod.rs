@@ -218,7 +218,11 @@ impl ViewportTab {
                 Some(e) if pick.ctrl || pick.shift => {
                     actions.push(Action::Select(SelectAction::Toggle(e)))
                 }
-                Some(e) => actions.push(Action::Select(SelectAction::Only(e))),
+                Some(e) => {
+                    actions.push(Action::Select(SelectAction::Only(e)));
+                    // As Unity and Godot do: the picked entity's row comes into view.
+                    actions.push(Action::Reveal(e));
+                }
                 None if pick.ctrl || pick.shift => {}
                 None => actions.push(Action::Select(SelectAction::Clear)),
             }
