@@ -277,7 +277,10 @@ impl HierarchyPanel {
                         .frame(false)
                         .small(),
                 )
-                .on_hover_text("Lock in the editor (not saved in the scene)")
+                .on_hover_text(
+                    "Lock: not picked or dragged in the viewport (saved in the scene as \
+                     inspector::Lock, as the Decentraland Inspector does)",
+                )
                 .clicked()
             {
                 toggles.push(Action::ToggleLocked(entity));
@@ -295,7 +298,8 @@ impl HierarchyPanel {
             } else {
                 (
                     "👁",
-                    "Hide in the viewport with its children (not saved in the scene)",
+                    "Hide in the viewport with its children (saved in the scene as \
+                     inspector::Hide, as the Decentraland Inspector does)",
                 )
             };
             if ui

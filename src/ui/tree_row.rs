@@ -14,6 +14,10 @@ use crate::scene::{Fallback, SceneView};
 pub const ROW_HEIGHT: f32 = 20.0;
 /// Indentation per tree level, in points.
 pub const INDENT: f32 = 14.0;
+/// Room kept beside a cut-short name for its cycle or missing-parent badge, points.
+const BADGE_WIDTH: f32 = 110.0;
+/// The least room a name keeps however deep its row, points.
+const MIN_NAME_WIDTH: f32 = 60.0;
 
 /// The expand arrow of a row.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -114,53 +118,76 @@ impl TreeRow<'_> {
         let mut toggled = false;
         let inner = ui.horizontal(|ui| {
             ui.set_min_height(ROW_HEIGHT);
-            ui.add_space(self.depth as f32 * INDENT);
-            match self.expander {
-                // The arrow's width and the spacing after it, so names at one depth line up.
-                Expander::Leaf => ui.add_space(INDENT + ui.spacing().item_spacing.x),
-                expander => {
-                    let arrow = if expander == Expander::Collapsed {
-                        "⏵"
-                    } else {
-                        "⏷"
+            // The trailing buttons first, from the right edge; the row's content gets what is
+            // left, and a name is cut short with "…" rather than running under them.
+            ui.with_layout(Layout::right_to_left(Align::Center), |ui| {
+                trailing(ui);
+                ui.with_layout(Layout::left_to_right(Align::Center), |ui| {
+                    // Deep rows in a narrow panel: the indentation gives way so that a name
+                    // keeps some room.
+                    let room = ui.available_width() - INDENT - MIN_NAME_WIDTH;
+                    ui.add_space((self.depth as f32 * INDENT).min(room.max(0.0)));
+                    toggled = self.expander_ui(ui);
+                    let label = match rename {
+                        Some(edit) => edit(ui),
+                        None => self.label_ui(ui),
                     };
-                    toggled = ui
-                        .add_sized(
-                            [INDENT, ROW_HEIGHT],
-                            egui::Button::new(arrow).frame(false).small(),
-                        )
-                        .on_hover_text("Expand / collapse")
-                        .clicked();
-                }
-            }
-            let label = match rename {
-                Some(edit) => edit(ui),
-                None => {
-                    let text = self.label_job(ui);
-                    ui.selectable_label(self.selected, text)
-                        .interact(Sense::click_and_drag())
-                        .on_hover_text(format!(
-                            "Entity {} (number {}, version {}){}",
-                            self.entity,
-                            self.entity.number(),
-                            self.entity.version(),
-                            if self.dimmed {
-                                "\nHidden in the viewport (itself or an ancestor)"
-                            } else {
-                                ""
-                            }
-                        ))
-                }
-            };
-            badge_ui(ui, &self.badge);
-            ui.with_layout(Layout::right_to_left(Align::Center), trailing);
-            label
+                    badge_ui(ui, &self.badge);
+                    label
+                })
+                .inner
+            })
+            .inner
         });
         TreeRowResponse {
             label: inner.inner,
             row: inner.response,
             toggled,
         }
+    }
+
+    /// The expand arrow (or the space it takes on a leaf); true when it was clicked.
+    fn expander_ui(&self, ui: &mut egui::Ui) -> bool {
+        let arrow = match self.expander {
+            // The arrow's width and the spacing after it, so names at one depth line up.
+            Expander::Leaf => {
+                ui.add_space(INDENT + ui.spacing().item_spacing.x);
+                return false;
+            }
+            Expander::Collapsed => "⏵",
+            Expander::Expanded => "⏷",
+        };
+        ui.add_sized(
+            [INDENT, ROW_HEIGHT],
+            egui::Button::new(arrow).frame(false).small(),
+        )
+        .on_hover_text("Expand / collapse")
+        .clicked()
+    }
+
+    /// The name as a selectable label, cut short to the room left beside the badge.
+    fn label_ui(&self, ui: &mut egui::Ui) -> Response {
+        let badge_width = match self.badge {
+            RowBadge::None => 0.0,
+            _ => BADGE_WIDTH,
+        };
+        let width = (ui.available_width() - badge_width).max(INDENT);
+        let button = egui::Button::selectable(self.selected, self.label_job(ui)).truncate();
+        ui.allocate_ui(egui::vec2(width, ROW_HEIGHT), |ui| ui.add(button))
+            .inner
+            .interact(Sense::click_and_drag())
+            .on_hover_text(format!(
+                "{}\nEntity {} (number {}, version {}){}",
+                self.label_text(),
+                self.entity,
+                self.entity.number(),
+                self.entity.version(),
+                if self.dimmed {
+                    "\nHidden in the viewport (itself or an ancestor)"
+                } else {
+                    ""
+                }
+            ))
     }
 
     /// The label as a layout job: faded when dimmed, italic for an implicit parent, the search

@@ -4,7 +4,7 @@
 use egui::accesskit::Role;
 use egui::{Key, Modifiers};
 use egui_kittest::Harness;
-use egui_kittest::kittest::Queryable;
+use egui_kittest::kittest::{NodeT, Queryable};
 use glam::{Quat, Vec3};
 use scenetree::crdt::Replica;
 use scenetree::editor::Document;
@@ -378,4 +378,48 @@ fn picking_in_the_viewport_brings_the_entitys_row_into_view() {
     h.run();
     assert_eq!(h.state().doc.selection.entities(), [last]);
     assert!(shown(&h), "the picked entity's row is in view");
+}
+
+#[test]
+fn a_deep_row_cuts_its_name_short_instead_of_running_under_the_toggles() {
+    // Found by hand in the 65,024-entity example: names ran under the eye and lock buttons.
+    let mut r = Replica::new();
+    let depth = 14u32;
+    for i in 0..depth {
+        let e = Entity(512 + i);
+        let parent = if i == 0 {
+            Entity::ROOT
+        } else {
+            Entity(511 + i)
+        };
+        let t = Transform {
+            parent,
+            ..Transform::IDENTITY
+        };
+        r.put_transform(e, &t).unwrap();
+        let name = format!("A rather long entity name {i}");
+        r.put(e, ids::NAME, encode_name(&name)).unwrap();
+    }
+    let h = harness(Document::new(r, None));
+    let deepest = row(
+        &format!("A rather long entity name {}", depth - 1),
+        Entity(511 + depth),
+    );
+    let label = h.get_by_label(&deepest).rect();
+    let toggles_left = h
+        .get_all_by_role(Role::Button)
+        .filter(|b| (b.rect().center().y - label.center().y).abs() < 4.0)
+        .filter(|b| {
+            b.accesskit_node()
+                .label()
+                .is_some_and(|l| ["👁", "–", "◌", "○", "●"].contains(&l.as_str()))
+        })
+        .map(|b| b.rect().left())
+        .fold(f32::INFINITY, f32::min);
+    assert!(toggles_left.is_finite(), "the row has its toggles");
+    assert!(
+        label.right() <= toggles_left + 0.5,
+        "the name ends at {} but the toggles start at {toggles_left}",
+        label.right()
+    );
 }
