@@ -16,6 +16,7 @@ use super::viewport::{ViewportCommand, ViewportRenderer};
 use super::viewport_tab::ViewportTab;
 use crate::editor::{Command, Document};
 use crate::model::Transform;
+use crate::scene::policy::TreePolicy;
 
 /// The dockable tabs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -592,11 +593,18 @@ impl TabViewer for Tabs<'_> {
             }
             Tab::Viewport => {
                 let bench = &mut *self.bench;
+                // The board follows the network only while the view draws another policy.
+                let other_policy = bench.viewport.policy.policy != TreePolicy::RootFallback;
+                let policies = bench.doc.simulation().map(|(sim, active)| {
+                    let board = other_policy.then(|| bench.peers.policy_board(sim.network()));
+                    (board, active)
+                });
                 let actions = bench.viewport.ui(
                     ui,
                     &bench.doc,
                     &bench.hierarchy.flags.hidden,
                     &bench.hierarchy.flags.locked,
+                    policies,
                     self.renderer,
                 );
                 self.actions.extend(actions);

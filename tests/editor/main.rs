@@ -16,6 +16,7 @@ mod layout;
 mod model_files;
 mod peers_flows;
 mod peers_workspace;
+mod policies_view;
 mod project_flows;
 mod render_support;
 mod selections;

@@ -17,7 +17,12 @@ const LAMP: Entity = Entity(512);
 
 /// A workbench of `size` points showing lesson 1 as the app opens it (in the Peers workspace).
 fn lesson_one(size: egui::Vec2) -> Harness<'static, Workbench> {
-    let (doc, _) = scenetree::ui::lessons::lesson_document(0).unwrap();
+    lesson(0, size)
+}
+
+/// A workbench of `size` points showing lesson `index` (from 0) as the app opens it.
+pub fn lesson(index: usize, size: egui::Vec2) -> Harness<'static, Workbench> {
+    let (doc, _) = scenetree::ui::lessons::lesson_document(index).unwrap();
     let mut bench = Workbench::new(scenetree::editor::Document::default());
     bench.viewport.animate_remote_changes = false;
     bench.set_document(doc);
@@ -29,7 +34,7 @@ fn lesson_one(size: egui::Vec2) -> Harness<'static, Workbench> {
     h
 }
 
-fn next_step(h: &mut Harness<'static, Workbench>) {
+pub fn next_step(h: &mut Harness<'static, Workbench>) {
     h.get_by_label("Next step ⏵").click();
     h.run();
 }

@@ -404,3 +404,94 @@ fn writes_merged_into_one_message_per_tick_carry_every_move_they_made() {
         assert!(board.agreement(policy).agree, "{policy:?}");
     }
 }
+
+// ----- Where each policy puts things in space -------------------------------------------------
+
+/// The world x (meters) of `entity` in `worlds`, else the render tree's.
+fn world_x(board: &PolicyBoard, peer: PeerId, policy: TreePolicy, entity: Entity) -> f32 {
+    let worlds = board.worlds(peer, policy);
+    worlds
+        .moved
+        .get(&entity)
+        .copied()
+        .or_else(|| board.view(peer).unwrap().world_matrix(entity))
+        .unwrap()
+        .w_axis
+        .x
+}
+
+#[test]
+fn a_policy_moves_what_it_places_elsewhere_with_everything_below_it() {
+    let board = synced(&two_cycle());
+    // IgnoreCyclicChange on peer 1: Lamp (x = 1) under Table (x = 3), Bulb (0.5) under Lamp.
+    let worlds = board.worlds(P1, IgnoreCyclicChange);
+    let mut moved: Vec<Entity> = worlds.moved.keys().copied().collect();
+    moved.sort_unstable();
+    assert_eq!(moved, [LAMP, BULB]);
+    assert_eq!(world_x(&board, P1, IgnoreCyclicChange, LAMP), 4.0);
+    assert_eq!(world_x(&board, P1, IgnoreCyclicChange, BULB), 4.5);
+    assert_eq!(world_x(&board, P1, IgnoreCyclicChange, TABLE), 3.0);
+    // The render tree draws both at the root: nothing differs from it.
+    assert!(board.worlds(P1, RootFallback).is_empty());
+    // HideCycle hides the cycle and what hangs below it, and moves nothing.
+    let hidden = board.worlds(P1, HideCycle);
+    assert!(hidden.moved.is_empty());
+    let mut hidden: Vec<Entity> = hidden.hidden.into_iter().collect();
+    hidden.sort_unstable();
+    assert_eq!(hidden, [LAMP, TABLE, BULB]);
+}
+
+#[test]
+fn every_policys_worlds_compose_the_locals_along_its_own_parents() {
+    let cases = [
+        two_cycle(),
+        three_cycle(),
+        self_parent(),
+        cycle_closed_then_broken(),
+        late_earlier_write(),
+        late_earlier_write_pending().0,
+    ];
+    for net in &cases {
+        let board = synced(net);
+        for i in 0..net.peer_count() {
+            let peer = PeerId::from_index(i);
+            let view = board.view(peer).unwrap();
+            for policy in TreePolicy::ALL {
+                let worlds = board.worlds(peer, policy);
+                let drawn: Vec<Entity> = board
+                    .preorder(peer, policy)
+                    .into_iter()
+                    .map(|(e, _)| e)
+                    .filter(|e| !e.is_root())
+                    .collect();
+                for e in [LAMP, TABLE, CHAIR, BULB] {
+                    assert_eq!(
+                        worlds.hidden.contains(&e),
+                        !drawn.contains(&e),
+                        "{policy:?} {peer} {e}"
+                    );
+                }
+                for &e in &drawn {
+                    // Walk up the policy's own placements, composing locals.
+                    let mut world = glam::Mat4::IDENTITY;
+                    let mut current = e;
+                    while let Some(Placement::Under(parent)) =
+                        board.placement(peer, policy, current)
+                    {
+                        world = glam::Mat4::from(view.local_affine(current).unwrap()) * world;
+                        current = parent;
+                    }
+                    let got = worlds
+                        .moved
+                        .get(&e)
+                        .copied()
+                        .unwrap_or_else(|| view.world_matrix(e).unwrap());
+                    assert!(
+                        got.abs_diff_eq(world, 1e-5),
+                        "{policy:?} {peer} {e}: {got:?} vs {world:?}"
+                    );
+                }
+            }
+        }
+    }
+}

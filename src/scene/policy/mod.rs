@@ -24,12 +24,14 @@ mod parent_map;
 mod queries;
 mod reason;
 mod revert;
+mod worlds;
 
 pub use board::{PolicyAgreement, PolicyBoard};
 #[cfg(feature = "loro-reference")]
 pub use loro_reference::LoroReference;
 pub use move_op::MoveStamp;
 pub use reason::PlacementReason;
+pub use worlds::PolicyWorlds;
 
 use crate::model::Entity;
 

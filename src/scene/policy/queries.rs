@@ -9,7 +9,7 @@ use crate::model::Entity;
 use crate::scene::Fallback;
 
 impl PeerPolicies {
-    fn placement(&self, policy: TreePolicy, entity: Entity) -> Option<Placement> {
+    pub(super) fn placement(&self, policy: TreePolicy, entity: Entity) -> Option<Placement> {
         if entity.is_root() || !self.view.contains(entity) {
             return None;
         }
@@ -91,7 +91,7 @@ impl PeerPolicies {
     }
 
     /// Entities placed under each parent by overrides.
-    fn overridden_children(&self, policy: TreePolicy) -> FxHashMap<Entity, Vec<Entity>> {
+    pub(super) fn overridden_children(&self, policy: TreePolicy) -> FxHashMap<Entity, Vec<Entity>> {
         let mut by_parent: FxHashMap<Entity, Vec<Entity>> = FxHashMap::default();
         for (entity, placement) in &self.overrides[policy.index()] {
             if let Placement::Under(parent) = placement
@@ -103,7 +103,7 @@ impl PeerPolicies {
         by_parent
     }
 
-    fn children(
+    pub(super) fn children(
         &self,
         policy: TreePolicy,
         entity: Entity,

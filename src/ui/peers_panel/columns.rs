@@ -20,6 +20,8 @@ use crate::ui::tree_row::{Expander, ROW_HEIGHT, RowBadge, TreeRow};
 const MIN_COLUMN_WIDTH: f32 = 230.0;
 /// Columns shorter than this (points) leave out the 3D views.
 const MIN_HEIGHT_FOR_VIEWS: f32 = 240.0;
+/// Behind a marked row (one the policies place differently): the warning colour, faint.
+const MARK_TINT: Color32 = Color32::from_rgba_premultiplied(0x3A, 0x26, 0x0F, 0x40);
 /// The tallest a peer's 3D view gets, as a share of the column's height.
 const VIEW_SHARE: f32 = 0.42;
 
@@ -33,6 +35,9 @@ pub(super) struct ColumnCache {
     rerooted: Vec<(String, Color32)>,
     /// Entities whose children are folded away.
     pub collapsed: HashSet<Entity>,
+    /// How many times the rows were read from the source (they are kept while its generation
+    /// holds).
+    pub builds: u64,
 }
 
 impl ColumnCache {
@@ -43,6 +48,7 @@ impl ColumnCache {
             return;
         }
         self.key = Some(key);
+        self.builds += 1;
         let rows = source.rows();
         self.rows = rows
             .iter()
@@ -159,7 +165,25 @@ pub(super) fn tree_ui(
                     highlight: "",
                     badge: source.badge(entity, look.name),
                 };
-                let response = row.show(ui, None, |_| {});
+                let marked = source.is_marked(entity);
+                // The tint goes behind the row, so it is painted into a slot taken first.
+                let tint = marked.then(|| ui.painter().add(egui::Shape::Noop));
+                let response = row.show(ui, None, |ui| {
+                    if marked {
+                        ui.label(RichText::new("≠").color(style::WARNING).strong())
+                            .on_hover_ui(|ui| {
+                                ui.label(source.mark_note(entity, look.name));
+                            });
+                    }
+                });
+                if let Some(slot) = tint {
+                    let rect = response.row.rect;
+                    ui.painter()
+                        .set(slot, egui::Shape::rect_filled(rect, 2.0, MARK_TINT));
+                    response.label.clone().on_hover_ui(|ui| {
+                        ui.label(source.mark_note(entity, look.name));
+                    });
+                }
                 if response.toggled {
                     toggled = Some(entity);
                 }

@@ -10,6 +10,7 @@ mod controls;
 mod explorer;
 mod lesson;
 mod messages;
+mod policies;
 mod timeline;
 mod tree_source;
 mod view3d;
@@ -28,7 +29,8 @@ use crate::model::EulerOrder;
 use crate::scene::SceneView;
 use crate::scene::order_explorer::OrderExploration;
 
-pub use tree_source::{RootFallbackTree, TreeSource};
+pub use policies::ColumnsView;
+pub use tree_source::{PolicyTree, RootFallbackTree, TreeSource, policy_reasons};
 
 /// What the Peers panel borrows from the rest of the window for one frame.
 pub struct PeersUiContext<'a> {
@@ -62,6 +64,12 @@ pub struct PeersPanel {
     pub show_views: bool,
     /// What the lower part shows.
     pub lower: LowerView,
+    /// What the columns show: the peers' trees, or the policies'.
+    pub columns_view: ColumnsView,
+    /// The Policies view shows every peer's tree in each column, not only the active peer's.
+    pub policies_every_peer: bool,
+    /// The Policies view's board and rows.
+    policies: policies::PoliciesView,
     /// The lower part's share of the height below the pinned controls (0.1 to 0.9).
     pub lower_share: f32,
     /// One derived tree per peer (rebuilt when a peer's replica is replaced).
@@ -159,6 +167,9 @@ impl Default for PeersPanel {
             new_seed: 1,
             show_views: true,
             lower: LowerView::default(),
+            columns_view: ColumnsView::default(),
+            policies_every_peer: false,
+            policies: Default::default(),
             lower_share: 0.4,
             views: Vec::new(),
             flags: Vec::new(),
@@ -256,7 +267,11 @@ impl PeersPanel {
                 }
             });
         egui::CentralPanel::no_frame().show(ui, |ui| {
-            self.columns_ui(ui, doc, network, active, cx, &mut actions);
+            self.columns_view_switch_ui(ui);
+            match self.columns_view {
+                ColumnsView::Peers => self.columns_ui(ui, doc, network, active, cx, &mut actions),
+                ColumnsView::Policies => self.policies_ui(ui, doc, network, active, &mut actions),
+            }
         });
         actions
     }

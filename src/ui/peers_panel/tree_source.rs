@@ -1,9 +1,13 @@
-//! Where a peer column's tree comes from. The column draws any source of effective parents:
-//! today the peer's render tree (Decentraland's root fallback); a view that compares tree
-//! policies gives each policy's tree through the same trait.
+//! Where a column's tree comes from. The column draws any source of effective parents: a
+//! peer's render tree (Decentraland's root fallback), or the tree one [`TreePolicy`] draws for
+//! a peer (the Policies view), which also marks the entities the policies place differently.
 
+use rustc_hash::FxHashSet;
+
+use crate::crdt::network::PeerId;
 use crate::model::Entity;
 use crate::scene::SceneView;
+use crate::scene::policy::{PolicyBoard, TreePolicy};
 use crate::ui::tree_row::RowBadge;
 
 /// A tree to draw in a column: the entities in display order with their depths, and why an
@@ -20,6 +24,14 @@ pub trait TreeSource {
     /// True for an entity drawn only because others name it as their parent (it holds no
     /// components).
     fn is_implicit(&self, entity: Entity) -> bool;
+    /// True for an entity drawn marked (another view of the same peer places it elsewhere).
+    fn is_marked(&self, _entity: Entity) -> bool {
+        false
+    }
+    /// Why a marked entity is drawn where it is, for its tooltip.
+    fn mark_note(&self, _entity: Entity, _name: &dyn Fn(Entity) -> String) -> String {
+        String::new()
+    }
 }
 
 /// A peer's render tree as Decentraland draws it (ADR-153): entities on a parenting cycle at
@@ -47,4 +59,84 @@ impl TreeSource for RootFallbackTree<'_> {
     fn is_implicit(&self, entity: Entity) -> bool {
         self.0.is_implicit(entity)
     }
+}
+
+/// The tree `policy` draws for `peer`; entities in `differing` (those the policies place
+/// differently for this peer) are marked, and their tooltip gives every policy's reason.
+pub struct PolicyTree<'a> {
+    /// Every policy's tree for every peer.
+    pub board: &'a PolicyBoard,
+    /// Whose tree.
+    pub peer: PeerId,
+    /// Under which rule.
+    pub policy: TreePolicy,
+    /// The entities to mark.
+    pub differing: &'a FxHashSet<Entity>,
+}
+
+impl TreeSource for PolicyTree<'_> {
+    fn generation(&self) -> u64 {
+        self.board.generation(self.peer, self.policy)
+    }
+
+    fn rows(&self) -> Vec<(Entity, u32)> {
+        self.board
+            .preorder(self.peer, self.policy)
+            .into_iter()
+            .filter(|(e, _)| !e.is_root())
+            .map(|(e, depth)| (e, depth - 1))
+            .collect()
+    }
+
+    fn badge(&self, entity: Entity, name: &dyn Fn(Entity) -> String) -> RowBadge {
+        // The render tree's badges belong to the rule that re-roots; the other policies say
+        // why in the mark's tooltip.
+        match (self.policy, self.board.view(self.peer)) {
+            (TreePolicy::RootFallback, Some(view)) => RowBadge::of(view, entity, name),
+            _ => RowBadge::None,
+        }
+    }
+
+    fn is_implicit(&self, entity: Entity) -> bool {
+        self.board
+            .view(self.peer)
+            .is_some_and(|v| v.is_implicit(entity))
+    }
+
+    fn is_marked(&self, entity: Entity) -> bool {
+        self.differing.contains(&entity)
+    }
+
+    fn mark_note(&self, entity: Entity, name: &dyn Fn(Entity) -> String) -> String {
+        policy_reasons(self.board, self.peer, self.policy, entity, name)
+    }
+}
+
+/// Every policy's placement of `entity` for `peer` and why, one line each, `first` first.
+pub fn policy_reasons(
+    board: &PolicyBoard,
+    peer: PeerId,
+    first: TreePolicy,
+    entity: Entity,
+    name: &dyn Fn(Entity) -> String,
+) -> String {
+    let mut order = vec![first];
+    order.extend(TreePolicy::ALL.into_iter().filter(|p| *p != first));
+    let mut lines = vec![format!("The policies place {} differently:", name(entity))];
+    for policy in order {
+        let Some(placement) = board.placement(peer, policy, entity) else {
+            continue;
+        };
+        let place = match placement.parent() {
+            Some(p) if p.is_root() => "at the root".to_string(),
+            Some(p) => format!("under {}", name(p)),
+            None => "hidden".to_string(),
+        };
+        let why = board
+            .reason(peer, policy, entity)
+            .map(|r| r.explain(name))
+            .unwrap_or_default();
+        lines.push(format!("{}: {place}: {why}", policy.name()));
+    }
+    lines.join("\n")
 }

@@ -12,18 +12,21 @@ use crate::editor::Document;
 use crate::io::project::AssetPathError;
 use crate::model::dcl::{GltfModel, MaterialLook, TextureSource, Visibility};
 use crate::model::{Entity, ids};
+use crate::scene::policy::PolicyWorlds;
 use crate::scene::{Fallback, SceneView};
 use crate::ui::style;
 use crate::ui::viewport::models::{AssetLibrary, AssetStatus};
 use crate::ui::viewport::{DrawItem, GizmoTarget, Shape, ViewportScene};
 
-/// Fills `scene` from the document: its items (see [`draw_items`]) and the gizmo targets
-/// (the selection, except locked and hidden entities).
+/// Fills `scene` from the document: its items (see [`draw_items`]), moved and hidden as a tree
+/// policy draws them when `policy` is given, and the gizmo targets (the selection, except
+/// locked and hidden entities).
 pub(super) fn build_scene(
     scene: &mut ViewportScene,
     doc: &Document,
     hidden: &HashSet<Entity>,
     locked: &HashSet<Entity>,
+    policy: Option<&PolicyWorlds>,
     library: &mut AssetLibrary,
 ) {
     let view = doc.view();
@@ -35,18 +38,21 @@ pub(super) fn build_scene(
         library,
         scene,
     );
+    if let Some(worlds) = policy {
+        super::policy::apply(scene, worlds);
+    }
+    let policy_hides = |e: &Entity| policy.is_some_and(|w| w.hidden.contains(e));
     scene.gizmo_targets = doc
         .selection
         .entities()
         .iter()
-        .filter(|e| view.contains(**e) && !locked.contains(e) && !hidden.contains(e))
-        .map(|&e| {
-            let parent = view.effective_parent_of(e).unwrap_or(Entity::ROOT);
-            GizmoTarget {
-                entity: e,
-                local: doc.local_transform(e),
-                parent_world: view.world_matrix(parent).unwrap_or_default(),
-            }
+        .filter(|e| {
+            view.contains(**e) && !locked.contains(e) && !hidden.contains(e) && !policy_hides(e)
+        })
+        .map(|&e| GizmoTarget {
+            entity: e,
+            local: doc.local_transform(e),
+            parent_world: super::policy::parent_world(view, policy, e),
         })
         .collect();
 }

@@ -2,16 +2,20 @@
 //! it names in the background, and turns picks and gizmo drags into actions.
 
 mod build;
+mod policy;
 
 use std::collections::HashSet;
 
 use super::action::{Action, SelectAction};
 use super::viewport::models::AssetLibrary;
 use super::viewport::{DragPhase, OrbitCamera, Viewport, ViewportRenderer, ViewportScene};
+use crate::crdt::network::PeerId;
 use crate::editor::{Command, Document};
 use crate::model::Entity;
+use crate::scene::policy::{PolicyBoard, TreePolicy};
 
 pub use build::{ModelState, draw_items};
+pub use policy::PolicyDrawing;
 
 /// Viewport state kept between frames.
 pub struct ViewportTab {
@@ -39,6 +43,8 @@ pub struct ViewportTab {
     available: Option<egui::Vec2>,
     /// When the scene last took in newly loaded models (UI clock, seconds).
     assets_shown_at: f64,
+    /// The tree policy drawn while peers are simulated (a selector over the view).
+    pub policy: PolicyDrawing,
 }
 
 /// Moving drawn entities from where they were to where a remote change put them.
@@ -72,6 +78,7 @@ impl Default for ViewportTab {
             rect: None,
             available: None,
             assets_shown_at: f64::NEG_INFINITY,
+            policy: PolicyDrawing::default(),
         }
     }
 }
@@ -88,6 +95,7 @@ struct BuildKey {
     hidden: Vec<Entity>,
     locked: Vec<Entity>,
     assets_generation: u64,
+    policy: Option<(TreePolicy, PeerId, u64)>,
 }
 
 impl ViewportTab {
@@ -181,17 +189,23 @@ impl ViewportTab {
         build::model_state(doc, entity, &mut self.assets)
     }
 
-    /// Draws the viewport and returns what the user did in it.
+    /// Draws the viewport and returns what the user did in it. `policies` is given while peers
+    /// are simulated (the selector shows): the board, needed only while the view draws a
+    /// policy other than the render tree's, and the active peer.
     pub fn ui(
         &mut self,
         ui: &mut egui::Ui,
         doc: &Document,
         hidden: &HashSet<Entity>,
         locked: &HashSet<Entity>,
+        policies: Option<(Option<&PolicyBoard>, PeerId)>,
         renderer: &mut dyn ViewportRenderer,
     ) -> Vec<Action> {
         let now = ui.input(|i| i.time);
         self.available = Some(ui.available_size());
+        let simulated = policies.is_some();
+        self.policy
+            .update(policies.and_then(|(board, peer)| Some((board?, peer))));
         self.update_scene(doc, hidden, locked, now);
         let animated = self
             .animation
@@ -211,6 +225,9 @@ impl ViewportTab {
         let shown = animated.as_ref().unwrap_or(&self.scene);
         let response = self.viewport.ui(ui, shown, renderer);
         self.rect = Some(response.response.rect);
+        if simulated {
+            self.policy.selector_ui(ui, response.response.rect);
+        }
         let mut actions = Vec::new();
         if let Some(pick) = response.pick {
             match pick.entity {
@@ -282,6 +299,7 @@ impl ViewportTab {
             hidden: sorted(hidden),
             locked: sorted(locked),
             assets_generation: self.assets_generation_to_show(now),
+            policy: self.policy.key(),
         };
         if self.built_for.as_ref() == Some(&key) {
             return false;
@@ -305,7 +323,15 @@ impl ViewportTab {
             } else {
                 Default::default()
             };
-        build::build_scene(&mut self.scene, doc, hidden, locked, &mut self.assets);
+        let worlds = self.policy.worlds();
+        build::build_scene(
+            &mut self.scene,
+            doc,
+            hidden,
+            locked,
+            worlds,
+            &mut self.assets,
+        );
         self.scene.generation += 1;
         // Building asked the library for files (and may have started loads): remember the
         // generation after that, so the next frame does not rebuild for it.

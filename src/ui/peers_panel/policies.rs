@@ -1,0 +1,270 @@
+//! The Policies view: one column per tree policy with the tree it draws for the active peer
+//! (or for every peer, stacked), at the timeline's position. Entities the policies place
+//! differently are marked (≠, tinted) with every policy's reason in the tooltip; each column
+//! says whether all peers draw the same tree under its policy. The trees come from a
+//! [`PolicyBoard`] that follows the network event by event, and a column reads its rows again
+//! only when its policy's generation changed.
+
+use rustc_hash::FxHashSet;
+
+use egui::RichText;
+
+use super::PeersPanel;
+use super::columns::{ColumnCache, TreeLook, tree_ui};
+use super::tree_source::PolicyTree;
+use crate::crdt::network::{Network, PeerId};
+use crate::editor::Document;
+use crate::model::Entity;
+use crate::scene::policy::{PolicyBoard, TreePolicy};
+use crate::ui::action::{Action, SelectAction};
+use crate::ui::style;
+
+/// The narrowest a policy column gets; narrower panels scroll sideways.
+const MIN_POLICY_COLUMN_WIDTH: f32 = 190.0;
+
+/// What the area between the controls and the lower view shows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ColumnsView {
+    /// One column per peer, each its render tree.
+    #[default]
+    Peers,
+    /// One column per tree policy.
+    Policies,
+}
+
+/// The Policies view's state: the board and each column's rows.
+#[derive(Default)]
+pub(super) struct PoliciesView {
+    board: PolicyBoard,
+    /// One per (peer, policy): index `peer * 5 + policy`.
+    columns: Vec<ColumnCache>,
+    /// Per peer: the five generations the set was computed for, and the entities the policies
+    /// place differently.
+    differing: Vec<Option<([u64; 5], FxHashSet<Entity>)>>,
+}
+
+impl PoliciesView {
+    /// The board, following `network`'s timeline (only the new events are read).
+    pub(super) fn synced(&mut self, network: &Network) -> &PolicyBoard {
+        self.board.sync(network);
+        &self.board
+    }
+
+    /// The entities the policies place differently for `peer`, recomputed only when one of
+    /// its policies' trees changed.
+    fn differing(&mut self, peer: PeerId) -> &FxHashSet<Entity> {
+        let key = TreePolicy::ALL.map(|p| self.board.generation(peer, p));
+        let i = peer.index();
+        if self.differing.len() <= i {
+            self.differing.resize_with(i + 1, || None);
+        }
+        let slot = &mut self.differing[i];
+        if slot.as_ref().is_none_or(|(k, _)| *k != key) {
+            let set = self.board.disagreements(peer).into_iter().collect();
+            *slot = Some((key, set));
+        }
+        &slot.as_ref().expect("filled above").1
+    }
+}
+
+/// One line on what the policy does, for its column header's tooltip.
+fn policy_summary(policy: TreePolicy) -> &'static str {
+    match policy {
+        TreePolicy::RootFallback => {
+            "Entities on a cycle are drawn at the root while it lasts; what hangs below them \
+             stays. What the runtime, and this editor, draw."
+        }
+        TreePolicy::IgnoreCyclicChange => {
+            "A parent change that would close a cycle in this peer's render tree is ignored: \
+             the entity keeps its parent. Depends on the order writes arrived in."
+        }
+        TreePolicy::RevertToEarlierParent => {
+            "An entity cut off by a cycle goes back to its most recent earlier parent that is \
+             still connected to the root."
+        }
+        TreePolicy::MoveOpSkip => {
+            "Moves are applied in (Lamport, peer) order, undone and redone when an earlier one \
+             arrives; a move that would close a cycle is skipped."
+        }
+        TreePolicy::HideCycle => {
+            "Entities on a cycle, and everything below them, are hidden until it is resolved."
+        }
+    }
+}
+
+impl PeersPanel {
+    /// The switch between the peers' columns and the policies' columns.
+    pub(super) fn columns_view_switch_ui(&mut self, ui: &mut egui::Ui) {
+        ui.horizontal(|ui| {
+            ui.selectable_value(&mut self.columns_view, ColumnsView::Peers, "Peers")
+                .on_hover_text("One column per peer: its render tree");
+            ui.selectable_value(&mut self.columns_view, ColumnsView::Policies, "Policies")
+                .on_hover_text(
+                    "One column per rule for cycles: the tree each draws for the same messages",
+                );
+            if self.columns_view == ColumnsView::Policies {
+                ui.separator();
+                ui.checkbox(&mut self.policies_every_peer, "every peer")
+                    .on_hover_text("Each column shows every peer's tree, one above the other");
+            }
+        });
+    }
+
+    /// The board every policy's tree comes from, following `network` (for the viewport).
+    pub fn policy_board(&mut self, network: &Network) -> &PolicyBoard {
+        self.policies.synced(network)
+    }
+
+    /// How many times the Policies view's columns read their rows (for tests: a column whose
+    /// policy's tree did not change keeps its rows).
+    pub fn policy_rows_built(&self) -> u64 {
+        self.policies.columns.iter().map(|c| c.builds).sum()
+    }
+
+    /// One column per policy.
+    pub(super) fn policies_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        doc: &Document,
+        network: &Network,
+        active: PeerId,
+        actions: &mut Vec<Action>,
+    ) {
+        self.policies.synced(network);
+        let peers: Vec<PeerId> = if self.policies_every_peer {
+            (0..network.peer_count()).map(PeerId::from_index).collect()
+        } else {
+            vec![active]
+        };
+        let n = TreePolicy::ALL.len();
+        self.policies
+            .columns
+            .resize_with(network.peer_count() * n, ColumnCache::default);
+        for &peer in &peers {
+            self.policies.differing(peer);
+        }
+        let states_equal = self.convergence.as_ref().is_some_and(|(_, c)| c.converged);
+        let spacing = ui.spacing().item_spacing.x;
+        let size = ui.available_size();
+        let width = ((size.x - spacing * (n as f32 - 1.0)) / n as f32).max(MIN_POLICY_COLUMN_WIDTH);
+        let PoliciesView {
+            board,
+            columns,
+            differing,
+        } = &mut self.policies;
+        egui::ScrollArea::horizontal()
+            .id_salt("policy-columns")
+            .auto_shrink([false, false])
+            .show(ui, |ui| {
+                ui.horizontal_top(|ui| {
+                    for (k, policy) in TreePolicy::ALL.into_iter().enumerate() {
+                        ui.allocate_ui_with_layout(
+                            egui::vec2(width, size.y),
+                            egui::Layout::top_down(egui::Align::Min),
+                            |ui| {
+                                ui.set_min_size(egui::vec2(width, size.y));
+                                policy_header_ui(ui, board, network, policy, active, states_equal);
+                                let each = ui.available_height() / peers.len() as f32;
+                                for &peer in &peers {
+                                    let name = |e: Entity| network.entity_label(e, peer);
+                                    let named = |e: Entity| {
+                                        network.replicas()[peer.index()]
+                                            .component_data(e, crate::model::ids::NAME)
+                                            .is_some()
+                                    };
+                                    let hidden = &self.flags[peer.index()].hidden;
+                                    let look = TreeLook {
+                                        selection: doc.selection.entities(),
+                                        hidden,
+                                        name: &name,
+                                        named: &named,
+                                    };
+                                    let empty = FxHashSet::default();
+                                    let marked = differing[peer.index()]
+                                        .as_ref()
+                                        .map_or(&empty, |(_, set)| set);
+                                    let source = PolicyTree {
+                                        board,
+                                        peer,
+                                        policy,
+                                        differing: marked,
+                                    };
+                                    let column = &mut columns[peer.index() * n + k];
+                                    let clicked = ui
+                                        .allocate_ui(egui::vec2(width, each), |ui| {
+                                            if peers.len() > 1 {
+                                                ui.label(
+                                                    RichText::new(format!("Peer {}", peer.0))
+                                                        .strong(),
+                                                );
+                                            }
+                                            tree_ui(
+                                                ui,
+                                                egui::Id::new(("policy-tree", peer.index(), k)),
+                                                column,
+                                                network.epoch(),
+                                                &source,
+                                                &look,
+                                            )
+                                        })
+                                        .inner;
+                                    if let Some((e, add)) = clicked {
+                                        actions.push(Action::Select(if add {
+                                            SelectAction::Toggle(e)
+                                        } else {
+                                            SelectAction::Only(e)
+                                        }));
+                                    }
+                                }
+                            },
+                        );
+                        if k + 1 < n {
+                            ui.separator();
+                        }
+                    }
+                });
+            });
+    }
+}
+
+/// The policy's name and source, whether every peer draws the same tree under it, and what
+/// it hides for `active`.
+fn policy_header_ui(
+    ui: &mut egui::Ui,
+    board: &mut PolicyBoard,
+    network: &Network,
+    policy: TreePolicy,
+    active: PeerId,
+    states_equal: bool,
+) {
+    ui.label(RichText::new(policy.name()).strong())
+        .on_hover_text(policy_summary(policy));
+    ui.add(egui::Label::new(RichText::new(policy.source()).weak()).truncate());
+    let agreement = board.agreement(policy);
+    let (text, color) = if agreement.agree {
+        ("✓ every peer draws this tree".to_string(), style::SUCCESS)
+    } else {
+        let names: Vec<String> = agreement
+            .differing
+            .iter()
+            .map(|&e| network.entity_label(e, active))
+            .collect();
+        let mut text = format!("✗ peers differ on {}", names.join(", "));
+        if states_equal {
+            text.push_str(" (same state, different trees)");
+        }
+        (text, style::WARNING)
+    };
+    ui.add(egui::Label::new(RichText::new(&text).color(color)).truncate())
+        .on_hover_text(text);
+    let hidden = board.hidden(active, policy);
+    if !hidden.is_empty() {
+        let names: Vec<String> = hidden
+            .iter()
+            .map(|&e| network.entity_label(e, active))
+            .collect();
+        let text = format!("hidden: {}", names.join(", "));
+        ui.add(egui::Label::new(RichText::new(&text).color(style::CYCLE)).truncate())
+            .on_hover_text(text);
+    }
+}

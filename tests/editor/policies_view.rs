@@ -1,0 +1,245 @@
+//! The Policies view driven like a person would: lesson 7 (one cycle, five rules) stepped,
+//! every policy's tree side by side for the active peer, the entities they place differently
+//! marked with every policy's reason, one convergence line per policy, the timeline scrubbed
+//! back, and the viewport drawing one policy chosen in its selector.
+
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use glam::Vec3;
+use scenetree::editor::Command;
+use scenetree::model::{Entity, Transform};
+use scenetree::scene::policy::TreePolicy;
+use scenetree::ui::peers_panel::ColumnsView;
+use scenetree::ui::{Action, PeersAction, Workbench};
+
+use crate::peers_workspace::{lesson, next_step};
+
+const LAMP: &str = "Lamp  ·  512";
+const TABLE: &str = "Table  ·  513";
+const SHELF: &str = "Shelf  ·  514";
+const BULB: &str = "Bulb  ·  515";
+const AGREE: &str = "✓ every peer draws this tree";
+
+fn lesson_seven() -> Harness<'static, Workbench> {
+    let mut h = lesson(6, egui::vec2(1600.0, 1000.0));
+    h.get_by_label("Policies").click();
+    h.run();
+    assert_eq!(h.state().peers.columns_view, ColumnsView::Policies);
+    h
+}
+
+/// The left edge of each policy's column (its header), in [`TreePolicy::ALL`]'s order.
+fn column_lefts(h: &Harness<'static, Workbench>) -> Vec<f32> {
+    TreePolicy::ALL
+        .iter()
+        .map(|p| h.get_by_label(p.name()).rect().left())
+        .collect()
+}
+
+/// Which column (index into [`TreePolicy::ALL`]) holds x.
+fn column_of(lefts: &[f32], x: f32) -> usize {
+    lefts.iter().rposition(|&l| l <= x + 1.0).unwrap()
+}
+
+/// The rows called `label`, as (column, marked): one per policy that draws it.
+fn rows(h: &Harness<'static, Workbench>, label: &str) -> Vec<(usize, bool)> {
+    let lefts = column_lefts(h);
+    let marks: Vec<egui::Rect> = h.query_all_by_label("≠").map(|n| n.rect()).collect();
+    let mut out: Vec<(usize, bool)> = h
+        .get_all_by_label(label)
+        .map(|n| n.rect())
+        .map(|r| {
+            let column = column_of(&lefts, r.left());
+            let marked = marks.iter().any(|m| {
+                (m.center().y - r.center().y).abs() < 4.0 && column_of(&lefts, m.left()) == column
+            });
+            (column, marked)
+        })
+        .collect();
+    out.sort_by_key(|r| r.0);
+    out
+}
+
+/// The columns whose convergence line says every peer draws the same tree.
+fn agreeing_columns(h: &Harness<'static, Workbench>) -> Vec<usize> {
+    let lefts = column_lefts(h);
+    let mut out: Vec<usize> = h
+        .query_all_by_label(AGREE)
+        .map(|n| column_of(&lefts, n.rect().left()))
+        .collect();
+    out.sort_unstable();
+    out
+}
+
+#[test]
+fn lesson_seven_shows_each_policys_tree_marks_where_they_differ_and_which_converge() {
+    let mut h = lesson_seven();
+    // Before the lesson: one tree, drawn alike by all five, every peer agreeing.
+    assert_eq!(agreeing_columns(&h), [0, 1, 2, 3, 4]);
+    assert_eq!(h.query_all_by_label("≠").count(), 0);
+    for _ in 0..3 {
+        next_step(&mut h);
+    }
+    // Step 3: peer 1 declares Lamp → Table → Lamp. Lamp, Table and Bulb are placed
+    // differently (marked in every column that draws them); HideCycle hides all three;
+    // Shelf is placed alike and unmarked.
+    for label in [LAMP, TABLE, BULB] {
+        assert_eq!(
+            rows(&h, label),
+            [(0, true), (1, true), (2, true), (3, true)],
+            "{label}"
+        );
+    }
+    assert_eq!(
+        rows(&h, SHELF),
+        [(0, false), (1, false), (2, false), (3, false), (4, false)]
+    );
+    h.get_by_label("hidden: Lamp, Table, Bulb");
+    // The mark's tooltip says why every policy put Table where it did.
+    let lefts = column_lefts(&h);
+    let table_row = h
+        .get_all_by_label(TABLE)
+        .map(|n| n.rect())
+        .find(|r| column_of(&lefts, r.left()) == 1)
+        .unwrap();
+    let mark = h
+        .get_all_by_label("≠")
+        .map(|n| n.rect())
+        .find(|m| {
+            (m.center().y - table_row.center().y).abs() < 4.0 && column_of(&lefts, m.left()) == 1
+        })
+        .unwrap();
+    h.hover_at(mark.center());
+    h.run();
+    h.get_by_label_contains(
+        "IgnoreCyclicChange: at the root: its Transform asks for Lamp, which would close a cycle",
+    );
+    h.get_by_label_contains("HideCycle: hidden: on the cycle Lamp → Table → Lamp");
+    h.hover_at(egui::pos2(5.0, 5.0));
+    h.run();
+    // Peer 2's message is still in flight: only RevertToEarlierParent draws one tree on both.
+    assert_eq!(agreeing_columns(&h), [2]);
+
+    // Step 4: same state on both peers; IgnoreCyclicChange still draws two trees.
+    next_step(&mut h);
+    assert_eq!(agreeing_columns(&h), [0, 2, 3, 4]);
+    let line = h
+        .get_by_label_contains("(same state, different trees)")
+        .rect();
+    assert_eq!(
+        column_of(&lefts, line.left()),
+        1,
+        "under IgnoreCyclicChange"
+    );
+
+    // Step 5: the cycle is broken. Four converged, IgnoreCyclicChange did not (Table).
+    next_step(&mut h);
+    assert_eq!(agreeing_columns(&h), [0, 2, 3, 4]);
+    h.get_by_label("✗ peers differ on Table (same state, different trees)");
+    // MoveOpSkip keeps Table at the root, the others (on peer 1) under Lamp: marked.
+    assert_eq!(rows(&h, TABLE).iter().filter(|r| r.1).count(), 5);
+
+    // Scrubbing the timeline back to the start redraws every column.
+    h.state_mut()
+        .apply_actions(vec![Action::Peers(PeersAction::Seek(0))]);
+    h.run();
+    assert_eq!(agreeing_columns(&h), [0, 1, 2, 3, 4]);
+    assert_eq!(h.query_all_by_label("≠").count(), 0);
+}
+
+#[test]
+fn every_peer_stacks_each_peers_tree_in_every_column() {
+    let mut h = lesson_seven();
+    for _ in 0..4 {
+        next_step(&mut h);
+    }
+    h.get_by_label("every peer").click();
+    h.run();
+    assert!(h.state().peers.policies_every_peer);
+    // Five columns, two peers each: every entity has ten rows but the three HideCycle hides.
+    assert_eq!(h.get_all_by_label(SHELF).count(), 10);
+    assert_eq!(h.get_all_by_label(LAMP).count(), 8);
+    assert_eq!(h.get_all_by_label("Peer 2").count(), 5);
+}
+
+#[test]
+fn a_column_keeps_its_rows_while_its_policys_tree_is_unchanged() {
+    let mut h = lesson_seven();
+    for _ in 0..3 {
+        next_step(&mut h);
+    }
+    let built = h.state().peers.policy_rows_built();
+    h.run();
+    assert_eq!(h.state().peers.policy_rows_built(), built, "idle frames");
+    // Shelf moves up a meter: no parent changes, so no policy's tree does.
+    let shelf = Transform {
+        position: Vec3::new(5.0, 1.0, 0.0),
+        ..Transform::IDENTITY
+    };
+    h.state_mut()
+        .apply_actions(vec![Action::Edit(Command::SetTransforms(vec![(
+            Entity(514),
+            shelf,
+        )]))]);
+    h.run();
+    assert_eq!(
+        h.state().peers.policy_rows_built(),
+        built,
+        "a move in place"
+    );
+    // Step 4 reaches peer 2 only: peer 1's columns (the active peer's) keep their rows.
+    next_step(&mut h);
+    assert_eq!(
+        h.state().peers.policy_rows_built(),
+        built,
+        "another peer's change"
+    );
+    // Step 5 changes peer 1's parents: its columns read their trees again.
+    next_step(&mut h);
+    assert!(h.state().peers.policy_rows_built() > built);
+}
+
+#[test]
+fn the_viewport_draws_the_policy_chosen_in_its_selector() {
+    let mut h = lesson(6, egui::vec2(1600.0, 1000.0));
+    for _ in 0..3 {
+        next_step(&mut h);
+    }
+    let drawn = |h: &Harness<'static, Workbench>| {
+        let mut v: Vec<u32> = h
+            .state()
+            .viewport
+            .scene()
+            .items
+            .iter()
+            .map(|i| i.entity.0)
+            .collect();
+        v.sort_unstable();
+        v
+    };
+    let lamp_x = |h: &Harness<'static, Workbench>| {
+        let scene = h.state().viewport.scene();
+        let lamp = scene
+            .items
+            .iter()
+            .find(|i| i.entity == Entity(512))
+            .unwrap();
+        lamp.world.w_axis.x
+    };
+    // The runtime's rule by default: Lamp on the cycle at the root, at its own x = 1.
+    assert_eq!(drawn(&h), [512, 513, 514, 515]);
+    assert_eq!(lamp_x(&h), 1.0);
+    h.get_by_value("Draw: RootFallback").click();
+    h.run();
+    h.get_by_label("HideCycle").click();
+    h.run();
+    assert_eq!(h.state().viewport.policy.policy, TreePolicy::HideCycle);
+    assert_eq!(drawn(&h), [514], "only Shelf: the cycle and Bulb hidden");
+    h.get_by_value("Draw: HideCycle").click();
+    h.run();
+    h.get_by_label("IgnoreCyclicChange").click();
+    h.run();
+    // Peer 1 kept Lamp (x = 1) under Table (x = 3).
+    assert_eq!(drawn(&h), [512, 513, 514, 515]);
+    assert_eq!(lamp_x(&h), 4.0);
+}
