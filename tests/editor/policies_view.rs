@@ -20,11 +20,15 @@ const SHELF: &str = "Shelf  ·  514";
 const BULB: &str = "Bulb  ·  515";
 const AGREE: &str = "✓ every peer draws this tree";
 
-fn lesson_seven() -> Harness<'static, Workbench> {
+/// Lesson 7 in the Policies view, `steps` steps played.
+fn lesson_seven_at(steps: usize) -> Harness<'static, Workbench> {
     let mut h = lesson(6, egui::vec2(1600.0, 1000.0));
     h.get_by_label("Policies").click();
     h.run();
     assert_eq!(h.state().peers.columns_view, ColumnsView::Policies);
+    for _ in 0..steps {
+        next_step(&mut h);
+    }
     h
 }
 
@@ -73,7 +77,7 @@ fn agreeing_columns(h: &Harness<'static, Workbench>) -> Vec<usize> {
 
 #[test]
 fn lesson_seven_shows_each_policys_tree_marks_where_they_differ_and_which_converge() {
-    let mut h = lesson_seven();
+    let mut h = lesson_seven_at(0);
     // Before the lesson: one tree, drawn alike by all five, every peer agreeing.
     assert_eq!(agreeing_columns(&h), [0, 1, 2, 3, 4]);
     assert_eq!(h.query_all_by_label("≠").count(), 0);
@@ -149,10 +153,7 @@ fn lesson_seven_shows_each_policys_tree_marks_where_they_differ_and_which_conver
 
 #[test]
 fn every_peer_stacks_each_peers_tree_in_every_column() {
-    let mut h = lesson_seven();
-    for _ in 0..4 {
-        next_step(&mut h);
-    }
+    let mut h = lesson_seven_at(4);
     h.get_by_label("every peer").click();
     h.run();
     assert!(h.state().peers.policies_every_peer);
@@ -164,10 +165,7 @@ fn every_peer_stacks_each_peers_tree_in_every_column() {
 
 #[test]
 fn a_column_keeps_its_rows_while_its_policys_tree_is_unchanged() {
-    let mut h = lesson_seven();
-    for _ in 0..3 {
-        next_step(&mut h);
-    }
+    let mut h = lesson_seven_at(3);
     let built = h.state().peers.policy_rows_built();
     h.run();
     assert_eq!(h.state().peers.policy_rows_built(), built, "idle frames");

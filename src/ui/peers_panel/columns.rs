@@ -125,8 +125,8 @@ pub(super) struct TreeLook<'a> {
     pub named: &'a dyn Fn(Entity) -> bool,
 }
 
-/// Draws a tree from `source` in the remaining height, scrolling, one row per entity. Returns
-/// the entity whose name was clicked, and whether Ctrl or Shift was held.
+/// Draws a tree from `source` in the remaining height, scrolling, one row per entity; a click
+/// on a name selects the entity (Ctrl or Shift adds it to the selection).
 pub(super) fn tree_ui(
     ui: &mut egui::Ui,
     id: egui::Id,
@@ -134,12 +134,13 @@ pub(super) fn tree_ui(
     epoch: u64,
     source: &dyn TreeSource,
     look: &TreeLook<'_>,
-) -> Option<(Entity, bool)> {
+    actions: &mut Vec<Action>,
+) {
     cache.sync(epoch, source, look.name);
     let rows = cache.visible(look.hidden);
     if rows.is_empty() {
         ui.weak("(no entities)");
-        return None;
+        return;
     }
     let mut clicked = None;
     let mut toggled = None;
@@ -198,7 +199,63 @@ pub(super) fn tree_ui(
     {
         cache.collapsed.insert(e);
     }
-    clicked
+    if let Some((e, add)) = clicked {
+        actions.push(Action::Select(if add {
+            SelectAction::Toggle(e)
+        } else {
+            SelectAction::Only(e)
+        }));
+    }
+}
+
+/// What `peer` calls an entity ("Lamp", "Entity 520").
+pub(super) fn entity_name(network: &Network, peer: PeerId) -> impl Fn(Entity) -> String + '_ {
+    move |e| network.entity_label(e, peer)
+}
+
+/// Whether `peer` holds a `core-schema::Name` for an entity.
+pub(super) fn has_name(network: &Network, peer: PeerId) -> impl Fn(Entity) -> bool + '_ {
+    move |e| {
+        network.replicas()[peer.index()]
+            .component_data(e, crate::model::ids::NAME)
+            .is_some()
+    }
+}
+
+/// Draws `count` columns side by side in the remaining space, each at least `min_width` wide
+/// and as tall as the space; when they do not fit, they scroll sideways. `column` draws column
+/// `i` in a top-down layout of the given size.
+pub(super) fn side_by_side(
+    ui: &mut egui::Ui,
+    id_salt: &str,
+    count: usize,
+    min_width: f32,
+    mut column: impl FnMut(&mut egui::Ui, usize, egui::Vec2),
+) {
+    let spacing = ui.spacing().item_spacing.x;
+    let available = ui.available_size();
+    let width = ((available.x - spacing * (count as f32 - 1.0)) / count as f32).max(min_width);
+    let size = egui::vec2(width, available.y);
+    egui::ScrollArea::horizontal()
+        .id_salt(id_salt)
+        .auto_shrink([false, false])
+        .show(ui, |ui| {
+            ui.horizontal_top(|ui| {
+                for i in 0..count {
+                    ui.allocate_ui_with_layout(
+                        size,
+                        egui::Layout::top_down(egui::Align::Min),
+                        |ui| {
+                            ui.set_min_size(size);
+                            column(ui, i, size);
+                        },
+                    );
+                    if i + 1 < count {
+                        ui.separator();
+                    }
+                }
+            });
+        });
 }
 
 impl PeersPanel {
@@ -215,9 +272,6 @@ impl PeersPanel {
         let n = network.peer_count();
         self.columns.resize_with(n, ColumnCache::default);
         self.views3d.resize_with(n, Default::default);
-        let spacing = ui.spacing().item_spacing.x;
-        let size = ui.available_size();
-        let width = ((size.x - spacing * (n as f32 - 1.0)) / n as f32).max(MIN_COLUMN_WIDTH);
         let renderer = cx.renderer;
         let assets = cx.assets;
         let identity = super::run_identity(network);
@@ -227,81 +281,47 @@ impl PeersPanel {
                 first.frame_next();
             }
         }
-        egui::ScrollArea::horizontal()
-            .id_salt("peer-columns")
-            .auto_shrink([false, false])
-            .show(ui, |ui| {
-                ui.horizontal_top(|ui| {
-                    for i in 0..n {
-                        let peer = PeerId::from_index(i);
-                        ui.allocate_ui_with_layout(
-                            egui::vec2(width, size.y),
-                            egui::Layout::top_down(egui::Align::Min),
-                            |ui| {
-                                ui.set_min_size(egui::vec2(width, size.y));
-                                self.column_header_ui(ui, network, peer, active, actions);
-                                let hidden = &self.flags[i].hidden;
-                                // In a short strip (the editor's layout) the tree needs the
-                                // height more than a sliver of 3D does.
-                                if self.show_views && size.y >= MIN_HEIGHT_FOR_VIEWS {
-                                    let height = (width * 0.62).min(size.y * VIEW_SHARE);
-                                    let input = ViewInput {
-                                        size: egui::vec2(width, height),
-                                        view: &self.views[i],
-                                        replica: &network.replicas()[i],
-                                        selection: doc.selection.entities(),
-                                        hidden,
-                                    };
-                                    let extra = renderer.extra(i);
-                                    match extra {
-                                        Some(r) => self.views3d[i].ui(
-                                            ui,
-                                            &input,
-                                            &mut self.camera,
-                                            r,
-                                            assets,
-                                            actions,
-                                        ),
-                                        None => {
-                                            ui.weak("(no 3D view: no renderer)");
-                                        }
-                                    }
-                                }
-                                let name = |e: Entity| network.entity_label(e, peer);
-                                let named = |e: Entity| {
-                                    network.replicas()[i]
-                                        .component_data(e, crate::model::ids::NAME)
-                                        .is_some()
-                                };
-                                let look = TreeLook {
-                                    selection: doc.selection.entities(),
-                                    hidden,
-                                    name: &name,
-                                    named: &named,
-                                };
-                                let source = RootFallbackTree(&self.views[i]);
-                                if let Some((e, add)) = tree_ui(
-                                    ui,
-                                    egui::Id::new(("peer-tree", i)),
-                                    &mut self.columns[i],
-                                    network.epoch(),
-                                    &source,
-                                    &look,
-                                ) {
-                                    actions.push(Action::Select(if add {
-                                        SelectAction::Toggle(e)
-                                    } else {
-                                        SelectAction::Only(e)
-                                    }));
-                                }
-                            },
-                        );
-                        if i + 1 < n {
-                            ui.separator();
-                        }
+        side_by_side(ui, "peer-columns", n, MIN_COLUMN_WIDTH, |ui, i, size| {
+            let peer = PeerId::from_index(i);
+            self.column_header_ui(ui, network, peer, active, actions);
+            let hidden = &self.flags[i].hidden;
+            // In a short strip (the editor's layout) the tree needs the height more than a
+            // sliver of 3D does.
+            if self.show_views && size.y >= MIN_HEIGHT_FOR_VIEWS {
+                let height = (size.x * 0.62).min(size.y * VIEW_SHARE);
+                let input = ViewInput {
+                    size: egui::vec2(size.x, height),
+                    view: &self.views[i],
+                    replica: &network.replicas()[i],
+                    selection: doc.selection.entities(),
+                    hidden,
+                };
+                let extra = renderer.extra(i);
+                match extra {
+                    Some(r) => self.views3d[i].ui(ui, &input, &mut self.camera, r, assets, actions),
+                    None => {
+                        ui.weak("(no 3D view: no renderer)");
                     }
-                });
-            });
+                }
+            }
+            let (name, named) = (entity_name(network, peer), has_name(network, peer));
+            let look = TreeLook {
+                selection: doc.selection.entities(),
+                hidden,
+                name: &name,
+                named: &named,
+            };
+            let source = RootFallbackTree(&self.views[i]);
+            tree_ui(
+                ui,
+                egui::Id::new(("peer-tree", i)),
+                &mut self.columns[i],
+                network.epoch(),
+                &source,
+                &look,
+                actions,
+            );
+        });
     }
 
     /// The peer's name (click to show and edit it), online switch, clock, digest and its

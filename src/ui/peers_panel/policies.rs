@@ -10,13 +10,13 @@ use rustc_hash::FxHashSet;
 use egui::RichText;
 
 use super::PeersPanel;
-use super::columns::{ColumnCache, TreeLook, tree_ui};
+use super::columns::{ColumnCache, TreeLook, entity_name, has_name, side_by_side, tree_ui};
 use super::tree_source::PolicyTree;
 use crate::crdt::network::{Network, PeerId};
 use crate::editor::Document;
 use crate::model::Entity;
 use crate::scene::policy::{PolicyBoard, TreePolicy};
-use crate::ui::action::{Action, SelectAction};
+use crate::ui::action::Action;
 use crate::ui::style;
 
 /// The narrowest a policy column gets; narrower panels scroll sideways.
@@ -144,86 +144,49 @@ impl PeersPanel {
             self.policies.differing(peer);
         }
         let states_equal = self.convergence.as_ref().is_some_and(|(_, c)| c.converged);
-        let spacing = ui.spacing().item_spacing.x;
-        let size = ui.available_size();
-        let width = ((size.x - spacing * (n as f32 - 1.0)) / n as f32).max(MIN_POLICY_COLUMN_WIDTH);
         let PoliciesView {
             board,
             columns,
             differing,
         } = &mut self.policies;
-        egui::ScrollArea::horizontal()
-            .id_salt("policy-columns")
-            .auto_shrink([false, false])
-            .show(ui, |ui| {
-                ui.horizontal_top(|ui| {
-                    for (k, policy) in TreePolicy::ALL.into_iter().enumerate() {
-                        ui.allocate_ui_with_layout(
-                            egui::vec2(width, size.y),
-                            egui::Layout::top_down(egui::Align::Min),
-                            |ui| {
-                                ui.set_min_size(egui::vec2(width, size.y));
-                                policy_header_ui(ui, board, network, policy, active, states_equal);
-                                let each = ui.available_height() / peers.len() as f32;
-                                for &peer in &peers {
-                                    let name = |e: Entity| network.entity_label(e, peer);
-                                    let named = |e: Entity| {
-                                        network.replicas()[peer.index()]
-                                            .component_data(e, crate::model::ids::NAME)
-                                            .is_some()
-                                    };
-                                    let hidden = &self.flags[peer.index()].hidden;
-                                    let look = TreeLook {
-                                        selection: doc.selection.entities(),
-                                        hidden,
-                                        name: &name,
-                                        named: &named,
-                                    };
-                                    let empty = FxHashSet::default();
-                                    let marked = differing[peer.index()]
-                                        .as_ref()
-                                        .map_or(&empty, |(_, set)| set);
-                                    let source = PolicyTree {
-                                        board,
-                                        peer,
-                                        policy,
-                                        differing: marked,
-                                    };
-                                    let column = &mut columns[peer.index() * n + k];
-                                    let clicked = ui
-                                        .allocate_ui(egui::vec2(width, each), |ui| {
-                                            if peers.len() > 1 {
-                                                ui.label(
-                                                    RichText::new(format!("Peer {}", peer.0))
-                                                        .strong(),
-                                                );
-                                            }
-                                            tree_ui(
-                                                ui,
-                                                egui::Id::new(("policy-tree", peer.index(), k)),
-                                                column,
-                                                network.epoch(),
-                                                &source,
-                                                &look,
-                                            )
-                                        })
-                                        .inner;
-                                    if let Some((e, add)) = clicked {
-                                        actions.push(Action::Select(if add {
-                                            SelectAction::Toggle(e)
-                                        } else {
-                                            SelectAction::Only(e)
-                                        }));
-                                    }
-                                }
-                            },
-                        );
-                        if k + 1 < n {
-                            ui.separator();
+        let flags = &self.flags;
+        side_by_side(
+            ui,
+            "policy-columns",
+            n,
+            MIN_POLICY_COLUMN_WIDTH,
+            |ui, k, size| {
+                let policy = TreePolicy::ALL[k];
+                policy_header_ui(ui, board, network, policy, active, states_equal);
+                let each = ui.available_height() / peers.len() as f32;
+                for &peer in &peers {
+                    let (name, named) = (entity_name(network, peer), has_name(network, peer));
+                    let look = TreeLook {
+                        selection: doc.selection.entities(),
+                        hidden: &flags[peer.index()].hidden,
+                        name: &name,
+                        named: &named,
+                    };
+                    let empty = FxHashSet::default();
+                    let source = PolicyTree {
+                        board,
+                        peer,
+                        policy,
+                        differing: differing[peer.index()]
+                            .as_ref()
+                            .map_or(&empty, |(_, set)| set),
+                    };
+                    let column = &mut columns[peer.index() * n + k];
+                    ui.allocate_ui(egui::vec2(size.x, each), |ui| {
+                        if peers.len() > 1 {
+                            ui.label(RichText::new(format!("Peer {}", peer.0)).strong());
                         }
-                    }
-                });
-            });
+                        let id = egui::Id::new(("policy-tree", peer.index(), k));
+                        tree_ui(ui, id, column, network.epoch(), &source, &look, actions);
+                    });
+                }
+            },
+        );
     }
 }
 
