@@ -149,3 +149,66 @@ fn a_malformed_value_says_which_field_is_wrong() {
             .is_some()
     );
 }
+
+#[test]
+fn the_viewport_follows_component_edits_and_selections_without_a_full_rebuild() {
+    use scenetree::ui::viewport_tab::ViewportTab;
+    use std::collections::HashSet;
+    let mut doc = furnished_chair();
+    let mut tab = ViewportTab::default();
+    let none = HashSet::new();
+    let color_of = |tab: &ViewportTab, e| {
+        tab.scene()
+            .items
+            .iter()
+            .find(|i| i.entity == e)
+            .map(|i| (i.color, i.selected))
+    };
+    tab.update_scene(&doc, &none, &none, 0.0);
+    let (red, selected) = color_of(&tab, CHAIR).expect("the chair is drawn");
+    assert!(!selected);
+    assert!(red.r() > 200 && red.g() < 60, "{red:?}");
+
+    // A new Material value: the chair's look is decoded again.
+    let blue = ProtoMessage::of_component(MATERIAL)
+        .unwrap()
+        .encode(&json!({"material": {"$case": "pbr", "pbr": {
+            "albedoColor": {"r": 0, "g": 0, "b": 1, "a": 1}}}}))
+        .unwrap();
+    let set = |doc: &mut scenetree::editor::Document, component, value: Vec<u8>| {
+        doc.apply(scenetree::editor::Command::SetComponent {
+            entity: CHAIR,
+            component,
+            value: Some(value),
+        })
+        .unwrap();
+    };
+    set(&mut doc, MATERIAL, blue);
+    tab.update_scene(&doc, &none, &none, 0.0);
+    let (now, _) = color_of(&tab, CHAIR).unwrap();
+    assert!(now.b() > 200 && now.r() < 60, "{now:?}");
+
+    // Selecting it outlines it and gives the gizmo a target; selecting another takes both away.
+    doc.selection.select_only(CHAIR);
+    tab.update_scene(&doc, &none, &none, 0.0);
+    assert!(color_of(&tab, CHAIR).unwrap().1);
+    assert_eq!(tab.scene().gizmo_targets.len(), 1);
+    assert_eq!(tab.scene().gizmo_targets[0].entity, CHAIR);
+    doc.selection.select_only(crate::ui_flows::TABLE);
+    tab.update_scene(&doc, &none, &none, 0.0);
+    assert!(!color_of(&tab, CHAIR).unwrap().1);
+    assert_eq!(tab.scene().gizmo_targets[0].entity, crate::ui_flows::TABLE);
+
+    // Invisible: not drawn; undo: drawn again, blue.
+    let hidden = Visibility {
+        visible: false,
+        propagate_to_children: false,
+    };
+    set(&mut doc, VISIBILITY, hidden.encode());
+    tab.update_scene(&doc, &none, &none, 0.0);
+    assert!(color_of(&tab, CHAIR).is_none());
+    doc.undo().unwrap();
+    tab.update_scene(&doc, &none, &none, 0.0);
+    let (back, _) = color_of(&tab, CHAIR).expect("drawn again");
+    assert!(back.b() > 200, "{back:?}");
+}

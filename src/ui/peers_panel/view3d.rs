@@ -9,7 +9,7 @@ use super::super::viewport::models::AssetLibrary;
 use super::super::viewport::{
     OrbitCamera, Viewport, ViewportCommand, ViewportRenderer, ViewportScene,
 };
-use super::super::viewport_tab::draw_items;
+use super::super::viewport_tab::{LookCache, draw_items};
 use crate::crdt::{Replica, ReplicaVersion};
 use crate::model::Entity;
 use crate::scene::SceneView;
@@ -21,6 +21,8 @@ pub(super) struct PeerView3d {
     viewport: Viewport,
     scene: ViewportScene,
     built_for: Option<BuildKey>,
+    /// This peer's decoded component looks, kept between rebuilds.
+    looks: LookCache,
 }
 
 /// What the drawn items depend on.
@@ -107,6 +109,7 @@ impl PeerView3d {
             input.hidden,
             |e| input.selection.contains(&e),
             library,
+            &mut self.looks,
             &mut self.scene,
         );
         self.scene.generation += 1;
