@@ -3,7 +3,7 @@
 //! and textures from `core::Material`, `core::VisibilityComponent`, selection and the
 //! editor-only hidden flags.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use egui::Color32;
 
@@ -89,7 +89,8 @@ fn gizmo_targets(
 pub struct LookCache {
     /// The replica state the looks are of.
     version: Option<ReplicaVersion>,
-    looks: HashMap<Entity, Look>,
+    /// Indexed by entity number (at most 65,536): a hash map's lookups were half the rebuild.
+    looks: Vec<Option<(Entity, Look)>>,
 }
 
 #[derive(Clone, Debug)]
@@ -142,7 +143,9 @@ impl LookCache {
                 match replica.changes_since(version.position).entities {
                     Some(changed) => {
                         for e in changed {
-                            self.looks.remove(e);
+                            if let Some(slot) = self.looks.get_mut(usize::from(e.number())) {
+                                *slot = None;
+                            }
                         }
                     }
                     None => self.looks.clear(),
@@ -154,9 +157,15 @@ impl LookCache {
     }
 
     fn look(&mut self, replica: &Replica, e: Entity) -> &Look {
-        self.looks
-            .entry(e)
-            .or_insert_with(|| Look::decode(replica, e))
+        let i = usize::from(e.number());
+        if i >= self.looks.len() {
+            self.looks.resize_with(i + 1, || None);
+        }
+        let slot = &mut self.looks[i];
+        if !matches!(slot, Some((cached, _)) if *cached == e) {
+            *slot = Some((e, Look::decode(replica, e)));
+        }
+        &slot.as_ref().expect("just filled").1
     }
 }
 
