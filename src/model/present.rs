@@ -2,8 +2,50 @@
 //! place so the hierarchy, inspector, peers panel, status bar, message descriptions and the CLI
 //! say the same thing the same way. It lives in `model` (not `scene`) because the peers
 //! simulation's message descriptions (`crdt`) use it too.
+//!
+//! It also holds the one rule for how the inspector prints numbers ([`Quantity`], [`fixed`]).
 
 use super::Entity;
+
+/// A kind of number the inspector shows; each has one fixed number of decimals, so a column of
+/// them lines up on the decimal point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Quantity {
+    /// A position or distance, in meters: millimetres (3 decimals).
+    Meters,
+    /// An angle in degrees: hundredths (2 decimals).
+    Degrees,
+    /// A component of a unit quaternion (−1 to 1): 4 decimals, 1e-4 of a turn's half-sine.
+    QuaternionComponent,
+    /// A scale factor (no unit): 3 decimals.
+    Scale,
+}
+
+impl Quantity {
+    /// How many decimals every number of this kind shows.
+    pub const fn decimals(self) -> usize {
+        match self {
+            Quantity::Meters | Quantity::Scale => 3,
+            Quantity::Degrees => 2,
+            Quantity::QuaternionComponent => 4,
+        }
+    }
+}
+
+/// `value` with the fixed decimals of its quantity: `1.5` m is `1.500`, never `1.5` or
+/// `1.50000`. A value that rounds to zero prints without a sign (`-0.0001` m is `0.000`, not
+/// `-0.000`); NaN prints `NaN`, infinities `inf` and `-inf`.
+pub fn fixed(value: f64, quantity: Quantity) -> String {
+    let decimals = quantity.decimals();
+    let text = format!("{value:.decimals$}");
+    match text.strip_prefix('-') {
+        // Only digits 0 and the point left: a negative zero after rounding.
+        Some(magnitude) if magnitude.bytes().all(|b| b == b'0' || b == b'.') => {
+            magnitude.to_string()
+        }
+        _ => text,
+    }
+}
 
 /// What the editor calls an entity: its name when it has one, else the reserved entity's name
 /// (`Root`, `Player`, `Camera`), else `Entity 512` (`Entity 512v3` for a reused number).
@@ -66,6 +108,29 @@ mod tests {
         );
         assert_eq!(entity_tag(Entity(512), Some("a \"b\"")), r#"512 "a \"b\"""#);
         assert_eq!(entity_tag(Entity(512), None), "512");
+    }
+
+    #[test]
+    fn every_quantity_has_fixed_decimals_and_no_negative_zero() {
+        assert_eq!(fixed(1.5, Quantity::Meters), "1.500");
+        assert_eq!(fixed(-6.16985, Quantity::Meters), "-6.170");
+        assert_eq!(fixed(1.26, Quantity::Scale), "1.260");
+        assert_eq!(fixed(90.0, Quantity::Degrees), "90.00");
+        assert_eq!(
+            fixed(
+                std::f64::consts::FRAC_1_SQRT_2,
+                Quantity::QuaternionComponent
+            ),
+            "0.7071"
+        );
+        assert_eq!(fixed(-0.0, Quantity::Meters), "0.000");
+        assert_eq!(fixed(-0.0004, Quantity::Meters), "0.000");
+        assert_eq!(fixed(-0.004, Quantity::Degrees), "0.00");
+        assert_eq!(fixed(-0.00004, Quantity::QuaternionComponent), "0.0000");
+        assert_eq!(fixed(-0.0005, Quantity::Meters), "-0.001"); // rounds away from zero: keeps its sign
+        assert_eq!(fixed(-10.0, Quantity::Meters), "-10.000");
+        assert_eq!(fixed(f64::NAN, Quantity::Degrees), "NaN");
+        assert_eq!(fixed(f64::NEG_INFINITY, Quantity::Scale), "-inf");
     }
 
     #[test]

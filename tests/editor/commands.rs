@@ -130,7 +130,7 @@ fn the_viewport_keys_go_through_the_table_and_text_fields_keep_theirs() {
 #[test]
 fn an_inspector_error_goes_with_its_selection() {
     let mut h = harness(room());
-    super::ui_flows::type_into_chair_field(&mut h, 1, "abc"); // position y
+    super::ui_flows::type_into_chair_field(&mut h, "Local position y", "abc");
     let refused = "\"abc\" is not a finite number";
     assert!(h.query_by_label_contains(refused).is_some());
     h.get_by_label(&row("Lamp", LAMP)).click();

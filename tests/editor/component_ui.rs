@@ -15,7 +15,7 @@ use serde_json::json;
 use crate::ui_flows::{CHAIR, harness, room, row};
 
 /// A window tall enough that the whole inspector is on screen.
-fn tall_harness(
+pub(crate) fn tall_harness(
     doc: scenetree::editor::Document,
 ) -> egui_kittest::Harness<'static, scenetree::ui::Workbench> {
     let mut h = egui_kittest::Harness::builder()

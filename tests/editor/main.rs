@@ -19,6 +19,7 @@ mod peers_workspace;
 mod policies_view;
 mod project_flows;
 mod render_support;
+mod rotation_entry;
 mod selections;
 mod tree_habits;
 mod ui_flows;

@@ -82,15 +82,12 @@ fn focused_text_input<'a>(h: &'a Harness<'_, Workbench>) -> egui_kittest::Node<'
     h.get_by(|n| n.is_focused())
 }
 
-/// Selects the Chair, clicks its inspector field `index` (position x y z = 0–2, rotation
-/// x y z w = 3–6, scale x y z = 7–9), types `text` over it and presses Enter.
-pub(crate) fn type_into_chair_field(h: &mut Harness<'_, Workbench>, index: usize, text: &str) {
+/// Selects the Chair, clicks its inspector field named `field` ("Local position y", "Local
+/// rotation x", …), types `text` over it and presses Enter.
+pub(crate) fn type_into_chair_field(h: &mut Harness<'_, Workbench>, field: &str, text: &str) {
     h.get_by_label(&row("Chair", CHAIR)).click();
     h.run();
-    h.get_all_by_role(Role::SpinButton)
-        .nth(index)
-        .expect("an inspector field")
-        .click();
+    h.get_by_label(field).click();
     h.run();
     h.key_press_modifiers(Modifiers::COMMAND, Key::A);
     focused_text_input(h).type_text(text);
@@ -222,7 +219,7 @@ fn dropping_onto_its_own_descendant_is_refused_with_a_hint() {
 #[test]
 fn editing_a_quaternion_component_normalizes_and_undo_reverts() {
     let mut h = harness(room());
-    type_into_chair_field(&mut h, 3, "1"); // the rotation x field
+    type_into_chair_field(&mut h, "Local rotation x", "1");
     let q = h.state().doc.local_transform(CHAIR).rotation;
     assert!((q.length() - 1.0).abs() < 1e-5, "normalized: {q}");
     let expected = Quat::from_xyzw(1.0, 0.0, 0.0, 1.0).normalize();
@@ -288,7 +285,7 @@ fn search_keeps_matches_and_their_ancestors() {
 #[test]
 fn typing_garbage_in_a_number_field_is_refused_visibly() {
     let mut h = harness(room());
-    type_into_chair_field(&mut h, 1, "abc"); // position y
+    type_into_chair_field(&mut h, "Local position y", "abc");
     assert!(
         h.query_by_label_contains("\"abc\" is not a finite number")
             .is_some()

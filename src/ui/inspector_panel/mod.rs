@@ -1,0 +1,214 @@
+//! The TRS inspector: local position, rotation (an Euler row in a chosen order and the
+//! quaternion, committed as a whole), scale, parents, world values, the Lamport timestamp, and
+//! the entity's other components. Edits apply to every selected entity.
+//!
+//! `transform` draws the Transform sections, `rotation` the rotation entry, `numbers` the
+//! aligned number cells (one formatting rule: `model::present::fixed`).
+
+mod numbers;
+mod rotation;
+mod transform;
+
+use egui::RichText;
+
+use super::action::Action;
+use super::style;
+use crate::editor::Document;
+use crate::model::{Entity, EulerOrder, Transform, present};
+use crate::scene::Fallback;
+
+/// Inspector state kept between frames.
+#[derive(Debug, Default)]
+pub struct InspectorPanel {
+    /// The order the Euler row applies its angles in.
+    pub euler_order: EulerOrder,
+    /// Rotate buttons act in the entity's own frame (true) or its parent's (false).
+    pub rotate_in_local_space: bool,
+    /// The quaternion as typed, until its four fields commit together.
+    quat_draft: Option<rotation::QuatDraft>,
+    /// The Euler angles last entered, shown while the rotation is the one they made.
+    euler_hint: Option<rotation::EulerHint>,
+    /// Why the last input was refused.
+    pub error: Option<String>,
+    /// The selection `error` was about: another selection does not show it.
+    error_subject: Vec<Entity>,
+    /// (replica version, cycles, re-rooted entities) for the scene summary: counting scans
+    /// every node, so it is redone only when the replica changed.
+    scene_counts: Option<(crate::crdt::ReplicaVersion, usize, usize)>,
+    /// The name as typed in the Name field, until it is committed.
+    pub(super) name_draft: Option<(Entity, String)>,
+    /// A Material colour drag is coalescing edits until its picker closes.
+    pub(super) colour_gesture_open: bool,
+}
+
+/// Which Transform field an edit touches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Field {
+    Position(usize),
+    Euler(usize),
+    Scale(usize),
+}
+
+impl InspectorPanel {
+    /// Shows why an input was refused, for as long as the same entities stay selected.
+    fn refuse(&mut self, doc: &Document, why: String) {
+        self.error = Some(why);
+        self.error_subject = doc.selection.entities().to_vec();
+    }
+
+    /// Draws the inspector for the document's selection; `model` is what the viewport knows
+    /// of the selected entity's glTF model.
+    pub fn ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        doc: &Document,
+        model: Option<&super::viewport_tab::ModelState>,
+    ) -> Vec<Action> {
+        let mut actions = Vec::new();
+        if self.error.is_some() && doc.selection.entities() != self.error_subject.as_slice() {
+            self.error = None;
+        }
+        let Some(entity) = doc.selection.primary() else {
+            let generation = doc.replica().version();
+            let counts = match self.scene_counts {
+                Some((g, cycles, rerooted)) if g == generation => (cycles, rerooted),
+                _ => {
+                    let counts = (doc.view().cycles().len(), doc.view().rerooted().len());
+                    self.scene_counts = Some((generation, counts.0, counts.1));
+                    counts
+                }
+            };
+            scene_summary_ui(ui, doc, counts);
+            return actions;
+        };
+        if !doc.view().contains(entity) {
+            ui.weak("The selected entity is no longer in the scene.");
+            return actions;
+        }
+        egui::ScrollArea::vertical()
+            .auto_shrink([false, false])
+            .show(ui, |ui| {
+                self.header_ui(ui, doc, entity);
+                if let Some(err) = &self.error {
+                    ui.colored_label(style::ERROR, format!("△ {err}"));
+                }
+                egui::CollapsingHeader::new(
+                    RichText::new("Transform (local, parent space)").strong(),
+                )
+                .default_open(true)
+                .show_unindented(ui, |ui| self.transform_ui(ui, doc, entity, &mut actions));
+                egui::CollapsingHeader::new(RichText::new("Parent").strong())
+                    .default_open(true)
+                    .show(ui, |ui| parents_ui(ui, doc, entity));
+                egui::CollapsingHeader::new(RichText::new("World (read-only)").strong())
+                    .default_open(true)
+                    .show_unindented(ui, |ui| self.world_ui(ui, doc, entity));
+                if let Some(model) = model {
+                    egui::CollapsingHeader::new(RichText::new("Model (glTF)").strong())
+                        .default_open(true)
+                        .show(ui, |ui| super::inspector_model::model_ui(ui, doc, model));
+                }
+                egui::CollapsingHeader::new(RichText::new("Components").strong())
+                    .default_open(true)
+                    .show(ui, |ui| self.components_ui(ui, doc, entity, &mut actions));
+            });
+        self.end_colour_gesture(ui.ctx(), &mut actions);
+        actions
+    }
+
+    fn header_ui(&self, ui: &mut egui::Ui, doc: &Document, entity: Entity) {
+        let count = doc.selection.len();
+        ui.horizontal(|ui| {
+            ui.heading(doc.display_name(entity));
+            if count > 1 {
+                ui.label(
+                    RichText::new(format!(
+                        "+ {} more selected — edits apply to all {count}",
+                        count - 1
+                    ))
+                    .weak(),
+                );
+            }
+        });
+        ui.label(
+            RichText::new(format!(
+                "Entity {entity}  ·  number {}  ·  version {}",
+                entity.number(),
+                entity.version()
+            ))
+            .weak()
+            .small(),
+        );
+    }
+}
+
+/// With nothing selected: what the open scene is, and what loading it noticed.
+fn scene_summary_ui(ui: &mut egui::Ui, doc: &Document, (cycles, rerooted): (usize, usize)) {
+    ui.heading("Scene");
+    super::inspector_model::project_ui(ui, doc);
+    match &doc.file {
+        Some(file) => {
+            ui.label(file.path.display().to_string());
+            ui.label(RichText::new(file.format.label()).weak());
+        }
+        None => {
+            ui.label("Not saved yet");
+        }
+    }
+    ui.label(format!(
+        "{} entities · {cycles} parenting cycle(s) · {rerooted} re-rooted",
+        doc.replica().live_entity_count(),
+    ));
+    if !doc.load_notes.is_empty() {
+        ui.separator();
+        ui.label(RichText::new("Notes from loading").strong());
+        for note in &doc.load_notes {
+            ui.label(RichText::new(format!("• {note}")).small());
+        }
+    }
+    ui.separator();
+    ui.weak("Select an entity in the hierarchy or the viewport to inspect it.");
+}
+
+/// The local Transforms of every selected entity with `change` applied to each.
+fn edit_all(doc: &Document, change: impl Fn(&mut Transform)) -> Vec<(Entity, Transform)> {
+    doc.selection
+        .entities()
+        .iter()
+        .map(|&e| {
+            let mut t = doc.local_transform(e);
+            change(&mut t);
+            (e, t)
+        })
+        .collect()
+}
+
+fn parents_ui(ui: &mut egui::Ui, doc: &Document, entity: Entity) {
+    let view = doc.view();
+    let declared = view.declared_parent_of(entity).unwrap_or(Entity::ROOT);
+    let effective = view.effective_parent_of(entity).unwrap_or(Entity::ROOT);
+    egui::Grid::new("parents").num_columns(2).show(ui, |ui| {
+        ui.label("Declared");
+        ui.label(format!("{}  ({declared})", doc.display_name(declared)));
+        ui.end_row();
+        ui.label("Effective");
+        ui.label(format!("{}  ({effective})", doc.display_name(effective)));
+        ui.end_row();
+    });
+    match view.fallback_reason(entity) {
+        Fallback::None => {}
+        Fallback::Cycle(members) => {
+            let ring = doc.cycle_ring(members);
+            ui.colored_label(style::CYCLE, format!("⟲ {}", present::cycle_note(&ring)));
+        }
+        Fallback::MissingParent => {
+            ui.colored_label(
+                style::MISSING_PARENT,
+                format!(
+                    "△ {}",
+                    present::missing_parent_note(&doc.display_name(declared))
+                ),
+            );
+        }
+    }
+}

@@ -1,0 +1,198 @@
+//! The inspector's number cells, so every number lines up: one monospace font, one cell width
+//! (wide enough for `-12.345`, `-179.99`, `-0.7071`; four fit the inspector's default width
+//! beside the row labels), the text of every value from `model::present::fixed` (fixed
+//! decimals per quantity, no negative zero) padded to that width. Editable fields, read-outs and
+//! column headers share [`Cells`], so a column of local values and the world values under it
+//! line up on the decimal point.
+
+use std::cell::RefCell;
+
+use egui::{Align, Layout, Response, RichText, TextStyle, Vec2};
+
+use crate::model::present::{Quantity, fixed};
+
+/// Characters a cell is sized for: `-12.345` m, `-179.99`°, `-0.7071` (a longer value widens
+/// its own cell).
+const CELL_CHARS: usize = 7;
+/// Horizontal padding inside a cell, in points.
+const CELL_PADDING: f32 = 3.0;
+/// Width of the row-label column, in points (the local and world grids share it, so their
+/// number columns line up).
+pub(super) const LABEL_WIDTH: f32 = 70.0;
+/// Size of the numbers' monospace font, in points (a little under egui's 12, so four columns
+/// fit the inspector's default width).
+const NUMBER_FONT_SIZE: f32 = 11.5;
+
+/// The text style of the numbers (registered on the `Ui` by [`Cells::new`]).
+fn number_style() -> TextStyle {
+    TextStyle::Name("inspector-number".into())
+}
+
+/// The geometry of number cells for the current style.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Cells {
+    /// Outer width of one cell, in points.
+    pub width: f32,
+    /// Height of one cell (the style's interact height), in points.
+    pub height: f32,
+}
+
+impl Cells {
+    /// Registers the numbers' text style on `ui` and measures its digit width.
+    pub fn new(ui: &mut egui::Ui) -> Self {
+        let font = egui::FontId::monospace(NUMBER_FONT_SIZE);
+        ui.style_mut()
+            .text_styles
+            .insert(number_style(), font.clone());
+        let digit = ui.fonts_mut(|f| f.glyph_width(&font, '0'));
+        Cells {
+            width: digit * CELL_CHARS as f32 + 2.0 * CELL_PADDING,
+            height: ui.spacing().interact_size.y,
+        }
+    }
+
+    /// `value` as the inspector prints it: fixed decimals, right-aligned in the cell's width.
+    pub fn text(value: f64, quantity: Quantity) -> String {
+        format!("{:>CELL_CHARS$}", fixed(value, quantity))
+    }
+
+    /// A row label in the label column; `full` is its hover text (what, in which space, unit).
+    pub fn row_label(&self, ui: &mut egui::Ui, text: &str, full: &str) -> Response {
+        ui.allocate_ui_with_layout(
+            Vec2::new(LABEL_WIDTH, self.height),
+            Layout::left_to_right(Align::Center),
+            |ui| {
+                ui.set_min_width(LABEL_WIDTH);
+                ui.label(text).on_hover_text(full)
+            },
+        )
+        .inner
+    }
+
+    /// The header row of a grid: `title` over the labels, then the axis letters over the
+    /// columns.
+    pub fn header(&self, ui: &mut egui::Ui, title: &str, axes: &[&str]) {
+        self.row_label(ui, title, title);
+        for axis in axes {
+            ui.add_sized(
+                [self.width, self.height],
+                egui::Label::new(RichText::new(*axis).weak().text_style(number_style())),
+            );
+        }
+        ui.end_row();
+    }
+
+    /// A read-only number, aligned like the editable ones; `name` is its accessible label.
+    pub fn readout(&self, ui: &mut egui::Ui, value: f64, quantity: Quantity, name: &str) {
+        let text = Self::text(value, quantity);
+        let response = ui.add_sized(
+            [self.width, self.height],
+            egui::Label::new(RichText::new(&text).text_style(number_style())),
+        );
+        describe(ui, &response, name, text.trim());
+    }
+
+    /// An editable number: drag to change it, or click and type (the value changes when Enter
+    /// is pressed or the field loses focus). Typing something that is not a finite number
+    /// leaves the value and sets `refused` to why. `name` is the accessible label ("Local
+    /// position x") and the start of the refusal message.
+    pub fn drag_number(
+        &self,
+        ui: &mut egui::Ui,
+        value: &mut f32,
+        quantity: Quantity,
+        speed: f64,
+        name: &str,
+        refused: &RefCell<Option<String>>,
+    ) -> Response {
+        let shown = Self::text(f64::from(*value), quantity);
+        let response = ui
+            .scope(|ui| {
+                ui.style_mut().drag_value_text_style = number_style();
+                ui.spacing_mut().interact_size.x = self.width;
+                ui.spacing_mut().button_padding.x = CELL_PADDING;
+                ui.add(
+                    egui::DragValue::new(value)
+                        .speed(speed)
+                        .update_while_editing(false)
+                        .custom_formatter(|v, _| Self::text(v, quantity))
+                        .custom_parser(|text| {
+                            let parsed = parse_number(text);
+                            if parsed.is_none() {
+                                *refused.borrow_mut() = Some(not_a_number(name, text, "value"));
+                            }
+                            parsed
+                        }),
+                )
+            })
+            .inner
+            .on_hover_text(format!("{name}: drag, or click and type; Enter commits"));
+        describe(ui, &response, name, shown.trim());
+        response
+    }
+
+    /// A text field sized and aligned like a number cell, for numbers that commit together
+    /// (the quaternion). `name` is its accessible label.
+    pub fn text_field(
+        &self,
+        ui: &mut egui::Ui,
+        text: &mut String,
+        id: egui::Id,
+        name: &str,
+    ) -> Response {
+        let response = ui
+            .scope(|ui| {
+                // The same background as the draggable numbers: these are numbers too.
+                ui.visuals_mut().text_edit_bg_color = Some(ui.visuals().widgets.inactive.bg_fill);
+                ui.add(
+                    egui::TextEdit::singleline(text)
+                        .id(id)
+                        .font(number_style())
+                        .horizontal_align(Align::RIGHT)
+                        .margin(Vec2::new(CELL_PADDING, ui.spacing().button_padding.y))
+                        .desired_width(self.width - 2.0 * CELL_PADDING),
+                )
+            })
+            .inner;
+        ui.ctx().accesskit_node_builder(response.id, |node| {
+            node.set_label(name);
+        });
+        response
+    }
+}
+
+/// Gives a cell an accessible label and its shown text as value (a screen reader, and the UI
+/// tests, read what the user sees).
+fn describe(ui: &egui::Ui, response: &Response, name: &str, shown: &str) {
+    let typing = response.has_focus();
+    ui.ctx().accesskit_node_builder(response.id, |node| {
+        node.set_label(name);
+        if !typing {
+            // While typing, the text field's own value is what is shown.
+            node.set_value(shown);
+        }
+    });
+}
+
+/// A typed number: surrounding spaces ignored, `−` (U+2212, as the inspector's buttons write
+/// it) read as `-`; only finite values that fit an f32.
+pub(super) fn parse_number(text: &str) -> Option<f64> {
+    text.trim()
+        .replace('−', "-")
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite() && v.abs() <= f64::from(f32::MAX))
+}
+
+/// Why `text`, typed into the field `name`, was refused; `kept` is what stays ("value",
+/// "rotation").
+pub(super) fn not_a_number(name: &str, text: &str, kept: &str) -> String {
+    if text.trim().is_empty() {
+        format!("{name}: an empty field is not a number; the {kept} was kept")
+    } else {
+        format!(
+            "{name}: \"{}\" is not a finite number; the {kept} was kept",
+            text.trim()
+        )
+    }
+}

@@ -1,0 +1,304 @@
+//! The Transform sections: the local values (position, the quaternion, the Euler row with its
+//! order, scale; the ±90° turns, reset, copy and paste) and the world values, in two grids that
+//! share their column widths so the numbers line up.
+
+use egui::RichText;
+use glam::{Quat, Vec3};
+
+use super::numbers::Cells;
+use super::rotation::EULER_NOTE;
+use super::{Action, Field, InspectorPanel, edit_all};
+use crate::editor::{Command, Document};
+use crate::model::present::Quantity;
+use crate::model::{Entity, EulerOrder, Transform, ids};
+use crate::ui::command::UiCommand;
+
+/// What one editable number cell did this frame.
+#[must_use]
+pub(super) struct NumberEdit {
+    /// The value changed: the coalescing key of its gesture.
+    changed: Option<u64>,
+    /// The drag or the typing ended: the gesture's undo step closes.
+    ended: bool,
+}
+
+impl NumberEdit {
+    /// Pushes the edit `command` makes (merged with the rest of its gesture into one undo
+    /// step) if the value changed, then the end of the gesture if it ended.
+    pub(super) fn push(self, actions: &mut Vec<Action>, command: impl FnOnce() -> Command) {
+        if let Some(key) = self.changed {
+            actions.push(Action::EditCoalesced(command(), key));
+        }
+        if self.ended {
+            actions.push(Action::EndGesture);
+        }
+    }
+}
+
+/// The grid's spacing, shared by the local and world grids.
+const GRID_SPACING: [f32; 2] = [4.0, 4.0];
+
+impl InspectorPanel {
+    /// One editable number of the Transform grid (`name` is its accessible label). Typing
+    /// something that is not a finite number is refused with a message.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn number_cell(
+        &mut self,
+        ui: &mut egui::Ui,
+        cells: &Cells,
+        doc: &Document,
+        name: &str,
+        quantity: Quantity,
+        value: &mut f32,
+        field: Field,
+    ) -> NumberEdit {
+        let speed = match quantity {
+            Quantity::Meters | Quantity::Scale => 0.01,
+            Quantity::Degrees => 0.5,
+            Quantity::QuaternionComponent => 0.005,
+        };
+        let refused = std::cell::RefCell::new(None);
+        let response = cells.drag_number(ui, value, quantity, speed, name, &refused);
+        if let Some(why) = refused.into_inner() {
+            self.refuse(doc, why);
+        }
+        let changed = response.changed();
+        if changed {
+            self.error = None;
+        }
+        NumberEdit {
+            changed: changed.then(|| egui::Id::new(("inspector", field)).value()),
+            ended: response.drag_stopped() || response.lost_focus(),
+        }
+    }
+
+    pub(super) fn transform_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        doc: &Document,
+        entity: Entity,
+        actions: &mut Vec<Action>,
+    ) {
+        let has_transform = doc.replica().transform(entity).is_some();
+        let t = doc.local_transform(entity);
+        if !has_transform {
+            ui.label(
+                RichText::new("No Transform: drawn as the identity at the root. Editing adds one.")
+                    .weak(),
+            );
+        }
+        let cells = Cells::new(ui);
+        egui::Grid::new("trs")
+            .num_columns(5)
+            .spacing(GRID_SPACING)
+            .show(ui, |ui| {
+                cells.header(ui, "Local", &["x", "y", "z", "w"]);
+                cells.row_label(
+                    ui,
+                    "Position m",
+                    "Local position: meters, in the parent's space",
+                );
+                for (i, axis) in ["x", "y", "z"].into_iter().enumerate() {
+                    let mut v = t.position[i];
+                    let name = format!("Local position {axis}");
+                    self.number_cell(
+                        ui,
+                        &cells,
+                        doc,
+                        &name,
+                        Quantity::Meters,
+                        &mut v,
+                        Field::Position(i),
+                    )
+                    .push(actions, || {
+                        Command::SetTransforms(edit_all(doc, |t| t.position[i] = v))
+                    });
+                }
+                ui.end_row();
+
+                cells.row_label(
+                    ui,
+                    "Rotation",
+                    "Local rotation: the stored unit quaternion (x, y, z, w), relative to the \
+                     parent. The four fields commit together, normalized.",
+                );
+                self.quaternion_cells(ui, &cells, doc, entity, actions);
+                ui.end_row();
+
+                cells.row_label(ui, "Euler °", EULER_NOTE);
+                self.euler_cells(ui, &cells, doc, entity, actions);
+                egui::ComboBox::from_id_salt("euler-order")
+                    .width(cells.width)
+                    .selected_text(self.euler_order.label())
+                    .show_ui(ui, |ui| {
+                        for order in EulerOrder::ALL {
+                            ui.selectable_value(&mut self.euler_order, order, order.label());
+                        }
+                    })
+                    .response
+                    .on_hover_text(
+                        "The order the Euler angles apply in (intrinsic). Unity and Godot use YXZ.",
+                    );
+                ui.end_row();
+
+                cells.row_label(
+                    ui,
+                    "Scale",
+                    "Local scale: factors along the entity's own axes",
+                );
+                for (i, axis) in ["x", "y", "z"].into_iter().enumerate() {
+                    let mut v = t.scale[i];
+                    let name = format!("Local scale {axis}");
+                    self.number_cell(
+                        ui,
+                        &cells,
+                        doc,
+                        &name,
+                        Quantity::Scale,
+                        &mut v,
+                        Field::Scale(i),
+                    )
+                    .push(actions, || {
+                        Command::SetTransforms(edit_all(doc, |t| t.scale[i] = v))
+                    });
+                }
+                ui.end_row();
+            });
+        self.quaternion_draft_ui(ui, doc, actions);
+        self.turn_buttons_ui(ui, doc, actions);
+        ui.horizontal(|ui| {
+            if ui
+                .button("Reset")
+                .on_hover_text("Identity position, rotation and scale; the parent stays")
+                .clicked()
+            {
+                actions.push(Action::Edit(Command::SetTransforms(edit_all(doc, |t| {
+                    *t = Transform::identity_under(t.parent);
+                }))));
+            }
+            if ui.button("Normalize rotation").clicked() {
+                actions.push(Action::Edit(Command::SetTransforms(edit_all(doc, |t| {
+                    t.rotation = t.rotation.normalize()
+                }))));
+            }
+            if ui
+                .button("Copy")
+                .on_hover_text(UiCommand::CopyTransform.hint())
+                .clicked()
+            {
+                actions.push(Action::CopyTransform);
+            }
+            if ui
+                .button("Paste")
+                .on_hover_text(UiCommand::PasteTransform.hint())
+                .clicked()
+            {
+                actions.push(Action::PasteTransform);
+            }
+        });
+        let ts = doc.replica().timestamp(entity, ids::TRANSFORM);
+        ui.label(
+            RichText::new(format!("Lamport timestamp of the Transform: {ts}"))
+                .weak()
+                .small(),
+        );
+    }
+
+    /// ±90° about X, Y or Z, in the parent's space or the entity's own.
+    fn turn_buttons_ui(&mut self, ui: &mut egui::Ui, doc: &Document, actions: &mut Vec<Action>) {
+        ui.horizontal(|ui| {
+            ui.label("Rotate 90° in");
+            ui.selectable_value(&mut self.rotate_in_local_space, false, "parent space");
+            ui.selectable_value(&mut self.rotate_in_local_space, true, "local space");
+        });
+        ui.horizontal_wrapped(|ui| {
+            for (axis_name, axis) in [("X", Vec3::X), ("Y", Vec3::Y), ("Z", Vec3::Z)] {
+                for sign in [-1.0f32, 1.0] {
+                    let text = format!("{}{axis_name}", if sign < 0.0 { "−" } else { "+" });
+                    if ui.small_button(text).clicked() {
+                        let turn = Quat::from_axis_angle(axis, sign * std::f32::consts::FRAC_PI_2);
+                        let local = self.rotate_in_local_space;
+                        actions.push(Action::Edit(Command::SetTransforms(edit_all(doc, |t| {
+                            // Parent space: turn the whole frame (pre-multiply); local space:
+                            // turn about the object's own axes (post-multiply). Seed 004.
+                            let turned = if local {
+                                t.rotation * turn
+                            } else {
+                                turn * t.rotation
+                            };
+                            t.rotation = turned.normalize();
+                        }))));
+                    }
+                }
+            }
+        });
+    }
+
+    /// The world values (read-only), aligned with the local grid's columns.
+    pub(super) fn world_ui(&self, ui: &mut egui::Ui, doc: &Document, entity: Entity) {
+        let Some(world) = doc.view().world_affine(entity) else {
+            return;
+        };
+        let (scale, rotation, position) = world.to_scale_rotation_translation();
+        let cells = Cells::new(ui);
+        let row =
+            |ui: &mut egui::Ui, label: &str, full: &str, name: &str, quantity, values: &[f32]| {
+                cells.row_label(ui, label, full);
+                for (value, axis) in values.iter().zip(["x", "y", "z", "w"]) {
+                    cells.readout(ui, f64::from(*value), quantity, &format!("{name} {axis}"));
+                }
+            };
+        egui::Grid::new("world")
+            .num_columns(5)
+            .spacing(GRID_SPACING)
+            .show(ui, |ui| {
+                cells.header(ui, "World", &["x", "y", "z", "w"]);
+                row(
+                    ui,
+                    "Position m",
+                    "World position: meters, in the scene's space",
+                    "World position",
+                    Quantity::Meters,
+                    &position.to_array(),
+                );
+                ui.end_row();
+                row(
+                    ui,
+                    "Rotation",
+                    "World rotation: unit quaternion (x, y, z, w) in the scene's space",
+                    "World rotation",
+                    Quantity::QuaternionComponent,
+                    &rotation.to_array(),
+                );
+                ui.end_row();
+                let order = self.euler_order;
+                cells.row_label(
+                    ui,
+                    "Euler °",
+                    &format!("World Euler angles, {}. {EULER_NOTE}", order.label()),
+                );
+                let angles = order.to_xyz_degrees(rotation);
+                for (i, axis) in ["X", "Y", "Z"].into_iter().enumerate() {
+                    cells.readout(
+                        ui,
+                        f64::from(angles[i]),
+                        Quantity::Degrees,
+                        &format!("World Euler {axis}"),
+                    );
+                }
+                ui.label(RichText::new(order.label()).weak())
+                    .on_hover_text("The order chosen for the local Euler row");
+                ui.end_row();
+                row(
+                    ui,
+                    "Scale",
+                    "World scale: factors along the entity's own axes (a sheared world matrix \
+                     has no exact scale; this is its nearest)",
+                    "World scale",
+                    Quantity::Scale,
+                    &scale.to_array(),
+                );
+                ui.end_row();
+            });
+    }
+}
