@@ -35,6 +35,39 @@ impl NumberEdit {
     }
 }
 
+/// One row of three numbers of the local grid.
+struct VectorRow {
+    label: &'static str,
+    /// The label's hover text.
+    full: &'static str,
+    /// The cells' accessible names start with this ("Local position").
+    name: &'static str,
+    quantity: Quantity,
+    field: fn(usize) -> Field,
+    vector: fn(&Transform) -> Vec3,
+    vector_mut: fn(&mut Transform) -> &mut Vec3,
+}
+
+const POSITION_ROW: VectorRow = VectorRow {
+    label: "Position m",
+    full: "Local position: meters, in the parent's space",
+    name: "Local position",
+    quantity: Quantity::Meters,
+    field: Field::Position,
+    vector: |t| t.position,
+    vector_mut: |t| &mut t.position,
+};
+
+const SCALE_ROW: VectorRow = VectorRow {
+    label: "Scale",
+    full: "Local scale: factors along the entity's own axes",
+    name: "Local scale",
+    quantity: Quantity::Scale,
+    field: Field::Scale,
+    vector: |t| t.scale,
+    vector_mut: |t| &mut t.scale,
+};
+
 /// The grid's spacing, shared by the local and world grids.
 const GRID_SPACING: [f32; 2] = [4.0, 4.0];
 
@@ -72,6 +105,29 @@ impl InspectorPanel {
         }
     }
 
+    /// A row of three editable numbers (position or scale); an edit sets that component on
+    /// every selected entity.
+    fn vector_row(
+        &mut self,
+        ui: &mut egui::Ui,
+        cells: &Cells,
+        doc: &Document,
+        actions: &mut Vec<Action>,
+        t: &Transform,
+        row: VectorRow,
+    ) {
+        cells.row_label(ui, row.label, row.full);
+        for (i, axis) in ["x", "y", "z"].into_iter().enumerate() {
+            let mut v = (row.vector)(t)[i];
+            let name = format!("{} {axis}", row.name);
+            self.number_cell(ui, cells, doc, &name, row.quantity, &mut v, (row.field)(i))
+                .push(actions, || {
+                    Command::SetTransforms(edit_all(doc, |t| (row.vector_mut)(t)[i] = v))
+                });
+        }
+        ui.end_row();
+    }
+
     pub(super) fn transform_ui(
         &mut self,
         ui: &mut egui::Ui,
@@ -93,28 +149,7 @@ impl InspectorPanel {
             .spacing(GRID_SPACING)
             .show(ui, |ui| {
                 cells.header(ui, "Local", &["x", "y", "z", "w"]);
-                cells.row_label(
-                    ui,
-                    "Position m",
-                    "Local position: meters, in the parent's space",
-                );
-                for (i, axis) in ["x", "y", "z"].into_iter().enumerate() {
-                    let mut v = t.position[i];
-                    let name = format!("Local position {axis}");
-                    self.number_cell(
-                        ui,
-                        &cells,
-                        doc,
-                        &name,
-                        Quantity::Meters,
-                        &mut v,
-                        Field::Position(i),
-                    )
-                    .push(actions, || {
-                        Command::SetTransforms(edit_all(doc, |t| t.position[i] = v))
-                    });
-                }
-                ui.end_row();
+                self.vector_row(ui, &cells, doc, actions, &t, POSITION_ROW);
 
                 cells.row_label(
                     ui,
@@ -141,28 +176,7 @@ impl InspectorPanel {
                     );
                 ui.end_row();
 
-                cells.row_label(
-                    ui,
-                    "Scale",
-                    "Local scale: factors along the entity's own axes",
-                );
-                for (i, axis) in ["x", "y", "z"].into_iter().enumerate() {
-                    let mut v = t.scale[i];
-                    let name = format!("Local scale {axis}");
-                    self.number_cell(
-                        ui,
-                        &cells,
-                        doc,
-                        &name,
-                        Quantity::Scale,
-                        &mut v,
-                        Field::Scale(i),
-                    )
-                    .push(actions, || {
-                        Command::SetTransforms(edit_all(doc, |t| t.scale[i] = v))
-                    });
-                }
-                ui.end_row();
+                self.vector_row(ui, &cells, doc, actions, &t, SCALE_ROW);
             });
         self.quaternion_draft_ui(ui, doc, actions);
         self.turn_buttons_ui(ui, doc, actions);
