@@ -241,3 +241,29 @@ fn the_viewport_draws_the_policy_chosen_in_its_selector() {
     assert_eq!(drawn(&h), [512, 513, 514, 515]);
     assert_eq!(lamp_x(&h), 4.0);
 }
+
+#[test]
+fn in_the_editor_layout_each_policys_tree_starts_above_the_lower_view() {
+    let mut h = lesson_seven_at(1);
+    h.state_mut()
+        .run_command(scenetree::ui::command::UiCommand::EditorWorkspace);
+    h.run();
+    // Step 1: Lamp under Shelf everywhere; Shelf is the first row of every policy's tree.
+    let lower = h.get_by_label("Messages in flight (0)").rect();
+    let headers: Vec<egui::Rect> = TreePolicy::ALL
+        .iter()
+        .map(|p| h.get_by_label(p.name()).rect())
+        .collect();
+    let shelves: Vec<egui::Rect> = h
+        .get_all_by_label(SHELF)
+        .map(|n| n.rect())
+        .filter(|r| r.top() > headers[0].bottom())
+        .collect();
+    assert_eq!(shelves.len(), 5, "one per policy column: {shelves:?}");
+    for row in shelves {
+        assert!(
+            row.bottom() <= lower.top(),
+            "{row:?} is under the lower view at {lower:?}"
+        );
+    }
+}

@@ -126,7 +126,7 @@ const COLUMNS_MIN_HEIGHT: f32 = 80.0;
 /// Below this height (points) the panel is a strip (the editor's layout): the header scrolls.
 const SHORT_PANEL_HEIGHT: f32 = 420.0;
 /// The most of a short panel's height the lesson and controls take.
-const HEADER_SHARE_WHEN_SHORT: f32 = 0.4;
+const HEADER_SHARE_WHEN_SHORT: f32 = 0.3;
 /// The least height of the lesson and controls (the Next step row and a line of text).
 const HEADER_MIN_HEIGHT: f32 = 56.0;
 

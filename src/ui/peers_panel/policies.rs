@@ -22,6 +22,9 @@ use crate::ui::style;
 /// The narrowest a policy column gets; narrower panels scroll sideways.
 const MIN_POLICY_COLUMN_WIDTH: f32 = 190.0;
 
+/// Policy columns shorter than this (points) leave the policy's source to its tooltip.
+const COMPACT_BELOW_HEIGHT: f32 = 240.0;
+
 /// What the area between the controls and the lower view shows.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum ColumnsView {
@@ -157,7 +160,9 @@ impl PeersPanel {
             MIN_POLICY_COLUMN_WIDTH,
             |ui, k, size| {
                 let policy = TreePolicy::ALL[k];
-                policy_header_ui(ui, board, network, policy, active, states_equal);
+                // In a short strip the trees need the line the source takes (it is in the tooltip).
+                let compact = size.y < COMPACT_BELOW_HEIGHT;
+                policy_header_ui(ui, board, network, policy, active, states_equal, compact);
                 let each = ui.available_height() / peers.len() as f32;
                 for &peer in &peers {
                     let (name, named) = (entity_name(network, peer), has_name(network, peer));
@@ -191,7 +196,8 @@ impl PeersPanel {
 }
 
 /// The policy's name and source, whether every peer draws the same tree under it, and what
-/// it hides for `active`.
+/// it hides for `active`. `compact` (a short strip): one line, the name and the convergence
+/// line beside it, the source and what is hidden in the tooltips.
 fn policy_header_ui(
     ui: &mut egui::Ui,
     board: &mut PolicyBoard,
@@ -199,35 +205,49 @@ fn policy_header_ui(
     policy: TreePolicy,
     active: PeerId,
     states_equal: bool,
+    compact: bool,
 ) {
-    ui.label(RichText::new(policy.name()).strong())
-        .on_hover_text(policy_summary(policy));
-    ui.add(egui::Label::new(RichText::new(policy.source()).weak()).truncate());
-    let agreement = board.agreement(policy);
-    let (text, color) = if agreement.agree {
-        ("✓ every peer draws this tree".to_string(), style::SUCCESS)
-    } else {
-        let names: Vec<String> = agreement
-            .differing
+    let names = |entities: &[Entity]| -> String {
+        let names: Vec<String> = entities
             .iter()
             .map(|&e| network.entity_label(e, active))
             .collect();
-        let mut text = format!("✗ peers differ on {}", names.join(", "));
+        names.join(", ")
+    };
+    let agreement = board.agreement(policy);
+    let (line, color) = if agreement.agree {
+        ("✓ every peer draws this tree".to_string(), style::SUCCESS)
+    } else {
+        let mut text = format!("✗ peers differ on {}", names(&agreement.differing));
         if states_equal {
             text.push_str(" (same state, different trees)");
         }
         (text, style::WARNING)
     };
-    ui.add(egui::Label::new(RichText::new(&text).color(color)).truncate())
-        .on_hover_text(text);
     let hidden = board.hidden(active, policy);
-    if !hidden.is_empty() {
-        let names: Vec<String> = hidden
-            .iter()
-            .map(|&e| network.entity_label(e, active))
-            .collect();
-        let text = format!("hidden: {}", names.join(", "));
-        ui.add(egui::Label::new(RichText::new(&text).color(style::CYCLE)).truncate())
-            .on_hover_text(text);
+    let hidden = (!hidden.is_empty()).then(|| format!("hidden: {}", names(&hidden)));
+    let about = format!("{}: {}", policy.source(), policy_summary(policy));
+    let truncated = |ui: &mut egui::Ui, text: &str, color| {
+        ui.add(egui::Label::new(RichText::new(text).color(color)).truncate())
+    };
+    if compact {
+        ui.horizontal(|ui| {
+            ui.label(RichText::new(policy.name()).strong())
+                .on_hover_text(about);
+            let hover = [Some(line.as_str()), hidden.as_deref()]
+                .into_iter()
+                .flatten()
+                .collect::<Vec<_>>()
+                .join("\n");
+            truncated(ui, &line, color).on_hover_text(hover);
+        });
+        return;
+    }
+    ui.label(RichText::new(policy.name()).strong())
+        .on_hover_text(about);
+    truncated(ui, policy.source(), ui.visuals().weak_text_color());
+    truncated(ui, &line, color).on_hover_text(&line);
+    if let Some(hidden) = hidden {
+        truncated(ui, &hidden, style::CYCLE).on_hover_text(&hidden);
     }
 }
