@@ -266,4 +266,13 @@ fn in_the_editor_layout_each_policys_tree_starts_above_the_lower_view() {
             "{row:?} is under the lower view at {lower:?}"
         );
     }
+    // The lists end where the lower view starts: no row is laid out under its tabs.
+    for label in [LAMP, TABLE, BULB, SHELF] {
+        for row in h.get_all_by_label(label).map(|n| n.rect()) {
+            assert!(
+                row.top() < lower.top(),
+                "{label} at {row:?} runs under the lower view at {lower:?}"
+            );
+        }
+    }
 }

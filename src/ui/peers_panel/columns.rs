@@ -147,6 +147,9 @@ pub(super) fn tree_ui(
     egui::ScrollArea::vertical()
         .id_salt(id)
         .auto_shrink([false, false])
+        // Never taller than the room left (by default a scroll area takes 64 pt, and in a
+        // short strip it would run under the lower view).
+        .min_scrolled_height(0.0)
         .show_rows(ui, ROW_HEIGHT, rows.len(), |ui, range| {
             for r in &rows[range] {
                 let entity = r.entity;

@@ -244,7 +244,8 @@ impl PeersPanel {
         });
         // The lower view and the peer columns share what is left; the handle between them
         // moves the split (kept as a share, so it follows the window's size).
-        let rest = ui.available_height();
+        let area = ui.available_rect_before_wrap();
+        let rest = area.height();
         let lower_height = lower_view_height(rest, self.lower_share);
         egui::Panel::bottom("peers-lower")
             .resizable(false)
@@ -266,7 +267,12 @@ impl PeersPanel {
                     LowerView::Explorer => self.explorer_ui(ui, network, active),
                 }
             });
-        egui::CentralPanel::no_frame().show(ui, |ui| {
+        // The columns take exactly what the lower view leaves: a bottom panel whose content
+        // is taller than its size reports a shorter height, and a CentralPanel would then
+        // run under it.
+        let columns = area.with_max_y(area.max.y - lower_height);
+        ui.scope_builder(egui::UiBuilder::new().max_rect(columns), |ui| {
+            ui.set_clip_rect(columns.intersect(ui.clip_rect()));
             self.columns_view_switch_ui(ui);
             match self.columns_view {
                 ColumnsView::Peers => self.columns_ui(ui, doc, network, active, cx, &mut actions),
