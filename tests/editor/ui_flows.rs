@@ -323,18 +323,11 @@ fn rerooted_entities_show_a_cycle_badge() {
 #[test]
 fn picking_in_the_viewport_brings_the_entitys_row_into_view() {
     // Found by hand in the Cozy House: the picked House's row stayed below the fold.
-    let mut r = Replica::new();
     let count = 120u32;
-    for i in 0..count {
-        let e = Entity(512 + i);
-        let t = Transform {
-            position: Vec3::new(i as f32 * 0.5 - 30.0, 0.0, 0.0),
-            ..Transform::IDENTITY
-        };
-        r.put_transform(e, &t).unwrap();
-        r.put(e, ids::NAME, encode_name(&format!("Crate {i}")))
-            .unwrap();
-    }
+    let r = numbered_scene("Crate", count, |i| Transform {
+        position: Vec3::new(i as f32 * 0.5 - 30.0, 0.0, 0.0),
+        ..Transform::IDENTITY
+    });
     let last = Entity(512 + count - 1);
     let mut h = harness(Document::new(r, None));
     h.run();
@@ -360,18 +353,7 @@ fn picking_in_the_viewport_brings_the_entitys_row_into_view() {
             glam::Vec2::new(rect.width(), rect.height()),
         )
         .expect("in front of the camera");
-    let pos = rect.min + egui::vec2(p.x, p.y);
-    h.hover_at(pos);
-    h.run();
-    for pressed in [true, false] {
-        h.event(egui::Event::PointerButton {
-            pos,
-            button: egui::PointerButton::Primary,
-            pressed,
-            modifiers: Modifiers::NONE,
-        });
-    }
-    h.run();
+    click_at(&mut h, rect.min + egui::vec2(p.x, p.y));
     h.run();
     assert_eq!(h.state().doc.selection.entities(), [last]);
     assert!(shown(&h), "the picked entity's row is in view");
@@ -380,23 +362,15 @@ fn picking_in_the_viewport_brings_the_entitys_row_into_view() {
 #[test]
 fn a_deep_row_cuts_its_name_short_instead_of_running_under_the_toggles() {
     // Found by hand in the 65,024-entity example: names ran under the eye and lock buttons.
-    let mut r = Replica::new();
     let depth = 14u32;
-    for i in 0..depth {
-        let e = Entity(512 + i);
-        let parent = if i == 0 {
+    let r = numbered_scene("A rather long entity name", depth, |i| Transform {
+        parent: if i == 0 {
             Entity::ROOT
         } else {
             Entity(511 + i)
-        };
-        let t = Transform {
-            parent,
-            ..Transform::IDENTITY
-        };
-        r.put_transform(e, &t).unwrap();
-        let name = format!("A rather long entity name {i}");
-        r.put(e, ids::NAME, encode_name(&name)).unwrap();
-    }
+        },
+        ..Transform::IDENTITY
+    });
     let h = harness(Document::new(r, None));
     let deepest = row(
         &format!("A rather long entity name {}", depth - 1),
@@ -419,4 +393,31 @@ fn a_deep_row_cuts_its_name_short_instead_of_running_under_the_toggles() {
         "the name ends at {} but the toggles start at {toggles_left}",
         label.right()
     );
+}
+
+/// A scene of `count` entities numbered from 512, named "`name` i", each with `transform(i)`.
+fn numbered_scene(name: &str, count: u32, transform: impl Fn(u32) -> Transform) -> Replica {
+    let mut r = Replica::new();
+    for i in 0..count {
+        let e = Entity(512 + i);
+        r.put_transform(e, &transform(i)).unwrap();
+        r.put(e, ids::NAME, encode_name(&format!("{name} {i}")))
+            .unwrap();
+    }
+    r
+}
+
+/// A primary click at `pos` (points), with the hover before it that egui needs.
+pub(crate) fn click_at<State>(h: &mut Harness<'_, State>, pos: egui::Pos2) {
+    h.hover_at(pos);
+    h.run();
+    for pressed in [true, false] {
+        h.event(egui::Event::PointerButton {
+            pos,
+            button: egui::PointerButton::Primary,
+            pressed,
+            modifiers: Modifiers::NONE,
+        });
+    }
+    h.run();
 }
