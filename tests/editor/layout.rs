@@ -9,7 +9,7 @@ use scenetree::ui::{Tab, Workbench};
 
 use crate::ui_flows::room;
 
-fn harness_at(size: egui::Vec2) -> Harness<'static, Workbench> {
+pub(crate) fn harness_at(size: egui::Vec2) -> Harness<'static, Workbench> {
     let mut h = Harness::builder().with_size(size).build_ui_state(
         |ui, bench: &mut Workbench| bench.ui(ui, &mut NullRenderer::default()),
         Workbench::new(room()),
@@ -19,7 +19,7 @@ fn harness_at(size: egui::Vec2) -> Harness<'static, Workbench> {
 }
 
 /// Where the tab's panel was drawn in the last frame.
-fn panel(h: &Harness<'_, Workbench>, tab: Tab) -> Rect {
+pub(crate) fn panel(h: &Harness<'_, Workbench>, tab: Tab) -> Rect {
     let tree = h.state().dock.main_surface();
     let (node, _) = tree.find_tab(&tab).expect("the tab is docked");
     tree[node].rect().expect("a leaf has a rect")

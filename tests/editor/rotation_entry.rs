@@ -12,6 +12,7 @@ use scenetree::model::{Entity, EulerOrder, Transform};
 use scenetree::ui::Workbench;
 
 use super::component_ui::tall_harness;
+use super::layout::{harness_at, panel};
 use super::ui_flows::{CHAIR, LAMP, harness, room, row};
 
 /// cos 45° = sin 45°: the w and axis components of a quarter turn.
@@ -384,4 +385,35 @@ fn every_row_says_local_or_world() {
         (local.right() - world.right()).abs() < 0.5,
         "columns line up: {local:?} {world:?}"
     );
+}
+
+#[test]
+fn the_fourth_column_is_not_cut_off_in_a_small_window() {
+    for size in [egui::vec2(1024.0, 700.0), egui::vec2(1280.0, 800.0)] {
+        let mut h = harness_at(size);
+        select(&mut h, "Chair", CHAIR);
+        let inspector = panel(&h, scenetree::ui::Tab::Inspector);
+        for name in ["Local rotation w", "Local Euler Z", "Local scale z"] {
+            let rect = cell(&h, name).rect();
+            assert!(
+                rect.right() <= inspector.right() && rect.left() >= inspector.left(),
+                "{size:?}: {name} at {rect:?} is outside the inspector {inspector:?}"
+            );
+        }
+        let order = h.get_by_role(Role::ComboBox).rect();
+        assert!(
+            order.right() <= inspector.right(),
+            "{size:?}: the Euler order selector at {order:?} is cut off"
+        );
+        // Still one column: the quaternion's w and the position's z share right edges with
+        // the cells above and below them.
+        let z_edges: Vec<f32> = ["Local position z", "Local rotation z", "Local scale z"]
+            .iter()
+            .map(|name| cell(&h, name).rect().right())
+            .collect();
+        assert!(
+            z_edges.iter().all(|e| (e - z_edges[0]).abs() < 0.5),
+            "{size:?}: {z_edges:?}"
+        );
+    }
 }

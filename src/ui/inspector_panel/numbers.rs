@@ -18,10 +18,16 @@ const CELL_CHARS: usize = 7;
 const CELL_PADDING: f32 = 3.0;
 /// Width of the row-label column, in points (the local and world grids share it, so their
 /// number columns line up).
-pub(super) const LABEL_WIDTH: f32 = 70.0;
+pub(super) const LABEL_WIDTH: f32 = 62.0;
 /// Size of the numbers' monospace font, in points (a little under egui's 12, so four columns
 /// fit the inspector's default width).
 const NUMBER_FONT_SIZE: f32 = 11.5;
+/// The smallest the numbers' font gets in a narrow inspector, in points.
+const MIN_NUMBER_FONT_SIZE: f32 = 8.5;
+/// The spacing between grid cells (the local and world grids share it), in points.
+pub(super) const GRID_SPACING: [f32; 2] = [4.0, 4.0];
+/// Number columns of a grid (x, y, z, w).
+const COLUMNS: f32 = 4.0;
 
 /// The text style of the numbers (registered on the `Ui` by [`Cells::new`]).
 fn number_style() -> TextStyle {
@@ -38,9 +44,17 @@ pub(super) struct Cells {
 }
 
 impl Cells {
-    /// Registers the numbers' text style on `ui` and measures its digit width.
+    /// Registers the numbers' text style on `ui` and measures its digit width. In an inspector
+    /// too narrow for the label and four columns at the usual size, the font shrinks (down to
+    /// [`MIN_NUMBER_FONT_SIZE`]) so the fourth column is not cut off; the local and world grids
+    /// get the same width, so they still line up.
     pub fn new(ui: &mut egui::Ui) -> Self {
-        let font = egui::FontId::monospace(NUMBER_FONT_SIZE);
+        let nominal = egui::FontId::monospace(NUMBER_FONT_SIZE);
+        let nominal_digit = ui.fonts_mut(|f| f.glyph_width(&nominal, '0'));
+        let budget = (ui.available_width() - LABEL_WIDTH) / COLUMNS - GRID_SPACING[0];
+        let fitting = (budget - 2.0 * CELL_PADDING) / (CELL_CHARS as f32 * nominal_digit);
+        let size = (NUMBER_FONT_SIZE * fitting.min(1.0)).max(MIN_NUMBER_FONT_SIZE);
+        let font = egui::FontId::monospace(size);
         ui.style_mut()
             .text_styles
             .insert(number_style(), font.clone());
@@ -150,7 +164,7 @@ impl Cells {
                         .font(number_style())
                         .horizontal_align(Align::RIGHT)
                         .margin(Vec2::new(CELL_PADDING, ui.spacing().button_padding.y))
-                        .desired_width(self.width - 2.0 * CELL_PADDING),
+                        .desired_width(self.width),
                 )
             })
             .inner;

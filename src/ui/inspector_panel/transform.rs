@@ -5,7 +5,7 @@
 use egui::RichText;
 use glam::{Quat, Vec3};
 
-use super::numbers::Cells;
+use super::numbers::{Cells, GRID_SPACING};
 use super::rotation::EULER_NOTE;
 use super::{Action, Field, InspectorPanel, edit_all};
 use crate::editor::{Command, Document};
@@ -67,9 +67,6 @@ const SCALE_ROW: VectorRow = VectorRow {
     vector: |t| t.scale,
     vector_mut: |t| &mut t.scale,
 };
-
-/// The grid's spacing, shared by the local and world grids.
-const GRID_SPACING: [f32; 2] = [4.0, 4.0];
 
 impl InspectorPanel {
     /// One editable number of the Transform grid (`name` is its accessible label). Typing
@@ -163,7 +160,8 @@ impl InspectorPanel {
                 cells.row_label(ui, "Euler °", EULER_NOTE);
                 self.euler_cells(ui, &cells, doc, entity, actions);
                 egui::ComboBox::from_id_salt("euler-order")
-                    .width(cells.width)
+                    // The width given is inside the button's padding.
+                    .width(cells.width - 2.0 * ui.spacing().button_padding.x)
                     .selected_text(self.euler_order.label())
                     .show_ui(ui, |ui| {
                         for order in EulerOrder::ALL {
