@@ -1,12 +1,13 @@
 // The Decentraland Inspector's bookkeeping of inspector::Nodes, run on @dcl/ecs: the reference
 // for scenetree's editor (src/editor/inspector.rs). The helpers below are transcribed from the
 // Inspector's source (decentraland/creator-hub, packages/inspector/src/lib/sdk/nodes.ts and
-// operations/{add-child,set-parent,remove-entity,duplicate-entity}.ts, Apache-2.0), keeping
+// operations/{add-child,set-parent,remove-entity,duplicate-entity,reorder}.ts and hooks/sdk/useTree.ts, Apache-2.0), keeping
 // their logic and order; only the entity numbers of new entities are given by the caller, so
 // both sides name them alike.
 // Usage: node inspector-nodes.cjs IN.composite OPS.json > nodes.json
 //   OPS: [{"op": "create", "parent": P, "entity": NEW}, {"op": "reparent", "entity": E, "parent": P},
-//         {"op": "delete", "entity": E}, {"op": "duplicate", "entity": E, "copies": {"orig": copy, …}}]
+//         {"op": "delete", "entity": E}, {"op": "duplicate", "entity": E, "copies": {"orig": copy, …}},
+//         {"op": "reorder", "entity": E, "parent": P, "after": SIBLING or null for first}]
 //   prints the final inspector::Nodes value (JSON).
 'use strict'
 const fs = require('fs')
@@ -83,6 +84,18 @@ function removeEntity(entity) {
     }
   }
 }
+// reorder.ts, after useTree's drop: the source goes right after the target among parent's
+// children (first when the target is the parent itself).
+function reorder(source, target, parent) {
+  const nodes = JSON.parse(JSON.stringify(getNodes()))
+  const parentNode = nodes.find(($) => $.entity === parent)
+  const sourceIdx = parentNode.children.findIndex(($) => $ === source)
+  const targetIdx = parentNode.children.findIndex(($) => $ === target)
+  const adjustment = targetIdx + (sourceIdx > targetIdx ? 1 : 0)
+  const position = Math.max(0, target === parent ? 0 : adjustment)
+  if (sourceIdx >= 0) parentNode.children.splice(position, 0, parentNode.children.splice(sourceIdx, 1)[0])
+  Nodes.createOrReplace(ROOT, { value: nodes })
+}
 function duplicateEntity(entity, copies) {
   // asset-packs' clone: the subtree children first, each copied with every component.
   const entities = new Map()
@@ -120,6 +133,11 @@ for (const op of JSON.parse(fs.readFileSync(opsPath, 'utf8'))) {
   else if (op.op === 'reparent') setParent(op.entity, op.parent)
   else if (op.op === 'delete') removeEntity(op.entity)
   else if (op.op === 'duplicate') duplicateEntity(op.entity, op.copies)
+  else if (op.op === 'reorder') {
+    // useTree's setParent for a drop between rows: setParent, then reorder.
+    setParent(op.entity, op.parent)
+    reorder(op.entity, op.after === null ? op.parent : op.after, op.parent)
+  }
   else throw new Error('unknown op ' + op.op)
 }
 process.stdout.write(JSON.stringify(getNodes()))

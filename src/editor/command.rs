@@ -17,6 +17,17 @@ pub enum Command {
         parent: Entity,
         keep_world: bool,
     },
+    /// Move entities among `parent`'s children, right after the child `after` (`None`: first),
+    /// as a drop between two rows does: the sibling order is stored in `inspector::Nodes` (built
+    /// from the scene the way the Decentraland Inspector builds it when the scene has none).
+    /// Entities from another parent are reparented as by [`Command::Reparent`] with
+    /// `keep_world`. Several entities keep their display order.
+    Reorder {
+        entities: Vec<Entity>,
+        parent: Entity,
+        after: Option<Entity>,
+        keep_world: bool,
+    },
     /// Set (or with an empty string, remove) the `core-schema::Name`.
     Rename { entity: Entity, name: String },
     /// Create an entity under `parent` at its origin, with a name and optional extra components
@@ -50,6 +61,7 @@ impl Command {
         match self {
             Command::SetTransforms(_) => "Transform",
             Command::Reparent { .. } => "Reparent",
+            Command::Reorder { .. } => "Reorder",
             Command::Rename { .. } => "Rename",
             Command::Create { .. } => "Create Entity",
             Command::Duplicate { .. } => "Duplicate",

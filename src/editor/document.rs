@@ -13,7 +13,7 @@ use crate::model::{Entity, Transform, decode_name, ids, present};
 use crate::scene::SceneView;
 
 use super::command::{Command, EditError};
-use super::history::{History, RegisterChange, ReplayError, Step};
+use super::history::{History, RegisterChange, ReplayError, Reselect, Step};
 use super::peers::Backend;
 use super::saved::SavedState;
 use super::selection::Selection;
@@ -43,6 +43,8 @@ pub struct Applied {
     pub created: Vec<Entity>,
     /// For a duplicate: every (original, copy) pair of the copied subtrees.
     pub copies: Vec<(Entity, Entity)>,
+    /// For a delete: the top-level entities removed (what an undo brings back and selects).
+    pub deleted: Vec<Entity>,
 }
 
 /// An open scene.
@@ -347,6 +349,10 @@ impl Document {
             label,
             changes,
             coalesce,
+            reselect: Reselect {
+                on_undo: applied.deleted.clone(),
+                on_redo: applied.created.clone(),
+            },
         });
         self.refresh();
         Ok(applied)
@@ -398,6 +404,22 @@ impl Document {
         self.refresh();
         match written {
             Ok(_) => {
+                // What the replay brought back is selected, as the user last saw it selected
+                // (a deleted entity) or as the edit selected it (a created one).
+                let revived = match direction {
+                    Direction::Back => &step.reselect.on_undo,
+                    Direction::Forward => &step.reselect.on_redo,
+                };
+                let view = &self.view;
+                let replica = self.replica();
+                let revived: Vec<Entity> = revived
+                    .iter()
+                    .copied()
+                    .filter(|&e| view.contains(e) && replica.is_live(e))
+                    .collect();
+                if !revived.is_empty() {
+                    self.selection.set(revived);
+                }
                 let label = step.label.clone();
                 keep(&mut self.history, step);
                 Ok(label)

@@ -30,6 +30,18 @@ pub struct Step {
     pub changes: Vec<RegisterChange>,
     /// Edits with the same key in a row (one drag, one text field) merge into this step.
     pub coalesce: Option<u64>,
+    /// What to select once the step is undone or redone.
+    pub reselect: Reselect,
+}
+
+/// The entities an undo or redo brings back, selected once it is done (as in Godot and Unity:
+/// undoing a delete gives back the selection the delete took).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Reselect {
+    /// Brought back by undo: the top-level entities a delete removed.
+    pub on_undo: Vec<Entity>,
+    /// Brought back by redo: the entities a create or duplicate made.
+    pub on_redo: Vec<Entity>,
 }
 
 /// An undo or redo the replica refused (a peer deleted the entity for good meanwhile). Nothing
@@ -164,6 +176,7 @@ mod tests {
                 after: Some(vec![after]),
             }],
             coalesce: key,
+            reselect: Reselect::default(),
         }
     }
 

@@ -10,6 +10,7 @@ use crate::model::Entity;
 use crate::model::dcl::nodes::{Nodes, hide_id, lock_id, nodes_id};
 
 use super::document::Document;
+use super::order::{built_nodes, place_in_nodes};
 
 /// The `inspector::Nodes` edits of one command: loaded when the scene holds a Nodes value
 /// (scenes without one stay without), written once at the end.
@@ -105,6 +106,24 @@ impl NodesPlan {
                 }
             }
         });
+    }
+
+    /// A drop between rows: `movers` under `parent` right after `after` (`None`: first);
+    /// `shown` are `parent`'s children in display order. A scene without Nodes gets the value
+    /// the Inspector would build on opening it, then the move.
+    pub(super) fn placed(
+        &mut self,
+        replica: &Replica,
+        parent: Entity,
+        shown: &[Entity],
+        movers: &[Entity],
+        after: Option<Entity>,
+    ) {
+        let before = self.nodes.clone();
+        let nodes = self.nodes.get_or_insert_with(|| built_nodes(replica));
+        place_in_nodes(nodes, parent, shown, movers, after);
+        // A drop where the entities already were writes nothing (and leaves no undo step).
+        self.changed |= self.nodes != before;
     }
 
     /// The register write of the new Nodes value, if anything changed.

@@ -6,6 +6,7 @@ mod document;
 pub mod examples;
 mod history;
 mod inspector;
+mod order;
 mod peers;
 mod plan;
 mod saved;
@@ -13,7 +14,8 @@ mod selection;
 
 pub use command::{Command, EditError};
 pub use document::{Applied, Document, SceneFile};
-pub use history::{HISTORY_LIMIT, History, RegisterChange, ReplayError, Step};
+pub use history::{HISTORY_LIMIT, History, RegisterChange, ReplayError, Reselect, Step};
 pub use inspector::InspectorFlags;
+pub use order::SiblingOrder;
 pub use peers::Simulation;
 pub use selection::Selection;

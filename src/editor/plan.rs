@@ -50,24 +50,43 @@ impl Document {
                 if movers.is_empty() {
                     return Err(EditError::Nothing("move"));
                 }
-                let parent_world = self.view().world_affine(parent).unwrap_or_default();
                 for entity in movers {
-                    self.check_editable(entity)?;
-                    if self.would_cycle(entity, parent) {
-                        return Err(EditError::WouldCycle { entity, parent });
-                    }
-                    let mut t = self.local_transform(entity);
-                    if keep_world {
-                        let world = self.view().world_affine(entity).unwrap_or_default();
-                        t = Transform::from_world_under(&world, &parent_world, parent)
-                            .ok_or(EditError::DegenerateParent { entity, parent })?;
-                    } else {
-                        t.parent = parent;
-                    }
+                    let t = self.transform_under(entity, parent, keep_world)?;
                     let old = self.replica().transform(entity).map(|t| t.parent);
                     inspector_nodes.reparented(entity, old, parent);
                     writes.push((entity, ids::TRANSFORM, Some(t.to_bytes().to_vec())));
                 }
+            }
+            Command::Reorder {
+                entities,
+                parent,
+                after,
+                keep_world,
+            } => {
+                let movers = self.in_display_order(self.top_level(&entities));
+                if movers.is_empty() {
+                    return Err(EditError::Nothing("reorder"));
+                }
+                for &entity in &movers {
+                    if self.replica().transform(entity).map(|t| t.parent) == Some(parent) {
+                        self.check_editable(entity)?;
+                    } else {
+                        let t = self.transform_under(entity, parent, keep_world)?;
+                        writes.push((entity, ids::TRANSFORM, Some(t.to_bytes().to_vec())));
+                    }
+                }
+                // `after` may be one of the movers (a drop right below a dragged row): the
+                // movers go after the nearest sibling above it that stays.
+                let shown = self.ordered_children(parent);
+                let after = after.and_then(|a| {
+                    let at = shown.iter().position(|&c| c == a)?;
+                    shown[..=at]
+                        .iter()
+                        .rev()
+                        .find(|c| !movers.contains(c))
+                        .copied()
+                });
+                inspector_nodes.placed(self.replica(), parent, &shown, &movers, after);
             }
             Command::Rename { entity, name } => {
                 self.check_editable(entity)?;
@@ -144,7 +163,7 @@ impl Document {
                 if tops.is_empty() {
                     return Err(EditError::Nothing("delete"));
                 }
-                for top in tops {
+                for &top in &tops {
                     for e in self.editable_subtree(top)? {
                         inspector_nodes.deleted(e);
                         for component in self.replica().components_of(e) {
@@ -154,6 +173,7 @@ impl Document {
                         }
                     }
                 }
+                applied.deleted = tops;
             }
             Command::SetHidden { entities, hidden } => {
                 if entities.is_empty() {
@@ -203,6 +223,31 @@ impl Document {
         }
         writes.extend(inspector_nodes.write());
         Ok((writes, applied))
+    }
+
+    /// The local Transform that puts `entity` under `parent`: recomputed so the entity keeps
+    /// its world pose (`keep_world`), or its local values kept. Refuses reserved entities, a
+    /// parent below the entity, and keeping the world pose under a parent of zero scale.
+    fn transform_under(
+        &self,
+        entity: Entity,
+        parent: Entity,
+        keep_world: bool,
+    ) -> Result<Transform, EditError> {
+        self.check_editable(entity)?;
+        if self.would_cycle(entity, parent) {
+            return Err(EditError::WouldCycle { entity, parent });
+        }
+        let mut t = self.local_transform(entity);
+        if keep_world {
+            let world = self.view().world_affine(entity).unwrap_or_default();
+            let parent_world = self.view().world_affine(parent).unwrap_or_default();
+            t = Transform::from_world_under(&world, &parent_world, parent)
+                .ok_or(EditError::DegenerateParent { entity, parent })?;
+        } else {
+            t.parent = parent;
+        }
+        Ok(t)
     }
 
     /// Whether `entity` may be moved, renamed, duplicated or deleted: not one of the engine's

@@ -342,12 +342,19 @@ pub const GESTURES: &[(&str, &str)] = &[
         "Click / Ctrl+click / Shift+click",
         "Select, add to the selection, select a range",
     ),
-    ("Double-click a row", "Rename"),
+    ("Double-click a row", "Rename (the whole name selected)"),
     (
         "Drag a row onto a row",
         "Reparent, keeping the world position",
     ),
-    ("Shift while dropping", "Reparent, keeping the local values"),
+    (
+        "Drag a row between two rows",
+        "Reorder among those siblings (stored in inspector::Nodes)",
+    ),
+    (
+        "Shift while dropping",
+        "Move under a new parent keeping the local values",
+    ),
     ("Ctrl while dragging the gizmo", "Snap (0.25 m, 15°, 0.1)"),
     ("Left drag in the viewport", "Orbit"),
     ("Right or middle drag, Shift+left drag", "Pan"),

@@ -1,5 +1,7 @@
 //! The hierarchy tree: the effective render tree with expand/collapse, selection, inline rename,
-//! search, drag-and-drop reparenting, re-rooting badges and editor-only hide/lock toggles.
+//! search, drag and drop (`hierarchy_drop`: onto a row reparents, between rows reorders),
+//! re-rooting badges and hide/lock toggles. Siblings are shown in the scene's
+//! `inspector::Nodes` order (by id without one).
 //!
 //! Rows are flattened into a cached list and drawn virtualized (`ScrollArea::show_rows`), so a
 //! 65,535-entity scene costs only the visible rows per frame.
@@ -9,10 +11,11 @@ use std::collections::HashSet;
 use egui::RichText;
 
 use super::action::{Action, SelectAction};
+use super::hierarchy_drop::{RowUnderDrag, drag_preview};
 use super::style;
 pub use super::tree_row::ROW_HEIGHT;
 use super::tree_row::{Expander, RowBadge, TreeRow};
-use crate::editor::{Command, Document, InspectorFlags};
+use crate::editor::{Command, Document, InspectorFlags, SiblingOrder};
 use crate::model::Entity;
 
 /// What is being dragged in the tree.
@@ -38,6 +41,8 @@ struct RowsKey {
     collapsed_version: u64,
     /// The hide flags dim rows.
     flags: u64,
+    /// The sibling order (`Document::sibling_order_key`).
+    order: (u64, u32),
     search: String,
 }
 
@@ -55,8 +60,14 @@ pub struct HierarchyPanel {
     /// The scene's `inspector::Hide` / `inspector::Lock` flags (locked entities cannot be
     /// selected in the viewport or dragged), refreshed from the document every frame.
     pub flags: InspectorFlags,
-    /// Shown under the search box while a drag hovers a row.
-    drop_hint: Option<(String, bool)>,
+    /// Shown under the search box while a drag hovers a row: the text, and false for a
+    /// refused drop.
+    pub(super) drop_hint: Option<(String, bool)>,
+    /// The hint drawn this frame.
+    pub(super) hint_shown: Option<(String, bool)>,
+    /// Siblings in display order, and the key it was read at.
+    pub(super) order: SiblingOrder,
+    order_key: Option<(u64, u32)>,
     /// Scroll so this entity's row is visible on the next frame.
     scroll_to: Option<Entity>,
     /// The rows' scroll offset and visible height in the last frame (points).
@@ -106,17 +117,29 @@ impl HierarchyPanel {
     }
 
     fn refresh_rows(&mut self, doc: &Document) {
+        let order = doc.sibling_order_key();
+        if self.order_key != Some(order) {
+            self.order = doc.sibling_order();
+            self.order_key = Some(order);
+        }
         let key = RowsKey {
             structure: doc.view().structure_generation(),
             replica: (!self.search.is_empty()).then(|| doc.replica().version()),
             collapsed_version: self.collapsed_version,
             flags: self.flags.generation(),
+            order,
             search: self.search.clone(),
         };
         if self.rows_key.as_ref() == Some(&key) {
             return;
         }
-        self.rows = build_rows(doc, &self.collapsed, &self.flags.hidden, &self.search);
+        self.rows = build_rows(
+            doc,
+            &self.order,
+            &self.collapsed,
+            &self.flags.hidden,
+            &self.search,
+        );
         self.rows_key = Some(key);
     }
 
@@ -139,25 +162,18 @@ impl HierarchyPanel {
             }
         }
         // The hint for the drag in progress (set while drawing the rows, shown next frame).
-        match self.drop_hint.take() {
-            Some((hint, ok)) => {
-                let color = if ok {
-                    ui.visuals().text_color()
-                } else {
-                    style::ERROR
-                };
-                ui.label(RichText::new(hint).color(color).small());
-            }
-            None => {
-                ui.label(
-                    RichText::new(
-                        "Drag to reparent: keeps world position · Shift keeps local values",
-                    )
-                    .weak()
-                    .small(),
-                );
-            }
-        }
+        self.hint_shown = self.drop_hint.take();
+        let hint = match self.hint_shown.clone() {
+            Some((hint, true)) => RichText::new(hint).color(ui.visuals().text_color()),
+            Some((hint, false)) => RichText::new(hint).color(style::ERROR),
+            None => RichText::new(
+                "Drag onto a row to reparent, between rows to reorder · Shift keeps local values",
+            )
+            .weak(),
+        };
+        // One line, whatever the text: a hint that wrapped would move the rows under a drag
+        // and change the drop it describes.
+        ui.add(egui::Label::new(hint.small()).truncate());
         self.root_row_ui(ui, doc, &mut actions);
         let shown = area.show_rows(ui, ROW_HEIGHT, self.rows.len(), |ui, range| {
             for i in range {
@@ -166,6 +182,7 @@ impl HierarchyPanel {
             }
         });
         self.shown_span = (shown.state.offset.y, shown.inner_rect.height());
+        drag_preview(ui.ctx(), doc);
         actions
     }
 
@@ -216,7 +233,7 @@ impl HierarchyPanel {
                 );
             })
             .response;
-        self.drop_target(ui, doc, &response, Entity::ROOT, actions);
+        self.root_drop_target(ui, doc, response.rect, actions);
     }
 
     fn row_ui(&mut self, ui: &mut egui::Ui, doc: &Document, row: Row, actions: &mut Vec<Action>) {
@@ -243,9 +260,18 @@ impl HierarchyPanel {
         let mut renamed = false;
         let mut rename_field = |ui: &mut egui::Ui| {
             let (_, text, first_frame) = self.renaming.as_mut().expect("renaming this row");
-            let edit = ui.add(egui::TextEdit::singleline(text).desired_width(160.0));
+            let output = egui::TextEdit::singleline(text)
+                .desired_width(160.0)
+                .show(ui);
+            let edit = output.response.response;
             if *first_frame {
+                // The whole name selected, as Godot, Unity and VS Code do: typing replaces it,
+                // an arrow key keeps it and moves the cursor.
                 edit.request_focus();
+                let mut state = output.state;
+                let all = egui::text::CCursorRange::select_all(&output.galley);
+                state.cursor.set_char_range(Some(all));
+                state.store(ui.ctx(), edit.id);
                 *first_frame = false;
             }
             let (enter, escape) = ui.input(|i| {
@@ -399,82 +425,28 @@ impl HierarchyPanel {
                 ui.close();
             }
         });
-        self.drop_target(ui, doc, &inner_response, entity, actions);
-    }
-
-    /// Makes `response` accept dragged entities: highlights it, explains, and on release asks
-    /// for the reparent (keeping world position unless Shift is held).
-    fn drop_target(
-        &mut self,
-        ui: &egui::Ui,
-        doc: &Document,
-        response: &egui::Response,
-        target: Entity,
-        actions: &mut Vec<Action>,
-    ) {
-        let Some(payload) = response.dnd_hover_payload::<DraggedEntities>() else {
-            return;
+        let under_drag = RowUnderDrag {
+            entity,
+            depth: row.depth,
+            expanded_with_children: row.has_children && !collapsed,
+            rect: inner_response.rect,
         };
-        let movers = doc.top_level(&payload.0);
-        let refusal = movers
-            .iter()
-            .find(|&&e| doc.would_cycle(e, target))
-            .map(|&e| {
-                format!(
-                    "Cannot move {} under {}: it would become its own ancestor",
-                    doc.display_name(e),
-                    doc.display_name(target)
-                )
-            });
-        let keep_local = ui.input(|i| i.modifiers.shift);
-        let stroke = if refusal.is_some() {
-            egui::Stroke::new(1.5, style::ERROR)
-        } else {
-            egui::Stroke::new(1.5, ui.visuals().selection.stroke.color)
-        };
-        ui.painter()
-            .rect_stroke(response.rect, 2.0, stroke, egui::StrokeKind::Inside);
-        let names: Vec<String> = movers.iter().map(|&e| doc.display_name(e)).collect();
-        self.drop_hint = Some(match &refusal {
-            Some(why) => (why.clone(), false),
-            None => (
-                format!(
-                    "Move {} under {} — {}",
-                    names.join(", "),
-                    doc.display_name(target),
-                    if keep_local {
-                        "keeping local values (Shift)"
-                    } else {
-                        "keeping world position (hold Shift to keep local values)"
-                    }
-                ),
-                true,
-            ),
-        });
-        if let Some(payload) = response.dnd_release_payload::<DraggedEntities>() {
-            match refusal {
-                Some(why) => actions.push(Action::Status(why)),
-                None => actions.push(Action::Edit(Command::Reparent {
-                    entities: payload.0.clone(),
-                    parent: target,
-                    keep_world: !keep_local,
-                })),
-            }
-        }
+        self.row_drop_target(ui, doc, under_drag, actions);
     }
 }
 
-/// Flattens the render tree into rows: depth-first, children by id, collapsed subtrees skipped;
+/// Flattens the render tree into rows: depth-first, siblings in `order`, collapsed subtrees skipped;
 /// with a search, only matching rows and their ancestors (expanded). Rows at or below a hidden
 /// entity are marked dimmed.
 fn build_rows(
     doc: &Document,
+    order: &SiblingOrder,
     collapsed: &HashSet<Entity>,
     hidden: &HashSet<Entity>,
     search: &str,
 ) -> Vec<Row> {
     let view = doc.view();
-    let preorder = view.preorder(); // includes the root at depth 0
+    let preorder = order.preorder(view); // includes the root at depth 0
     // dimmed[i]: preorder[i] or an ancestor is hidden. In preorder, the ancestors of a node are
     // the last nodes seen at each smaller depth, so one "hidden from this depth" marker does.
     let mut dimmed = vec![false; preorder.len()];

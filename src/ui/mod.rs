@@ -8,6 +8,7 @@ pub mod command;
 mod component_fields;
 pub mod file_dialog;
 pub mod files;
+mod hierarchy_drop;
 pub mod hierarchy_panel;
 mod inspector_model;
 pub mod inspector_panel;

@@ -15,7 +15,7 @@ pub const WARNING: Color32 = Color32::from_rgb(0xE8, 0x9A, 0x3C);
 pub const CYCLE: Color32 = WARNING;
 /// Text about an entity whose declared parent has no Transform (the △ badge).
 pub const MISSING_PARENT: Color32 = Color32::from_rgb(0xD0, 0xB0, 0x40);
-/// Where a dragged row would be inserted (the in-flight list).
+/// Where a dragged row would be inserted (the in-flight list, the hierarchy's drop line).
 pub const DROP_MARKER: Color32 = WARNING;
 /// Behind the part of a tree row's name that matches the search text.
 pub const SEARCH_MATCH: Color32 = Color32::from_rgb(0xF2, 0xD0, 0x5A);

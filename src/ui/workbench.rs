@@ -396,19 +396,23 @@ impl Workbench {
                     let current = self.doc.name_of(e).unwrap_or_default();
                     self.hierarchy.begin_rename(e, current);
                 }
-                Action::Undo => {
-                    self.status = Some(match self.doc.undo() {
-                        Ok(Some(label)) => (format!("Undid {label}"), Severity::Info),
-                        Ok(None) => ("Nothing to undo".into(), Severity::Info),
+                Action::Undo | Action::Redo => {
+                    let before = self.doc.selection.generation();
+                    let (replayed, done, nothing) = match action {
+                        Action::Undo => (self.doc.undo(), "Undid", "Nothing to undo"),
+                        _ => (self.doc.redo(), "Redid", "Nothing to redo"),
+                    };
+                    self.status = Some(match replayed {
+                        Ok(Some(label)) => (format!("{done} {label}"), Severity::Info),
+                        Ok(None) => (nothing.into(), Severity::Info),
                         Err(err) => (err.to_string(), Severity::Error),
                     });
-                }
-                Action::Redo => {
-                    self.status = Some(match self.doc.redo() {
-                        Ok(Some(label)) => (format!("Redid {label}"), Severity::Info),
-                        Ok(None) => ("Nothing to redo".into(), Severity::Info),
-                        Err(err) => (err.to_string(), Severity::Error),
-                    });
+                    // An undone delete (a redone create) selects what came back: show its rows.
+                    if self.doc.selection.generation() != before {
+                        for e in self.doc.selection.entities().to_vec() {
+                            self.hierarchy.reveal(&self.doc, e);
+                        }
+                    }
                 }
                 Action::CopyTransform => {
                     if let Some(e) = self.doc.selection.primary() {

@@ -11,6 +11,9 @@ use egui::{Color32, Key, Modifiers};
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
 use scenetree::editor::Command;
+use scenetree::model::Entity;
+use scenetree::model::dcl::nodes::nodes_id;
+use scenetree::ui::viewport::NullRenderer;
 use scenetree::ui::{Workbench, style};
 
 use crate::ui_flows::{BULB, CHAIR, LAMP, TABLE, harness, room, row};
@@ -137,4 +140,271 @@ fn the_search_match_is_highlighted_in_the_row() {
             .iter()
             .all(|s| s.format.background != style::SEARCH_MATCH)
     );
+}
+
+/// The text field that has the keyboard.
+fn focused_field<'a>(h: &'a Harness<'_, Workbench>) -> egui_kittest::Node<'a> {
+    h.get_by(|n| n.role() == Role::TextInput && n.is_focused())
+}
+
+#[test]
+fn f2_selects_the_whole_name_so_typing_replaces_it() {
+    // A double-click on a row. The harness runs a frame per event, a quarter second each by
+    // default: longer than egui's double-click delay, so this one runs 60 frames a second.
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1280.0, 800.0))
+        .with_step_dt(1.0 / 60.0)
+        .build_ui_state(
+            |ui, bench: &mut Workbench| bench.ui(ui, &mut NullRenderer::default()),
+            Workbench::new(room()),
+        );
+    h.run();
+    let lamp = row("Lamp", LAMP);
+    h.get_by_label(&lamp).click();
+    h.get_by_label(&lamp).click();
+    h.run();
+    assert_eq!(focused_field(&h).value().as_deref(), Some("Lamp"));
+    // No Ctrl+A: the name is selected already, as in Godot, Unity and VS Code.
+    focused_field(&h).type_text("Sconce");
+    h.run();
+    h.key_press(Key::Enter);
+    h.run();
+    assert_eq!(h.state().doc.name_of(LAMP).as_deref(), Some("Sconce"));
+
+    // F2 starts the same rename.
+    h.get_by_label(&row("Chair", CHAIR)).click();
+    h.run();
+    h.key_press(Key::F2);
+    h.run();
+    assert_eq!(focused_field(&h).value().as_deref(), Some("Chair"));
+    focused_field(&h).type_text("Armchair");
+    h.run();
+    h.key_press(Key::Enter);
+    h.run();
+    assert_eq!(h.state().doc.name_of(CHAIR).as_deref(), Some("Armchair"));
+}
+
+#[test]
+fn undoing_a_delete_reselects_it_and_redoing_a_duplicate_reselects_the_copy() {
+    let mut h = harness(room());
+    h.get_by_label(&row("Lamp", LAMP)).click();
+    h.run();
+    h.key_press(Key::Delete);
+    h.run();
+    assert!(h.query_by_label(&row("Lamp", LAMP)).is_none());
+    assert!(h.state().doc.selection.is_empty());
+    // Something else selected meanwhile: the undo still gives back the deleted selection.
+    h.get_by_label(&row("Chair", CHAIR)).click();
+    h.run();
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    h.run();
+    assert_eq!(h.state().doc.selection.entities(), &[LAMP]);
+    assert!(h.query_by_label(&row("Lamp", LAMP)).is_some());
+
+    h.get_by_label(&row("Chair", CHAIR)).click();
+    h.run();
+    h.key_press_modifiers(Modifiers::COMMAND, Key::D);
+    h.run();
+    let copy = h.state().doc.selection.entities().to_vec();
+    assert_eq!(copy.len(), 1);
+    assert_ne!(copy[0], CHAIR);
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    h.run();
+    assert!(h.state().doc.selection.is_empty(), "the copy is gone");
+    h.get_by_label(&row("Table", TABLE)).click();
+    h.run();
+    h.key_press_modifiers(Modifiers::COMMAND | Modifiers::SHIFT, Key::Z);
+    h.run();
+    assert_eq!(h.state().doc.selection.entities(), copy.as_slice());
+}
+
+/// Starts dragging the row labelled `from` and moves the pointer, in small steps as a hand
+/// would, to `to`; the button stays down.
+fn drag_to(h: &mut Harness<'_, Workbench>, from: &str, to: egui::Pos2) {
+    let start = h.get_by_label(from).rect().center();
+    h.hover_at(start);
+    h.run();
+    h.drag_at(start);
+    h.run();
+    for i in 1..=6 {
+        h.hover_at(start + (to - start) * (i as f32 / 6.0));
+        h.run();
+    }
+    // The hint above the rows follows one frame later.
+    h.run();
+}
+
+/// Releases the button at `at`.
+fn drop_at(h: &mut Harness<'_, Workbench>, at: egui::Pos2) {
+    h.drop_at(at);
+    h.run();
+    h.run();
+}
+
+/// A point in the row labelled `label`, `share` of the way down (0 = top, 1 = bottom).
+fn in_row(h: &Harness<'_, Workbench>, label: &str, share: f32) -> egui::Pos2 {
+    let row = h.get_by_label(label).rect();
+    egui::pos2(row.center().x, row.top() + row.height() * share)
+}
+
+/// The entities of the rows, top to bottom.
+fn shown_rows(h: &mut Harness<'_, Workbench>) -> Vec<Entity> {
+    let bench = h.state_mut();
+    bench.hierarchy.visible_entities(&bench.doc)
+}
+
+/// Horizontal lines painted in the drop marker's colour in the last frame.
+fn drop_lines(h: &Harness<'_, Workbench>) -> usize {
+    fn walk(shape: &Shape, n: &mut usize) {
+        match shape {
+            Shape::LineSegment { points, stroke }
+                if stroke.color == style::DROP_MARKER && points[0].y == points[1].y =>
+            {
+                *n += 1
+            }
+            Shape::Vec(shapes) => shapes.iter().for_each(|s| walk(s, n)),
+            _ => {}
+        }
+    }
+    let mut n = 0;
+    for clipped in &h.output().shapes {
+        walk(&clipped.shape, &mut n);
+    }
+    n
+}
+
+/// The drag preview: a painted text equal to `name` (rows paint "Name  ·  id") near `at`.
+fn preview_near(h: &Harness<'_, Workbench>, name: &str, at: egui::Pos2) -> bool {
+    fn walk(shape: &Shape, name: &str, at: egui::Pos2, found: &mut bool) {
+        match shape {
+            Shape::Text(text) if text.galley.job.text == name => {
+                *found |= text.pos.distance(at) < 60.0;
+            }
+            Shape::Vec(shapes) => shapes.iter().for_each(|s| walk(s, name, at, found)),
+            _ => {}
+        }
+    }
+    let mut found = false;
+    for clipped in &h.output().shapes {
+        walk(&clipped.shape, name, at, &mut found);
+    }
+    found
+}
+
+#[test]
+fn a_drop_between_rows_reorders_siblings_and_stores_the_order_in_inspector_nodes() {
+    let mut h = harness(room());
+    assert_eq!(shown_rows(&mut h), [TABLE, LAMP, BULB, CHAIR], "by id");
+    assert!(h.state().doc.inspector_nodes().is_none());
+
+    // Chair dragged to the top edge of Table's row: a line shows where, its name follows.
+    let target = in_row(&h, &row("Table", TABLE), 0.1);
+    drag_to(&mut h, &row("Chair", CHAIR), target);
+    assert_eq!(drop_lines(&h), 1, "an insertion line above Table");
+    assert!(
+        preview_near(&h, "Chair", target),
+        "the dragged name at the cursor"
+    );
+    assert!(
+        h.query_by_label_contains("Place Chair first under the scene root")
+            .is_some()
+    );
+    drop_at(&mut h, target);
+
+    assert_eq!(shown_rows(&mut h), [CHAIR, TABLE, LAMP, BULB]);
+    let doc = &h.state().doc;
+    let nodes = doc.inspector_nodes().expect("the order is stored");
+    assert_eq!(nodes.children_of(Entity::ROOT), [CHAIR, TABLE]);
+    assert_eq!(nodes.children_of(TABLE), [LAMP]);
+    assert_eq!(nodes.children_of(LAMP), [BULB]);
+    assert_eq!(doc.local_transform(CHAIR).parent, Entity::ROOT);
+    assert_eq!(doc.history().undo_label(), Some("Reorder"));
+    assert!(
+        drop_lines(&h) == 0 && !preview_near(&h, "Chair", target),
+        "gone after the drop"
+    );
+
+    // Bulb to the top edge of Table's row, now second: out of Lamp, between Chair and Table,
+    // where it was in the world.
+    let world = doc.view().world_matrix(BULB).unwrap();
+    let target = in_row(&h, &row("Table", TABLE), 0.1);
+    drag_to(&mut h, &row("Bulb", BULB), target);
+    drop_at(&mut h, target);
+    let doc = &h.state().doc;
+    assert_eq!(doc.local_transform(BULB).parent, Entity::ROOT);
+    assert!(
+        doc.view()
+            .world_matrix(BULB)
+            .unwrap()
+            .abs_diff_eq(world, 1e-4)
+    );
+    let nodes = doc.inspector_nodes().unwrap();
+    assert_eq!(nodes.children_of(Entity::ROOT), [CHAIR, BULB, TABLE]);
+    assert!(nodes.children_of(LAMP).is_empty());
+    assert_eq!(shown_rows(&mut h), [CHAIR, BULB, TABLE, LAMP]);
+    let depth = |h: &Harness<'_, Workbench>, label: &str| h.get_by_label(label).rect().left();
+    assert_eq!(
+        depth(&h, &row("Bulb", BULB)),
+        depth(&h, &row("Chair", CHAIR))
+    );
+
+    // Each drop is one undo step: the first undo puts Bulb back under Lamp, the second
+    // removes the Nodes value the first drop created.
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    h.run();
+    assert_eq!(h.state().doc.local_transform(BULB).parent, LAMP);
+    assert_eq!(shown_rows(&mut h), [CHAIR, TABLE, LAMP, BULB]);
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    h.run();
+    assert!(
+        h.state()
+            .doc
+            .replica()
+            .component_data(Entity::ROOT, nodes_id())
+            .is_none()
+    );
+    assert_eq!(shown_rows(&mut h), [TABLE, LAMP, BULB, CHAIR]);
+}
+
+#[test]
+fn a_drop_below_an_expanded_row_makes_the_first_child_and_onto_a_row_still_reparents() {
+    let mut h = harness(room());
+    // The bottom edge of Table's row (expanded, Lamp below it): first under Table.
+    let target = in_row(&h, &row("Table", TABLE), 0.9);
+    drag_to(&mut h, &row("Chair", CHAIR), target);
+    assert_eq!(drop_lines(&h), 1);
+    drop_at(&mut h, target);
+    assert_eq!(h.state().doc.local_transform(CHAIR).parent, TABLE);
+    assert_eq!(shown_rows(&mut h), [TABLE, CHAIR, LAMP, BULB]);
+    assert_eq!(
+        h.state().doc.inspector_nodes().unwrap().children_of(TABLE),
+        [CHAIR, LAMP]
+    );
+
+    // The middle of Lamp's row: under Lamp, after its children; no line, the row is framed.
+    let target = in_row(&h, &row("Lamp", LAMP), 0.5);
+    drag_to(&mut h, &row("Chair", CHAIR), target);
+    assert_eq!(drop_lines(&h), 0);
+    assert!(h.query_by_label_contains("Move Chair under Lamp").is_some());
+    drop_at(&mut h, target);
+    let doc = &h.state().doc;
+    assert_eq!(doc.local_transform(CHAIR).parent, LAMP);
+    assert_eq!(doc.history().undo_label(), Some("Reparent"));
+    assert_eq!(
+        doc.inspector_nodes().unwrap().children_of(LAMP),
+        [BULB, CHAIR]
+    );
+    assert_eq!(shown_rows(&mut h), [TABLE, LAMP, BULB, CHAIR]);
+
+    // Between rows under its own child: refused, said why, nothing written.
+    let steps = h.state().doc.history().undo_len();
+    let target = in_row(&h, &row("Bulb", BULB), 0.9);
+    drag_to(&mut h, &row("Table", TABLE), target);
+    assert!(
+        h.query_by_label_contains("would become its own ancestor")
+            .is_some()
+    );
+    drop_at(&mut h, target);
+    assert_eq!(h.state().doc.history().undo_len(), steps);
+    assert_eq!(h.state().doc.local_transform(TABLE).parent, Entity::ROOT);
 }

@@ -83,6 +83,19 @@ fn edits_leave_inspector_nodes_as_the_inspectors_own_rules_would() {
             .unwrap();
             ops.push(json!({"op": "reparent", "entity": entity.0, "parent": to.0}));
         }
+        // Drops between rows: within one parent (first), then to another parent.
+        for (entity, to, after) in [(leaf, parent, None), (child, Entity::ROOT, Some(parent))] {
+            doc.apply(Command::Reorder {
+                entities: vec![entity],
+                parent: to,
+                after,
+                keep_world: true,
+            })
+            .unwrap();
+            ops.push(json!({"op": "reorder", "entity": entity.0, "parent": to.0,
+                "after": after.map(|a| a.0)}));
+        }
+        assert_eq!(doc.inspector_nodes().unwrap().children_of(parent)[0], leaf);
         let copies = doc
             .apply(Command::Duplicate {
                 entities: vec![parent],
@@ -112,7 +125,7 @@ fn edits_leave_inspector_nodes_as_the_inspectors_own_rules_would() {
         assert_eq!(nodes_json(&doc), theirs, "{}", pair.label);
         // Undo restores the Nodes value with everything else.
         let before = io::open_scene(&pair.composite).unwrap().replica;
-        for _ in 0..9 {
+        for _ in 0..11 {
             doc.undo().unwrap();
         }
         assert_eq!(
@@ -151,6 +164,36 @@ fn a_scene_without_nodes_gets_none_and_hide_lock_are_inspector_components() {
     .unwrap();
     assert!(!doc.is_hidden(a) && !doc.is_hidden(b));
     assert_eq!(doc.replica().component_data(b, lock_id()), None);
+    // A drop between rows needs an order to store: the scene gets the Nodes value the
+    // Inspector builds when it opens a scene without one, with the move; undo removes it all.
+    let c = create(&mut doc, Entity::ROOT, "C");
+    let reorder = |entities: Vec<Entity>, parent: Entity, after: Option<Entity>| Command::Reorder {
+        entities,
+        parent,
+        after,
+        keep_world: true,
+    };
+    doc.apply(reorder(vec![c], Entity::ROOT, None)).unwrap();
+    let nodes = doc.inspector_nodes().expect("Nodes created for the order");
+    assert_eq!(nodes.children_of(Entity::ROOT), [c, a]);
+    assert_eq!(nodes.children_of(a), [b]);
+    assert_eq!(nodes.nodes[0].open, Some(true));
+    doc.undo().unwrap();
+    assert!(doc.inspector_nodes().is_none(), "one undo step removes it");
+    // Refused: under its own child, and a reserved entity.
+    assert!(matches!(
+        doc.apply(reorder(vec![a], b, None)),
+        Err(scenetree::editor::EditError::WouldCycle { .. })
+    ));
+    assert!(matches!(
+        doc.apply(reorder(vec![Entity(2)], Entity::ROOT, None)),
+        Err(scenetree::editor::EditError::Reserved(_))
+    ));
+    // A drop where the entity already is changes nothing and leaves no undo step.
+    doc.apply(reorder(vec![c], Entity::ROOT, None)).unwrap();
+    let steps = doc.history().undo_len();
+    doc.apply(reorder(vec![c], Entity::ROOT, None)).unwrap();
+    assert_eq!(doc.history().undo_len(), steps);
     // A Nodes value decodes through the Inspector's schema.
     assert!(Nodes::decode(&[0, 0, 0, 0]).unwrap().nodes.is_empty());
     let _ = Path::new("");

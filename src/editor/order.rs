@@ -1,0 +1,305 @@
+//! Sibling order, kept where the Decentraland Inspector keeps it: each entity's children list
+//! in `inspector::Nodes`. The tree shows children in that order when the scene has Nodes (by
+//! entity id otherwise, and after the listed ones for children Nodes does not list), and a
+//! [`Command::Reorder`](super::Command::Reorder) writes it.
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::crdt::Replica;
+use crate::model::Entity;
+use crate::model::dcl::nodes::{Node, Nodes, nodes_id};
+use crate::scene::SceneView;
+
+use super::document::Document;
+
+/// Where each entity stands among its siblings, read from an `inspector::Nodes` value.
+#[derive(Clone, Debug, Default)]
+pub struct SiblingOrder {
+    /// Child → (the parent whose Nodes list holds it, its index there). A child listed under
+    /// another parent than the one it is drawn under has no rank there.
+    rank: FxHashMap<Entity, (Entity, u32)>,
+}
+
+impl SiblingOrder {
+    /// The order a Nodes value gives (`None`: no Nodes, children by id).
+    pub fn from_nodes(nodes: Option<&Nodes>) -> SiblingOrder {
+        let mut rank = FxHashMap::default();
+        for node in nodes.into_iter().flat_map(|n| &n.nodes) {
+            for (i, &child) in node.children.iter().enumerate() {
+                rank.insert(child, (node.entity, i as u32));
+            }
+        }
+        SiblingOrder { rank }
+    }
+
+    /// The sort key of `child` drawn under `parent`: listed children by their index, then the
+    /// others by id.
+    fn key(&self, parent: Entity, child: Entity) -> (u32, Entity) {
+        match self.rank.get(&child) {
+            Some(&(listed_under, i)) if listed_under == parent => (i, child),
+            _ => (u32::MAX, child),
+        }
+    }
+
+    /// Sorts children drawn under `parent` into display order.
+    pub fn sort(&self, parent: Entity, children: &mut [Entity]) {
+        children.sort_unstable_by_key(|&c| self.key(parent, c));
+    }
+
+    /// Every node of the view with its depth (root = 0), parents before children, siblings in
+    /// this order. Iterative, so any depth is fine.
+    pub fn preorder(&self, view: &SceneView) -> Vec<(Entity, u32)> {
+        let mut out = Vec::with_capacity(view.len());
+        let mut stack = vec![(Entity::ROOT, 0u32)];
+        let mut kids = Vec::new();
+        while let Some((e, depth)) = stack.pop() {
+            out.push((e, depth));
+            kids.clear();
+            kids.extend(view.children_of(e));
+            self.sort(e, &mut kids);
+            stack.extend(kids.iter().rev().map(|&k| (k, depth + 1)));
+        }
+        out
+    }
+}
+
+impl Document {
+    /// The scene's sibling order (from `inspector::Nodes`, by id without it).
+    pub fn sibling_order(&self) -> SiblingOrder {
+        SiblingOrder::from_nodes(self.inspector_nodes().as_ref())
+    }
+
+    /// Changes whenever the sibling order may have (the Nodes register was written, or another
+    /// replica is shown), to key caches on without decoding Nodes every frame.
+    pub fn sibling_order_key(&self) -> (u64, u32) {
+        let replica = self.replica();
+        (
+            replica.journal_id(),
+            replica.timestamp(Entity::ROOT, nodes_id()),
+        )
+    }
+
+    /// The entities sorted as their rows are (parents before children, siblings in order).
+    pub(super) fn in_display_order(&self, mut entities: Vec<Entity>) -> Vec<Entity> {
+        let rank: FxHashMap<Entity, usize> = self
+            .sibling_order()
+            .preorder(self.view())
+            .into_iter()
+            .enumerate()
+            .map(|(i, (e, _))| (e, i))
+            .collect();
+        entities.sort_by_key(|e| rank.get(e).copied().unwrap_or(usize::MAX));
+        entities
+    }
+
+    /// The children drawn under `parent`, in display order.
+    pub fn ordered_children(&self, parent: Entity) -> Vec<Entity> {
+        let mut kids: Vec<Entity> = self.view().children_of(parent).collect();
+        self.sibling_order().sort(parent, &mut kids);
+        kids
+    }
+}
+
+/// `movers` (top-level entities, in display order) placed under `parent` right after `after`
+/// (`None`: first), as the Inspector's `setParent` then `reorder(source, after or parent,
+/// parent)` leave its Nodes, one mover after the other. `shown` are the children drawn under
+/// `parent` in display order (the listed ones first): when `after` is a child the list lacks
+/// (an entity the Inspector does not track, such as one without a Transform), the unlisted
+/// children down to it are listed first, so the movers land where the drop line was; otherwise
+/// the list gains nothing but the movers, as in the Inspector.
+pub(super) fn place_in_nodes(
+    nodes: &mut Nodes,
+    parent: Entity,
+    shown: &[Entity],
+    movers: &[Entity],
+    after: Option<Entity>,
+) {
+    let moving: FxHashSet<Entity> = movers.iter().copied().collect();
+    for node in &mut nodes.nodes {
+        node.children.retain(|c| !moving.contains(c));
+    }
+    if nodes.node(parent).is_none() {
+        nodes.nodes.push(Node {
+            entity: parent,
+            open: None,
+            children: Vec::new(),
+        });
+    }
+    let node = nodes
+        .nodes
+        .iter_mut()
+        .find(|n| n.entity == parent)
+        .expect("just ensured");
+    if let Some(a) = after
+        && !node.children.contains(&a)
+        && let Some(upto) = shown.iter().position(|&c| c == a)
+    {
+        let listed: FxHashSet<Entity> = node.children.iter().copied().collect();
+        node.children.extend(
+            shown[..=upto]
+                .iter()
+                .filter(|c| !listed.contains(c) && !moving.contains(c)),
+        );
+    }
+    let at = after
+        .and_then(|a| node.children.iter().position(|&c| c == a))
+        .map_or(0, |i| i + 1);
+    node.children.splice(at..at, movers.iter().copied());
+    for &m in movers {
+        if nodes.node(m).is_none() {
+            nodes.nodes.push(Node {
+                entity: m,
+                open: None,
+                children: Vec::new(),
+            });
+        }
+    }
+}
+
+/// The Nodes value the Inspector builds for a scene that has none when it opens it
+/// (`buildNodesHierarchy`): the root first (open), a node for every entity holding a component
+/// (here in id order), each listing the entities whose Transform names it as parent (entities
+/// without a Transform, or whose parent holds no component, under the root), the player's and
+/// camera's nodes empty (last unless they hold components).
+pub(super) fn built_nodes(replica: &Replica) -> Nodes {
+    const PLAYER: Entity = Entity(1);
+    const CAMERA: Entity = Entity(2);
+    let mut entities: Vec<Entity> = replica.live_entities().collect();
+    entities.sort_unstable();
+    let mut nodes: Vec<Node> = vec![Node {
+        entity: Entity::ROOT,
+        open: Some(true),
+        children: Vec::new(),
+    }];
+    let mut index: FxHashMap<Entity, usize> = FxHashMap::default();
+    index.insert(Entity::ROOT, 0);
+    let mut node_of = |nodes: &mut Vec<Node>, e: Entity| -> usize {
+        *index.entry(e).or_insert_with(|| {
+            nodes.push(Node {
+                entity: e,
+                open: None,
+                children: Vec::new(),
+            });
+            nodes.len() - 1
+        })
+    };
+    for &e in &entities {
+        node_of(&mut nodes, e);
+    }
+    // Over the nodes as they grow, as the Inspector iterates its Map: a parent that holds no
+    // component gains a node here and is then listed under the root itself.
+    let mut i = 0;
+    while i < nodes.len() {
+        let e = nodes[i].entity;
+        i += 1;
+        if e.is_root() || e == PLAYER || e == CAMERA {
+            continue;
+        }
+        let parent = replica.transform(e).map_or(Entity::ROOT, |t| t.parent);
+        let p = node_of(&mut nodes, parent);
+        if !nodes[p].children.contains(&e) {
+            nodes[p].children.push(e);
+        }
+    }
+    for special in [PLAYER, CAMERA] {
+        let i = node_of(&mut nodes, special);
+        nodes[i].children.clear();
+    }
+    Nodes { nodes }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Transform, ids};
+
+    fn node(entity: u32, children: &[u32]) -> Node {
+        Node {
+            entity: Entity(entity),
+            open: None,
+            children: children.iter().map(|&c| Entity(c)).collect(),
+        }
+    }
+
+    fn es(list: &[u32]) -> Vec<Entity> {
+        list.iter().map(|&e| Entity(e)).collect()
+    }
+
+    #[test]
+    fn listed_children_come_in_their_order_then_the_others_by_id() {
+        let nodes = Nodes {
+            nodes: vec![node(0, &[515, 512]), node(512, &[600])],
+        };
+        let order = SiblingOrder::from_nodes(Some(&nodes));
+        let mut kids = es(&[600, 512, 513, 515]);
+        order.sort(Entity::ROOT, &mut kids);
+        // 600 is listed under 512, not under the root: it sorts with the unlisted ones.
+        assert_eq!(kids, es(&[515, 512, 513, 600]));
+        let mut by_id = es(&[515, 513, 512]);
+        SiblingOrder::from_nodes(None).sort(Entity::ROOT, &mut by_id);
+        assert_eq!(by_id, es(&[512, 513, 515]));
+    }
+
+    #[test]
+    fn placing_moves_entities_after_a_sibling_or_first_as_the_inspector_reorders() {
+        let base = Nodes {
+            nodes: vec![node(0, &[512, 513, 514, 515]), node(512, &[520])],
+        };
+        let shown = es(&[512, 513, 514, 515]);
+        // Down: 512 after 514 (the Inspector's reorder puts the source after the target).
+        let mut n = base.clone();
+        place_in_nodes(&mut n, Entity::ROOT, &shown, &es(&[512]), Some(Entity(514)));
+        assert_eq!(n.children_of(Entity::ROOT), es(&[513, 514, 512, 515]));
+        // Up, and two entities keep their order.
+        let mut n = base.clone();
+        place_in_nodes(&mut n, Entity::ROOT, &shown, &es(&[514, 515]), None);
+        assert_eq!(n.children_of(Entity::ROOT), es(&[514, 515, 512, 513]));
+        // From another parent: it leaves that list and gains a place here.
+        let mut n = base.clone();
+        place_in_nodes(&mut n, Entity::ROOT, &shown, &es(&[520]), Some(Entity(512)));
+        assert_eq!(n.children_of(Entity::ROOT), es(&[512, 520, 513, 514, 515]));
+        assert!(n.children_of(Entity(512)).is_empty());
+        assert!(n.node(Entity(520)).is_some(), "the mover has a node");
+        // Children the list lacks (shown after the listed ones) stay unlisted, as in the
+        // Inspector, unless the drop line is below one of them.
+        let unlisted = Nodes {
+            nodes: vec![node(0, &[513])],
+        };
+        let shown = es(&[513, 512, 514, 515]);
+        let mut n = unlisted.clone();
+        place_in_nodes(&mut n, Entity::ROOT, &shown, &es(&[515]), None);
+        assert_eq!(n.children_of(Entity::ROOT), es(&[515, 513]));
+        let mut n = unlisted.clone();
+        place_in_nodes(&mut n, Entity::ROOT, &shown, &es(&[515]), Some(Entity(512)));
+        assert_eq!(n.children_of(Entity::ROOT), es(&[513, 512, 515]));
+        // A parent without a node gets one.
+        let mut n = Nodes::default();
+        place_in_nodes(&mut n, Entity(530), &es(&[531, 532]), &es(&[532]), None);
+        assert_eq!(n.children_of(Entity(530)), es(&[532]));
+    }
+
+    #[test]
+    fn a_scene_without_nodes_gets_the_value_the_inspector_builds() {
+        let mut r = Replica::new();
+        let under = |p: u32| Transform {
+            parent: Entity(p),
+            ..Transform::IDENTITY
+        };
+        r.put_transform(Entity(513), &under(512)).unwrap();
+        r.put_transform(Entity(512), &under(0)).unwrap();
+        // Below an entity that holds no component (600): 600 is then listed under the root.
+        r.put_transform(Entity(514), &under(600)).unwrap();
+        // No Transform: under the root. Under the player: the player's list is emptied.
+        r.put(Entity(515), ids::NAME, crate::model::encode_name("x"))
+            .unwrap();
+        r.put_transform(Entity(516), &under(1)).unwrap();
+        let n = built_nodes(&r);
+        let entities: Vec<u32> = n.nodes.iter().map(|n| n.entity.0).collect();
+        assert_eq!(entities, [0, 512, 513, 514, 515, 516, 600, 1, 2]);
+        assert_eq!(n.nodes[0].open, Some(true));
+        assert_eq!(n.children_of(Entity::ROOT), es(&[512, 515, 600]));
+        assert_eq!(n.children_of(Entity(512)), es(&[513]));
+        assert_eq!(n.children_of(Entity(600)), es(&[514]));
+        assert!(n.children_of(Entity(1)).is_empty());
+    }
+}
