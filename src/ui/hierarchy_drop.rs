@@ -265,6 +265,8 @@ pub(super) fn drag_preview(ctx: &egui::Context, doc: &Document) {
         .interactable(false)
         .show(ctx, |ui| {
             egui::Frame::popup(ui.style()).show(ui, |ui| {
+                // The area starts narrow: names are not wrapped into it.
+                ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Extend);
                 for line in text {
                     ui.label(RichText::new(line).strong());
                 }
