@@ -16,7 +16,7 @@ use scenetree::model::dcl::nodes::nodes_id;
 use scenetree::ui::viewport::NullRenderer;
 use scenetree::ui::{Workbench, style};
 
-use crate::ui_flows::{BULB, CHAIR, LAMP, TABLE, harness, room, row};
+use crate::ui_flows::{BULB, CHAIR, LAMP, TABLE, delete_row, drag_and_hold, harness, room, row};
 
 /// Every text galley painted in the last frame.
 fn galleys(h: &Harness<'_, Workbench>) -> Vec<Arc<Galley>> {
@@ -163,34 +163,32 @@ fn f2_selects_the_whole_name_so_typing_replaces_it() {
     h.get_by_label(&lamp).click();
     h.get_by_label(&lamp).click();
     h.run();
-    assert_eq!(focused_field(&h).value().as_deref(), Some("Lamp"));
-    // No Ctrl+A: the name is selected already, as in Godot, Unity and VS Code.
-    focused_field(&h).type_text("Sconce");
-    h.run();
-    h.key_press(Key::Enter);
-    h.run();
-    assert_eq!(h.state().doc.name_of(LAMP).as_deref(), Some("Sconce"));
+    type_over_name(&mut h, LAMP, "Lamp", "Sconce");
 
     // F2 starts the same rename.
     h.get_by_label(&row("Chair", CHAIR)).click();
     h.run();
     h.key_press(Key::F2);
     h.run();
-    assert_eq!(focused_field(&h).value().as_deref(), Some("Chair"));
-    focused_field(&h).type_text("Armchair");
+    type_over_name(&mut h, CHAIR, "Chair", "Armchair");
+}
+
+/// In the rename field just opened on `entity` (showing `old`), types `new` without selecting
+/// anything first, presses Enter and checks the name is `new`: the whole name was selected, as
+/// in Godot, Unity and VS Code.
+fn type_over_name(h: &mut Harness<'_, Workbench>, entity: Entity, old: &str, new: &str) {
+    assert_eq!(focused_field(h).value().as_deref(), Some(old));
+    focused_field(h).type_text(new);
     h.run();
     h.key_press(Key::Enter);
     h.run();
-    assert_eq!(h.state().doc.name_of(CHAIR).as_deref(), Some("Armchair"));
+    assert_eq!(h.state().doc.name_of(entity).as_deref(), Some(new));
 }
 
 #[test]
 fn undoing_a_delete_reselects_it_and_redoing_a_duplicate_reselects_the_copy() {
     let mut h = harness(room());
-    h.get_by_label(&row("Lamp", LAMP)).click();
-    h.run();
-    h.key_press(Key::Delete);
-    h.run();
+    delete_row(&mut h, &row("Lamp", LAMP));
     assert!(h.query_by_label(&row("Lamp", LAMP)).is_none());
     assert!(h.state().doc.selection.is_empty());
     // Something else selected meanwhile: the undo still gives back the deleted selection.
@@ -218,18 +216,11 @@ fn undoing_a_delete_reselects_it_and_redoing_a_duplicate_reselects_the_copy() {
     assert_eq!(h.state().doc.selection.entities(), copy.as_slice());
 }
 
-/// Starts dragging the row labelled `from` and moves the pointer, in small steps as a hand
-/// would, to `to`; the button stays down.
+/// Starts dragging the row labelled `from` and moves the pointer to `to`; the button stays
+/// down.
 fn drag_to(h: &mut Harness<'_, Workbench>, from: &str, to: egui::Pos2) {
     let start = h.get_by_label(from).rect().center();
-    h.hover_at(start);
-    h.run();
-    h.drag_at(start);
-    h.run();
-    for i in 1..=6 {
-        h.hover_at(start + (to - start) * (i as f32 / 6.0));
-        h.run();
-    }
+    drag_and_hold(h, start, to);
     // The hint above the rows follows one frame later.
     h.run();
 }

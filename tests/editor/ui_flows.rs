@@ -100,8 +100,23 @@ pub(crate) fn row(name: &str, e: Entity) -> String {
     format!("{name}  ·  {e}")
 }
 
+/// Clicks the row labelled `label` and presses Delete.
+pub(crate) fn delete_row(h: &mut Harness<'_, Workbench>, label: &str) {
+    h.get_by_label(label).click();
+    h.run();
+    h.key_press(Key::Delete);
+    h.run();
+}
+
 /// Drags from one point to another with intermediate pointer moves, as a hand would.
 fn drag(h: &mut Harness<'_, Workbench>, from: egui::Pos2, to: egui::Pos2) {
+    drag_and_hold(h, from, to);
+    h.drop_at(to);
+    h.run();
+}
+
+/// Presses at `from` and moves, in small steps as a hand would, to `to`; the button stays down.
+pub(crate) fn drag_and_hold(h: &mut Harness<'_, Workbench>, from: egui::Pos2, to: egui::Pos2) {
     h.hover_at(from);
     h.run();
     h.drag_at(from);
@@ -110,8 +125,6 @@ fn drag(h: &mut Harness<'_, Workbench>, from: egui::Pos2, to: egui::Pos2) {
         h.hover_at(from + (to - from) * (i as f32 / 6.0));
         h.run();
     }
-    h.drop_at(to);
-    h.run();
 }
 
 #[test]
@@ -235,10 +248,7 @@ fn editing_a_quaternion_component_normalizes_and_undo_reverts() {
 #[test]
 fn delete_then_undo_restores_the_subtree() {
     let mut h = harness(room());
-    h.get_by_label(&row("Lamp", LAMP)).click();
-    h.run();
-    h.key_press(Key::Delete);
-    h.run();
+    delete_row(&mut h, &row("Lamp", LAMP));
     assert!(h.query_by_label(&row("Bulb", BULB)).is_none());
     assert!(!h.state().doc.view().contains(LAMP));
     h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
