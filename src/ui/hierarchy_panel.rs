@@ -169,11 +169,24 @@ impl HierarchyPanel {
             None => RichText::new(
                 "Drag onto a row to reparent, between rows to reorder · Shift keeps local values",
             )
-            .weak(),
+            .color(ui.visuals().weak_text_color()),
         };
-        // One line, whatever the text: a hint that wrapped would move the rows under a drag
-        // and change the drop it describes.
-        ui.add(egui::Label::new(hint.small()).truncate());
+        // Two lines high whatever the text (wrapped, cut short after two lines): a hint whose
+        // height changed would move the rows under a drag and change the drop it describes.
+        let font = egui::TextStyle::Small.resolve(ui.style());
+        let height = 2.0 * ui.fonts_mut(|f| f.row_height(&font));
+        let width = ui.available_width();
+        ui.allocate_ui(egui::vec2(width, height), |ui| {
+            ui.set_min_size(egui::vec2(width, height));
+            let job = egui::WidgetText::from(hint.small()).into_layout_job(
+                ui.style(),
+                egui::FontSelection::Default,
+                egui::Align::Min,
+            );
+            let mut job = std::sync::Arc::unwrap_or_clone(job);
+            job.wrap.max_rows = 2;
+            ui.add(egui::Label::new(job).wrap());
+        });
         self.root_row_ui(ui, doc, &mut actions);
         let shown = area.show_rows(ui, ROW_HEIGHT, self.rows.len(), |ui, range| {
             for i in range {

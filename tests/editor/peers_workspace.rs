@@ -366,3 +366,22 @@ fn the_bar_above_the_lower_view_moves_the_split() {
         "{tabs:?} → {moved:?}"
     );
 }
+
+#[test]
+fn the_draw_selector_leaves_the_viewport_toolbar_uncovered_at_1024_by_700() {
+    let h = lesson_one(egui::vec2(1024.0, 700.0));
+    let draw = h.get_by_value("Draw: RootFallback").rect();
+    let toolbar_y = h.get_by_label("Move").rect().center().y;
+    for label in ["Move", "Rotate", "Scale", "World"] {
+        let button = h
+            .get_all_by_label(label)
+            .map(|n| n.rect())
+            .find(|r| (r.center().y - toolbar_y).abs() < 4.0)
+            .unwrap_or_else(|| panic!("{label} in the toolbar"));
+        // It covered Scale and World at the top right of the narrow view.
+        assert!(
+            !draw.intersects(button),
+            "{label} {button:?} under {draw:?}"
+        );
+    }
+}

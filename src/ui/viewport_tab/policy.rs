@@ -49,12 +49,13 @@ impl PolicyDrawing {
         self.worlds.as_ref().map(|(_, w)| w)
     }
 
-    /// The selector, over the top-right corner of the view (`rect`).
+    /// The selector, over the bottom-right corner of the view (`rect`): at the top it covered
+    /// the Scale and World buttons of a narrow view (the Peers workspace at 1024×700).
     pub(super) fn selector_ui(&mut self, ui: &mut egui::Ui, rect: egui::Rect) {
-        let corner = rect.right_top() + egui::vec2(-8.0, 8.0);
+        let corner = rect.right_bottom() + egui::vec2(-8.0, -8.0);
         egui::Area::new(ui.id().with("viewport-policy"))
             .fixed_pos(corner)
-            .pivot(egui::Align2::RIGHT_TOP)
+            .pivot(egui::Align2::RIGHT_BOTTOM)
             .show(ui.ctx(), |ui| {
                 egui::Frame::popup(ui.style()).show(ui, |ui| {
                     egui::ComboBox::from_id_salt("viewport-policy-combo")
