@@ -14,8 +14,6 @@ use crate::scene::{Fallback, SceneView};
 pub const ROW_HEIGHT: f32 = 20.0;
 /// Indentation per tree level, in points.
 pub const INDENT: f32 = 14.0;
-/// Room kept beside a cut-short name for its cycle or missing-parent badge, points.
-const BADGE_WIDTH: f32 = 110.0;
 /// The least room a name keeps however deep its row, points.
 const MIN_NAME_WIDTH: f32 = 60.0;
 
@@ -167,11 +165,7 @@ impl TreeRow<'_> {
 
     /// The name as a selectable label, cut short to the room left beside the badge.
     fn label_ui(&self, ui: &mut egui::Ui) -> Response {
-        let badge_width = match self.badge {
-            RowBadge::None => 0.0,
-            _ => BADGE_WIDTH,
-        };
-        let width = (ui.available_width() - badge_width).max(INDENT);
+        let width = (ui.available_width() - badge_width(ui, &self.badge)).max(INDENT);
         let button = egui::Button::selectable(self.selected, self.label_job(ui)).truncate();
         ui.allocate_ui(egui::vec2(width, ROW_HEIGHT), |ui| ui.add(button))
             .inner
@@ -245,24 +239,39 @@ pub fn match_range(text: &str, needle: &str) -> Option<(usize, usize)> {
     (text.is_char_boundary(start) && text.is_char_boundary(end)).then_some((start, end))
 }
 
-fn badge_ui(ui: &mut egui::Ui, badge: &RowBadge) {
+/// The badge's text and its tooltip (`None` for no badge).
+fn badge_text(badge: &RowBadge) -> Option<(RichText, String)> {
     match badge {
-        RowBadge::None => {}
-        RowBadge::Cycle { ring, declared } => {
-            ui.label(RichText::new("⟲ cycle").color(style::CYCLE).small())
-                .on_hover_text(format!(
-                    "{}\nDeclared parent: {declared}",
-                    present::cycle_note(ring)
-                ));
-        }
-        RowBadge::MissingParent { declared } => {
-            ui.label(
-                RichText::new("△ missing parent")
-                    .color(style::MISSING_PARENT)
-                    .small(),
-            )
-            .on_hover_text(present::missing_parent_note(declared));
-        }
+        RowBadge::None => None,
+        RowBadge::Cycle { ring, declared } => Some((
+            RichText::new("⟲ cycle").color(style::CYCLE).small(),
+            format!("{}\nDeclared parent: {declared}", present::cycle_note(ring)),
+        )),
+        RowBadge::MissingParent { declared } => Some((
+            RichText::new("△ missing parent")
+                .color(style::MISSING_PARENT)
+                .small(),
+            present::missing_parent_note(declared),
+        )),
+    }
+}
+
+/// The width the badge takes beside a name, points (0 for no badge).
+fn badge_width(ui: &egui::Ui, badge: &RowBadge) -> f32 {
+    badge_text(badge).map_or(0.0, |(text, _)| {
+        let galley = egui::WidgetText::from(text).into_galley(
+            ui,
+            Some(egui::TextWrapMode::Extend),
+            f32::INFINITY,
+            TextStyle::Small,
+        );
+        galley.size().x + ui.spacing().item_spacing.x
+    })
+}
+
+fn badge_ui(ui: &mut egui::Ui, badge: &RowBadge) {
+    if let Some((text, tooltip)) = badge_text(badge) {
+        ui.label(text).on_hover_text(tooltip);
     }
 }
 

@@ -399,3 +399,29 @@ fn a_drop_below_an_expanded_row_makes_the_first_child_and_onto_a_row_still_repar
     assert_eq!(h.state().doc.history().undo_len(), steps);
     assert_eq!(h.state().doc.local_transform(TABLE).parent, Entity::ROOT);
 }
+
+#[test]
+fn a_badge_keeps_the_room_it_needs_and_no_more() {
+    // A row with a cycle badge in the default hierarchy width shows its whole name (a fixed
+    // reserve for the badge cut "Lamp · 600" short).
+    let mut r = scenetree::crdt::Replica::new();
+    for (e, parent, name) in [(600, 601, "Lamp"), (601, 600, "Table")] {
+        let t = scenetree::model::Transform {
+            parent: Entity(parent),
+            ..scenetree::model::Transform::IDENTITY
+        };
+        r.put_transform(Entity(e), &t).unwrap();
+        r.put(
+            Entity(e),
+            scenetree::model::ids::NAME,
+            scenetree::model::encode_name(name),
+        )
+        .unwrap();
+    }
+    let h = harness(scenetree::editor::Document::new(r, None));
+    assert_eq!(h.get_all_by_label("⟲ cycle").count(), 2);
+    for (name, e) in [("Lamp", 600), ("Table", 601)] {
+        let label = row(name, Entity(e));
+        assert!(!galley(&h, &label).elided, "{label} is cut short");
+    }
+}
