@@ -141,6 +141,16 @@ impl Document {
         self.history.clear();
     }
 
+    /// How many entities the scene has, the engine's reserved ones (the root, the player, the
+    /// camera) left out even when they hold components, as the root holds `inspector::Nodes`.
+    pub fn scene_entity_count(&self) -> usize {
+        let replica = self.replica();
+        let reserved = (0..u32::from(Entity::RESERVED_STATIC_COUNT))
+            .filter(|&n| replica.is_live(Entity(n)))
+            .count();
+        replica.live_entity_count() - reserved
+    }
+
     /// The replica (read-only: all writes go through [`Self::apply`]).
     pub fn replica(&self) -> &Replica {
         match &self.backend {

@@ -240,7 +240,7 @@ impl HierarchyPanel {
                 ui.set_min_height(ROW_HEIGHT);
                 ui.label(RichText::new("Scene root").strong());
                 ui.label(
-                    RichText::new(format!("{} entities", doc.replica().live_entity_count()))
+                    RichText::new(format!("{} entities", doc.scene_entity_count()))
                         .weak()
                         .small(),
                 );

@@ -230,7 +230,7 @@ impl Workbench {
                 let cycles = view.cycles().len();
                 ui.weak(format!(
                     "{} entities · {} selected",
-                    self.doc.replica().live_entity_count(),
+                    self.doc.scene_entity_count(),
                     self.doc.selection.len()
                 ));
                 self.assets_status_ui(ui);

@@ -345,6 +345,9 @@ fn a_drop_between_rows_reorders_siblings_and_stores_the_order_in_inspector_nodes
     h.run();
     assert_eq!(h.state().doc.local_transform(BULB).parent, LAMP);
     assert_eq!(shown_rows(&mut h), [CHAIR, TABLE, LAMP, BULB]);
+    // The root now holds inspector::Nodes; it is still not one of the scene's entities.
+    assert_eq!(h.state().doc.scene_entity_count(), 4);
+    assert!(h.query_by_label("4 entities").is_some());
     h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
     h.run();
     assert!(

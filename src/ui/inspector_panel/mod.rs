@@ -157,7 +157,7 @@ fn scene_summary_ui(ui: &mut egui::Ui, doc: &Document, (cycles, rerooted): (usiz
     }
     ui.label(format!(
         "{} entities · {cycles} parenting cycle(s) · {rerooted} re-rooted",
-        doc.replica().live_entity_count(),
+        doc.scene_entity_count(),
     ));
     if !doc.load_notes.is_empty() {
         ui.separator();
