@@ -103,6 +103,8 @@ pub struct SceneView {
     /// Per-pass scratch: the walk id during cycle search, the covered flag while finding the
     /// topmost dirty nodes.
     pub(super) walk: Vec<u32>,
+    /// Per-update scratch: the slots whose worlds to recompute, in order.
+    pub(super) order: Vec<u32>,
     /// Cycles by id (`None` once dissolved), each listed as in [`Fallback::Cycle`].
     pub(super) cycles: Vec<Option<Vec<Entity>>>,
     pub(super) free_cycles: Vec<u32>,
@@ -154,6 +156,7 @@ impl SceneView {
             cycle: Vec::new(),
             mark: Vec::new(),
             walk: Vec::new(),
+            order: Vec::new(),
             cycles: Vec::new(),
             free_cycles: Vec::new(),
             topo_sorted: true,

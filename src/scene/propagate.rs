@@ -83,33 +83,23 @@ impl SceneView {
     }
 
     /// Recomputes the listed nodes, in order (parents before children). `span` is the slot
-    /// range they were taken from: a sparse list is done in small chunks whose matrices are
-    /// loaded first by a loop that does nothing else, so that the cache misses overlap
-    /// instead of stalling the multiplications one by one; a dense one needs no help.
+    /// range they were taken from: for a sparse list, the matrices of the node
+    /// `AHEAD` places on are hinted into the cache (hints retire at once, so many misses are
+    /// in flight together instead of stalling the multiplications one by one); a dense list
+    /// is read in memory order and needs no help.
     fn recompute_listed(&mut self, slots: &[u32], span: usize) {
-        const CHUNK: usize = 64;
+        const AHEAD: usize = 16;
         let sparse = slots.len() * 4 < span;
-        for chunk in slots.chunks(CHUNK) {
-            if sparse {
-                let mut sink = 0u32;
-                for &s in chunk {
-                    let s = s as usize;
-                    let parent_world = &self.world[self.parent[s] as usize];
-                    // The first and last word of each 64-byte matrix: its one or two cache
-                    // lines. The node's own world row too, so that the store does not wait.
-                    sink ^= self.local[s].matrix3.x_axis.x.to_bits()
-                        ^ self.local[s].translation.z.to_bits()
-                        ^ parent_world.matrix3.x_axis.x.to_bits()
-                        ^ parent_world.translation.z.to_bits()
-                        ^ self.world[s].matrix3.x_axis.x.to_bits()
-                        ^ self.world[s].translation.z.to_bits();
-                }
-                std::hint::black_box(sink);
+        for (i, &s) in slots.iter().enumerate() {
+            if sparse && let Some(&ahead) = slots.get(i + AHEAD) {
+                let ahead = ahead as usize;
+                // The node's own world row too, so that the store does not wait.
+                crate::model::prefetch(&self.local[ahead]);
+                crate::model::prefetch(&self.world[ahead]);
+                crate::model::prefetch(&self.world[self.parent[ahead] as usize]);
             }
-            for &s in chunk {
-                let s = s as usize;
-                self.world[s] = self.world[self.parent[s] as usize] * self.local[s];
-            }
+            let s = s as usize;
+            self.world[s] = self.world[self.parent[s] as usize] * self.local[s];
         }
         self.stats.worlds_recomputed += slots.len();
     }
@@ -126,29 +116,41 @@ impl SceneView {
     /// In the parents-first layout, an ancestor has a smaller slot than its descendants: taken
     /// in slot order, a dirty node below another dirty node was already reached (and stamped)
     /// by the upper one's walk. No walk up to the root, unlike [`Self::recompute_dirty_subtrees_from_tops`].
+    ///
+    /// Two phases: the walks (breadth-first within each subtree) only list the slots, reading
+    /// the small child-list arrays, then [`Self::recompute_listed`] computes the listed worlds in that
+    /// order (parents before children) with the matrices loaded ahead, so that the misses on
+    /// the large matrix arrays overlap instead of stalling the walk node by node.
     fn recompute_dirty_subtrees_in_slot_order(&mut self, dirty: &[u32]) {
         let pass = self.next_pass();
         let mut starts = dirty.to_vec();
         starts.sort_unstable();
-        let mut stack: Vec<u32> = Vec::new();
+        let mut order = std::mem::take(&mut self.order);
+        order.clear();
         for start in starts {
             if self.mark[start as usize] == pass {
                 continue;
             }
-            stack.push(start);
-            while let Some(s) = stack.pop() {
-                let i = s as usize;
-                self.mark[i] = pass;
-                self.world[i] = self.world[self.parent[i] as usize] * self.local[i];
-                self.stats.worlds_recomputed += 1;
-                if s != start && self.next_sibling[i] != NONE {
-                    stack.push(self.next_sibling[i]);
+            self.mark[start as usize] = pass;
+            // Breadth-first, with `order` as the queue: the next node's child list is known
+            // long before it is read, so its loads overlap with the current node's.
+            let mut head = order.len();
+            order.push(start);
+            while let Some(&s) = order.get(head) {
+                head += 1;
+                if let Some(&ahead) = order.get(head + 8) {
+                    crate::model::prefetch(&self.first_child[ahead as usize]);
                 }
-                if self.first_child[i] != NONE {
-                    stack.push(self.first_child[i]);
+                let mut c = self.first_child[s as usize];
+                while c != NONE {
+                    self.mark[c as usize] = pass;
+                    order.push(c);
+                    c = self.next_sibling[c as usize];
                 }
             }
         }
+        self.recompute_listed(&order, usize::MAX);
+        self.order = order;
     }
 
     /// Finds the topmost dirty nodes by walking up from each, then walks each one's subtree.

@@ -10,10 +10,10 @@ impl Replica {
     #[inline]
     pub fn lww_entry(&self, entity: Entity, component: u32) -> Option<LwwEntry<'_>> {
         if component == Transform::COMPONENT_ID {
-            let register = self.transforms.get(entity)?;
+            let row = self.transforms.row(entity)?;
             Some(LwwEntry {
-                timestamp: register.timestamp,
-                data: register.value.map(|bytes| &bytes[..]),
+                timestamp: row.timestamp,
+                data: row.value().map(|bytes| &bytes[..]),
             })
         } else {
             self.lww
@@ -95,8 +95,8 @@ impl Replica {
     #[inline]
     pub fn transform(&self, entity: Entity) -> Option<Transform> {
         self.transforms
-            .get(entity)?
-            .value
+            .row(entity)?
+            .value()
             .map(Transform::from_array)
     }
 
@@ -111,7 +111,7 @@ impl Replica {
     /// Transform register itself.
     #[inline]
     pub fn prefetch_transform(&self, entity: Entity) {
-        self.transforms.prefetch_value(entity);
+        self.transforms.prefetch_register(entity);
     }
 
     /// True when the entity has at least one component value.

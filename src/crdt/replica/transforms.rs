@@ -1,11 +1,10 @@
 //! The Transform registers (`core::Transform`, component 1), stored apart from the other
 //! components: most messages are Transform PUTs and the render tree reads every Transform.
 //!
-//! An index by entity (an array for Decentraland's 16-bit numbers: no hashing), then columns
-//! by row: what deciding a write needs (timestamp, presence: a few bytes per entity, so they
-//! stay in the cache for a whole scene) apart from the 44-byte values (written, and read by
-//! the render tree). No allocation per value. Rows are never removed (a tombstone keeps its
-//! timestamp), so they never move.
+//! An index by entity (an array for Decentraland's 16-bit numbers: no hashing), then one
+//! 64-byte row per register holding everything deciding and storing a write touches
+//! (timestamp, presence, the 44-byte value), so a write costs one cache line. No allocation
+//! per value. Rows are never removed (a tombstone keeps its timestamp), so they never move.
 
 use crate::model::entity_index::EntityIndex;
 use crate::model::{Entity, Transform, prefetch};
@@ -18,30 +17,66 @@ pub(super) struct TransformRegister<'a> {
     pub value: Option<&'a [u8; Transform::BYTE_LEN]>,
 }
 
+/// A register's row: one cache line.
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
+pub(super) struct Row {
+    /// The canonical value (meaningless while `present` is false).
+    pub value: [u8; Transform::BYTE_LEN],
+    pub timestamp: u32,
+    pub present: bool,
+}
+
+impl Row {
+    /// The stored value, unless deleted.
+    #[inline]
+    pub fn value(&self) -> Option<&[u8; Transform::BYTE_LEN]> {
+        self.present.then_some(&self.value)
+    }
+}
+
 /// Every Transform register, by row in the order they were first written.
 #[derive(Clone, Debug, Default)]
 pub(super) struct TransformColumn {
     row_of: EntityIndex,
     entities: Vec<Entity>,
-    timestamps: Vec<u32>,
-    present: Vec<bool>,
-    values: Vec<[u8; Transform::BYTE_LEN]>,
+    rows: Vec<Row>,
 }
 
 impl TransformColumn {
     fn register(&self, row: usize) -> TransformRegister<'_> {
+        let r = &self.rows[row];
         TransformRegister {
             entity: self.entities[row],
-            timestamp: self.timestamps[row],
-            value: self.present[row].then(|| &self.values[row]),
+            timestamp: r.timestamp,
+            value: r.value(),
         }
     }
 
-    /// The register of `entity`, if it was ever written.
+    /// The row of `entity`, if it was ever written.
     #[inline]
-    pub fn get(&self, entity: Entity) -> Option<TransformRegister<'_>> {
+    pub fn row(&self, entity: Entity) -> Option<&Row> {
         let row = self.row_of.get(entity)? as usize;
-        Some(self.register(row))
+        self.rows.get(row)
+    }
+
+    /// The row of `entity`, created (no value, timestamp 0) if it was never written.
+    #[inline]
+    pub fn row_mut(&mut self, entity: Entity) -> &mut Row {
+        let row = match self.row_of.get(entity) {
+            Some(row) => row as usize,
+            None => {
+                self.row_of.insert(entity, self.rows.len() as u32);
+                self.entities.push(entity);
+                self.rows.push(Row {
+                    value: [0; Transform::BYTE_LEN],
+                    timestamp: 0,
+                    present: false,
+                });
+                self.rows.len() - 1
+            }
+        };
+        &mut self.rows[row]
     }
 
     /// Sets a register (creating it if needed); returns whether it held a value before.
@@ -52,21 +87,11 @@ impl TransformColumn {
         timestamp: u32,
         value: Option<&[u8; Transform::BYTE_LEN]>,
     ) -> bool {
-        let row = match self.row_of.get(entity) {
-            Some(row) => row as usize,
-            None => {
-                self.row_of.insert(entity, self.entities.len() as u32);
-                self.entities.push(entity);
-                self.timestamps.push(timestamp);
-                self.present.push(false);
-                self.values.push([0; Transform::BYTE_LEN]);
-                self.entities.len() - 1
-            }
-        };
-        let had = std::mem::replace(&mut self.present[row], value.is_some());
-        self.timestamps[row] = timestamp;
+        let row = self.row_mut(entity);
+        let had = std::mem::replace(&mut row.present, value.is_some());
+        row.timestamp = timestamp;
         if let Some(value) = value {
-            self.values[row] = *value;
+            row.value = *value;
         }
         had
     }
@@ -87,33 +112,16 @@ impl TransformColumn {
         self.row_of.prefetch(entity);
     }
 
-    /// Starts loading the value of `entity` (its index cell should be cached).
-    #[inline]
-    pub fn prefetch_value(&self, entity: Entity) {
-        if let Some(value) = self
-            .row_of
-            .get(entity)
-            .and_then(|r| self.values.get(r as usize))
-        {
-            prefetch(value);
-        }
-    }
-
-    /// Starts loading everything a write to `entity` touches (its index cell should be
-    /// cached): timestamp, presence and value.
+    /// Starts loading the register of `entity` (its index cell should be cached): everything
+    /// reading or writing it touches.
     #[inline]
     pub fn prefetch_register(&self, entity: Entity) {
-        if let Some(row) = self.row_of.get(entity) {
-            let row = row as usize;
-            if let (Some(t), Some(p), Some(v)) = (
-                self.timestamps.get(row),
-                self.present.get(row),
-                self.values.get(row),
-            ) {
-                prefetch(t);
-                prefetch(p);
-                prefetch(v);
-            }
+        if let Some(row) = self
+            .row_of
+            .get(entity)
+            .and_then(|r| self.rows.get(r as usize))
+        {
+            prefetch(row);
         }
     }
 }
