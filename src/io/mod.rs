@@ -12,6 +12,7 @@ pub mod dcl_composite;
 pub mod dcl_crdt;
 mod error;
 pub mod native;
+mod native_read;
 pub mod project;
 pub mod recovery;
 /// Scenario files of the peers simulation.

@@ -153,6 +153,51 @@ fn bad_native_files_name_the_place_and_the_problem() {
     );
 }
 
+/// Valid but unusual documents, and invalid ones: the reader in use (typed, falling back to
+/// the detailed one) reads each exactly as the detailed reader alone does.
+#[test]
+fn unusual_native_files_read_as_the_detailed_reader_reads_them() {
+    let t = r#""core::Transform":{"timestamp":2,"value":{"position":[1,2.5,3],"rotation":[0,0,0,1],"scale":[1,1,1],"parent":513}}"#;
+    let docs = [
+        // Keys in another order, unknown keys, integers as floats.
+        format!(r#"{{"entities":[{{"components":{{{t}}},"x":[1,{{}}],"entity":512}}],"format":"scenetree/1","extra":null}}"#),
+        // One component under its id and its name: both writes apply, the newer wins.
+        format!(r#"{{"format":"scenetree/1","entities":[{{"entity":512,"components":{{{t},"1":{{"timestamp":3,"value":{{"position":[9,9,9],"rotation":[0,0,0,1],"scale":[1,1,1]}}}}}}}}]}}"#),
+        // A key given twice (JSON keeps the last).
+        format!(r#"{{"format":"scenetree/1","entities":[{{"entity":512,"entity":513,"components":{{{t}}}}}]}}"#),
+        r#"{"format":"scenetree/1","entities":[{"entity":512,"components":{"core::Transform":{"timestamp":9,"timestamp":2,"base64":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="}}}]}"#.to_string(),
+        // An escaped key, a null parent, a deleted flag that is not a boolean, both a value and
+        // base64 (base64 wins), a bad value under a deleted entry (ignored).
+        r#"{"format":"scenetree/1","entities":[{"entity":512,"components":{"core-schema::Name":{"timestamp":1,"value":"A"}}}]}"#.to_string(),
+        r#"{"format":"scenetree/1","entities":[{"entity":512,"components":{"core::Transform":{"timestamp":1,"value":{"position":[0,0,0],"rotation":[0,0,0,1],"scale":[1,1,1],"parent":null}}}}]}"#.to_string(),
+        r#"{"format":"scenetree/1","entities":[{"entity":512,"components":{"7000":{"timestamp":1,"deleted":"yes","base64":"AQ=="}}}]}"#.to_string(),
+        r#"{"format":"scenetree/1","entities":[{"entity":512,"components":{"core-schema::Name":{"timestamp":1,"value":5,"base64":"AQAAAEE="}}}]}"#.to_string(),
+        r#"{"format":"scenetree/1","entities":[{"entity":512,"components":{"7000":{"timestamp":4,"deleted":true,"value":{"no":"codec"}}}}],"deleted_entities":[513]}"#.to_string(),
+        // Invalid: a short Transform, a trailing comma, a grow-only key that is not one.
+        r#"{"format":"scenetree/1","entities":[{"entity":512,"components":{"core::Transform":{"timestamp":1,"base64":"AQ=="}}}]}"#.to_string(),
+        r#"{"format":"scenetree/1","entities":[],}"#.to_string(),
+        r#"{"format":"scenetree/1","entities":[{"entity":512,"appended":{"7000":["AQ=="]}}]}"#.to_string(),
+    ];
+    for text in &docs {
+        let p = Path::new("u.json");
+        match (
+            native::parse_native(p, text),
+            native::parse_native_detailed(p, text),
+        ) {
+            (Ok(a), Ok(b)) => {
+                assert_eq!(a.state_messages(), b.state_messages(), "{text}");
+                assert_eq!(a.deleted_entities(), b.deleted_entities(), "{text}");
+            }
+            (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{text}"),
+            (a, b) => panic!(
+                "{text}\n  read as {:?}\n  detailed: {:?}",
+                a.map(|r| r.digest()),
+                b.map(|r| r.digest())
+            ),
+        }
+    }
+}
+
 #[test]
 fn unknown_extensions_and_missing_files_are_clear_errors() {
     assert!(

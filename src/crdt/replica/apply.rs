@@ -184,7 +184,7 @@ impl Replica {
     /// [`Self::apply`] of a Transform PUT, without building its outcome: the same decision
     /// (tested against `apply` in `tests/crdt`), taken and stored with one lookup.
     #[inline]
-    fn receive_transform_put(&mut self, entity: Entity, timestamp: u32, data: &[u8]) {
+    pub(crate) fn receive_transform_put(&mut self, entity: Entity, timestamp: u32, data: &[u8]) {
         if self.is_deleted(entity) {
             return;
         }

@@ -1,0 +1,486 @@
+//! The fast reader of native JSON: typed serde straight into a [`Replica`], with no
+//! `serde_json::Value` tree for the document (only a non-Transform, non-Name decoded value is
+//! read as a small `Value`, for its component codec).
+//!
+//! It reads exactly the documents [`super::native::parse_native`] accepts, with the same
+//! result, and gives up (`None`) on anything else: a malformed file, and also a few valid but
+//! unusual ones (a key given twice, an escaped component key). The caller then runs the
+//! detailed reader, which accepts what it accepts and names the JSON path of any problem, so
+//! an error costs a second read while a good file is read once.
+
+use std::fmt;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use serde::Deserialize;
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::Value;
+
+use super::native::{FORMAT, parse_component_key};
+use crate::crdt::{CrdtMessage, Replica};
+use crate::model::dcl::ComponentCodec;
+use crate::model::{Entity, Transform, component, encode_name, ids};
+
+/// Reads a native document, or `None` when the detailed reader must decide (see the module
+/// docs).
+pub(super) fn read_fast(text: &str) -> Option<Replica> {
+    let mut loader = Loader::default();
+    let mut de = serde_json::Deserializer::from_str(text);
+    Document(&mut loader).deserialize(&mut de).ok()?;
+    de.end().ok()?;
+    // Deletions last, as the detailed reader does.
+    for entity in std::mem::take(&mut loader.deletes) {
+        loader.replica.apply(&CrdtMessage::DeleteEntity { entity });
+    }
+    Some(loader.replica)
+}
+
+/// What the reader builds while it goes.
+#[derive(Default)]
+struct Loader {
+    replica: Replica,
+    deletes: Vec<Entity>,
+    /// The current entity's writes, applied once its id is known (a key order is not given).
+    pending: Vec<Pending>,
+}
+
+/// One write read from an entity's object.
+enum Pending {
+    Transform {
+        component_key: u32,
+        timestamp: u32,
+        value: [u8; Transform::BYTE_LEN],
+    },
+    Put {
+        component: u32,
+        timestamp: u32,
+        data: Vec<u8>,
+    },
+    Delete {
+        component: u32,
+        timestamp: u32,
+    },
+    Append {
+        component: u32,
+        data: Vec<u8>,
+    },
+}
+
+impl Pending {
+    /// The component of a `components` entry (appends are not).
+    fn registered(&self) -> Option<u32> {
+        match self {
+            Pending::Transform { component_key, .. } => Some(*component_key),
+            Pending::Put { component, .. } | Pending::Delete { component, .. } => Some(*component),
+            Pending::Append { .. } => None,
+        }
+    }
+}
+
+fn fail<E: de::Error>(what: &str) -> E {
+    E::custom(what)
+}
+
+/// Marks a key as seen; a key given twice is left to the detailed reader.
+fn first_time<E: de::Error>(seen: &mut bool) -> Result<(), E> {
+    if std::mem::replace(seen, true) {
+        return Err(fail("a key given twice"));
+    }
+    Ok(())
+}
+
+/// A map key read without allocating when it has no escapes.
+struct Key<'de>(&'de str);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        <&'de str>::deserialize(d).map(Key)
+    }
+}
+
+struct Document<'l>(&'l mut Loader);
+
+impl<'de> DeserializeSeed<'de> for Document<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Document<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a native scene")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let (mut format, mut entities, mut deleted) = (false, false, false);
+        while let Some(Key(key)) = map.next_key()? {
+            match key {
+                "format" => {
+                    first_time(&mut format)?;
+                    if map.next_value::<&str>()? != FORMAT {
+                        return Err(fail("another format"));
+                    }
+                }
+                "entities" => {
+                    first_time(&mut entities)?;
+                    map.next_value_seed(Entities(&mut *self.0))?;
+                }
+                "deleted_entities" => {
+                    first_time(&mut deleted)?;
+                    let ids: Vec<u32> = map.next_value()?;
+                    self.0.deletes.extend(ids.into_iter().map(Entity));
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        if !(format && entities) {
+            return Err(fail("format or entities missing"));
+        }
+        Ok(())
+    }
+}
+
+struct Entities<'l>(&'l mut Loader);
+
+impl<'de> DeserializeSeed<'de> for Entities<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Entities<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a list of entities")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element_seed(EntityObject(&mut *self.0))?.is_some() {}
+        Ok(())
+    }
+}
+
+struct EntityObject<'l>(&'l mut Loader);
+
+impl<'de> DeserializeSeed<'de> for EntityObject<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for EntityObject<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an entity")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let loader = self.0;
+        loader.pending.clear();
+        let mut entity = None;
+        let (mut components, mut appended) = (false, false);
+        while let Some(Key(key)) = map.next_key()? {
+            match key {
+                "entity" => {
+                    if entity.replace(Entity(map.next_value::<u32>()?)).is_some() {
+                        return Err(fail("a key given twice"));
+                    }
+                }
+                "components" => {
+                    first_time(&mut components)?;
+                    map.next_value_seed(Components(&mut loader.pending))?;
+                }
+                "appended" => {
+                    first_time(&mut appended)?;
+                    map.next_value_seed(Appended(&mut loader.pending))?;
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        let entity = entity.ok_or_else(|| fail("an entity without its id"))?;
+        let replica = &mut loader.replica;
+        for write in loader.pending.drain(..) {
+            match write {
+                Pending::Transform {
+                    timestamp, value, ..
+                } => replica.receive_transform_put(entity, timestamp, &value),
+                Pending::Put {
+                    component,
+                    timestamp,
+                    data,
+                } => {
+                    replica.apply(&CrdtMessage::PutComponent {
+                        entity,
+                        component,
+                        timestamp,
+                        data,
+                    });
+                }
+                Pending::Delete {
+                    component,
+                    timestamp,
+                } => {
+                    replica.apply(&CrdtMessage::DeleteComponent {
+                        entity,
+                        component,
+                        timestamp,
+                    });
+                }
+                Pending::Append { component, data } => {
+                    replica.apply(&CrdtMessage::AppendValue {
+                        entity,
+                        component,
+                        timestamp: 0,
+                        data,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+struct Components<'p>(&'p mut Vec<Pending>);
+
+impl<'de> DeserializeSeed<'de> for Components<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Components<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an object of components")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(Key(key)) = map.next_key()? {
+            let id = parse_component_key(key);
+            // Two keys naming one component (an id and a name): both are applied by the
+            // detailed reader, in an order this reader does not keep.
+            if self.0.iter().any(|p| p.registered() == Some(id)) {
+                return Err(fail("a component given twice"));
+            }
+            let write = map.next_value_seed(ComponentEntry(id))?;
+            self.0.push(write);
+        }
+        Ok(())
+    }
+}
+
+/// A decoded Transform as the file writes it (numbers read as f64, then rounded to f32, as
+/// the detailed reader does).
+#[derive(Deserialize)]
+struct TransformJson {
+    position: [f64; 3],
+    rotation: [f64; 4],
+    scale: [f64; 3],
+    #[serde(default)]
+    parent: u32,
+}
+
+impl TransformJson {
+    fn to_bytes(&self) -> [u8; Transform::BYTE_LEN] {
+        let [px, py, pz] = self.position.map(|v| v as f32);
+        let [rx, ry, rz, rw] = self.rotation.map(|v| v as f32);
+        let [sx, sy, sz] = self.scale.map(|v| v as f32);
+        Transform {
+            position: glam::Vec3::new(px, py, pz),
+            rotation: glam::Quat::from_xyzw(rx, ry, rz, rw),
+            scale: glam::Vec3::new(sx, sy, sz),
+            parent: Entity(self.parent),
+        }
+        .to_bytes()
+    }
+}
+
+/// A decoded value, read by what its component is.
+enum Decoded {
+    Transform([u8; Transform::BYTE_LEN]),
+    Name(String),
+    Other(Value),
+}
+
+struct ComponentEntry(u32);
+
+impl<'de> DeserializeSeed<'de> for ComponentEntry {
+    type Value = Pending;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Pending, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ComponentEntry {
+    type Value = Pending;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a component entry")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Pending, A::Error> {
+        let id = self.0;
+        let mut timestamp: Option<u32> = None;
+        let mut deleted: Option<bool> = None;
+        let mut base64: Option<&'de str> = None;
+        let mut value: Option<Decoded> = None;
+        while let Some(Key(key)) = map.next_key()? {
+            let twice = match key {
+                "timestamp" => timestamp.replace(map.next_value()?).is_some(),
+                "deleted" => deleted.replace(map.next_value()?).is_some(),
+                "base64" => base64.replace(map.next_value()?).is_some(),
+                "value" => {
+                    let decoded = match id {
+                        ids::TRANSFORM => {
+                            Decoded::Transform(map.next_value::<TransformJson>()?.to_bytes())
+                        }
+                        ids::NAME => Decoded::Name(map.next_value()?),
+                        _ => Decoded::Other(map.next_value()?),
+                    };
+                    value.replace(decoded).is_some()
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                    false
+                }
+            };
+            if twice {
+                return Err(fail("a key given twice"));
+            }
+        }
+        let timestamp = timestamp.ok_or_else(|| fail("no timestamp"))?;
+        if deleted == Some(true) {
+            return Ok(Pending::Delete {
+                component: id,
+                timestamp,
+            });
+        }
+        let data = match (base64, value) {
+            (Some(text), _) => BASE64
+                .decode(text)
+                .map_err(|_| fail::<A::Error>("bad base64"))?,
+            (None, Some(Decoded::Transform(value))) => {
+                return Ok(Pending::Transform {
+                    component_key: id,
+                    timestamp,
+                    value,
+                });
+            }
+            (None, Some(Decoded::Name(name))) => encode_name(&name),
+            (None, Some(Decoded::Other(json))) => ComponentCodec::builtin(id)
+                .ok_or_else(|| fail::<A::Error>("no codec"))?
+                .encode(&json)
+                .map_err(|_| fail::<A::Error>("the codec refused the value"))?,
+            (None, None) => return Err(fail("no value")),
+        };
+        if id == ids::TRANSFORM {
+            let value = data
+                .as_slice()
+                .try_into()
+                .map_err(|_| fail::<A::Error>("a Transform is 44 bytes"))?;
+            return Ok(Pending::Transform {
+                component_key: id,
+                timestamp,
+                value,
+            });
+        }
+        Ok(Pending::Put {
+            component: id,
+            timestamp,
+            data,
+        })
+    }
+}
+
+struct Appended<'p>(&'p mut Vec<Pending>);
+
+impl<'de> DeserializeSeed<'de> for Appended<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Appended<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an object of appended values")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(Key(key)) = map.next_key()? {
+            let id = parse_component_key(key);
+            if !component::is_grow_only(id) {
+                return Err(fail("not a grow-only set"));
+            }
+            for text in map.next_value::<Vec<&'de str>>()? {
+                let data = BASE64
+                    .decode(text)
+                    .map_err(|_| fail::<A::Error>("bad base64"))?;
+                self.0.push(Pending::Append {
+                    component: id,
+                    data,
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::io::native::{parse_native_detailed, to_native_json};
+
+    /// A scene with every kind of entry the writer produces: decoded Transforms, a NaN one as
+    /// base64, names, codec values, opaque bytes, a tombstone, grow-only values, a deleted
+    /// entity.
+    fn every_kind() -> Replica {
+        let mut r = Replica::new();
+        let lamp = Transform {
+            position: glam::Vec3::new(1.5, -0.0, 3.25),
+            parent: Entity(513),
+            ..Transform::IDENTITY
+        };
+        r.put_transform(Entity(512), &lamp).unwrap();
+        r.put_transform(Entity(513), &Transform::IDENTITY).unwrap();
+        r.put(Entity(512), ids::NAME, encode_name("Lamp")).unwrap();
+        r.put(Entity(513), 1018, vec![0x1a, 0x00]).unwrap(); // MeshRenderer: a decoded value
+        let mut nan = Transform::IDENTITY;
+        nan.scale.y = f32::NAN;
+        r.put_transform(Entity(900), &nan).unwrap();
+        r.put(Entity(900), 7000, vec![1, 2, 3]).unwrap();
+        r.put(Entity(901), 7000, vec![4]).unwrap();
+        r.delete_component(Entity(901), 7000).unwrap();
+        r.apply(&CrdtMessage::AppendValue {
+            entity: Entity(900),
+            component: 1063,
+            timestamp: 0,
+            data: vec![8, 1],
+        });
+        r.put(Entity(902), 7000, vec![]).unwrap();
+        r.delete_entity(Entity(902)).unwrap();
+        r
+    }
+
+    #[test]
+    fn written_files_take_the_fast_reader_and_read_as_the_detailed_one_does() {
+        let original = every_kind();
+        let text = to_native_json(&original);
+        let fast = read_fast(&text).expect("a file scenetree wrote is read by the fast reader");
+        let detailed = parse_native_detailed(std::path::Path::new("m.json"), &text).unwrap();
+        assert_eq!(fast.state_messages(), detailed.state_messages());
+        assert_eq!(fast.deleted_entities(), detailed.deleted_entities());
+        assert_eq!(fast.digest(), original.digest());
+        for kind in [
+            "\"base64\"",
+            "\"deleted\": true",
+            "\"value\": \"Lamp\"",
+            "\"mesh\"",
+        ] {
+            assert!(text.contains(kind), "{kind} in {text}");
+        }
+    }
+}
