@@ -89,6 +89,28 @@ fn first_time<E: de::Error>(seen: &mut bool) -> Result<(), E> {
     Ok(())
 }
 
+/// A seed that reads itself with its own visitor: the `DeserializeSeed` and `Visitor` impls of
+/// `$ty`, given the value, the `deserialize_*` call, what is expected and the `visit_*`
+/// methods.
+macro_rules! seed {
+    ($ty:ty, $value:ty, $how:ident, $expecting:literal, $($visit:tt)*) => {
+        impl<'de> DeserializeSeed<'de> for $ty {
+            type Value = $value;
+            fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<$value, D::Error> {
+                d.$how(self)
+            }
+        }
+
+        impl<'de> Visitor<'de> for $ty {
+            type Value = $value;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str($expecting)
+            }
+            $($visit)*
+        }
+    };
+}
+
 /// A map key read without allocating when it has no escapes.
 struct Key<'de>(&'de str);
 
@@ -100,18 +122,11 @@ impl<'de> Deserialize<'de> for Key<'de> {
 
 struct Document<'l>(&'l mut Loader);
 
-impl<'de> DeserializeSeed<'de> for Document<'_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_map(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Document<'_> {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a native scene")
-    }
+seed!(
+    Document<'_>,
+    (),
+    deserialize_map,
+    "a native scene",
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         let (mut format, mut entities, mut deleted) = (false, false, false);
         while let Some(Key(key)) = map.next_key()? {
@@ -141,42 +156,28 @@ impl<'de> Visitor<'de> for Document<'_> {
         }
         Ok(())
     }
-}
+);
 
 struct Entities<'l>(&'l mut Loader);
 
-impl<'de> DeserializeSeed<'de> for Entities<'_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_seq(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Entities<'_> {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a list of entities")
-    }
+seed!(
+    Entities<'_>,
+    (),
+    deserialize_seq,
+    "a list of entities",
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         while seq.next_element_seed(EntityObject(&mut *self.0))?.is_some() {}
         Ok(())
     }
-}
+);
 
 struct EntityObject<'l>(&'l mut Loader);
 
-impl<'de> DeserializeSeed<'de> for EntityObject<'_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_map(self)
-    }
-}
-
-impl<'de> Visitor<'de> for EntityObject<'_> {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("an entity")
-    }
+seed!(
+    EntityObject<'_>,
+    (),
+    deserialize_map,
+    "an entity",
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         let loader = self.0;
         loader.pending.clear();
@@ -243,22 +244,15 @@ impl<'de> Visitor<'de> for EntityObject<'_> {
         }
         Ok(())
     }
-}
+);
 
 struct Components<'p>(&'p mut Vec<Pending>);
 
-impl<'de> DeserializeSeed<'de> for Components<'_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_map(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Components<'_> {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("an object of components")
-    }
+seed!(
+    Components<'_>,
+    (),
+    deserialize_map,
+    "an object of components",
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         while let Some(Key(key)) = map.next_key()? {
             let id = parse_component_key(key);
@@ -272,7 +266,7 @@ impl<'de> Visitor<'de> for Components<'_> {
         }
         Ok(())
     }
-}
+);
 
 /// A decoded Transform as the file writes it (numbers read as f64, then rounded to f32, as
 /// the detailed reader does).
@@ -309,18 +303,11 @@ enum Decoded {
 
 struct ComponentEntry(u32);
 
-impl<'de> DeserializeSeed<'de> for ComponentEntry {
-    type Value = Pending;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Pending, D::Error> {
-        d.deserialize_map(self)
-    }
-}
-
-impl<'de> Visitor<'de> for ComponentEntry {
-    type Value = Pending;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a component entry")
-    }
+seed!(
+    ComponentEntry,
+    Pending,
+    deserialize_map,
+    "a component entry",
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Pending, A::Error> {
         let id = self.0;
         let mut timestamp: Option<u32> = None;
@@ -393,22 +380,15 @@ impl<'de> Visitor<'de> for ComponentEntry {
             data,
         })
     }
-}
+);
 
 struct Appended<'p>(&'p mut Vec<Pending>);
 
-impl<'de> DeserializeSeed<'de> for Appended<'_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_map(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Appended<'_> {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("an object of appended values")
-    }
+seed!(
+    Appended<'_>,
+    (),
+    deserialize_map,
+    "an object of appended values",
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         while let Some(Key(key)) = map.next_key()? {
             let id = parse_component_key(key);
@@ -427,7 +407,7 @@ impl<'de> Visitor<'de> for Appended<'_> {
         }
         Ok(())
     }
-}
+);
 
 #[cfg(test)]
 mod tests {
@@ -439,13 +419,11 @@ mod tests {
     /// entity.
     fn every_kind() -> Replica {
         let mut r = Replica::new();
-        let lamp = Transform {
-            position: glam::Vec3::new(1.5, -0.0, 3.25),
-            parent: Entity(513),
-            ..Transform::IDENTITY
-        };
-        r.put_transform(Entity(512), &lamp).unwrap();
-        r.put_transform(Entity(513), &Transform::IDENTITY).unwrap();
+        let mut lamp = Transform::identity_under(Entity(513));
+        lamp.position.x = 0.1; // not an exact decimal: read back bit for bit
+        for (entity, t) in [(512, lamp), (513, Transform::IDENTITY)] {
+            r.put_transform(Entity(entity), &t).unwrap();
+        }
         r.put(Entity(512), ids::NAME, encode_name("Lamp")).unwrap();
         r.put(Entity(513), 1018, vec![0x1a, 0x00]).unwrap(); // MeshRenderer: a decoded value
         let mut nan = Transform::IDENTITY;
