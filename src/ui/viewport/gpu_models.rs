@@ -18,6 +18,7 @@ use three_d::{
 };
 
 use super::gpu_scene::set_instances;
+use super::gpu_upload::{PendingModel, SurfaceSlots};
 use super::models::{AlphaMode, AssetId, LoadedModel, SceneAssets};
 use super::shaded::opaque_write_mask;
 
@@ -35,23 +36,18 @@ impl ModelSurface {
     /// so nearly every model material is the same shader variant: each variant is a shader
     /// compile, which costs a visible pause on software GL.
     fn new(
-        context: &Context,
         material: &super::models::load::ModelMaterial,
+        textures: &SurfaceSlots,
         white: &Texture2DRef,
     ) -> ModelSurface {
         let cpu = &material.cpu;
-        let tex = |t: &Option<CpuTexture>| {
-            t.as_ref()
-                .map(|t| Texture2DRef::from_cpu_texture(context, t))
-        };
-        let metallic_roughness = tex(&cpu.occlusion_metallic_roughness_texture)
-            .or_else(|| tex(&cpu.metallic_roughness_texture))
-            .or_else(|| Some(white.clone()));
-        let occlusion = if cpu.occlusion_metallic_roughness_texture.is_some() {
+        let [albedo, metallic_roughness, occlusion, emissive] = textures.clone();
+        let occlusion = if material.textures.occlusion_in_metallic_roughness {
             metallic_roughness.clone()
         } else {
-            tex(&cpu.occlusion_texture)
+            occlusion
         };
+        let metallic_roughness = metallic_roughness.or_else(|| Some(white.clone()));
         let blend = material.alpha == AlphaMode::Blend;
         let mut render_states = RenderStates {
             write_mask: opaque_write_mask(),
@@ -70,25 +66,25 @@ impl ModelSurface {
             render_states.blend = Blend::TRANSPARENCY;
         }
         let cutoff = match material.alpha {
-            AlphaMode::Mask(c) if cpu.albedo_texture.is_some() => Some(c),
+            AlphaMode::Mask(c) if albedo.is_some() => Some(c),
             _ => None,
         };
         ModelSurface {
             pbr: PhysicalMaterial {
                 name: cpu.name.clone(),
                 albedo: cpu.albedo,
-                albedo_texture: tex(&cpu.albedo_texture).or_else(|| Some(white.clone())),
+                albedo_texture: albedo.or_else(|| Some(white.clone())),
                 metallic: cpu.metallic,
                 roughness: cpu.roughness,
                 metallic_roughness_texture: metallic_roughness,
                 occlusion_strength: cpu.occlusion_strength,
                 occlusion_texture: occlusion,
                 normal_scale: cpu.normal_scale,
-                normal_texture: tex(&cpu.normal_texture),
+                normal_texture: None,
                 render_states,
                 is_transparent: blend,
                 emissive: cpu.emissive,
-                emissive_texture: tex(&cpu.emissive_texture).or_else(|| Some(white.clone())),
+                emissive_texture: emissive.or_else(|| Some(white.clone())),
                 lighting_model: cpu.lighting_model,
             },
             cutoff,
@@ -191,6 +187,8 @@ pub(crate) enum ModelPass {
 pub(crate) struct GpuModels {
     context: Context,
     models: HashMap<AssetId, GpuModel>,
+    /// The model being uploaded, step by step.
+    pending: Option<(AssetId, PendingModel)>,
     instances: HashMap<AssetId, ModelInstances>,
     default_surface: ModelSurface,
     white: Texture2DRef,
@@ -215,6 +213,7 @@ impl GpuModels {
         GpuModels {
             context: context.clone(),
             models: HashMap::default(),
+            pending: None,
             instances: HashMap::default(),
             default_surface: ModelSurface::default_surface(&white),
             white,
@@ -232,35 +231,80 @@ impl GpuModels {
         self.instances = instances;
     }
 
-    /// Uploads models of `assets` that are not on the GPU yet, until `budget` is spent (at
-    /// least one per call); true when some are still waiting. Models no longer in `assets`
-    /// are dropped.
+    /// Uploads models of `assets` that are not on the GPU yet, in small steps until `budget` is
+    /// spent (at least one step per call); true when some are still waiting. Models no longer
+    /// in `assets` are dropped.
     pub fn upload_within(&mut self, assets: &SceneAssets, budget: Duration) -> bool {
-        self.models.retain(|id, m| {
+        let current = |id: &AssetId, source: &Arc<LoadedModel>| {
             assets
                 .models
                 .get(id)
-                .is_some_and(|a| Arc::ptr_eq(a, &m.source))
-        });
+                .is_some_and(|a| Arc::ptr_eq(a, source))
+        };
+        self.models.retain(|id, m| current(id, &m.source));
+        if self
+            .pending
+            .as_ref()
+            .is_some_and(|(id, p)| !current(id, &p.source))
+        {
+            self.pending = None;
+        }
         let started = Instant::now();
         let mut first = true;
-        for (id, model) in &assets.models {
-            if self.models.contains_key(id) {
-                continue;
+        loop {
+            if self.pending.is_none() {
+                let waiting = assets
+                    .models
+                    .iter()
+                    .find(|(id, _)| !self.models.contains_key(*id));
+                let Some((id, model)) = waiting else {
+                    return false;
+                };
+                self.pending = Some((*id, PendingModel::new(model.clone())));
             }
             if !first && started.elapsed() >= budget {
                 return true;
             }
             first = false;
-            if self.ambient.is_none() {
-                self.ambient = Some(sky_light(&self.context));
+            let (_, pending) = self.pending.as_mut().expect("a model is pending");
+            if pending.step(&self.context) {
+                let (id, pending) = self.pending.take().expect("a model is pending");
+                self.finish(id, pending);
             }
-            let mut gpu = upload(&self.context, model, &self.white);
-            apply_instances(&self.context, &mut gpu, self.instances.get(id));
-            self.models.insert(*id, gpu);
-            self.uploaded += 1;
         }
-        false
+    }
+
+    /// Puts a fully uploaded model in place, with its instances.
+    fn finish(&mut self, id: AssetId, pending: PendingModel) {
+        if self.ambient.is_none() {
+            self.ambient = Some(sky_light(&self.context));
+        }
+        let source = pending.source;
+        let surfaces = source
+            .materials
+            .iter()
+            .zip(&pending.textures)
+            .map(|(m, textures)| ModelSurface::new(m, textures, &self.white))
+            .collect();
+        let parts = source
+            .parts
+            .iter()
+            .zip(pending.meshes)
+            .map(|(p, normal)| GpuPart {
+                material: p.material,
+                normal,
+                selected: None,
+                outline: None,
+            })
+            .collect();
+        let mut gpu = GpuModel {
+            source,
+            parts,
+            surfaces,
+        };
+        apply_instances(&self.context, &mut gpu, self.instances.get(&id));
+        self.models.insert(id, gpu);
+        self.uploaded += 1;
     }
 
     /// Points the key light along `towards_light` (unit, world space, from the scene to the light).
@@ -315,29 +359,6 @@ impl GpuModels {
         if !meshes.is_empty() {
             target.render_with_material(material, viewer, meshes, &[]);
         }
-    }
-}
-
-fn upload(context: &Context, model: &Arc<LoadedModel>, white: &Texture2DRef) -> GpuModel {
-    let surfaces = model
-        .materials
-        .iter()
-        .map(|m| ModelSurface::new(context, m, white))
-        .collect();
-    let parts = model
-        .parts
-        .iter()
-        .map(|p| GpuPart {
-            material: p.material,
-            normal: InstancedMesh::new(context, &Instances::default(), &p.mesh),
-            selected: None,
-            outline: None,
-        })
-        .collect();
-    GpuModel {
-        source: model.clone(),
-        parts,
-        surfaces,
     }
 }
 

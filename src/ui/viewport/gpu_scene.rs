@@ -213,7 +213,7 @@ struct GpuBatch {
 
 /// How long one frame may spend uploading models before leaving the rest to the next frames,
 /// so the UI stays responsive while a scene's models arrive.
-const MODEL_UPLOAD_BUDGET: Duration = Duration::from_millis(8);
+const MODEL_UPLOAD_BUDGET: Duration = Duration::from_millis(6);
 
 /// The viewport's GPU state on one GL context.
 pub(crate) struct GpuScene {

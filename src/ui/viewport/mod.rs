@@ -27,6 +27,7 @@ pub mod gizmo;
 mod gizmo_drag;
 mod gpu_models;
 pub mod gpu_scene;
+mod gpu_upload;
 mod grid;
 pub mod models;
 pub mod picking;

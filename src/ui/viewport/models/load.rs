@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use glam::{Mat4, Vec3};
 use three_d::{CpuMaterial, CpuMesh, CpuTexture, Positions, TextureData};
 
+use super::levels::StagedTexture;
 use crate::ui::viewport::shape::Aabb;
 
 /// How a material treats the alpha of its base colour (glTF `alphaMode`).
@@ -30,12 +31,57 @@ pub enum AlphaMode {
 /// One material of a model, textures already in the colour space the GPU wants.
 #[derive(Clone, Debug)]
 pub struct ModelMaterial {
-    /// three-d's CPU material; the albedo and emissive textures are linear sRGB already.
+    /// three-d's CPU material, its textures moved out into [`Self::textures`].
     pub cpu: CpuMaterial,
+    /// The material's textures, staged for upload.
+    pub textures: SurfaceTextures,
     /// Alpha handling.
     pub alpha: AlphaMode,
     /// Drawn from both sides (otherwise back faces are culled, as the runtime does).
     pub double_sided: bool,
+}
+
+/// A model material's textures, staged for upload (the albedo and emissive ones in linear
+/// sRGB already). Normal maps are left out (see `prepare`).
+#[derive(Clone, Debug, Default)]
+pub struct SurfaceTextures {
+    /// Base colour.
+    pub albedo: Option<StagedTexture>,
+    /// Metallic in blue, roughness in green (glTF's layout).
+    pub metallic_roughness: Option<StagedTexture>,
+    /// Ambient occlusion in red, when it is a texture of its own.
+    pub occlusion: Option<StagedTexture>,
+    /// The metallic-roughness texture holds the occlusion too, in red (glTF's packed ORM).
+    pub occlusion_in_metallic_roughness: bool,
+    /// Emitted light.
+    pub emissive: Option<StagedTexture>,
+}
+
+impl SurfaceTextures {
+    /// Moves the textures out of `cpu` and stages them.
+    fn take_from(cpu: &mut CpuMaterial) -> SurfaceTextures {
+        let stage = |t: &mut Option<CpuTexture>| t.take().map(StagedTexture::new);
+        let packed = stage(&mut cpu.occlusion_metallic_roughness_texture);
+        let occlusion_in_metallic_roughness = packed.is_some();
+        let metallic_roughness = packed.or_else(|| stage(&mut cpu.metallic_roughness_texture));
+        SurfaceTextures {
+            albedo: stage(&mut cpu.albedo_texture),
+            metallic_roughness,
+            occlusion: stage(&mut cpu.occlusion_texture),
+            occlusion_in_metallic_roughness,
+            emissive: stage(&mut cpu.emissive_texture),
+        }
+    }
+
+    /// The staged textures in upload order: albedo, metallic-roughness, occlusion, emissive.
+    pub fn slots(&self) -> [Option<&StagedTexture>; 4] {
+        [
+            self.albedo.as_ref(),
+            self.metallic_roughness.as_ref(),
+            self.occlusion.as_ref(),
+            self.emissive.as_ref(),
+        ]
+    }
 }
 
 /// One drawable piece of a model: a triangle mesh in model space and its material.
@@ -245,8 +291,10 @@ fn prepare(
             // compile, which costs a noticeable pause on software GL, and an editor's view
             // reads fine without them.
             cpu.normal_texture = None;
+            let textures = SurfaceTextures::take_from(&mut cpu);
             ModelMaterial {
                 cpu,
+                textures,
                 alpha,
                 double_sided,
             }
@@ -255,7 +303,10 @@ fn prepare(
     let mut parts = Vec::new();
     let mut triangles = Vec::new();
     let mut stats = ModelStats {
-        textures: materials.iter().map(|m| texture_count(&m.cpu)).sum(),
+        textures: materials
+            .iter()
+            .map(|m| m.textures.slots().iter().flatten().count())
+            .sum(),
         ..Default::default()
     };
     for Placed {
@@ -312,19 +363,6 @@ fn uniform_attributes(mesh: &mut CpuMesh) {
         mesh.colors = Some(vec![three_d::Srgba::WHITE; n]);
     }
     mesh.tangents = None;
-}
-
-fn texture_count(m: &CpuMaterial) -> usize {
-    [
-        &m.albedo_texture,
-        &m.metallic_roughness_texture,
-        &m.normal_texture,
-        &m.occlusion_texture,
-        &m.emissive_texture,
-    ]
-    .iter()
-    .filter(|t| t.is_some())
-    .count()
 }
 
 /// Grey and grey-alpha images become RGB(A), which is what the colour shaders read.

@@ -2,6 +2,7 @@
 //! ([`library`]), what a loaded file holds ([`load`]), and the loaded files one scene uses
 //! ([`SceneAssets`]), which the renderer uploads and picking tests against.
 
+pub mod levels;
 pub mod library;
 pub mod load;
 
