@@ -377,16 +377,26 @@ impl ViewportRenderer for SlowUploads {
 }
 
 #[test]
-fn while_models_upload_a_scene_change_waits_and_the_finished_view_is_drawn_once() {
+fn while_models_upload_changes_wait_but_the_users_camera_is_drawn_at_once() {
     let mut viewport = Viewport::default();
     let mut scene = demo::showroom();
     let mut renderer = SlowUploads::default();
     let ctx = egui::Context::default();
-    let frame = |viewport: &mut Viewport, scene: &ViewportScene, r: &mut SlowUploads| {
-        let mut output = ctx.run_ui(Default::default(), |ui| {
+    let frame_with = |viewport: &mut Viewport,
+                      scene: &ViewportScene,
+                      r: &mut SlowUploads,
+                      events: Vec<Event>| {
+        let input = egui::RawInput {
+            events,
+            ..Default::default()
+        };
+        let mut output = ctx.run_ui(input, |ui| {
             viewport.ui(ui, scene, r);
         });
         output.textures_delta.clear();
+    };
+    let frame = |viewport: &mut Viewport, scene: &ViewportScene, r: &mut SlowUploads| {
+        frame_with(viewport, scene, r, Vec::new())
     };
     frame(&mut viewport, &scene, &mut renderer);
     assert_eq!(renderer.renders, [true], "the first view, multisampled");
@@ -404,14 +414,46 @@ fn while_models_upload_a_scene_change_waits_and_the_finished_view_is_drawn_once(
     frame(&mut viewport, &scene, &mut renderer);
     assert_eq!(renderer.renders, [true, true], "one render once uploaded");
     assert!(viewport.image_is_final());
-    // A camera that moves during uploads is drawn at once, and again when they finish.
+    // The camera moved from outside during uploads (the editor framing the scene again as
+    // its models arrive) waits for them like the scene does.
     scene.generation += 1;
     renderer.upload_frames_left = 3;
     viewport.camera.yaw += 0.3;
     frame(&mut viewport, &scene, &mut renderer);
-    assert_eq!(renderer.renders.len(), 3);
     frame(&mut viewport, &scene, &mut renderer);
+    assert_eq!(renderer.renders.len(), 2, "no render while uploading");
     frame(&mut viewport, &scene, &mut renderer);
-    assert_eq!(renderer.renders.len(), 4);
+    assert_eq!(renderer.renders.len(), 3, "drawn once uploaded");
     assert!(viewport.image_is_final());
+    // The user's own camera move (the wheel) during uploads is drawn at once, and again
+    // when they finish.
+    scene.generation += 1;
+    renderer.upload_frames_left = 3;
+    let over_the_view = viewport.rect().center();
+    let zoom = vec![
+        Event::PointerMoved(over_the_view),
+        Event::MouseWheel {
+            unit: egui::MouseWheelUnit::Point,
+            delta: egui::vec2(0.0, 120.0),
+            modifiers: Modifiers::NONE,
+            phase: egui::TouchPhase::Move,
+        },
+    ];
+    let distance = viewport.camera.distance;
+    frame_with(&mut viewport, &scene, &mut renderer, zoom);
+    assert!(viewport.camera.distance < distance, "the wheel zoomed");
+    assert_eq!(
+        renderer.renders.len(),
+        4,
+        "the user's zoom is drawn at once"
+    );
+    assert!(!viewport.image_is_final());
+    // egui spreads a wheel step over a few frames: each step of the zoom is drawn.
+    for _ in 0..30 {
+        frame(&mut viewport, &scene, &mut renderer);
+    }
+    assert!(viewport.image_is_final(), "drawn again once uploaded");
+    let drawn = renderer.renders.len();
+    frame(&mut viewport, &scene, &mut renderer);
+    assert_eq!(renderer.renders.len(), drawn, "and then left alone");
 }

@@ -201,6 +201,8 @@ impl Viewport {
         }
         let rel = |p: Pos2| Vec2::new(p.x - rect.min.x, p.y - rect.min.y);
 
+        // Set from outside before this call (framing a loaded scene) or by the user below.
+        let camera_before = self.camera.clone();
         self.handle_commands(scene, size, &mut out);
         self.handle_pointer(ui, &response, scene, size, rel, &mut out);
 
@@ -219,17 +221,13 @@ impl Viewport {
             background: self.background,
             multisample: at_rest,
         };
-        // While models upload, a change of the scene alone waits for the uploads: a render
-        // costs far more than a frame on software GL, and the image would lack models anyway.
-        // A moving camera is drawn at once.
-        let view_same = self.rendered.as_ref().is_some_and(|k| {
-            RenderKey {
-                generation: scene.generation,
-                ..k.clone()
-            } == key
-        });
+        // While models upload, changes wait for the uploads: a render costs far more than a
+        // frame on software GL, and the image would lack models anyway. Only what the user
+        // does to the camera (orbit, pan, zoom, F) is drawn at once; a camera moved from
+        // outside (the scene framed again as its models arrive) waits like the scene.
+        let user_moved_camera = self.camera != camera_before;
         let changed = self.rendered.as_ref() != Some(&key);
-        if changed && uploading && view_same {
+        if changed && uploading && !user_moved_camera && self.rendered.is_some() {
             self.redraw_after_uploads = true;
         } else if changed || (self.redraw_after_uploads && !uploading) {
             self.texture = renderer.render(&RenderRequest {

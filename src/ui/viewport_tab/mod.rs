@@ -131,8 +131,8 @@ impl ViewportTab {
                 .available
                 .filter(|s| s.x > 1.0 && s.y > 1.0)
                 .map_or(FRAMING_ASPECT, |s| s.x / s.y);
+            // The widget notices the new camera itself (and, while models upload, waits).
             self.viewport.camera.frame_bounds(b.min, b.max, aspect);
-            self.viewport.request_render();
         }
     }
 
