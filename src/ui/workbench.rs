@@ -255,7 +255,8 @@ impl Workbench {
         if progress.pending() > 0 {
             ui.add(
                 egui::ProgressBar::new(done as f32 / progress.total as f32)
-                    .desired_width(120.0)
+                    // Wide enough for the text at any count ("3/26" was cut to "3/2").
+                    .desired_width(170.0)
                     .text(format!("Loading models {done}/{}", progress.total)),
             );
             ui.ctx()
