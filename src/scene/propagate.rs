@@ -127,7 +127,22 @@ impl SceneView {
         starts.sort_unstable();
         let mut order = std::mem::take(&mut self.order);
         order.clear();
-        for start in starts {
+        for (i, &start) in starts.iter().enumerate() {
+            // Most subtrees are small (a few nodes), so the misses worth hiding are those of
+            // the next starts: hinted two stages ahead, the start's own fields far ahead, then
+            // (cached by now) its first child's, which the walk below reads next.
+            if let Some(&far) = starts.get(i + 16) {
+                crate::model::prefetch(&self.first_child[far as usize]);
+                crate::model::prefetch(&self.mark[far as usize]);
+            }
+            if let Some(&near) = starts.get(i + 8) {
+                let first = self.first_child[near as usize];
+                if first != NONE {
+                    crate::model::prefetch(&self.next_sibling[first as usize]);
+                    crate::model::prefetch(&self.first_child[first as usize]);
+                    crate::model::prefetch(&self.mark[first as usize]);
+                }
+            }
             if self.mark[start as usize] == pass {
                 continue;
             }
