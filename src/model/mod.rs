@@ -14,4 +14,4 @@ pub use component::{component_id_from_name, component_name, decode_name, encode_
 pub use entity::Entity;
 pub use euler::EulerOrder;
 pub use prefetch::prefetch;
-pub use transform::{Transform, TransformDecodeError};
+pub use transform::{Decomposed, Transform, TransformDecodeError, decompose};

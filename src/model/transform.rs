@@ -142,6 +142,36 @@ impl Transform {
     }
 }
 
+/// An affine matrix split into scale, rotation and translation (`M = T * R * S`), in the space
+/// the matrix maps into (the scene's, for a world matrix).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Decomposed {
+    /// Factors along the object's own axes (a sheared matrix has no exact scale: the nearest).
+    /// Negative on the x axis when the matrix mirrors.
+    pub scale: Vec3,
+    /// The rotation, a unit quaternion; `None` when a (near) zero scale on some axis flattens
+    /// space onto a plane, a line or a point, where no rotation describes the matrix.
+    pub rotation: Option<Quat>,
+    /// Meters.
+    pub translation: Vec3,
+}
+
+/// Splits `m` into scale, rotation and translation, saying when the rotation is undefined
+/// instead of returning NaN, as a plain decomposition does for a zero scale.
+pub fn decompose(m: &Affine3A) -> Decomposed {
+    let (scale, rotation, translation) = m.to_scale_rotation_translation();
+    // Below this the inverse scale the decomposition divides by is not meaningful in f32.
+    const FLAT: f32 = 1e-12;
+    let defined = m.matrix3.determinant().abs() > FLAT
+        && rotation.is_finite()
+        && rotation.length_squared() > 1e-6;
+    Decomposed {
+        scale,
+        rotation: defined.then(|| rotation.normalize()),
+        translation,
+    }
+}
+
 impl Default for Transform {
     fn default() -> Self {
         Self::IDENTITY
@@ -151,6 +181,30 @@ impl Default for Transform {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn decomposing_a_flattened_matrix_gives_no_rotation_instead_of_nan() {
+        let turned = Quat::from_rotation_y(0.5);
+        let m = Affine3A::from_scale_rotation_translation(
+            Vec3::new(2.0, 1.0, 3.0),
+            turned,
+            Vec3::new(1.0, 2.0, 3.0),
+        );
+        let d = decompose(&m);
+        assert!(d.rotation.unwrap().abs_diff_eq(turned, 1e-5), "{d:?}");
+        assert!(d.scale.abs_diff_eq(Vec3::new(2.0, 1.0, 3.0), 1e-5));
+        assert_eq!(d.translation, Vec3::new(1.0, 2.0, 3.0));
+        for scale in [
+            Vec3::new(1.0, 0.0, 1.0),
+            Vec3::ZERO,
+            Vec3::new(1e-9, 1.0, 1e-9),
+        ] {
+            let flat = Affine3A::from_scale_rotation_translation(scale, turned, Vec3::X);
+            let d = decompose(&flat);
+            assert_eq!(d.rotation, None, "{scale}");
+            assert!(d.scale.is_finite() && d.translation == Vec3::X, "{d:?}");
+        }
+    }
 
     #[test]
     fn identity_encodes_to_the_documented_bytes() {

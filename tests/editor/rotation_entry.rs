@@ -341,6 +341,16 @@ fn no_number_shows_negative_zero_and_half_turns_read_as_plus_180() {
     assert_eq!(shown(&h, "Local scale z"), "0.000");
     assert_eq!(shown(&h, "Local rotation x"), "0.0000");
     assert_eq!(shown(&h, "World position x"), "0.000");
+    // The zero scale flattens the world matrix: its rotation does not exist and is shown as
+    // such, not as NaN.
+    for name in ["World rotation w", "World Euler Y"] {
+        assert_eq!(shown(&h, name), "—", "{name}");
+    }
+    let numbers = shown_numbers(&h);
+    assert!(
+        numbers.iter().all(|(_, text)| !text.contains("NaN")),
+        "{numbers:?}"
+    );
     h.state_mut().inspector.euler_order = EulerOrder::Xyz;
     h.run();
     // Under XYZ a half turn about Y has no form with Y = 180 and the middle angle in range:

@@ -106,6 +106,19 @@ impl Cells {
         describe(ui, &response, name, text.trim());
     }
 
+    /// A read-only cell for a value that does not exist (a rotation of a flattened matrix): a
+    /// dash, with `why` on hover.
+    pub fn undefined(&self, ui: &mut egui::Ui, name: &str, why: &str) {
+        let text = format!("{:>CELL_CHARS$}", "—");
+        let response = ui
+            .add_sized(
+                [self.width, self.height],
+                egui::Label::new(RichText::new(&text).text_style(number_style()).weak()),
+            )
+            .on_hover_text(why);
+        describe(ui, &response, name, "—");
+    }
+
     /// An editable number: drag to change it, or click and type (the value changes when Enter
     /// is pressed or the field loses focus). Typing something that is not a finite number
     /// leaves the value and sets `refused` to why. `name` is the accessible label ("Local

@@ -10,7 +10,7 @@ use super::rotation::EULER_NOTE;
 use super::{Action, Field, InspectorPanel, edit_all};
 use crate::editor::{Command, Document};
 use crate::model::present::Quantity;
-use crate::model::{Entity, EulerOrder, Transform, ids};
+use crate::model::{Entity, EulerOrder, Transform, decompose, ids};
 use crate::ui::command::UiCommand;
 
 /// What one editable number cell did this frame.
@@ -47,6 +47,10 @@ struct VectorRow {
     vector: fn(&Transform) -> Vec3,
     vector_mut: fn(&mut Transform) -> &mut Vec3,
 }
+
+/// Why a world rotation can be undefined (the hover text of its dashes).
+const FLAT_WORLD: &str = "No world rotation: a zero scale on this entity or an ancestor flattens \
+                          its world matrix onto a plane, a line or a point";
 
 const POSITION_ROW: VectorRow = VectorRow {
     label: "Position m",
@@ -251,8 +255,14 @@ impl InspectorPanel {
         let Some(world) = doc.view().world_affine(entity) else {
             return;
         };
-        let (scale, rotation, position) = world.to_scale_rotation_translation();
+        let world = decompose(&world);
+        let (scale, position) = (world.scale, world.translation);
         let cells = Cells::new(ui);
+        let undefined = |ui: &mut egui::Ui, name: &str, count: usize, axes: &[&str]| {
+            for axis in &axes[..count] {
+                cells.undefined(ui, &format!("{name} {axis}"), FLAT_WORLD);
+            }
+        };
         let row =
             |ui: &mut egui::Ui, label: &str, full: &str, name: &str, quantity, values: &[f32]| {
                 cells.row_label(ui, label, full);
@@ -274,14 +284,20 @@ impl InspectorPanel {
                     &position.to_array(),
                 );
                 ui.end_row();
-                row(
-                    ui,
-                    "Rotation",
-                    "World rotation: unit quaternion (x, y, z, w) in the scene's space",
-                    "World rotation",
-                    Quantity::QuaternionComponent,
-                    &rotation.to_array(),
-                );
+                match world.rotation {
+                    Some(rotation) => row(
+                        ui,
+                        "Rotation",
+                        "World rotation: unit quaternion (x, y, z, w) in the scene's space",
+                        "World rotation",
+                        Quantity::QuaternionComponent,
+                        &rotation.to_array(),
+                    ),
+                    None => {
+                        cells.row_label(ui, "Rotation", FLAT_WORLD);
+                        undefined(ui, "World rotation", 4, &["x", "y", "z", "w"]);
+                    }
+                }
                 ui.end_row();
                 let order = self.euler_order;
                 cells.row_label(
@@ -289,14 +305,19 @@ impl InspectorPanel {
                     "Euler °",
                     &format!("World Euler angles, {}. {EULER_NOTE}", order.label()),
                 );
-                let angles = order.to_xyz_degrees(rotation);
-                for (i, axis) in ["X", "Y", "Z"].into_iter().enumerate() {
-                    cells.readout(
-                        ui,
-                        f64::from(angles[i]),
-                        Quantity::Degrees,
-                        &format!("World Euler {axis}"),
-                    );
+                match world.rotation {
+                    Some(rotation) => {
+                        let angles = order.to_xyz_degrees(rotation);
+                        for (i, axis) in ["X", "Y", "Z"].into_iter().enumerate() {
+                            cells.readout(
+                                ui,
+                                f64::from(angles[i]),
+                                Quantity::Degrees,
+                                &format!("World Euler {axis}"),
+                            );
+                        }
+                    }
+                    None => undefined(ui, "World Euler", 3, &["X", "Y", "Z"]),
                 }
                 ui.label(RichText::new(order.label()).weak())
                     .on_hover_text("The order chosen for the local Euler row");
