@@ -15,6 +15,7 @@ use crate::scene::SceneView;
 use super::command::{Command, EditError};
 use super::history::{History, RegisterChange, ReplayError, Reselect, Step};
 use super::peers::Backend;
+use super::peers::Simulation;
 use super::saved::SavedState;
 use super::selection::Selection;
 
@@ -448,6 +449,12 @@ impl Document {
     /// Brings the view up to date after the replica changed, and drops vanished entities from
     /// the selection.
     pub fn refresh(&mut self) {
+        if let Backend::Peers { sim, .. } = &mut self.backend
+            && let Simulation::Lesson(player) = sim.as_mut()
+        {
+            // An operation after a rewind may have replaced played steps' events.
+            player.forget_replaced_steps();
+        }
         let replica = match &self.backend {
             Backend::Solo(replica) => replica,
             Backend::Peers { sim, active } => sim

@@ -447,3 +447,53 @@ fn every_lesson_replays_and_saves_to_identical_states_at_every_step() {
         assert_eq!(again.network().events(), net.events(), "{name}");
     }
 }
+
+#[test]
+fn a_rewound_lesson_shows_the_earlier_step_and_next_step_replays_it_until_a_change_replaces_it() {
+    let mut l = lesson("01-concurrent-reparent.scenario.json");
+    let steps = l.scenario().steps.len();
+    play_to(&mut l, steps);
+    assert!(l.is_finished() && !l.is_rewound());
+    let ends = l.step_ends().to_vec();
+    let recorded = l.network().events().len();
+    let text_of = |l: &ScenarioPlayer, step: usize| {
+        l.scenario().steps[step - 1]
+            .text
+            .clone()
+            .unwrap_or_default()
+    };
+
+    // Scrubbed back to the end of step 2: the header and text are step 2's, not the last.
+    l.network_mut().seek(ends[1]).unwrap();
+    assert_eq!((l.steps_shown(), l.steps_played()), (2, steps));
+    assert!(l.is_rewound() && !l.is_finished());
+    assert_eq!(l.text(), text_of(&l, 2));
+    // Inside a step of several events, the step last completed is shown.
+    let long = (1..ends.len())
+        .find(|&i| ends[i] - ends[i - 1] >= 2)
+        .expect("a step with several events");
+    l.network_mut().seek(ends[long - 1] + 1).unwrap();
+    assert_eq!(l.steps_shown(), long);
+    l.network_mut().seek(ends[1]).unwrap();
+
+    // Next step replays step 3 from the timeline: nothing new is recorded.
+    assert_eq!(l.next_step_lenient(), Some(Vec::new()));
+    assert_eq!(l.network().cursor(), ends[2]);
+    assert_eq!(l.steps_shown(), 3);
+    assert_eq!(l.network().events().len(), recorded);
+    assert_eq!(l.text(), text_of(&l, 3));
+
+    // A change of the user's own after a rewind replaces the later steps: they can be
+    // played again.
+    l.network_mut().seek(ends[0]).unwrap();
+    l.network_mut().tick(1);
+    l.forget_replaced_steps();
+    assert_eq!(l.steps_played(), 1);
+    assert!(!l.is_rewound());
+    assert!(l.next_step_lenient().is_some());
+    assert_eq!(l.steps_played(), 2);
+    assert!(
+        l.network().events().len() > ends[0] + 1,
+        "step 2 was played anew"
+    );
+}

@@ -100,6 +100,20 @@ fn lesson_one_by_hand_shows_the_cycle_then_convergence() {
     assert!(h.query_by_label_contains("Step 5 of 5").is_some());
     assert!(h.query_by_label("⟲ cycle").is_none(), "the cycle is gone");
     assert!(h.query_by_label_contains("✓ Converged").is_some());
+    assert!(h.query_by_label("(rewound)").is_none());
+    // Scrubbed back to the start, the header follows the timeline, and Next step walks the
+    // recorded lesson again.
+    h.get_by_label("⏮").click();
+    h.run();
+    assert!(h.query_by_label_contains("Step 0 of 5").is_some());
+    assert!(h.query_by_label("(rewound)").is_some());
+    h.get_by_label("Next step ⏵").click();
+    h.run();
+    assert!(h.query_by_label_contains("Step 1 of 5").is_some());
+    assert!(
+        h.query_by_label_contains("Not converged: 1 in flight")
+            .is_some()
+    );
 }
 
 #[test]

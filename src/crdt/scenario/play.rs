@@ -1,7 +1,7 @@
 //! Playing a scenario: its actions on a network, one step at a time.
 
 use super::{Action, Scenario, ScenarioError, Selector};
-use crate::crdt::network::{LocalWrite, MessageFilter, MessageId, Network, NetworkError};
+use crate::crdt::network::{Event, LocalWrite, MessageFilter, MessageId, Network, NetworkError};
 use crate::model::Transform;
 
 /// Runs one action.
@@ -160,6 +160,9 @@ pub struct ScenarioPlayer {
     network: Network,
     /// Timeline length after each played step.
     step_ends: Vec<usize>,
+    /// The last event each played step recorded (`None` when it recorded none), to notice
+    /// when an operation after a rewind replaced it (see [`ScenarioPlayer::forget_replaced_steps`]).
+    step_last_events: Vec<Option<Event>>,
 }
 
 impl ScenarioPlayer {
@@ -169,7 +172,52 @@ impl ScenarioPlayer {
             network: scenario.start()?,
             scenario,
             step_ends: Vec::new(),
+            step_last_events: Vec::new(),
         })
+    }
+
+    /// Records the end of the step just played.
+    fn end_step(&mut self) {
+        let end = self.network.cursor();
+        let last = end
+            .checked_sub(1)
+            .and_then(|i| self.network.events().get(i).cloned());
+        self.step_ends.push(end);
+        self.step_last_events.push(last);
+    }
+
+    /// Forgets the played steps whose events are no longer on the timeline: after a rewind
+    /// (a seek back), a new operation replaces the events after the cursor, and the steps
+    /// that recorded them count as not played (the lesson can play them again). Steps merely
+    /// rewound over stay played. Call after changing the network by hand.
+    pub fn forget_replaced_steps(&mut self) {
+        let events = self.network.events();
+        let kept = self
+            .step_ends
+            .iter()
+            .zip(&self.step_last_events)
+            .take_while(|&(&end, last)| match end.checked_sub(1) {
+                None => true,
+                Some(i) => events.get(i) == last.as_ref(),
+            })
+            .count();
+        self.step_ends.truncate(kept);
+        self.step_last_events.truncate(kept);
+    }
+
+    /// How many played steps the timeline's cursor is past: the step whose state is shown.
+    /// Less than [`Self::steps_played`] while the timeline is rewound.
+    pub fn steps_shown(&self) -> usize {
+        let cursor = self.network.cursor();
+        self.step_ends
+            .iter()
+            .take_while(|&&end| end <= cursor)
+            .count()
+    }
+
+    /// True when the timeline's cursor is before its last event (a seek back).
+    pub fn is_rewound(&self) -> bool {
+        self.network.cursor() < self.network.events().len()
     }
 
     /// Plays the next step. `Ok(false)` when every step has been played.
@@ -179,20 +227,32 @@ impl ScenarioPlayer {
             return Ok(false);
         }
         self.scenario.play_step(&mut self.network, index)?;
-        self.step_ends.push(self.network.cursor());
+        self.end_step();
         Ok(true)
     }
 
     /// Plays the next step interactively: actions that cannot run because the user changed
     /// things by hand are skipped and explained, and the step counts as played. `None` when
     /// every step has been played.
+    ///
+    /// While the timeline is rewound to a played step, the next step is replayed from the
+    /// timeline instead (a seek forward to its end), so "Next step" walks through the lesson
+    /// again without changing it.
     pub fn next_step_lenient(&mut self) -> Option<Vec<String>> {
+        self.forget_replaced_steps();
+        let shown = self.steps_shown();
+        if let Some(&end) = self.step_ends.get(shown) {
+            return match self.network.seek(end) {
+                Ok(()) => Some(Vec::new()),
+                Err(e) => Some(vec![format!("could not replay the step: {e}")]),
+            };
+        }
         let index = self.step_ends.len();
         if index >= self.scenario.steps.len() {
             return None;
         }
         let skipped = self.scenario.play_step_lenient(&mut self.network, index);
-        self.step_ends.push(self.network.cursor());
+        self.end_step();
         Some(skipped)
     }
 
@@ -216,9 +276,11 @@ impl ScenarioPlayer {
         self.step_ends.len()
     }
 
-    /// True when every step has been played.
+    /// True when every step has been played and the timeline shows the last one's end (or
+    /// later): "Next step" has nothing left to play or replay.
     pub fn is_finished(&self) -> bool {
         self.step_ends.len() == self.scenario.steps.len()
+            && self.steps_shown() == self.step_ends.len()
     }
 
     /// The timeline length after each played step (events `step_ends[i-1]..step_ends[i]` are
@@ -232,9 +294,10 @@ impl ScenarioPlayer {
         self.step_ends.iter().position(|&end| index < end)
     }
 
-    /// The text to show now: the last played step's, or the explanation before the first.
+    /// The text to show now: that of the step the timeline shows (the last played, unless
+    /// rewound), or the explanation before the first.
     pub fn text(&self) -> &str {
-        match self.step_ends.len() {
+        match self.steps_shown() {
             0 => &self.scenario.explanation,
             n => self.scenario.steps[n - 1].text.as_deref().unwrap_or(""),
         }

@@ -25,9 +25,16 @@ pub(super) fn lesson_ui(
         }
         ui.label(format!(
             "Step {} of {}",
-            player.steps_played(),
+            player.steps_shown(),
             scenario.steps.len()
         ));
+        if player.is_rewound() {
+            ui.weak("(rewound)").on_hover_text(
+                "The timeline is rewound: this is the state and text of an earlier step. \
+                 Next step replays the lesson from here; a change of your own replaces what \
+                 came after.",
+            );
+        }
         ui.add(egui::Label::new(egui::RichText::new(&scenario.title).strong()).truncate());
     });
     egui::Frame::group(ui.style()).show(ui, |ui| {
