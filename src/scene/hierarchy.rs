@@ -97,6 +97,9 @@ pub struct SceneView {
     pub(super) referrers: Vec<u32>,
     /// Index into `cycles`, or `NONE`.
     pub(super) cycle: Vec<u32>,
+    /// Where the source last stored the node's Transform ([`super::NO_HINT`]: unknown), kept
+    /// by bulk re-reads (see [`super::TransformSource::read_hinted`]).
+    pub(super) source_hint: Vec<u32>,
     /// Visit stamps: `mark[s] == pass` means "seen in the current pass" (reading changes,
     /// cycle search, dirty propagation). See [`SceneView::next_pass`].
     pub(super) mark: Vec<u32>,
@@ -154,6 +157,7 @@ impl SceneView {
             flags: Vec::new(),
             referrers: Vec::new(),
             cycle: Vec::new(),
+            source_hint: Vec::new(),
             mark: Vec::new(),
             walk: Vec::new(),
             order: Vec::new(),
@@ -192,6 +196,7 @@ impl SceneView {
             &mut self.referrers,
             &mut self.cycle,
             &mut self.walk,
+            &mut self.source_hint,
         ] {
             v.clear();
         }

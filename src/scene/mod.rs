@@ -13,4 +13,4 @@ mod tests;
 mod update;
 
 pub use hierarchy::{Fallback, SceneView, UpdateStats};
-pub use source::{Prefetch, TransformSource, TransformTable};
+pub use source::{NO_HINT, Prefetch, TransformSource, TransformTable};

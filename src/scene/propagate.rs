@@ -282,6 +282,10 @@ impl SceneView {
         self.local = order.iter().map(|&o| self.local[o as usize]).collect();
         self.world = order.iter().map(|&o| self.world[o as usize]).collect();
         self.flags = order.iter().map(|&o| self.flags[o as usize]).collect();
+        self.source_hint = order
+            .iter()
+            .map(|&o| self.source_hint[o as usize])
+            .collect();
         self.walk = vec![NONE; order.len()];
         let n = order.len();
         self.first_child = vec![NONE; n];

@@ -4,6 +4,7 @@
 use glam::Affine3A;
 
 use super::hierarchy::{NONE, ROOT_SLOT, SceneView, flag};
+use super::source::NO_HINT;
 use crate::model::Entity;
 
 impl SceneView {
@@ -25,6 +26,7 @@ impl SceneView {
         self.cycle.push(NONE);
         self.mark.push(0);
         self.walk.push(NONE);
+        self.source_hint.push(NO_HINT);
         self.index.insert(entity, s);
         if s != ROOT_SLOT {
             self.referrers[ROOT_SLOT as usize] += 1;
@@ -86,6 +88,7 @@ impl SceneView {
             self.cycle.push(self.cycle[o]);
             self.mark.push(self.mark[o]);
             self.walk.push(NONE);
+            self.source_hint.push(self.source_hint[o]);
             self.index.insert(self.entity[o], new);
         }
         for &old in &order {

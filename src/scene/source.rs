@@ -42,6 +42,21 @@ pub trait TransformSource: Sync {
         self.is_live(entity).then(|| self.transform(entity))
     }
 
+    /// [`Self::read`], trying `hint` first: where the source stored the entity when an earlier
+    /// call returned that hint ([`NO_HINT`]: none). Returns the entry and the hint for next
+    /// time. A reader that re-reads every entity in its own order keeps the hints, and a
+    /// source whose storage positions rarely change then skips the lookup that locates the
+    /// value: one cache miss instead of two. Sources without positions just read.
+    fn read_hinted(&self, entity: Entity, hint: u32) -> (Option<Option<Transform>>, u32) {
+        let _ = hint;
+        (self.read(entity), NO_HINT)
+    }
+
+    /// Starts loading the value stored at `hint` (see [`Self::read_hinted`]).
+    fn prefetch_hinted(&self, hint: u32) {
+        let _ = hint;
+    }
+
     /// A hint that `entity` will be read soon. Large updates read the source in an order that
     /// is not its own, so without hints every read waits for memory. They hint each entity
     /// twice: far ahead with [`Prefetch::Lookup`] (sources start loading whatever maps the
@@ -51,6 +66,9 @@ pub trait TransformSource: Sync {
         let _ = (entity, stage);
     }
 }
+
+/// "No storage position known" for [`TransformSource::read_hinted`].
+pub const NO_HINT: u32 = u32::MAX;
 
 /// The two stages of [`TransformSource::prefetch`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -97,6 +115,16 @@ impl TransformSource for Replica {
             Some(t) => Some(Some(t)),
             None => Replica::is_live(self, entity).then_some(None),
         }
+    }
+
+    #[inline]
+    fn read_hinted(&self, entity: Entity, hint: u32) -> (Option<Option<Transform>>, u32) {
+        self.read_transform_hinted(entity, hint)
+    }
+
+    #[inline]
+    fn prefetch_hinted(&self, hint: u32) {
+        self.prefetch_transform_at(hint);
     }
 
     #[inline]
@@ -219,6 +247,27 @@ impl TransformSource for TransformTable {
     #[inline]
     fn read(&self, entity: Entity) -> Option<Option<Transform>> {
         self.get(entity).map(|t| Some(*t))
+    }
+
+    #[inline]
+    fn read_hinted(&self, entity: Entity, hint: u32) -> (Option<Option<Transform>>, u32) {
+        // Rows move only when a removal swaps the last row in: the entity check catches it.
+        if let Some(row) = self.rows.get(hint as usize)
+            && row.entity == entity
+        {
+            return (Some(Some(row.transform)), hint);
+        }
+        match self.row_of.get(entity) {
+            Some(r) => (Some(Some(self.rows[r as usize].transform)), r),
+            None => (None, NO_HINT),
+        }
+    }
+
+    #[inline]
+    fn prefetch_hinted(&self, hint: u32) {
+        if let Some(row) = self.rows.get(hint as usize) {
+            crate::model::prefetch(row);
+        }
     }
 
     #[inline]

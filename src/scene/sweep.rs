@@ -14,7 +14,7 @@ use glam::Affine3A;
 use rayon::prelude::*;
 
 use super::hierarchy::{NONE, ROOT_SLOT, SceneView, flag};
-use super::source::{Prefetch, TransformSource};
+use super::source::{NO_HINT, Prefetch, TransformSource};
 use crate::model::Entity;
 
 /// Slots per parallel work item. A band is split across threads only from twice this many
@@ -68,6 +68,7 @@ struct Run<'a> {
     world: &'a mut [Affine3A],
     local: &'a mut [Affine3A],
     mark: &'a mut [u32],
+    source_hint: &'a mut [u32],
 }
 
 impl Run<'_> {
@@ -133,13 +134,15 @@ impl SceneView {
             let world = &mut rest[..end - start];
             let local = &mut self.local[start..end];
             let mark = &mut self.mark[start..end];
+            let source_hint = &mut self.source_hint[start..end];
             let outcome = if parallel {
                 world
                     .par_chunks_mut(chunk)
                     .zip(local.par_chunks_mut(chunk))
                     .zip(mark.par_chunks_mut(chunk))
+                    .zip(source_hint.par_chunks_mut(chunk))
                     .enumerate()
-                    .map(|(i, ((world, local), mark))| {
+                    .map(|(i, (((world, local), mark), source_hint))| {
                         let lo = start + i * chunk;
                         body(
                             &rows,
@@ -149,6 +152,7 @@ impl SceneView {
                                 world,
                                 local,
                                 mark,
+                                source_hint,
                             },
                         )
                     })
@@ -162,6 +166,7 @@ impl SceneView {
                         world,
                         local,
                         mark,
+                        source_hint,
                     },
                 )
             };
@@ -217,18 +222,30 @@ fn read_run(
     let mut out = SweepOutcome::default();
     for i in 0..run.world.len() {
         let s = run.lo + i;
-        // A hole's stale entity costs a useless hint, no more.
-        if let Some(&far) = rows.entity.get(s + 2 * READ_AHEAD) {
+        // A node whose storage position is known (from the last bulk read) is loaded from
+        // there in one step; the others are located first, twice as far ahead. Past the
+        // run's end positions are not at hand: locate. A hole's stale entity costs a useless
+        // hint, no more.
+        let far_hint = run.source_hint.get(i + 2 * READ_AHEAD).copied();
+        if far_hint.is_none_or(|h| h == NO_HINT)
+            && let Some(&far) = rows.entity.get(s + 2 * READ_AHEAD)
+        {
             source.prefetch(far, Prefetch::Lookup);
         }
-        if let Some(&near) = rows.entity.get(s + READ_AHEAD) {
-            source.prefetch(near, Prefetch::Value);
+        match run.source_hint.get(i + READ_AHEAD) {
+            Some(&hint) if hint != NO_HINT => source.prefetch_hinted(hint),
+            _ => {
+                if let Some(&near) = rows.entity.get(s + READ_AHEAD) {
+                    source.prefetch(near, Prefetch::Value);
+                }
+            }
         }
         let p = rows.parent[s];
         if p == NONE {
             continue; // a hole
         }
-        let entry = source.read(rows.entity[s]);
+        let (entry, hint) = source.read_hinted(rows.entity[s], run.source_hint[i]);
+        run.source_hint[i] = hint;
         out.read += 1;
         let f = rows.flags[s];
         let same_structure = match entry {

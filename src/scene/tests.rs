@@ -172,3 +172,105 @@ fn moved_subtrees_keep_parents_first_and_holes_get_compacted() {
     );
     assert!(view.entity.len() >= slots_before);
 }
+
+#[test]
+fn bulk_rereads_follow_rows_that_moved_since_their_positions_were_kept() {
+    // Above the bulk threshold (4,096 changes and a quarter of the view), so every update
+    // below re-reads every node through its kept storage position.
+    let mut rng = ChaCha8Rng::seed_from_u64(21);
+    let n = 6000u32;
+    let mut table = TransformTable::new();
+    for i in 0..n {
+        let parent = if i == 0 || rng.random_bool(0.05) {
+            Entity::ROOT
+        } else {
+            Entity(512 + rng.random_range(0..i))
+        };
+        table.set(Entity(512 + i), at(&mut rng, parent));
+    }
+    let mut view = SceneView::from_source(&table);
+    let move_all = |table: &mut TransformTable, rng: &mut ChaCha8Rng| {
+        let all: Vec<(Entity, Transform)> = table.iter().map(|(e, t)| (e, *t)).collect();
+        for (e, t) in all {
+            table.set(e, at(rng, t.parent));
+        }
+    };
+    move_all(&mut table, &mut rng);
+    view.update(&table); // keeps every node's position
+    assert_same_as_fresh(&view, &table);
+    // Removing leaves swaps the last rows into their places: kept positions now name other
+    // entities, and the entities that moved must be found again.
+    let leaves: Vec<Entity> = (0..n)
+        .map(|i| Entity(512 + i))
+        .filter(|&e| view.sorted_children_of(e).is_empty())
+        .take(300)
+        .collect();
+    for e in leaves {
+        table.remove(e);
+    }
+    move_all(&mut table, &mut rng);
+    view.update(&table);
+    assert!(view.last_update_stats().entities_read >= table.len());
+    view.assert_consistent();
+    assert_same_as_fresh(&view, &table);
+}
+
+#[test]
+fn bulk_rereads_of_a_replica_match_a_fresh_build() {
+    use crate::crdt::{CrdtMessage, Replica};
+    let mut rng = ChaCha8Rng::seed_from_u64(22);
+    let n = 6000u32;
+    let mut replica = Replica::new();
+    let mut parents = Vec::new();
+    let put = |replica: &mut Replica, e: u32, t: Transform, timestamp: u32| {
+        replica.apply(&CrdtMessage::PutComponent {
+            entity: Entity(512 + e),
+            component: Transform::COMPONENT_ID,
+            timestamp,
+            data: t.to_bytes().to_vec(),
+        });
+    };
+    for i in 0..n {
+        let parent = if i == 0 || rng.random_bool(0.05) {
+            Entity::ROOT
+        } else {
+            Entity(512 + rng.random_range(0..i))
+        };
+        parents.push(parent);
+        put(&mut replica, i, at(&mut rng, parent), 1);
+    }
+    let mut view = SceneView::from_source(&replica);
+    for timestamp in 2..5 {
+        for (i, &parent) in parents.iter().enumerate() {
+            put(&mut replica, i as u32, at(&mut rng, parent), timestamp);
+        }
+        // One entity loses its Transform but stays live (a Name): read from its position, it
+        // must come back as live without a Transform.
+        if timestamp == 4 {
+            replica.apply(&CrdtMessage::PutComponent {
+                entity: Entity(512 + 7),
+                component: crate::model::ids::NAME,
+                timestamp: 1,
+                data: crate::model::encode_name("kept"),
+            });
+            replica.apply(&CrdtMessage::DeleteComponent {
+                entity: Entity(512 + 7),
+                component: Transform::COMPONENT_ID,
+                timestamp: 5,
+            });
+        }
+        view.update(&replica);
+        view.assert_consistent();
+        let fresh = SceneView::from_source(&replica);
+        assert_eq!(view.len(), fresh.len());
+        for e in fresh.entities() {
+            assert_eq!(snapshot(&view, e), snapshot(&fresh, e), "entity {e}");
+            let (a, b) = (
+                view.world_affine(e).unwrap(),
+                fresh.world_affine(e).unwrap(),
+            );
+            assert!(a.abs_diff_eq(b, 1e-4), "world of {e}: {a:?} vs {b:?}");
+        }
+    }
+    assert!(view.is_live(Entity(512 + 7)));
+}

@@ -100,6 +100,33 @@ impl Replica {
             .map(Transform::from_array)
     }
 
+    /// Like [`Self::transform`] and [`Self::is_live`] at once (`None`: not live; else the
+    /// Transform, if any), trying the storage position `hint` first: a position this call
+    /// returned for the entity before (`u32::MAX`: none). Returns the position for next time.
+    /// A reader that re-reads many entities in its own order saves the index lookup, one
+    /// cache miss of two.
+    #[inline]
+    pub fn read_transform_hinted(
+        &self,
+        entity: Entity,
+        hint: u32,
+    ) -> (Option<Option<Transform>>, u32) {
+        match self.transforms.row_hinted(entity, hint) {
+            Some((row, position)) => match row.value() {
+                Some(value) => (Some(Some(Transform::from_array(value))), position),
+                None => (self.is_live(entity).then_some(None), position),
+            },
+            None => (self.is_live(entity).then_some(None), u32::MAX),
+        }
+    }
+
+    /// Starts loading the Transform register at storage position `hint` (see
+    /// [`Self::read_transform_hinted`]).
+    #[inline]
+    pub fn prefetch_transform_at(&self, hint: u32) {
+        self.transforms.prefetch_at(hint);
+    }
+
     /// A cache hint before reading many Transforms in an order that is not the replica's:
     /// starts loading what locates `entity`'s Transform register.
     #[inline]

@@ -24,6 +24,8 @@ pub(super) struct Row {
     /// The canonical value (meaningless while `present` is false).
     pub value: [u8; Transform::BYTE_LEN],
     pub timestamp: u32,
+    /// Whose register this is (so that a reader holding a row position can check it).
+    pub entity: Entity,
     pub present: bool,
 }
 
@@ -39,7 +41,6 @@ impl Row {
 #[derive(Clone, Debug, Default)]
 pub(super) struct TransformColumn {
     row_of: EntityIndex,
-    entities: Vec<Entity>,
     rows: Vec<Row>,
 }
 
@@ -47,7 +48,7 @@ impl TransformColumn {
     fn register(&self, row: usize) -> TransformRegister<'_> {
         let r = &self.rows[row];
         TransformRegister {
-            entity: self.entities[row],
+            entity: r.entity,
             timestamp: r.timestamp,
             value: r.value(),
         }
@@ -60,6 +61,28 @@ impl TransformColumn {
         self.rows.get(row)
     }
 
+    /// The row of `entity` and its position, trying position `hint` first (a position an
+    /// earlier call returned: rows never move, so it is right unless the hint came from
+    /// elsewhere).
+    #[inline]
+    pub fn row_hinted(&self, entity: Entity, hint: u32) -> Option<(&Row, u32)> {
+        if let Some(row) = self.rows.get(hint as usize)
+            && row.entity == entity
+        {
+            return Some((row, hint));
+        }
+        let position = self.row_of.get(entity)?;
+        Some((&self.rows[position as usize], position))
+    }
+
+    /// Starts loading the row at position `hint` (see [`Self::row_hinted`]).
+    #[inline]
+    pub fn prefetch_at(&self, hint: u32) {
+        if let Some(row) = self.rows.get(hint as usize) {
+            prefetch(row);
+        }
+    }
+
     /// The row of `entity`, created (no value, timestamp 0) if it was never written.
     #[inline]
     pub fn row_mut(&mut self, entity: Entity) -> &mut Row {
@@ -67,10 +90,10 @@ impl TransformColumn {
             Some(row) => row as usize,
             None => {
                 self.row_of.insert(entity, self.rows.len() as u32);
-                self.entities.push(entity);
                 self.rows.push(Row {
                     value: [0; Transform::BYTE_LEN],
                     timestamp: 0,
+                    entity,
                     present: false,
                 });
                 self.rows.len() - 1
@@ -98,12 +121,12 @@ impl TransformColumn {
 
     /// Every register, in first-write order.
     pub fn iter(&self) -> impl Iterator<Item = TransformRegister<'_>> {
-        (0..self.entities.len()).map(|row| self.register(row))
+        (0..self.rows.len()).map(|row| self.register(row))
     }
 
     /// True when no Transform was ever written.
     pub fn is_empty(&self) -> bool {
-        self.entities.is_empty()
+        self.rows.is_empty()
     }
 
     /// Starts loading the index cell of `entity` (see [`prefetch`]).
