@@ -108,6 +108,7 @@ impl PeerView3d {
             input.replica,
             input.hidden,
             |e| input.selection.contains(&e),
+            None,
             library,
             &mut self.looks,
             &mut self.scene,

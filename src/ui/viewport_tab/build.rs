@@ -35,6 +35,7 @@ pub(super) fn build_scene(
         doc.replica(),
         hidden,
         |e| doc.selection.contains(e),
+        policy,
         library,
         looks,
         scene,
@@ -175,12 +176,16 @@ impl LookCache {
 /// it propagates; implicit parents (no components) are not drawn. Models and textures the
 /// scene names are requested from `library` (loads start in the background) and drawn once
 /// loaded; until then, and when they fail, a model's entity shows the placeholder. `selected`
-/// says which items are outlined.
+/// says which items are outlined. Entities the render tree re-roots are tinted, except, when
+/// another tree `policy` is drawn, the cycle members it places elsewhere (it resolved the
+/// cycle its own way: no longer the root fallback's).
+#[allow(clippy::too_many_arguments)] // each is a separate input of the build; no natural group
 pub fn draw_items(
     view: &SceneView,
     replica: &Replica,
     hidden: &HashSet<Entity>,
     selected: impl Fn(Entity) -> bool,
+    policy: Option<&PolicyWorlds>,
     library: &mut AssetLibrary,
     looks: &mut LookCache,
     scene: &mut ViewportScene,
@@ -215,7 +220,12 @@ pub fn draw_items(
             };
             scene.assets.models.insert(id, model.clone());
         }
-        let fallback = view.fallback_reason(e);
+        let fallback = match view.fallback_reason(e) {
+            Fallback::Cycle(_) if policy.is_some_and(|w| w.moved.contains_key(&e)) => {
+                Fallback::None
+            }
+            reason => reason,
+        };
         let material = &look.material;
         let mut color = color_for(e, fallback);
         let mut texture = None;
