@@ -10,7 +10,7 @@ use crate::model::Entity;
 use crate::model::dcl::nodes::{Nodes, hide_id, lock_id, nodes_id};
 
 use super::document::Document;
-use super::order::{built_nodes, place_in_nodes};
+use super::order::{SiblingOrder, built_nodes, place_in_nodes};
 
 /// The `inspector::Nodes` edits of one command: loaded when the scene holds a Nodes value
 /// (scenes without one stay without), written once at the end.
@@ -172,23 +172,40 @@ impl Document {
     }
 }
 
-/// The entities that carry `inspector::Hide` and `inspector::Lock`, kept up to date from a
-/// replica's change journal (a full scan only when the journal cannot tell).
+/// The entities that carry `inspector::Hide` and `inspector::Lock`, and the sibling order of
+/// `inspector::Nodes`, kept up to date from a replica's change journal (a full scan only when
+/// the journal cannot tell).
 #[derive(Debug, Default)]
 pub struct InspectorFlags {
     journal: u64,
     cursor: u64,
     generation: u64,
+    order_generation: u64,
     /// Hidden entities.
     pub hidden: HashSet<Entity>,
     /// Locked entities.
     pub locked: HashSet<Entity>,
+    /// The order siblings are shown in (Nodes is a component of the root entity).
+    pub sibling_order: SiblingOrder,
 }
 
 impl InspectorFlags {
     /// Changes whenever either set changes (to key caches on).
     pub fn generation(&self) -> u64 {
         self.generation
+    }
+
+    /// Changes whenever [`Self::sibling_order`] does.
+    pub fn order_generation(&self) -> u64 {
+        self.order_generation
+    }
+
+    fn read_sibling_order(&mut self, replica: &Replica) {
+        let nodes = replica
+            .component_data(Entity::ROOT, nodes_id())
+            .and_then(|bytes| Nodes::decode(bytes).ok());
+        self.sibling_order = SiblingOrder::from_nodes(nodes.as_ref());
+        self.order_generation += 1;
     }
 
     /// Catches up with the replica.
@@ -198,6 +215,9 @@ impl InspectorFlags {
         let fresh = self.journal != replica.journal_id();
         match changes.entities.filter(|_| !fresh) {
             Some(entities) => {
+                if entities.contains(&Entity::ROOT) {
+                    self.read_sibling_order(replica);
+                }
                 // The journal names entities, not components: look at both flags again.
                 for &e in entities {
                     for (component, set) in [(hide, &mut self.hidden), (lock, &mut self.locked)] {
@@ -215,6 +235,7 @@ impl InspectorFlags {
                 self.hidden = replica.live_entities().filter(|&e| has(e, hide)).collect();
                 self.locked = replica.live_entities().filter(|&e| has(e, lock)).collect();
                 self.generation += 1;
+                self.read_sibling_order(replica);
             }
         }
         self.journal = replica.journal_id();

@@ -230,3 +230,58 @@ fn auto_delivery_brings_messages_in_after_their_latency() {
     assert!(h.state().doc.simulation().unwrap().0.network().now() >= 3);
     assert!(h.query_by_label_contains("✓ Converged").is_some());
 }
+
+#[test]
+fn peer_columns_show_siblings_in_the_scenes_inspector_nodes_order_as_the_hierarchy_does() {
+    use scenetree::editor::Command;
+    use scenetree::ui::Action;
+    let mut h = harness();
+    for name in ["Alpha", "Beta"] {
+        h.state_mut()
+            .apply_actions(vec![Action::Edit(Command::Create {
+                parent: Entity::ROOT,
+                name: name.into(),
+                components: vec![],
+            })]);
+    }
+    h.run();
+    let label = |h: &Harness<'static, Workbench>, name: &str| {
+        let e = h
+            .state()
+            .doc
+            .view()
+            .entities()
+            .find(|&e| h.state().doc.name_of(e).as_deref() == Some(name))
+            .unwrap();
+        format!("{name}  ·  {}", e.0)
+    };
+    let (alpha, beta) = (label(&h, "Alpha"), label(&h, "Beta"));
+    let beta_entity = h.state().doc.selection.primary().unwrap();
+    // Beta (the larger id) placed first, as a drop above Alpha does: stored in Nodes.
+    h.state_mut()
+        .apply_actions(vec![Action::Edit(Command::Reorder {
+            entities: vec![beta_entity],
+            parent: Entity::ROOT,
+            after: None,
+            keep_world: false,
+        })]);
+    h.state_mut()
+        .apply_actions(vec![Action::Peers(PeersAction::Start {
+            peers: 2,
+            seed: 1,
+        })]);
+    h.run();
+    // Both peers' columns (the Peers workspace shows them instead of the hierarchy): Beta above
+    // Alpha in each, as in the hierarchy.
+    let rows = |name: &str| -> Vec<egui::Rect> {
+        let mut r: Vec<egui::Rect> = h.get_all_by_label(name).map(|n| n.rect()).collect();
+        r.sort_by(|a, b| a.left().total_cmp(&b.left()));
+        r
+    };
+    let (alphas, betas) = (rows(&alpha), rows(&beta));
+    assert_eq!(alphas.len(), 2, "one row per peer column: {alphas:?}");
+    assert_eq!(betas.len(), 2);
+    for (a, b) in alphas.iter().zip(&betas) {
+        assert!(b.top() < a.top(), "Beta {b:?} is above Alpha {a:?}");
+    }
+}

@@ -314,7 +314,11 @@ impl PeersPanel {
                 name: &name,
                 named: &named,
             };
-            let source = RootFallbackTree(&self.views[i]);
+            let source = RootFallbackTree {
+                view: &self.views[i],
+                order: &self.flags[i].sibling_order,
+                order_generation: self.flags[i].order_generation(),
+            };
             tree_ui(
                 ui,
                 egui::Id::new(("peer-tree", i)),
@@ -380,7 +384,12 @@ impl PeersPanel {
         });
         // The re-rooted list comes from the same rows the tree draws.
         let name = |e: Entity| network.entity_label(e, peer);
-        self.columns[i].sync(network.epoch(), &RootFallbackTree(&self.views[i]), &name);
+        let source = RootFallbackTree {
+            view: &self.views[i],
+            order: &self.flags[i].sibling_order,
+            order_generation: self.flags[i].order_generation(),
+        };
+        self.columns[i].sync(network.epoch(), &source, &name);
         for (text, color) in &self.columns[i].rerooted {
             ui.add(egui::Label::new(RichText::new(text).color(*color)).truncate())
                 .on_hover_text(text);

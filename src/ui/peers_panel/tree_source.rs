@@ -5,6 +5,7 @@
 use rustc_hash::FxHashSet;
 
 use crate::crdt::network::PeerId;
+use crate::editor::SiblingOrder;
 use crate::model::Entity;
 use crate::scene::SceneView;
 use crate::scene::policy::{PolicyBoard, TreePolicy};
@@ -35,17 +36,28 @@ pub trait TreeSource {
 }
 
 /// A peer's render tree as Decentraland draws it (ADR-153): entities on a parenting cycle at
-/// the root, a declared parent without a Transform as the identity.
-pub struct RootFallbackTree<'a>(pub &'a SceneView);
+/// the root, a declared parent without a Transform as the identity. Siblings in the peer's
+/// `inspector::Nodes` order, as the hierarchy shows them (by id without it).
+pub struct RootFallbackTree<'a> {
+    /// The peer's render tree.
+    pub view: &'a SceneView,
+    /// The peer's sibling order.
+    pub order: &'a SiblingOrder,
+    /// Changes whenever `order` does.
+    pub order_generation: u64,
+}
 
 impl TreeSource for RootFallbackTree<'_> {
     fn generation(&self) -> u64 {
-        self.0.generation()
+        // Both only grow; a view's generation stays far below 2^40.
+        self.view
+            .generation()
+            .wrapping_add(self.order_generation << 40)
     }
 
     fn rows(&self) -> Vec<(Entity, u32)> {
-        self.0
-            .preorder()
+        self.order
+            .preorder(self.view)
             .into_iter()
             .filter(|(e, _)| !e.is_root())
             .map(|(e, depth)| (e, depth - 1))
@@ -53,11 +65,11 @@ impl TreeSource for RootFallbackTree<'_> {
     }
 
     fn badge(&self, entity: Entity, name: &dyn Fn(Entity) -> String) -> RowBadge {
-        RowBadge::of(self.0, entity, name)
+        RowBadge::of(self.view, entity, name)
     }
 
     fn is_implicit(&self, entity: Entity) -> bool {
-        self.0.is_implicit(entity)
+        self.view.is_implicit(entity)
     }
 }
 
