@@ -240,12 +240,14 @@ fn the_viewport_draws_the_policy_chosen_in_its_selector() {
     // Peer 1 kept Lamp (x = 1) under Table (x = 3).
     assert_eq!(drawn(&h), [512, 513, 514, 515]);
     assert_eq!(lamp_x(&h), 4.0);
-    // That policy resolved the cycle: Lamp and Table lose the root fallback's tint there.
+    // That policy resolved the cycle its own way: neither Lamp (moved under Table) nor Table
+    // (left at the root, its change ignored) carries the root fallback's tint there.
     let color = |h: &Harness<'static, Workbench>, e: u32| {
         let scene = h.state().viewport.scene();
         scene.items.iter().find(|i| i.entity.0 == e).unwrap().color
     };
     assert_ne!(color(&h, 512), scenetree::ui::style::CYCLE_TINT);
+    assert_ne!(color(&h, 513), scenetree::ui::style::CYCLE_TINT);
     h.get_by_value("Draw: IgnoreCyclicChange").click();
     h.run();
     h.get_by_label("RootFallback").click();

@@ -176,9 +176,8 @@ impl LookCache {
 /// it propagates; implicit parents (no components) are not drawn. Models and textures the
 /// scene names are requested from `library` (loads start in the background) and drawn once
 /// loaded; until then, and when they fail, a model's entity shows the placeholder. `selected`
-/// says which items are outlined. Entities the render tree re-roots are tinted, except, when
-/// another tree `policy` is drawn, the cycle members it places elsewhere (it resolved the
-/// cycle its own way: no longer the root fallback's).
+/// says which items are outlined. Entities the render tree re-roots are tinted, except cycle
+/// members when another tree `policy` (not the root fallback) is drawn.
 #[allow(clippy::too_many_arguments)] // each is a separate input of the build; no natural group
 pub fn draw_items(
     view: &SceneView,
@@ -221,9 +220,9 @@ pub fn draw_items(
             scene.assets.models.insert(id, model.clone());
         }
         let fallback = match view.fallback_reason(e) {
-            Fallback::Cycle(_) if policy.is_some_and(|w| w.moved.contains_key(&e)) => {
-                Fallback::None
-            }
+            // The tint says "drawn at the root by the runtime's fallback"; another policy
+            // resolves cycles its own way (even where it also leaves a member at the root).
+            Fallback::Cycle(_) if policy.is_some() => Fallback::None,
             reason => reason,
         };
         let material = &look.material;
