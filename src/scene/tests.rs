@@ -5,7 +5,7 @@ use glam::Vec3;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::{SceneView, TransformTable};
+use super::{SceneView, TransformSource, TransformTable};
 use crate::model::{Entity, Transform};
 
 fn at(rng: &mut ChaCha8Rng, parent: Entity) -> Transform {
@@ -26,8 +26,29 @@ fn snapshot(view: &SceneView, e: Entity) -> (Option<Entity>, Option<Entity>, boo
     )
 }
 
-fn assert_same_as_fresh(view: &SceneView, table: &TransformTable) {
-    let fresh = SceneView::from_source(table);
+/// The parent of the `i`-th entity of a random forest (ids from 512): the root for the first
+/// and about one in twenty, else a random earlier entity.
+fn random_parent(rng: &mut ChaCha8Rng, i: u32) -> Entity {
+    if i == 0 || rng.random_bool(0.05) {
+        Entity::ROOT
+    } else {
+        Entity(512 + rng.random_range(0..i))
+    }
+}
+
+/// A random forest of `n` entities (ids from 512) in a table.
+fn random_table(rng: &mut ChaCha8Rng, n: u32) -> TransformTable {
+    let mut table = TransformTable::new();
+    for i in 0..n {
+        let parent = random_parent(rng, i);
+        let t = at(rng, parent);
+        table.set(Entity(512 + i), t);
+    }
+    table
+}
+
+fn assert_same_as_fresh(view: &SceneView, source: &impl TransformSource) {
+    let fresh = SceneView::from_source(source);
     assert_eq!(view.len(), fresh.len());
     for e in fresh.entities() {
         assert_eq!(snapshot(view, e), snapshot(&fresh, e), "entity {e}");
@@ -45,16 +66,7 @@ fn the_slot_sweep_matches_a_fresh_build() {
     for seed in 10..14 {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let n = 2000u32;
-        let mut table = TransformTable::new();
-        for i in 0..n {
-            let parent = if i == 0 || rng.random_bool(0.05) {
-                Entity::ROOT
-            } else {
-                Entity(512 + rng.random_range(0..i))
-            };
-            let t = at(&mut rng, parent);
-            table.set(Entity(512 + i), t);
-        }
+        let mut table = random_table(&mut rng, n);
         let mut view = SceneView::from_source(&table);
         view.sweep_min_nodes = 0;
         for round in 0..12 {
@@ -179,15 +191,7 @@ fn bulk_rereads_follow_rows_that_moved_since_their_positions_were_kept() {
     // below re-reads every node through its kept storage position.
     let mut rng = ChaCha8Rng::seed_from_u64(21);
     let n = 6000u32;
-    let mut table = TransformTable::new();
-    for i in 0..n {
-        let parent = if i == 0 || rng.random_bool(0.05) {
-            Entity::ROOT
-        } else {
-            Entity(512 + rng.random_range(0..i))
-        };
-        table.set(Entity(512 + i), at(&mut rng, parent));
-    }
+    let mut table = random_table(&mut rng, n);
     let mut view = SceneView::from_source(&table);
     let move_all = |table: &mut TransformTable, rng: &mut ChaCha8Rng| {
         let all: Vec<(Entity, Transform)> = table.iter().map(|(e, t)| (e, *t)).collect();
@@ -231,11 +235,7 @@ fn bulk_rereads_of_a_replica_match_a_fresh_build() {
         });
     };
     for i in 0..n {
-        let parent = if i == 0 || rng.random_bool(0.05) {
-            Entity::ROOT
-        } else {
-            Entity(512 + rng.random_range(0..i))
-        };
+        let parent = random_parent(&mut rng, i);
         parents.push(parent);
         put(&mut replica, i, at(&mut rng, parent), 1);
     }
@@ -261,16 +261,7 @@ fn bulk_rereads_of_a_replica_match_a_fresh_build() {
         }
         view.update(&replica);
         view.assert_consistent();
-        let fresh = SceneView::from_source(&replica);
-        assert_eq!(view.len(), fresh.len());
-        for e in fresh.entities() {
-            assert_eq!(snapshot(&view, e), snapshot(&fresh, e), "entity {e}");
-            let (a, b) = (
-                view.world_affine(e).unwrap(),
-                fresh.world_affine(e).unwrap(),
-            );
-            assert!(a.abs_diff_eq(b, 1e-4), "world of {e}: {a:?} vs {b:?}");
-        }
+        assert_same_as_fresh(&view, &replica);
     }
     assert!(view.is_live(Entity(512 + 7)));
 }
