@@ -116,6 +116,10 @@ pub struct SceneView {
     /// moved, with its subtree, to fresh slots at the end. Freed slots stay empty (holes)
     /// until a compaction lays everything out again.
     pub(super) topo_sorted: bool,
+    /// New nodes appended at the end since the last breadth-first layout: they sit apart from
+    /// their siblings. See `update.rs`. (Subtrees moved to the end leave holes, which the
+    /// compaction counts.)
+    pub(super) appended_since_layout: usize,
     pub(super) pass: u32,
     /// Views with at least this many nodes may propagate by sweeping the slots (see
     /// `propagate.rs`); a field so that unit tests can force the sweep on small views.
@@ -164,6 +168,7 @@ impl SceneView {
             cycles: Vec::new(),
             free_cycles: Vec::new(),
             topo_sorted: true,
+            appended_since_layout: 0,
             pass: 0,
             sweep_min_nodes: super::propagate::SWEEP_MIN_NODES,
             parallel_min_slots: super::sweep::PARALLEL_MIN_SLOTS,

@@ -27,6 +27,7 @@ impl SceneView {
         self.mark.push(0);
         self.walk.push(NONE);
         self.source_hint.push(NO_HINT);
+        self.appended_since_layout += 1;
         self.index.insert(entity, s);
         if s != ROOT_SLOT {
             self.referrers[ROOT_SLOT as usize] += 1;

@@ -265,3 +265,31 @@ fn bulk_rereads_of_a_replica_match_a_fresh_build() {
     }
     assert!(view.is_live(Entity(512 + 7)));
 }
+
+#[test]
+fn a_view_grown_frame_by_frame_is_laid_out_again_so_siblings_stay_together() {
+    let mut rng = ChaCha8Rng::seed_from_u64(23);
+    let full = random_table(&mut rng, 12_000);
+    let mut table = TransformTable::new();
+    let mut view = SceneView::new();
+    // Entities arrive in id order, 1,000 a frame, each under a random earlier one: appended
+    // at the end, apart from their siblings.
+    let rows: Vec<(Entity, Transform)> = full.iter().map(|(e, t)| (e, *t)).collect();
+    for frame in rows.chunks(1000) {
+        for &(e, t) in frame {
+            table.set(e, t);
+        }
+        view.update(&table);
+        view.assert_consistent();
+        assert!(!view.last_update_stats().rebuilt);
+        if view.len() >= 4096 {
+            assert!(
+                view.appended_since_layout * 2 < view.len(),
+                "{} of {} nodes appended since the last layout",
+                view.appended_since_layout,
+                view.len()
+            );
+        }
+    }
+    assert_same_as_fresh(&view, &table);
+}

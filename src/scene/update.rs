@@ -13,6 +13,8 @@ const BULK_MIN: usize = 4096;
 const READ_BATCH: usize = 256;
 /// Slots beyond twice the node count (holes) tolerated before the layout is compacted.
 const COMPACT_SLACK: usize = 1024;
+/// Views smaller than this are not laid out again for scattered nodes: they fit in the cache.
+const RELAYOUT_MIN: usize = 4096;
 
 /// What reading the changed entities found, for the structural steps that follow.
 #[derive(Default)]
@@ -206,8 +208,13 @@ impl SceneView {
             self.structure_generation += 1;
             self.generation += 1;
         }
-        // Holes left by moves and removals: compact once they outnumber the nodes.
-        if self.entity.len() > 2 * self.len() + COMPACT_SLACK {
+        // Holes left by moves and removals: compact once they outnumber the nodes. New nodes
+        // appended at the end sit apart from their siblings, so walks of their subtrees jump
+        // around memory: lay out again once they are half the view (amortized: the view has
+        // grown by half since the last layout, which cost O(view)). crdt/apply with the view
+        // every 1,000 messages, which creates its 60,000 entities first: 8–12% faster.
+        let scattered = self.appended_since_layout * 2 >= self.len() && self.len() >= RELAYOUT_MIN;
+        if self.entity.len() > 2 * self.len() + COMPACT_SLACK || scattered {
             self.relayout_breadth_first();
         }
     }
