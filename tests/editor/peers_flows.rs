@@ -273,14 +273,23 @@ fn peer_columns_show_siblings_in_the_scenes_inspector_nodes_order_as_the_hierarc
     h.run();
     // Both peers' columns (the Peers workspace shows them instead of the hierarchy): Beta above
     // Alpha in each, as in the hierarchy.
-    let rows = |name: &str| -> Vec<egui::Rect> {
+    let rows = |h: &Harness<'static, Workbench>, name: &str| -> Vec<egui::Rect> {
         let mut r: Vec<egui::Rect> = h.get_all_by_label(name).map(|n| n.rect()).collect();
         r.sort_by(|a, b| a.left().total_cmp(&b.left()));
         r
     };
-    let (alphas, betas) = (rows(&alpha), rows(&beta));
+    let (alphas, betas) = (rows(&h, &alpha), rows(&h, &beta));
     assert_eq!(alphas.len(), 2, "one row per peer column: {alphas:?}");
     assert_eq!(betas.len(), 2);
+    for (a, b) in alphas.iter().zip(&betas) {
+        assert!(b.top() < a.top(), "Beta {b:?} is above Alpha {a:?}");
+    }
+    // The same in each of the Policies view's columns (the active peer's tree under each rule).
+    h.get_by_label("Policies").click();
+    h.run();
+    let (alphas, betas) = (rows(&h, &alpha), rows(&h, &beta));
+    assert_eq!(alphas.len(), 5, "one row per policy column: {alphas:?}");
+    assert_eq!(betas.len(), 5);
     for (a, b) in alphas.iter().zip(&betas) {
         assert!(b.top() < a.top(), "Beta {b:?} is above Alpha {a:?}");
     }

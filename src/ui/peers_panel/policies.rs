@@ -180,6 +180,8 @@ impl PeersPanel {
                         differing: differing[peer.index()]
                             .as_ref()
                             .map_or(&empty, |(_, set)| set),
+                        order: &flags[peer.index()].sibling_order,
+                        order_generation: flags[peer.index()].order_generation(),
                     };
                     let column = &mut columns[peer.index() * n + k];
                     ui.allocate_ui(egui::vec2(size.x, each), |ui| {

@@ -2,7 +2,7 @@
 //! peer's render tree (Decentraland's root fallback), or the tree one [`TreePolicy`] draws for
 //! a peer (the Policies view), which also marks the entities the policies place differently.
 
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::crdt::network::PeerId;
 use crate::editor::SiblingOrder;
@@ -84,16 +84,22 @@ pub struct PolicyTree<'a> {
     pub policy: TreePolicy,
     /// The entities to mark.
     pub differing: &'a FxHashSet<Entity>,
+    /// The peer's sibling order (`inspector::Nodes`).
+    pub order: &'a SiblingOrder,
+    /// Changes whenever `order` does.
+    pub order_generation: u64,
 }
 
 impl TreeSource for PolicyTree<'_> {
     fn generation(&self) -> u64 {
-        self.board.generation(self.peer, self.policy)
+        // Both only grow; a board's generation stays far below 2^40.
+        self.board
+            .generation(self.peer, self.policy)
+            .wrapping_add(self.order_generation << 40)
     }
 
     fn rows(&self) -> Vec<(Entity, u32)> {
-        self.board
-            .preorder(self.peer, self.policy)
+        in_sibling_order(&self.board.preorder(self.peer, self.policy), self.order)
             .into_iter()
             .filter(|(e, _)| !e.is_root())
             .map(|(e, depth)| (e, depth - 1))
@@ -122,6 +128,32 @@ impl TreeSource for PolicyTree<'_> {
     fn mark_note(&self, entity: Entity, name: &dyn Fn(Entity) -> String) -> String {
         policy_reasons(self.board, self.peer, self.policy, entity, name)
     }
+}
+
+/// A preorder (entity, depth from the root at 0) with every entity's children put in `order`
+/// (the policies list them by id: the board lives below the editor, which knows the order).
+/// Iterative, so any depth is fine.
+fn in_sibling_order(preorder: &[(Entity, u32)], order: &SiblingOrder) -> Vec<(Entity, u32)> {
+    let mut children: FxHashMap<Entity, Vec<Entity>> = FxHashMap::default();
+    // path[d] is the entity at depth d on the way to the current row.
+    let mut path: Vec<Entity> = Vec::new();
+    for &(entity, depth) in preorder {
+        path.truncate(depth as usize);
+        if let Some(&parent) = path.last() {
+            children.entry(parent).or_default().push(entity);
+        }
+        path.push(entity);
+    }
+    let mut out = Vec::with_capacity(preorder.len());
+    let mut stack: Vec<(Entity, u32)> = preorder.first().copied().into_iter().collect();
+    while let Some((entity, depth)) = stack.pop() {
+        out.push((entity, depth));
+        if let Some(kids) = children.get_mut(&entity) {
+            order.sort(entity, kids);
+            stack.extend(kids.iter().rev().map(|&k| (k, depth + 1)));
+        }
+    }
+    out
 }
 
 /// Every policy's placement of `entity` for `peer` and why, one line each, `first` first.
