@@ -289,3 +289,31 @@ fn in_the_editor_layout_each_policys_tree_starts_above_the_lower_view() {
         }
     }
 }
+
+#[test]
+fn at_1280_by_800_all_five_policy_columns_fit_the_peers_panel() {
+    let mut h = lesson(6, egui::vec2(1280.0, 800.0));
+    h.get_by_label("Policies").click();
+    h.run();
+    // Where the Peers panel ends (the Peers workspace's own dock).
+    let edge = {
+        let tree = h.state().peers_dock.main_surface();
+        let (node, _) = tree.find_tab(&scenetree::ui::Tab::Peers).expect("docked");
+        tree[node].rect().expect("a leaf has a rect").right()
+    };
+    // The last header (HideCycle) and what it says it hides are inside the panel, not cut at
+    // its edge (the columns used to overflow by their separators' width).
+    for _ in 0..4 {
+        next_step(&mut h);
+    }
+    for policy in TreePolicy::ALL {
+        let header = h.get_by_label(policy.name()).rect();
+        assert!(
+            header.left() + 100.0 <= edge,
+            "{}: header at {header:?}, panel edge {edge}",
+            policy.name()
+        );
+    }
+    let hidden = h.get_by_label_contains("hidden: ").rect();
+    assert!(hidden.right() <= edge, "{hidden:?} vs the edge at {edge}");
+}

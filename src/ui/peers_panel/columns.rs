@@ -18,6 +18,8 @@ use crate::ui::tree_row::{Expander, ROW_HEIGHT, RowBadge, TreeRow};
 
 /// The narrowest a column gets; more peers than fit scroll sideways.
 const MIN_COLUMN_WIDTH: f32 = 230.0;
+/// The width a separator between columns takes (points).
+const SEPARATOR_WIDTH: f32 = 6.0;
 /// Columns shorter than this (points) leave out the 3D views.
 const MIN_HEIGHT_FOR_VIEWS: f32 = 240.0;
 /// Behind a marked row (one the policies place differently): the warning colour, faint.
@@ -235,9 +237,12 @@ pub(super) fn side_by_side(
     min_width: f32,
     mut column: impl FnMut(&mut egui::Ui, usize, egui::Vec2),
 ) {
-    let spacing = ui.spacing().item_spacing.x;
+    // Between two columns: the item spacing on both sides of a separator, and the separator's
+    // own width (egui's default, 6 points). Counting one spacing only made the columns
+    // overflow the panel by 14 points a gap, cutting the last one at the edge.
+    let gap = 2.0 * ui.spacing().item_spacing.x + SEPARATOR_WIDTH;
     let available = ui.available_size();
-    let width = ((available.x - spacing * (count as f32 - 1.0)) / count as f32).max(min_width);
+    let width = ((available.x - gap * (count as f32 - 1.0)) / count as f32).max(min_width);
     let size = egui::vec2(width, available.y);
     egui::ScrollArea::horizontal()
         .id_salt(id_salt)
@@ -254,7 +259,7 @@ pub(super) fn side_by_side(
                         },
                     );
                     if i + 1 < count {
-                        ui.separator();
+                        ui.add(egui::Separator::default().spacing(SEPARATOR_WIDTH));
                     }
                 }
             });

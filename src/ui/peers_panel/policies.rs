@@ -19,8 +19,10 @@ use crate::scene::policy::{PolicyBoard, TreePolicy};
 use crate::ui::action::Action;
 use crate::ui::style;
 
-/// The narrowest a policy column gets; narrower panels scroll sideways.
-const MIN_POLICY_COLUMN_WIDTH: f32 = 190.0;
+/// The narrowest a policy column gets; narrower panels scroll sideways. At 140 all five fit the
+/// Peers workspace of a 1280-wide window (at 190 the fifth, HideCycle, was cut off at the edge,
+/// its scroll bar shown only on hover).
+const MIN_POLICY_COLUMN_WIDTH: f32 = 140.0;
 
 /// Policy columns shorter than this (points) leave the policy's source to its tooltip.
 const COMPACT_BELOW_HEIGHT: f32 = 240.0;
@@ -245,7 +247,7 @@ fn policy_header_ui(
         });
         return;
     }
-    ui.label(RichText::new(policy.name()).strong())
+    ui.add(egui::Label::new(RichText::new(policy.name()).strong()).truncate())
         .on_hover_text(about);
     truncated(ui, policy.source(), ui.visuals().weak_text_color());
     truncated(ui, &line, color).on_hover_text(&line);
