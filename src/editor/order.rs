@@ -49,13 +49,23 @@ impl SiblingOrder {
     /// Every node of the view with its depth (root = 0), parents before children, siblings in
     /// this order. Iterative, so any depth is fine.
     pub fn preorder(&self, view: &SceneView) -> Vec<(Entity, u32)> {
-        let mut out = Vec::with_capacity(view.len());
+        self.preorder_with(view.len(), |e, kids| kids.extend(view.children_of(e)))
+    }
+
+    /// The same for any tree: `children(e, kids)` appends `e`'s children (in any order) to
+    /// `kids`; `len` is a capacity hint.
+    pub fn preorder_with(
+        &self,
+        len: usize,
+        mut children: impl FnMut(Entity, &mut Vec<Entity>),
+    ) -> Vec<(Entity, u32)> {
+        let mut out = Vec::with_capacity(len);
         let mut stack = vec![(Entity::ROOT, 0u32)];
         let mut kids = Vec::new();
         while let Some((e, depth)) = stack.pop() {
             out.push((e, depth));
             kids.clear();
-            kids.extend(view.children_of(e));
+            children(e, &mut kids);
             self.sort(e, &mut kids);
             stack.extend(kids.iter().rev().map(|&k| (k, depth + 1)));
         }

@@ -258,8 +258,8 @@ impl InspectorPanel {
         let world = decompose(&world);
         let (scale, position) = (world.scale, world.translation);
         let cells = Cells::new(ui);
-        let undefined = |ui: &mut egui::Ui, name: &str, count: usize, axes: &[&str]| {
-            for axis in &axes[..count] {
+        let undefined = |ui: &mut egui::Ui, name: &str, axes: &[&str]| {
+            for axis in axes {
                 cells.undefined(ui, &format!("{name} {axis}"), FLAT_WORLD);
             }
         };
@@ -295,7 +295,7 @@ impl InspectorPanel {
                     ),
                     None => {
                         cells.row_label(ui, "Rotation", FLAT_WORLD);
-                        undefined(ui, "World rotation", 4, &["x", "y", "z", "w"]);
+                        undefined(ui, "World rotation", &["x", "y", "z", "w"]);
                     }
                 }
                 ui.end_row();
@@ -317,7 +317,7 @@ impl InspectorPanel {
                             );
                         }
                     }
-                    None => undefined(ui, "World Euler", 3, &["X", "Y", "Z"]),
+                    None => undefined(ui, "World Euler", &["X", "Y", "Z"]),
                 }
                 ui.label(RichText::new(order.label()).weak())
                     .on_hover_text("The order chosen for the local Euler row");

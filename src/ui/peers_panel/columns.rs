@@ -321,8 +321,7 @@ impl PeersPanel {
             };
             let source = RootFallbackTree {
                 view: &self.views[i],
-                order: &self.flags[i].sibling_order,
-                order_generation: self.flags[i].order_generation(),
+                flags: &self.flags[i],
             };
             tree_ui(
                 ui,
@@ -391,8 +390,7 @@ impl PeersPanel {
         let name = |e: Entity| network.entity_label(e, peer);
         let source = RootFallbackTree {
             view: &self.views[i],
-            order: &self.flags[i].sibling_order,
-            order_generation: self.flags[i].order_generation(),
+            flags: &self.flags[i],
         };
         self.columns[i].sync(network.epoch(), &source, &name);
         for (text, color) in &self.columns[i].rerooted {

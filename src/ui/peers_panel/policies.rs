@@ -182,8 +182,7 @@ impl PeersPanel {
                         differing: differing[peer.index()]
                             .as_ref()
                             .map_or(&empty, |(_, set)| set),
-                        order: &flags[peer.index()].sibling_order,
-                        order_generation: flags[peer.index()].order_generation(),
+                        flags: &flags[peer.index()],
                     };
                     let column = &mut columns[peer.index() * n + k];
                     ui.allocate_ui(egui::vec2(size.x, each), |ui| {

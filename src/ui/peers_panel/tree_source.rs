@@ -5,7 +5,7 @@
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::crdt::network::PeerId;
-use crate::editor::SiblingOrder;
+use crate::editor::{InspectorFlags, SiblingOrder};
 use crate::model::Entity;
 use crate::scene::SceneView;
 use crate::scene::policy::{PolicyBoard, TreePolicy};
@@ -41,27 +41,32 @@ pub trait TreeSource {
 pub struct RootFallbackTree<'a> {
     /// The peer's render tree.
     pub view: &'a SceneView,
-    /// The peer's sibling order.
-    pub order: &'a SiblingOrder,
-    /// Changes whenever `order` does.
-    pub order_generation: u64,
+    /// The peer's Inspector flags, for the sibling order.
+    pub flags: &'a InspectorFlags,
+}
+
+/// A tree's generation combined with its sibling order's, so either change rebuilds the rows.
+fn with_order(generation: u64, flags: &InspectorFlags) -> u64 {
+    // Both only grow; a tree's generation stays far below 2^40.
+    generation.wrapping_add(flags.order_generation() << 40)
+}
+
+/// A preorder from the root (depth 0) as column rows: the root left out, depths from 0.
+fn below_root(preorder: Vec<(Entity, u32)>) -> Vec<(Entity, u32)> {
+    preorder
+        .into_iter()
+        .filter(|(e, _)| !e.is_root())
+        .map(|(e, depth)| (e, depth - 1))
+        .collect()
 }
 
 impl TreeSource for RootFallbackTree<'_> {
     fn generation(&self) -> u64 {
-        // Both only grow; a view's generation stays far below 2^40.
-        self.view
-            .generation()
-            .wrapping_add(self.order_generation << 40)
+        with_order(self.view.generation(), self.flags)
     }
 
     fn rows(&self) -> Vec<(Entity, u32)> {
-        self.order
-            .preorder(self.view)
-            .into_iter()
-            .filter(|(e, _)| !e.is_root())
-            .map(|(e, depth)| (e, depth - 1))
-            .collect()
+        below_root(self.flags.sibling_order.preorder(self.view))
     }
 
     fn badge(&self, entity: Entity, name: &dyn Fn(Entity) -> String) -> RowBadge {
@@ -84,26 +89,18 @@ pub struct PolicyTree<'a> {
     pub policy: TreePolicy,
     /// The entities to mark.
     pub differing: &'a FxHashSet<Entity>,
-    /// The peer's sibling order (`inspector::Nodes`).
-    pub order: &'a SiblingOrder,
-    /// Changes whenever `order` does.
-    pub order_generation: u64,
+    /// The peer's Inspector flags, for the sibling order.
+    pub flags: &'a InspectorFlags,
 }
 
 impl TreeSource for PolicyTree<'_> {
     fn generation(&self) -> u64 {
-        // Both only grow; a board's generation stays far below 2^40.
-        self.board
-            .generation(self.peer, self.policy)
-            .wrapping_add(self.order_generation << 40)
+        with_order(self.board.generation(self.peer, self.policy), self.flags)
     }
 
     fn rows(&self) -> Vec<(Entity, u32)> {
-        in_sibling_order(&self.board.preorder(self.peer, self.policy), self.order)
-            .into_iter()
-            .filter(|(e, _)| !e.is_root())
-            .map(|(e, depth)| (e, depth - 1))
-            .collect()
+        let preorder = self.board.preorder(self.peer, self.policy);
+        below_root(in_sibling_order(&preorder, &self.flags.sibling_order))
     }
 
     fn badge(&self, entity: Entity, name: &dyn Fn(Entity) -> String) -> RowBadge {
@@ -130,9 +127,8 @@ impl TreeSource for PolicyTree<'_> {
     }
 }
 
-/// A preorder (entity, depth from the root at 0) with every entity's children put in `order`
-/// (the policies list them by id: the board lives below the editor, which knows the order).
-/// Iterative, so any depth is fine.
+/// A preorder from the root (depth 0) with every entity's children put in `order` (the
+/// policies list them by id: the board lives below the editor, which knows the order).
 fn in_sibling_order(preorder: &[(Entity, u32)], order: &SiblingOrder) -> Vec<(Entity, u32)> {
     let mut children: FxHashMap<Entity, Vec<Entity>> = FxHashMap::default();
     // path[d] is the entity at depth d on the way to the current row.
@@ -144,16 +140,9 @@ fn in_sibling_order(preorder: &[(Entity, u32)], order: &SiblingOrder) -> Vec<(En
         }
         path.push(entity);
     }
-    let mut out = Vec::with_capacity(preorder.len());
-    let mut stack: Vec<(Entity, u32)> = preorder.first().copied().into_iter().collect();
-    while let Some((entity, depth)) = stack.pop() {
-        out.push((entity, depth));
-        if let Some(kids) = children.get_mut(&entity) {
-            order.sort(entity, kids);
-            stack.extend(kids.iter().rev().map(|&k| (k, depth + 1)));
-        }
-    }
-    out
+    order.preorder_with(preorder.len(), |e, kids| {
+        kids.extend_from_slice(children.get(&e).map_or(&[][..], Vec::as_slice))
+    })
 }
 
 /// Every policy's placement of `entity` for `peer` and why, one line each, `first` first.
