@@ -2,6 +2,10 @@
 //! the large generated scene (65,024 entities, two peers): `PolicyBoard::sync` after one
 //! parent change by peer 1 (the write itself, into the network, is not timed).
 //!
+//! Then what the Peers panel recomputes after each edit or delivery on that scene:
+//! `Replica::digest` of one peer, and `Network::convergence` while the two peers differ (the
+//! edit still in flight), which also lists the entities that differ.
+//!
 //! `cargo bench --bench policies`
 
 use std::time::{Duration, Instant};
@@ -75,6 +79,26 @@ fn policies(c: &mut Criterion) {
     ];
     group.bench_function("close_or_open_a_cycle_over_1016_entities", |b| {
         b.iter_custom(|iters| time_syncs(&mut net, &mut board, &writes, iters))
+    });
+    group.finish();
+
+    // Peer 1 has moved node 600; peer 2 has not heard of it yet.
+    let mut net = Network::new(2, 1, &examples::large(usize::MAX)).unwrap();
+    let write = reparent(&net, Entity(600), Entity(513));
+    net.write(P1, write).expect("node 600 exists");
+    let mut group = c.benchmark_group("peers_65024_entities");
+    group
+        .sample_size(20)
+        .measurement_time(Duration::from_secs(6));
+    group.bench_function("digest_of_one_peer", |b| {
+        b.iter(|| net.replica(P1).unwrap().digest())
+    });
+    group.bench_function("convergence_while_they_differ", |b| {
+        b.iter(|| {
+            let convergence = net.convergence();
+            assert_eq!(convergence.differing, [Entity(600)]);
+            convergence
+        })
     });
     group.finish();
 }

@@ -198,6 +198,34 @@ fn a_dropped_message_leaves_the_peers_apart_and_names_the_entity() {
 }
 
 #[test]
+fn the_entities_that_differ_cover_deletions_and_component_removals_and_match_given_digests() {
+    let mut net = furnished(3, 0);
+    net.write(P1, LocalWrite::DeleteEntity { entity: LAMP })
+        .unwrap();
+    net.write(
+        P2,
+        LocalWrite::DeleteComponent {
+            entity: TABLE,
+            component: ids::NAME,
+        },
+    )
+    .unwrap();
+    net.write(P3, LocalWrite::name(CHAIR, "Stool")).unwrap();
+    // Nothing delivered: each peer differs from the others on its own entity.
+    let c = net.convergence();
+    assert!(!c.converged);
+    let mut expected = vec![LAMP, TABLE, CHAIR];
+    expected.sort();
+    assert_eq!(c.differing, expected);
+    let digests = net.replicas().iter().map(Replica::digest).collect();
+    assert_eq!(net.convergence_with(digests), c);
+    net.deliver_all(DeliveryOrder::Send, MessageFilter::ALL);
+    let c = net.convergence();
+    assert!(c.converged, "differing: {:?}", c.differing);
+    assert!(c.differing.is_empty());
+}
+
+#[test]
 fn a_duplicate_follows_its_original_and_changes_nothing_twice() {
     let mut net = furnished(3, 0);
     net.write(P1, move_to(LAMP, 2.0, TABLE)).unwrap(); // #1 → 2, #2 → 3

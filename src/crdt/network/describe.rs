@@ -1,7 +1,8 @@
 //! Readable summaries of messages and events for the peers panel and the CLI, and the
 //! convergence check.
 
-use std::collections::BTreeMap;
+use rustc_hash::FxHashMap;
+use xxhash_rust::xxh3::xxh3_64_with_seed;
 
 use super::timeline::{Event, EventKind};
 use super::{InFlight, MessageId, MessageKind, Network, PeerId};
@@ -110,37 +111,53 @@ pub struct Convergence {
     pub differing: Vec<Entity>,
 }
 
-/// A replica's state per entity, as the digest sees it: the encoded registers and grow-only
-/// values of entities that are not deleted, and a DELETE_ENTITY under each deleted id (at its
-/// highest deleted version). Two replicas have equal digests exactly when these maps are equal.
-pub fn entity_states(replica: &Replica) -> BTreeMap<Entity, Vec<u8>> {
-    let mut out: BTreeMap<Entity, Vec<u8>> = BTreeMap::new();
-    for msg in replica.state_messages() {
-        if !replica.is_deleted(msg.entity()) {
-            msg.encode_into(out.entry(msg.entity()).or_default());
-        }
-    }
-    for entity in replica.deleted_entities() {
-        CrdtMessage::DeleteEntity { entity }.encode_into(out.entry(entity).or_default());
-    }
+/// Per entity, a 64-bit hash of its part of [`Replica::digest`] (its registers and grow-only
+/// values, or its DELETE_ENTITY), ascending by entity. Equal states give equal lists; a
+/// difference in an entity's state changes its hash, up to a negligible chance of collision.
+/// Hashes, not the encoded bytes: a large scene's state is megabytes per peer.
+fn entity_hashes(replica: &Replica) -> Vec<(Entity, u64)> {
+    let mut hashes: FxHashMap<Entity, u64> = FxHashMap::default();
+    replica.for_each_digested(|entity, bytes| {
+        // Chained through the seed: an entity's messages always come in the same order.
+        let hash = hashes.entry(entity).or_insert(0);
+        *hash = xxh3_64_with_seed(bytes, *hash);
+    });
+    let mut out: Vec<(Entity, u64)> = hashes.into_iter().collect();
+    out.sort_unstable_by_key(|&(entity, _)| entity);
     out
 }
 
 impl Network {
     /// Compares the peers: digests, messages in flight, and the entities that differ.
     pub fn convergence(&self) -> Convergence {
-        let digests: Vec<u128> = self.replicas().iter().map(Replica::digest).collect();
+        self.convergence_with(self.replicas().iter().map(Replica::digest).collect())
+    }
+
+    /// [`Self::convergence`] with each peer's [`Replica::digest`] already known (peer 1
+    /// first), for callers that keep them per replica version.
+    pub fn convergence_with(&self, digests: Vec<u128>) -> Convergence {
+        debug_assert_eq!(digests.len(), self.replicas().len(), "one digest per peer");
         let same = digests.windows(2).all(|w| w[0] == w[1]);
         let differing = if same {
             Vec::new()
         } else {
-            let states: Vec<BTreeMap<Entity, Vec<u8>>> =
-                self.replicas().iter().map(entity_states).collect();
-            let mut all: Vec<Entity> = states.iter().flat_map(|s| s.keys().copied()).collect();
+            let states: Vec<Vec<(Entity, u64)>> =
+                self.replicas().iter().map(entity_hashes).collect();
+            let hash_of = |state: &[(Entity, u64)], e: Entity| {
+                state
+                    .binary_search_by_key(&e, |&(entity, _)| entity)
+                    .ok()
+                    .map(|i| state[i].1)
+            };
+            let mut all: Vec<Entity> = states.iter().flatten().map(|&(e, _)| e).collect();
             all.sort_unstable();
             all.dedup();
             all.into_iter()
-                .filter(|e| states.windows(2).any(|w| w[0].get(e) != w[1].get(e)))
+                .filter(|&e| {
+                    states
+                        .windows(2)
+                        .any(|w| hash_of(&w[0], e) != hash_of(&w[1], e))
+                })
                 .collect()
         };
         Convergence {

@@ -31,7 +31,7 @@ use rand::Rng;
 use super::replica::{ApplyOutcome, Replica};
 use exec::{Draw, keyed_rng};
 
-pub use describe::{Convergence, describe_message, entity_states};
+pub use describe::{Convergence, describe_message};
 pub use effect::{FieldChange, MessageEffect, MessageRow, transform_changes};
 pub use parent_writes::{ParentWrite, ParentWriteTracker, WriteOrigin};
 pub use timeline::{Event, EventKind, Op};

@@ -10,6 +10,13 @@ impl Replica {
     /// This is the complete LWW state, tombstones included; [`Self::digest`] hashes it.
     pub fn state_messages(&self) -> Vec<CrdtMessage> {
         let mut out = Vec::new();
+        self.each_state_message(|msg| out.push(msg));
+        out
+    }
+
+    /// [`Self::state_messages`] one at a time, without collecting them (a large scene's state
+    /// is hundreds of thousands of messages).
+    fn each_state_message(&self, mut visit: impl FnMut(CrdtMessage)) {
         let mut components: Vec<u32> = self
             .lww_components()
             .chain(self.grow_only.keys().copied())
@@ -19,25 +26,24 @@ impl Replica {
         for component in components {
             let mut registers = self.registers(component);
             registers.sort_unstable_by_key(|(e, _)| *e);
-            out.extend(
-                registers
-                    .into_iter()
-                    .map(|(e, entry)| Self::state_message(e, component, entry)),
-            );
+            for (e, entry) in registers {
+                visit(Self::state_message(e, component, entry));
+            }
             if let Some(rows) = self.grow_only.get(&component) {
                 let mut entities: Vec<&Entity> = rows.keys().collect();
                 entities.sort_unstable();
                 for e in entities {
-                    out.extend(rows[e].iter().map(|data| CrdtMessage::AppendValue {
-                        entity: *e,
-                        component,
-                        timestamp: 0,
-                        data: data.clone(),
-                    }));
+                    for data in &rows[e] {
+                        visit(CrdtMessage::AppendValue {
+                            entity: *e,
+                            component,
+                            timestamp: 0,
+                            data: data.clone(),
+                        });
+                    }
                 }
             }
         }
-        out
     }
 
     /// The canonical `main.crdt` of this state: one PUT_COMPONENT per live value (APPEND_VALUE
@@ -69,16 +75,29 @@ impl Replica {
     /// arrives after a value bumps a timestamp; one that arrives first leaves none).
     /// Equal digests ⇔ equal states, up to a negligible chance of collision.
     pub fn digest(&self) -> u128 {
+        // Streamed: the encoded state of a large scene is megabytes, never needed whole.
+        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+        self.for_each_digested(|_, bytes| hasher.update(bytes));
+        hasher.digest128()
+    }
+
+    /// Visits what [`Self::digest`] hashes, in its order, one encoded message at a time with
+    /// the entity it belongs to: each register and grow-only value of the entities that are
+    /// not deleted, then a DELETE_ENTITY per deleted entity.
+    pub fn for_each_digested(&self, mut visit: impl FnMut(Entity, &[u8])) {
         let mut bytes = Vec::new();
-        for msg in self.state_messages() {
+        self.each_state_message(|msg| {
             if !self.is_deleted(msg.entity()) {
+                bytes.clear();
                 msg.encode_into(&mut bytes);
+                visit(msg.entity(), &bytes);
             }
-        }
+        });
         for entity in self.deleted_entities() {
+            bytes.clear();
             CrdtMessage::DeleteEntity { entity }.encode_into(&mut bytes);
+            visit(entity, &bytes);
         }
-        xxhash_rust::xxh3::xxh3_128(&bytes)
     }
 
     /// Builds a replica by applying messages in order (replies are discarded).

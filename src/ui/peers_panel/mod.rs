@@ -367,7 +367,8 @@ impl PeersPanel {
         let flying = network.in_flight().len();
         let key = (versions, flying);
         if self.convergence.as_ref().is_none_or(|(k, _)| *k != key) {
-            self.convergence = Some((key, network.convergence()));
+            let digests = self.summaries.iter().map(|s| s.2).collect();
+            self.convergence = Some((key, network.convergence_with(digests)));
         }
     }
 }
