@@ -91,6 +91,11 @@ impl SceneView {
         const AHEAD: usize = 16;
         let sparse = slots.len() * 4 < span;
         for (i, &s) in slots.iter().enumerate() {
+            // The parent's slot is needed to hint its world, so it is hinted twice as far
+            // ahead: read without it, it stalls the loop (perf: a third of the time here).
+            if sparse && let Some(&far) = slots.get(i + 2 * AHEAD) {
+                crate::model::prefetch(&self.parent[far as usize]);
+            }
             if sparse && let Some(&ahead) = slots.get(i + AHEAD) {
                 let ahead = ahead as usize;
                 // The node's own world row too, so that the store does not wait.
