@@ -264,7 +264,12 @@ fn print_tree(file: &Path, as_json: bool) -> Result<(), String> {
                 } else {
                     ""
                 };
-                writeln!(out, "{indent}{label}{implicit}{marker}")?;
+                let not_finite = if view.has_non_finite_local(e) {
+                    "  [not finite: its Transform holds a value that is not a finite number; not drawn]"
+                } else {
+                    ""
+                };
+                writeln!(out, "{indent}{label}{implicit}{marker}{not_finite}")?;
             }
             Ok(())
         })()

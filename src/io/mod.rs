@@ -26,6 +26,7 @@ pub use dcl_crdt::CrdtLayout;
 pub use error::{LoadError, Location};
 
 use crate::crdt::Replica;
+use crate::model::{Entity, Transform};
 
 /// The file formats scenetree reads and writes.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -152,12 +153,62 @@ pub fn open_scene_bytes(path: &Path, bytes: &[u8]) -> Result<OpenedScene, LoadEr
             replica
         }
     };
+    notes.extend(non_finite_notes(&replica));
     Ok(OpenedScene {
         replica,
         format,
         context,
         notes,
     })
+}
+
+/// Notes naming the Transforms that hold a value that is not a finite number (a NaN, an
+/// infinity, or a JSON number beyond `f32`'s range): the viewport cannot draw those entities or
+/// anything below them. The values stay as they are (a save writes them back unchanged) until
+/// the user types finite ones. At most ten are named, then a count.
+fn non_finite_notes(replica: &Replica) -> Vec<String> {
+    const NAMED: usize = 10;
+    let mut bad: Vec<(Entity, Transform)> = replica
+        .live_entities()
+        .filter_map(|e| replica.transform(e).map(|t| (e, t)))
+        .filter(|(_, t)| !t.is_finite())
+        .collect();
+    bad.sort_unstable_by_key(|(e, _)| *e);
+    let mut notes: Vec<String> = bad
+        .iter()
+        .take(NAMED)
+        .map(|(e, t)| {
+            format!(
+                "entity {e}: its Transform's {} is not a finite number, so it and everything \
+                 under it cannot be drawn; type finite values in the inspector to fix it",
+                first_non_finite_value(t)
+            )
+        })
+        .collect();
+    if bad.len() > NAMED {
+        notes.push(format!(
+            "{} more entities have Transforms with values that are not finite numbers",
+            bad.len() - NAMED
+        ));
+    }
+    notes
+}
+
+/// Names the first value of `t` that is not finite, with the value: "position x (inf)".
+fn first_non_finite_value(t: &Transform) -> String {
+    let fields = [
+        ("position", t.position.to_array().to_vec()),
+        ("rotation", t.rotation.to_array().to_vec()),
+        ("scale", t.scale.to_array().to_vec()),
+    ];
+    for (name, values) in fields {
+        for (value, axis) in values.into_iter().zip(["x", "y", "z", "w"]) {
+            if !value.is_finite() {
+                return format!("{name} {axis} ({value})");
+            }
+        }
+    }
+    "value".to_owned()
 }
 
 /// Loads a scene file of any supported format into a fresh replica (the context is dropped;

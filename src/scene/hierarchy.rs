@@ -327,6 +327,40 @@ impl SceneView {
         Fallback::None
     }
 
+    /// True when the entity's local matrix is not finite: its Transform holds an infinite or
+    /// NaN value, or values so large that the matrix overflows. The viewport cannot draw it or
+    /// anything below it (their world matrices are not finite either).
+    pub fn has_non_finite_local(&self, entity: Entity) -> bool {
+        self.slot(entity)
+            .is_some_and(|s| !self.local[s].is_finite())
+    }
+
+    /// The entity itself or its nearest ancestor (by effective parent) whose local matrix is not
+    /// finite: the one whose Transform keeps `entity` from being drawn. `None` when its world
+    /// matrix comes from finite locals only. Walks up iteratively (any depth).
+    pub fn non_finite_source_of(&self, entity: Entity) -> Option<Entity> {
+        let mut s = self.slot(entity)? as u32;
+        while s != NONE {
+            if !self.local[s as usize].is_finite() {
+                return Some(self.entity[s as usize]);
+            }
+            s = self.parent[s as usize];
+        }
+        None
+    }
+
+    /// Every entity whose local matrix is not finite (see [`Self::has_non_finite_local`]),
+    /// sorted.
+    pub fn non_finite_locals(&self) -> Vec<Entity> {
+        let mut out: Vec<Entity> = self
+            .allocated_slots()
+            .filter(|&s| !self.local[s].is_finite())
+            .map(|s| self.entity[s])
+            .collect();
+        out.sort_unstable();
+        out
+    }
+
     pub(super) fn cycle_members_of_slot(&self, s: usize) -> Option<&[Entity]> {
         let c = self.cycle[s];
         (c != NONE)

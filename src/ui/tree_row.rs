@@ -37,6 +37,9 @@ pub enum RowBadge {
     Cycle { ring: String, declared: String },
     /// The declared parent (named `declared`) has no Transform.
     MissingParent { declared: String },
+    /// Drawn under its declared parent, but its Transform gives a local matrix that is not
+    /// finite: neither it nor anything below it can be drawn.
+    NotFinite,
 }
 
 impl RowBadge {
@@ -44,6 +47,7 @@ impl RowBadge {
     pub fn of(view: &SceneView, entity: Entity, name: impl Fn(Entity) -> String) -> RowBadge {
         let declared = || name(view.declared_parent_of(entity).unwrap_or(Entity::ROOT));
         match view.fallback_reason(entity) {
+            Fallback::None if view.has_non_finite_local(entity) => RowBadge::NotFinite,
             Fallback::None => RowBadge::None,
             Fallback::Cycle(members) => RowBadge::Cycle {
                 ring: present::cycle_ring(members, &name),
@@ -252,6 +256,13 @@ fn badge_text(badge: &RowBadge) -> Option<(RichText, String)> {
                 .color(style::MISSING_PARENT)
                 .small(),
             present::missing_parent_note(declared),
+        )),
+        RowBadge::NotFinite => Some((
+            RichText::new("△ not finite").color(style::ERROR).small(),
+            "Its Transform holds a value that is not a finite number (NaN, an infinity, or too \
+             large), so neither it nor anything under it can be drawn. Type finite values in \
+             the inspector to fix it."
+                .to_owned(),
         )),
     }
 }

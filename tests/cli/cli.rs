@@ -231,3 +231,23 @@ fn a_malformed_window_size_is_refused_before_any_window_opens() {
     assert!(!run.status.success());
     assert!(String::from_utf8_lossy(&run.stderr).contains("expected WIDTHxHEIGHT"));
 }
+
+#[test]
+fn tree_text_marks_transforms_that_are_not_finite() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(
+        dir.path(),
+        "s.crdt",
+        &[
+            transform_put(512, 0, f32::NAN, 1),
+            transform_put(513, 512, 1.0, 1), // finite itself: not marked, though not drawn
+            transform_put(514, 0, 1.0, 1),
+        ],
+    );
+    let run = scenetree(&["tree", &file]);
+    assert!(run.status.success());
+    let text = String::from_utf8(run.stdout).unwrap();
+    let marked: Vec<&str> = text.lines().filter(|l| l.contains("[not finite")).collect();
+    assert_eq!(marked.len(), 1, "{text}");
+    assert!(marked[0].trim_start().starts_with("512"), "{text}");
+}

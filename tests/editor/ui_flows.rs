@@ -431,3 +431,47 @@ pub(crate) fn click_at<State>(h: &mut Harness<'_, State>, pos: egui::Pos2) {
     }
     h.run();
 }
+
+#[test]
+fn a_transform_that_is_not_finite_is_badged_explained_and_fixed_by_typing_a_number() {
+    // The Chair's position x is an infinity (as a JSON number beyond f32's range reads).
+    let doc = room();
+    let mut bad = doc.local_transform(CHAIR);
+    bad.position.x = f32::INFINITY;
+    let mut replica = doc.replica().clone();
+    replica.put_transform(CHAIR, &bad).unwrap();
+    let mut h = harness(Document::new(replica, None));
+    assert_eq!(
+        h.get_all_by_label("△ not finite").count(),
+        1,
+        "on the Chair only"
+    );
+    assert!(
+        h.query_by_label_contains("△ 1 with a Transform that is not finite")
+            .is_some(),
+        "the scene summary counts it"
+    );
+    h.get_by_label(&row("Chair", CHAIR)).click();
+    h.run();
+    assert!(
+        h.query_by_label_contains("Not drawn: its own Transform holds a value")
+            .is_some()
+    );
+
+    type_into_chair_field(&mut h, "Local position x", "-3");
+    assert_eq!(h.state().doc.local_transform(CHAIR).position.x, -3.0);
+    assert!(h.query_by_label("△ not finite").is_none());
+    assert!(h.query_by_label_contains("Not drawn").is_none());
+    // One undo brings the value, and the badge, back.
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    h.run();
+    assert!(
+        h.state()
+            .doc
+            .local_transform(CHAIR)
+            .position
+            .x
+            .is_infinite()
+    );
+    assert_eq!(h.get_all_by_label("△ not finite").count(), 1);
+}

@@ -238,3 +238,45 @@ proptest::proptest! {
         proptest::prop_assert_eq!(back.component_data(Entity(512), 1), r.component_data(Entity(512), 1));
     }
 }
+
+#[test]
+fn transforms_that_are_not_finite_are_named_in_the_load_notes() {
+    // A JSON number beyond f32's range reads as an infinity: the entity is named with the
+    // value, and nothing else is.
+    let mut r = Replica::new();
+    let fine = Transform::IDENTITY;
+    r.put_transform(Entity(512), &fine).unwrap();
+    r.put_transform(Entity(513), &fine).unwrap();
+    let json = native::to_native_json(&r).replacen("0.0", "1e39", 1);
+    let opened = io::open_scene_bytes(Path::new("scene.json"), json.as_bytes()).unwrap();
+    assert_eq!(opened.notes.len(), 1, "{:?}", opened.notes);
+    assert!(
+        opened.notes[0].contains("entity 512") && opened.notes[0].contains("position x (inf)"),
+        "{:?}",
+        opened.notes
+    );
+
+    // In a main.crdt, NaN and infinities come as they are; past ten entities, a count.
+    let mut r = Replica::new();
+    r.put_transform(Entity(600), &fine).unwrap();
+    for i in 0..12 {
+        let mut bad = fine;
+        if i == 0 {
+            bad.rotation.w = f32::NAN;
+        } else {
+            bad.scale.z = f32::NEG_INFINITY;
+        }
+        r.put_transform(Entity(700 + i), &bad).unwrap();
+    }
+    let bytes = dcl_crdt::to_crdt_bytes(&r);
+    let opened = io::open_scene_bytes(Path::new("main.crdt"), &bytes).unwrap();
+    assert_eq!(opened.notes.len(), 11, "{:?}", opened.notes);
+    assert!(opened.notes[0].contains("entity 700") && opened.notes[0].contains("rotation w (NaN)"));
+    assert!(opened.notes[1].contains("entity 701") && opened.notes[1].contains("scale z (-inf)"));
+    assert!(
+        opened.notes[10].starts_with("2 more entities"),
+        "{:?}",
+        opened.notes[10]
+    );
+    assert!(!opened.notes.iter().any(|n| n.contains("entity 600")));
+}

@@ -401,3 +401,38 @@ proptest! {
         check_against_naive(&table, &fresh);
     }
 }
+
+#[test]
+fn a_transform_that_is_not_finite_is_found_from_itself_and_from_below_until_it_is_fixed() {
+    // ROOT > 512 > 513 (position x infinite) > 514 > 515 > 516 > 517.
+    let mut table = seed_chain();
+    table.set(e(513), at(f32::INFINITY, 512));
+    let mut view = SceneView::from_source(&table);
+    assert_eq!(view.non_finite_locals(), vec![e(513)]);
+    assert!(view.has_non_finite_local(e(513)));
+    assert!(
+        !view.has_non_finite_local(e(514)),
+        "finite itself, only its world is not"
+    );
+    assert!(!view.world_affine(e(515)).unwrap().is_finite());
+    assert_eq!(view.non_finite_source_of(e(513)), Some(e(513)));
+    assert_eq!(view.non_finite_source_of(e(515)), Some(e(513)));
+    assert_eq!(view.non_finite_source_of(e(512)), None);
+    assert_eq!(view.non_finite_source_of(e(999)), None, "not in the view");
+
+    // A NaN below it: the nearest one is named.
+    let mut nan = at(1.0, 514);
+    nan.rotation = Quat::from_xyzw(f32::NAN, 0.0, 0.0, 1.0);
+    table.set(e(515), nan);
+    view.update(&table);
+    assert_eq!(view.non_finite_locals(), vec![e(513), e(515)]);
+    assert_eq!(view.non_finite_source_of(e(516)), Some(e(515)));
+
+    // Fixed, incrementally: nothing is found any more and the worlds are finite again.
+    table.set(e(513), at(1.0, 512));
+    table.set(e(515), at(1.0, 514));
+    view.update(&table);
+    assert!(view.non_finite_locals().is_empty());
+    assert_eq!(view.non_finite_source_of(e(517)), None);
+    assert_eq!(world_x(&view, 517), 6.0);
+}

@@ -32,9 +32,9 @@ pub struct InspectorPanel {
     pub error: Option<String>,
     /// The selection `error` was about: another selection does not show it.
     error_subject: Vec<Entity>,
-    /// (replica version, cycles, re-rooted entities) for the scene summary: counting scans
+    /// The scene summary's counts and the replica version they were made at: counting scans
     /// every node, so it is redone only when the replica changed.
-    scene_counts: Option<(crate::crdt::ReplicaVersion, usize, usize)>,
+    scene_counts: Option<(crate::crdt::ReplicaVersion, SceneCounts)>,
     /// The name as typed in the Name field, until it is committed.
     pub(super) name_draft: Option<(Entity, String)>,
     /// A Material colour drag is coalescing edits until its picker closes.
@@ -71,10 +71,15 @@ impl InspectorPanel {
         let Some(entity) = doc.selection.primary() else {
             let generation = doc.replica().version();
             let counts = match self.scene_counts {
-                Some((g, cycles, rerooted)) if g == generation => (cycles, rerooted),
+                Some((g, counts)) if g == generation => counts,
                 _ => {
-                    let counts = (doc.view().cycles().len(), doc.view().rerooted().len());
-                    self.scene_counts = Some((generation, counts.0, counts.1));
+                    let view = doc.view();
+                    let counts = SceneCounts {
+                        cycles: view.cycles().len(),
+                        rerooted: view.rerooted().len(),
+                        not_finite: view.non_finite_locals().len(),
+                    };
+                    self.scene_counts = Some((generation, counts));
                     counts
                 }
             };
@@ -143,7 +148,23 @@ impl InspectorPanel {
 }
 
 /// With nothing selected: what the open scene is, and what loading it noticed.
-fn scene_summary_ui(ui: &mut egui::Ui, doc: &Document, (cycles, rerooted): (usize, usize)) {
+/// What the scene summary counts.
+#[derive(Clone, Copy, Debug)]
+struct SceneCounts {
+    /// Parenting cycles.
+    cycles: usize,
+    /// Entities drawn at the root instead of under their declared parent.
+    rerooted: usize,
+    /// Entities whose local matrix is not finite (not drawn, nor anything below them).
+    not_finite: usize,
+}
+
+fn scene_summary_ui(ui: &mut egui::Ui, doc: &Document, counts: SceneCounts) {
+    let SceneCounts {
+        cycles,
+        rerooted,
+        not_finite,
+    } = counts;
     ui.heading("Scene");
     super::inspector_model::project_ui(ui, doc);
     match &doc.file {
@@ -159,6 +180,15 @@ fn scene_summary_ui(ui: &mut egui::Ui, doc: &Document, (cycles, rerooted): (usiz
         "{} entities · {cycles} parenting cycle(s) · {rerooted} re-rooted",
         doc.scene_entity_count(),
     ));
+    if not_finite > 0 {
+        ui.colored_label(
+            style::ERROR,
+            format!(
+                "△ {not_finite} with a Transform that is not finite: not drawn, nor anything \
+                 under them (badged in the hierarchy)"
+            ),
+        );
+    }
     if !doc.load_notes.is_empty() {
         ui.separator();
         ui.label(RichText::new("Notes from loading").strong());

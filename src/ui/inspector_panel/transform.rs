@@ -255,6 +255,17 @@ impl InspectorPanel {
         let Some(world) = doc.view().world_affine(entity) else {
             return;
         };
+        if let Some(source) = doc.view().non_finite_source_of(entity) {
+            let whose = if source == entity {
+                "its own Transform".to_owned()
+            } else {
+                format!("the Transform of {}", doc.display_name(source))
+            };
+            ui.colored_label(
+                crate::ui::style::ERROR,
+                format!("△ Not drawn: {whose} holds a value that is not a finite number"),
+            );
+        }
         let world = decompose(&world);
         let (scale, position) = (world.scale, world.translation);
         let cells = Cells::new(ui);

@@ -64,7 +64,7 @@ impl ColumnCache {
         let mut rings = HashSet::new();
         for &(e, _, _) in &self.rows {
             match source.badge(e, name) {
-                RowBadge::None => {}
+                RowBadge::None | RowBadge::NotFinite => {}
                 RowBadge::Cycle { ring, .. } => {
                     if rings.insert(ring.clone()) {
                         self.rerooted.push((format!("⟲ {ring}"), style::CYCLE));
