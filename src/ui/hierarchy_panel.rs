@@ -155,9 +155,12 @@ impl HierarchyPanel {
         let mut area = egui::ScrollArea::vertical().auto_shrink([false, false]);
         if let Some(i) = scroll_index {
             // Only a row out of view moves the list (a click on a shown row must not jump).
+            // `show_rows` lays rows out one row height plus the item spacing apart: without
+            // the spacing, a row far down the list was scrolled to thousands of points short.
             let (offset, height) = self.shown_span;
-            let top = i as f32 * ROW_HEIGHT;
-            if top < offset || top + ROW_HEIGHT > offset + height {
+            let pitch = ROW_HEIGHT + ui.spacing().item_spacing.y;
+            let top = i as f32 * pitch;
+            if top < offset || top + pitch > offset + height {
                 area = area.vertical_scroll_offset((top - 60.0).max(0.0));
             }
         }

@@ -14,8 +14,8 @@ use crate::scene::{Fallback, SceneView};
 pub const ROW_HEIGHT: f32 = 20.0;
 /// Indentation per tree level, in points.
 pub const INDENT: f32 = 14.0;
-/// The least room a name keeps however deep its row, points.
-const MIN_NAME_WIDTH: f32 = 60.0;
+/// The least room a name keeps however deep its row (or half the row, if less), points.
+const MIN_NAME_WIDTH: f32 = 110.0;
 
 /// The expand arrow of a row.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -125,10 +125,7 @@ impl TreeRow<'_> {
             ui.with_layout(Layout::right_to_left(Align::Center), |ui| {
                 trailing(ui);
                 ui.with_layout(Layout::left_to_right(Align::Center), |ui| {
-                    // Deep rows in a narrow panel: the indentation gives way so that a name
-                    // keeps some room.
-                    let room = ui.available_width() - INDENT - MIN_NAME_WIDTH;
-                    ui.add_space((self.depth as f32 * INDENT).min(room.max(0.0)));
+                    self.indent_ui(ui);
                     toggled = self.expander_ui(ui);
                     let label = match rename {
                         Some(edit) => edit(ui),
@@ -146,6 +143,36 @@ impl TreeRow<'_> {
             row: inner.response,
             toggled,
         }
+    }
+
+    /// The indentation. Deep rows in a narrow panel (a long chain) cannot be indented in
+    /// full: the indentation stops where a name would no longer have room, and the row says
+    /// its level instead ("31›"), since the indentation no longer shows it.
+    fn indent_ui(&self, ui: &mut egui::Ui) {
+        // In a narrow column (the Policies view's) half the row is room enough.
+        let width = ui.available_width();
+        let room = (width - INDENT - MIN_NAME_WIDTH.min(width / 2.0)).max(0.0);
+        let indent = self.depth as f32 * INDENT;
+        if indent <= room {
+            ui.add_space(indent);
+            return;
+        }
+        let level = self.depth + 1;
+        let text = RichText::new(format!("{level}›")).small().weak();
+        let label_width = egui::WidgetText::from(text.clone())
+            .into_galley(
+                ui,
+                Some(egui::TextWrapMode::Extend),
+                f32::INFINITY,
+                TextStyle::Small,
+            )
+            .size()
+            .x;
+        ui.add_space((room - label_width - ui.spacing().item_spacing.x).max(0.0));
+        ui.label(text).on_hover_text(format!(
+            "Level {level} below the scene root: too deep to indent in full at this panel's \
+             width"
+        ));
     }
 
     /// The expand arrow (or the space it takes on a leaf); true when it was clicked.

@@ -475,3 +475,68 @@ fn a_transform_that_is_not_finite_is_badged_explained_and_fixed_by_typing_a_numb
     );
     assert_eq!(h.get_all_by_label("△ not finite").count(), 1);
 }
+
+#[test]
+fn revealing_an_entity_far_down_a_long_list_scrolls_its_row_into_view() {
+    // 400 siblings: the row of the 350th lies about 8,000 points down the list.
+    let mut r = Replica::new();
+    for i in 0..400 {
+        let e = Entity(512 + i);
+        r.put_transform(e, &Transform::IDENTITY).unwrap();
+        r.put(e, ids::NAME, encode_name(&format!("Item {i}")))
+            .unwrap();
+    }
+    let mut h = harness(Document::new(r, None));
+    let target = Entity(512 + 350);
+    assert!(
+        h.query_by_label(&row("Item 350", target)).is_none(),
+        "not drawn yet"
+    );
+    {
+        let bench = h.state_mut();
+        bench.hierarchy.reveal(&bench.doc, target);
+    }
+    h.run();
+    h.run();
+    let rect = h.get_by_label(&row("Item 350", target)).rect();
+    assert!(
+        rect.top() >= 0.0 && rect.bottom() <= 800.0,
+        "the row is on screen: {rect:?}"
+    );
+}
+
+#[test]
+fn rows_too_deep_to_indent_keep_room_for_their_name_and_say_their_level() {
+    // A chain of 25: Link 0 under the root, each next one under the previous.
+    let mut r = Replica::new();
+    for i in 0..25 {
+        let e = Entity(512 + i);
+        let parent = if i == 0 {
+            Entity::ROOT
+        } else {
+            Entity(511 + i)
+        };
+        let t = Transform {
+            parent,
+            ..Transform::IDENTITY
+        };
+        r.put_transform(e, &t).unwrap();
+        r.put(e, ids::NAME, encode_name(&format!("Link {i}")))
+            .unwrap();
+    }
+    let h = harness(Document::new(r, None));
+    // Shallow rows are indented in full and carry no level.
+    assert!(h.query_by_label("1›").is_none());
+    let shallow = h.get_by_label(&row("Link 1", Entity(513))).rect();
+    let deepest = h.get_by_label(&row("Link 24", Entity(536))).rect();
+    assert!(
+        h.query_by_label("25›").is_some(),
+        "the deepest row says its level"
+    );
+    // "Link 24  ·  536" takes about 86 points; a 60-point floor cut it to "Link 2…".
+    assert!(
+        deepest.width() >= 80.0,
+        "the name is not cut short: {deepest:?}"
+    );
+    assert!(deepest.left() > shallow.left(), "still indented further");
+}
