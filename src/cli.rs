@@ -226,6 +226,7 @@ fn print_tree(file: &Path, as_json: bool) -> Result<(), String> {
                     "effective_parent": view.effective_parent_of(e).map(|p| p.0),
                     "reason": reason.as_str(),
                     "implicit": view.is_implicit(e),
+                    "not_finite": view.has_non_finite_local(e),
                     "world": world,
                 });
                 if let Fallback::Cycle(members) = reason {

@@ -196,19 +196,23 @@ fn non_finite_notes(replica: &Replica) -> Vec<String> {
 
 /// Names the first value of `t` that is not finite, with the value: "position x (inf)".
 fn first_non_finite_value(t: &Transform) -> String {
-    let fields = [
-        ("position", t.position.to_array().to_vec()),
-        ("rotation", t.rotation.to_array().to_vec()),
-        ("scale", t.scale.to_array().to_vec()),
+    let (p, r, s) = (t.position, t.rotation, t.scale);
+    let values = [
+        ("position x", p.x),
+        ("position y", p.y),
+        ("position z", p.z),
+        ("rotation x", r.x),
+        ("rotation y", r.y),
+        ("rotation z", r.z),
+        ("rotation w", r.w),
+        ("scale x", s.x),
+        ("scale y", s.y),
+        ("scale z", s.z),
     ];
-    for (name, values) in fields {
-        for (value, axis) in values.into_iter().zip(["x", "y", "z", "w"]) {
-            if !value.is_finite() {
-                return format!("{name} {axis} ({value})");
-            }
-        }
-    }
-    "value".to_owned()
+    values
+        .iter()
+        .find(|(_, v)| !v.is_finite())
+        .map_or_else(|| "value".to_owned(), |(name, v)| format!("{name} ({v})"))
 }
 
 /// Loads a scene file of any supported format into a fresh replica (the context is dropped;

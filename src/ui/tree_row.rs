@@ -159,15 +159,7 @@ impl TreeRow<'_> {
         }
         let level = self.depth + 1;
         let text = RichText::new(format!("{level}›")).small().weak();
-        let label_width = egui::WidgetText::from(text.clone())
-            .into_galley(
-                ui,
-                Some(egui::TextWrapMode::Extend),
-                f32::INFINITY,
-                TextStyle::Small,
-            )
-            .size()
-            .x;
+        let label_width = small_text_width(ui, text.clone());
         ui.add_space((room - label_width - ui.spacing().item_spacing.x).max(0.0));
         ui.label(text).on_hover_text(format!(
             "Level {level} below the scene root: too deep to indent in full at this panel's \
@@ -297,14 +289,21 @@ fn badge_text(badge: &RowBadge) -> Option<(RichText, String)> {
 /// The width the badge takes beside a name, points (0 for no badge).
 fn badge_width(ui: &egui::Ui, badge: &RowBadge) -> f32 {
     badge_text(badge).map_or(0.0, |(text, _)| {
-        let galley = egui::WidgetText::from(text).into_galley(
+        small_text_width(ui, text) + ui.spacing().item_spacing.x
+    })
+}
+
+/// The width of a small label's text on one line, points.
+fn small_text_width(ui: &egui::Ui, text: RichText) -> f32 {
+    egui::WidgetText::from(text)
+        .into_galley(
             ui,
             Some(egui::TextWrapMode::Extend),
             f32::INFINITY,
             TextStyle::Small,
-        );
-        galley.size().x + ui.spacing().item_spacing.x
-    })
+        )
+        .size()
+        .x
 }
 
 fn badge_ui(ui: &mut egui::Ui, badge: &RowBadge) {

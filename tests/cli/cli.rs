@@ -250,4 +250,10 @@ fn tree_text_marks_transforms_that_are_not_finite() {
     let marked: Vec<&str> = text.lines().filter(|l| l.contains("[not finite")).collect();
     assert_eq!(marked.len(), 1, "{text}");
     assert!(marked[0].trim_start().starts_with("512"), "{text}");
+
+    let run = scenetree(&["tree", "--json", &file]);
+    let list: Vec<Value> = serde_json::from_slice(&run.stdout).unwrap();
+    let flagged: Vec<&Value> = list.iter().filter(|o| o["not_finite"] == true).collect();
+    assert_eq!(flagged.len(), 1);
+    assert_eq!(flagged[0]["entity"], 512);
 }

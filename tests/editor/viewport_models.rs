@@ -323,8 +323,9 @@ fn clicking_a_model_selects_its_entity_by_its_triangles_and_f_frames_its_real_bo
             .wait_until_loaded(Duration::from_secs(60))
     );
     // Frames keep running while the renderer uploads the models (in time-boxed slices, so a
-    // loaded machine needs more of them), then settle.
-    for _ in 0..2_000 {
+    // loaded machine needs more of them), then settle. The cap only stops a hang: 2,000 frames
+    // were not enough once while other test binaries loaded the 2 cores.
+    for _ in 0..20_000 {
         if !h.state().renderer.models_waiting() {
             break;
         }

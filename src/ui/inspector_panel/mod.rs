@@ -147,7 +147,6 @@ impl InspectorPanel {
     }
 }
 
-/// With nothing selected: what the open scene is, and what loading it noticed.
 /// What the scene summary counts.
 #[derive(Clone, Copy, Debug)]
 struct SceneCounts {
@@ -159,6 +158,7 @@ struct SceneCounts {
     not_finite: usize,
 }
 
+/// With nothing selected: what the open scene is, and what loading it noticed.
 fn scene_summary_ui(ui: &mut egui::Ui, doc: &Document, counts: SceneCounts) {
     let SceneCounts {
         cycles,
