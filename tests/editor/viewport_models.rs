@@ -323,13 +323,15 @@ fn clicking_a_model_selects_its_entity_by_its_triangles_and_f_frames_its_real_bo
             .wait_until_loaded(Duration::from_secs(60))
     );
     // Frames keep running while the renderer uploads the models (in time-boxed slices, so a
-    // loaded machine needs more of them), then settle. The cap only stops a hang: 2,000 frames
-    // were not enough once while other test binaries loaded the 2 cores.
+    // loaded machine needs more of them), then settle. A frame comes first: the flag is from
+    // the frame before the loads finished, when no model was waiting yet, and checking it
+    // then skipped the uploads and left them to `run`'s four steps (it failed so on a loaded
+    // machine). The cap only stops a hang.
     for _ in 0..20_000 {
+        h.step();
         if !h.state().renderer.models_waiting() {
             break;
         }
-        h.step();
     }
     h.run();
     assert!(!h.state().renderer.models_waiting());
