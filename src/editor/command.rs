@@ -56,7 +56,8 @@ pub enum Command {
 }
 
 impl Command {
-    /// A short label for the Edit menu ("Undo Reparent").
+    /// The verb that names the command's undo step ("Reparent"); the step's label adds what it
+    /// acted on (see `Document::step_label`).
     pub fn label(&self) -> &'static str {
         match self {
             Command::SetTransforms(_) => "Transform",

@@ -353,7 +353,7 @@ impl Document {
         command: Command,
         coalesce: Option<u64>,
     ) -> Result<Applied, EditError> {
-        let label = command.label().to_string();
+        let label = self.step_label(&command);
         let (writes, applied) = self.plan(command)?;
         let changes = self.write_all(writes)?;
         self.history.record(Step {
@@ -367,6 +367,61 @@ impl Document {
         });
         self.refresh();
         Ok(applied)
+    }
+
+    /// What the Edit menu and the status bar call the step a command makes: its verb and what
+    /// it acts on, "Move Lamp", "Rotate 3 entities", "Rename Chair" (the name before the
+    /// rename). A Transform edit is named by what it changes: the parent ("Reparent"), the
+    /// rotation ("Rotate", the position may change with it, as when turning about a shared
+    /// pivot), the scale ("Scale", likewise), the position alone ("Move"), else "Transform".
+    fn step_label(&self, command: &Command) -> String {
+        let subject = |entities: &mut dyn Iterator<Item = Entity>| -> String {
+            let entities: Vec<Entity> = entities.collect();
+            match entities.as_slice() {
+                [one] => self.display_name(*one),
+                many => format!("{} entities", many.len()),
+            }
+        };
+        let verb = command.label();
+        match command {
+            Command::SetTransforms(edits) => {
+                let (mut moved, mut turned, mut scaled, mut reparented) =
+                    (false, false, false, false);
+                for (entity, new) in edits {
+                    let old = self.local_transform(*entity);
+                    moved |= old.position != new.position;
+                    turned |= old.rotation != new.rotation;
+                    scaled |= old.scale != new.scale;
+                    reparented |= old.parent != new.parent;
+                }
+                let verb = match (reparented, turned, scaled, moved) {
+                    (true, ..) => "Reparent",
+                    (false, true, false, _) => "Rotate",
+                    (false, false, true, _) => "Scale",
+                    (false, false, false, true) => "Move",
+                    _ => verb,
+                };
+                format!("{verb} {}", subject(&mut edits.iter().map(|(e, _)| *e)))
+            }
+            Command::Reparent { entities, .. }
+            | Command::Reorder { entities, .. }
+            | Command::Duplicate { entities }
+            | Command::Delete { entities }
+            | Command::SetHidden { entities, .. }
+            | Command::SetLocked { entities, .. } => {
+                format!("{verb} {}", subject(&mut entities.iter().copied()))
+            }
+            Command::Rename { entity, .. } => format!("{verb} {}", self.display_name(*entity)),
+            Command::Create { name, .. } if !name.is_empty() => format!("Create {name}"),
+            Command::Create { .. } => verb.to_string(),
+            Command::SetComponent {
+                entity, component, ..
+            } => {
+                let what = crate::model::component_name(*component)
+                    .map_or_else(|| format!("component {component}"), str::to_owned);
+                format!("Edit {what} of {}", self.display_name(*entity))
+            }
+        }
     }
 
     /// Reverts the last step. Returns its label, or `None` when there is nothing to undo. When

@@ -89,7 +89,7 @@ pub enum FileRequest {
 /// How serious a status message is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Severity {
-    /// Informational ("Undid Reparent").
+    /// Informational ("Undid Move Lamp").
     Info,
     /// An edit or file operation was refused.
     Error,

@@ -77,7 +77,7 @@ fn reparent_keeps_the_world_pose_by_default_and_undo_restores_it() {
             .distance(before.transform_point3(Vec3::new(0.0, 0.2, 0.0)).into())
             < 1e-4
     );
-    assert_eq!(doc.undo().unwrap().as_deref(), Some("Reparent"));
+    assert_eq!(doc.undo().unwrap().as_deref(), Some("Reparent Lamp"));
     assert_eq!(doc.view().effective_parent_of(LAMP), Some(TABLE));
     assert_eq!(doc.local_transform(LAMP).position, Vec3::new(0.0, 1.0, 0.0));
     doc.redo().unwrap();
@@ -421,4 +421,92 @@ fn selection_forgets_deleted_entities() {
     })
     .unwrap();
     assert_eq!(doc.selection.entities(), &[CHAIR]);
+}
+
+/// An entity and a change to make to its local Transform.
+type TransformEdit = (Entity, fn(&mut Transform));
+
+#[test]
+fn undo_steps_are_named_by_what_they_changed_and_on_what() {
+    let mut doc = room();
+    let set = |doc: &mut Document, edits: Vec<TransformEdit>| {
+        let edits = edits
+            .into_iter()
+            .map(|(e, change)| {
+                let mut t = doc.local_transform(e);
+                change(&mut t);
+                (e, t)
+            })
+            .collect();
+        doc.apply(Command::SetTransforms(edits)).unwrap();
+        doc.history().undo_label().unwrap().to_string()
+    };
+    assert_eq!(
+        set(&mut doc, vec![(LAMP, |t| t.position.x += 1.0)]),
+        "Move Lamp"
+    );
+    assert_eq!(
+        set(
+            &mut doc,
+            vec![(LAMP, |t| t.rotation = Quat::from_rotation_x(0.3))]
+        ),
+        "Rotate Lamp"
+    );
+    // Turning two entities about their shared centre moves them too: still a rotation.
+    assert_eq!(
+        set(
+            &mut doc,
+            vec![
+                (LAMP, |t| {
+                    t.rotation = Quat::from_rotation_z(0.2);
+                    t.position.y += 0.5;
+                }),
+                (CHAIR, |t| t.rotation = Quat::from_rotation_z(0.2)),
+            ]
+        ),
+        "Rotate 2 entities"
+    );
+    assert_eq!(
+        set(&mut doc, vec![(TABLE, |t| t.scale = Vec3::splat(3.0))]),
+        "Scale Table"
+    );
+    assert_eq!(
+        set(&mut doc, vec![(CHAIR, |t| t.parent = TABLE)]),
+        "Reparent Entity 515",
+        "an entity without a name is called by its number"
+    );
+    assert_eq!(
+        set(
+            &mut doc,
+            vec![(LAMP, |t| {
+                t.rotation = Quat::IDENTITY;
+                t.scale = Vec3::splat(2.0);
+            })]
+        ),
+        "Transform Lamp",
+        "rotation and scale together"
+    );
+    doc.apply(Command::Rename {
+        entity: LAMP,
+        name: "Desk lamp".into(),
+    })
+    .unwrap();
+    assert_eq!(doc.history().undo_label(), Some("Rename Lamp"));
+    doc.apply(Command::SetComponent {
+        entity: BULB,
+        component: 1018,
+        value: Some(vec![0x12, 0x00]), // a sphere instead of the box
+    })
+    .unwrap();
+    assert_eq!(
+        doc.history().undo_label(),
+        Some("Edit core::MeshRenderer of Entity 514")
+    );
+    doc.apply(Command::Delete {
+        entities: vec![LAMP, CHAIR],
+    })
+    .unwrap();
+    assert_eq!(doc.history().undo_label(), Some("Delete 2 entities"));
+    assert_eq!(doc.undo().unwrap().as_deref(), Some("Delete 2 entities"));
+    assert_eq!(doc.redo().unwrap().as_deref(), Some("Delete 2 entities"));
 }

@@ -309,7 +309,7 @@ fn a_drop_between_rows_reorders_siblings_and_stores_the_order_in_inspector_nodes
     assert_eq!(nodes.children_of(TABLE), [LAMP]);
     assert_eq!(nodes.children_of(LAMP), [BULB]);
     assert_eq!(doc.local_transform(CHAIR).parent, Entity::ROOT);
-    assert_eq!(doc.history().undo_label(), Some("Reorder"));
+    assert_eq!(doc.history().undo_label(), Some("Reorder Chair"));
     assert!(
         drop_lines(&h) == 0 && !preview_near(&h, "Chair", target),
         "gone after the drop"
@@ -383,7 +383,7 @@ fn a_drop_below_an_expanded_row_makes_the_first_child_and_onto_a_row_still_repar
     drop_at(&mut h, target);
     let doc = &h.state().doc;
     assert_eq!(doc.local_transform(CHAIR).parent, LAMP);
-    assert_eq!(doc.history().undo_label(), Some("Reparent"));
+    assert_eq!(doc.history().undo_label(), Some("Reparent Chair"));
     assert_eq!(
         doc.inspector_nodes().unwrap().children_of(LAMP),
         [BULB, CHAIR]

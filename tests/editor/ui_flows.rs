@@ -142,6 +142,33 @@ fn clicking_rows_selects_and_ctrl_click_adds() {
 }
 
 #[test]
+fn the_several_selected_note_wraps_inside_the_inspector_after_a_long_name() {
+    // Found by hand: "Book 3 (copy)  + 2 more selected — edits apply to all 3" ran past the
+    // inspector's right edge (the window's) and was cut off.
+    let mut doc = room();
+    let long = "A chair with a rather long name";
+    doc.apply(scenetree::editor::Command::Rename {
+        entity: CHAIR,
+        name: long.to_string(),
+    })
+    .unwrap();
+    let mut h = harness(doc);
+    h.get_by_label(&row("Lamp", LAMP)).click();
+    h.run();
+    h.get_by_label(&row(long, CHAIR))
+        .click_modifiers(Modifiers::COMMAND);
+    h.run();
+    let note = h.get_by_label_contains("+ 1 more selected").rect();
+    let window = h.ctx.content_rect();
+    assert!(
+        note.right() <= window.right(),
+        "the note ends at x = {}, past the window's edge at {}",
+        note.right(),
+        window.right()
+    );
+}
+
+#[test]
 fn f2_renames_inline_and_undo_restores_the_name() {
     let mut h = harness(room());
     h.get_by_label(&row("Chair", CHAIR)).click();

@@ -105,7 +105,7 @@ fn an_undo_that_cannot_write_says_so_and_leaves_no_redo_step() {
         "status: {text}"
     );
     assert!(
-        text.contains("Could not undo Transform") && text.contains("deleted"),
+        text.contains("Could not undo Move Lamp") && text.contains("deleted"),
         "{text}"
     );
     assert_eq!(bench.doc.replica().digest(), digest, "nothing was written");

@@ -123,7 +123,9 @@ impl InspectorPanel {
 
     fn header_ui(&self, ui: &mut egui::Ui, doc: &Document, entity: Entity) {
         let count = doc.selection.len();
-        ui.horizontal(|ui| {
+        // Wrapped: a long name and the several-selected note do not fit side by side in a
+        // narrow inspector, and a plain row would run past its edge.
+        ui.horizontal_wrapped(|ui| {
             ui.heading(doc.display_name(entity));
             if count > 1 {
                 ui.label(
