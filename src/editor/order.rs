@@ -57,10 +57,29 @@ impl SiblingOrder {
     pub fn preorder_with(
         &self,
         len: usize,
+        children: impl FnMut(Entity, &mut Vec<Entity>),
+    ) -> Vec<(Entity, u32)> {
+        self.preorder_from(Entity::ROOT, len, children)
+    }
+
+    /// `top` and every node drawn below it, parents before children, siblings in this order
+    /// (as the hierarchy lists their rows).
+    pub fn subtree(&self, view: &SceneView, top: Entity) -> Vec<Entity> {
+        self.preorder_from(top, 1, |e, kids| kids.extend(view.children_of(e)))
+            .into_iter()
+            .map(|(e, _)| e)
+            .collect()
+    }
+
+    /// [`Self::preorder_with`] from `top` (depth 0) down.
+    fn preorder_from(
+        &self,
+        top: Entity,
+        len: usize,
         mut children: impl FnMut(Entity, &mut Vec<Entity>),
     ) -> Vec<(Entity, u32)> {
         let mut out = Vec::with_capacity(len);
-        let mut stack = vec![(Entity::ROOT, 0u32)];
+        let mut stack = vec![(top, 0u32)];
         let mut kids = Vec::new();
         while let Some((e, depth)) = stack.pop() {
             out.push((e, depth));

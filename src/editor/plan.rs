@@ -118,10 +118,17 @@ impl Document {
                 if tops.is_empty() {
                     return Err(EditError::Nothing("duplicate"));
                 }
+                // Each subtree as its rows are listed: the copies take fresh ids in that
+                // order, so that a scene listing siblings by id lists the copies' children as
+                // it lists the originals'.
+                let order = self.sibling_order();
                 let originals: Vec<Vec<Entity>> = tops
                     .iter()
-                    .map(|&t| self.editable_subtree(t))
-                    .collect::<Result<_, _>>()?;
+                    .map(|&t| {
+                        self.editable_subtree(t)?;
+                        Ok(order.subtree(self.view(), t))
+                    })
+                    .collect::<Result<_, EditError>>()?;
                 let total: usize = originals.iter().map(Vec::len).sum();
                 let mut fresh = self.free_entities(total)?.into_iter();
                 for nodes in originals {

@@ -510,3 +510,61 @@ fn undo_steps_are_named_by_what_they_changed_and_on_what() {
     assert_eq!(doc.undo().unwrap().as_deref(), Some("Delete 2 entities"));
     assert_eq!(doc.redo().unwrap().as_deref(), Some("Delete 2 entities"));
 }
+
+#[test]
+fn a_duplicate_lists_its_children_in_the_originals_order() {
+    // Found by hand: duplicating the showroom's Shelf (Book 1, 2, 3) listed the copy's
+    // children as Book 3, Book 2, Book 1, since the copies were numbered in reverse and a
+    // scene without inspector::Nodes lists siblings by id.
+    let mut r = Replica::new();
+    let shelf = Entity(600);
+    r.put_transform(shelf, &Transform::IDENTITY).unwrap();
+    // Ids out of name order, with a grandchild, to tell any numbering from the listed one.
+    let books = [
+        (Entity(603), "Book 1"),
+        (Entity(601), "Book 2"),
+        (Entity(602), "Book 3"),
+    ];
+    for (book, name) in books {
+        r.put_transform(
+            book,
+            &Transform {
+                parent: shelf,
+                ..Transform::IDENTITY
+            },
+        )
+        .unwrap();
+        r.put(book, ids::NAME, encode_name(name)).unwrap();
+    }
+    let bookmark = Entity(604);
+    r.put_transform(
+        bookmark,
+        &Transform {
+            parent: Entity(601),
+            ..Transform::IDENTITY
+        },
+    )
+    .unwrap();
+    let mut doc = Document::new(r, None);
+    let names_under = |doc: &Document, parent: Entity| -> Vec<String> {
+        doc.ordered_children(parent)
+            .into_iter()
+            .map(|c| doc.display_name(c))
+            .collect()
+    };
+    let originals = names_under(&doc, shelf);
+    assert_eq!(originals, ["Book 2", "Book 3", "Book 1"], "listed by id");
+    let copy = doc
+        .apply(Command::Duplicate {
+            entities: vec![shelf],
+        })
+        .unwrap()
+        .created[0];
+    assert_eq!(names_under(&doc, copy), originals);
+    let copied_book_2 = doc.ordered_children(copy)[0];
+    assert_eq!(
+        doc.view().children_of(copied_book_2).count(),
+        1,
+        "the bookmark came along"
+    );
+}
