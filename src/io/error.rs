@@ -45,7 +45,10 @@ impl LoadError {
                 line: error.line(),
                 column: error.column(),
             },
-            message: format!("not valid JSON: {error}"),
+            message: format!(
+                "not valid JSON: {}",
+                crate::model::present::json_syntax_problem(error)
+            ),
         }
     }
 

@@ -175,9 +175,10 @@ impl Project {
 fn scene_title(bytes: &[u8]) -> Result<Option<String>, String> {
     let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| {
         format!(
-            "not valid JSON at line {}, column {}: {e}",
+            "not valid JSON at line {}, column {}: {}",
             e.line(),
-            e.column()
+            e.column(),
+            crate::model::present::json_syntax_problem(&e)
         )
     })?;
     if !value.is_object() {

@@ -3,7 +3,8 @@
 //! say the same thing the same way. It lives in `model` (not `scene`) because the peers
 //! simulation's message descriptions (`crdt`) use it too.
 //!
-//! It also holds the one rule for how the inspector prints numbers ([`Quantity`], [`fixed`]).
+//! It also holds the one rule for how the inspector prints numbers ([`Quantity`], [`fixed`]),
+//! and how a JSON syntax error is said ([`json_syntax_problem`]) by every reader of JSON files.
 
 use super::Entity;
 
@@ -92,6 +93,18 @@ pub fn missing_parent_note(declared: &str) -> String {
     format!(
         "Missing parent: {declared} has no Transform, so it is drawn as the identity at the origin."
     )
+}
+
+/// What is wrong with a JSON text, for people: serde_json's message without the line and
+/// column (the caller shows them once, where it shows places), and a text that stops in the
+/// middle said plainly, since that is what a truncated or half-written file looks like.
+pub fn json_syntax_problem(error: &serde_json::Error) -> String {
+    if error.is_eof() {
+        return "the text ends in the middle of a value (is the file cut short?)".to_string();
+    }
+    let text = error.to_string();
+    let place = format!(" at line {} column {}", error.line(), error.column());
+    text.strip_suffix(&place).unwrap_or(&text).to_string()
 }
 
 #[cfg(test)]

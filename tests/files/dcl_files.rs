@@ -474,7 +474,12 @@ fn a_scene_not_read_from_a_composite_is_saved_as_one() {
 fn bad_composites_name_the_place_and_the_problem() {
     let p = Path::new("bad.composite");
     let cases: &[(&str, &str, Option<&str>)] = &[
-        ("{\"components\": [", "not valid JSON", None),
+        ("{\"components\": [", "not valid JSON: the text ends", None),
+        (
+            "{\"components\": [,]}",
+            "not valid JSON: expected value",
+            None,
+        ),
         ("[1, 2]", "expected a JSON object", None),
         (
             "{\"version\": 1}",

@@ -110,9 +110,14 @@ fn save_then_open_preserves_everything_and_is_atomic() {
 fn bad_native_files_name_the_place_and_the_problem() {
     let p = Path::new("bad.json");
     let cases = [
+        // A file cut short is said so, and the place is given once (in the prefix).
         (
             "{\"format\": \"scenetree/1\", \"entities\": [",
-            "not valid JSON",
+            "bad.json:1:39: not valid JSON: the text ends in the middle of a value (is the file cut short?)",
+        ),
+        (
+            "{\"format\": \"scenetree/1\", \"entities\": [}",
+            "bad.json:1:40: not valid JSON: expected value",
         ),
         ("{\"entities\": []}", "missing"),
         (

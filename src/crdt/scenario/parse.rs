@@ -50,7 +50,10 @@ pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
             line: e.line(),
             column: e.column(),
         },
-        message: format!("not valid JSON: {e}"),
+        message: format!(
+            "not valid JSON: {}",
+            crate::model::present::json_syntax_problem(&e)
+        ),
     })?;
     let root = Node::root(&doc);
     root.only(&[
