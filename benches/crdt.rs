@@ -36,6 +36,10 @@ use scenetree::crdt::{CrdtMessage, Replica, decode_stream, encode_stream};
 use scenetree::model::{Entity, Transform};
 use scenetree::scene::SceneView;
 
+/// The allocator the editor runs with (main.rs): huge pages under large arrays.
+#[global_allocator]
+static ALLOC: scenetree::model::HugePageAlloc = scenetree::model::HugePageAlloc;
+
 const MESSAGES: usize = 1_000_000;
 const ENTITIES: u32 = 60_000;
 const FRAME: usize = 1_000;

@@ -11,6 +11,10 @@ use scenetree::crdt::Replica;
 use scenetree::io::{dcl_composite, dcl_crdt};
 use scenetree::model::dcl::codec::ProtoMessage;
 
+/// The allocator the editor runs with (main.rs): huge pages under large arrays.
+#[global_allocator]
+static ALLOC: scenetree::model::HugePageAlloc = scenetree::model::HugePageAlloc;
+
 fn dcl_files(c: &mut Criterion) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/dcl/Cozy-House-Template");
     let crdt = std::fs::read(dir.join("main.crdt")).expect("fixture");

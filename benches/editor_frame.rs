@@ -19,6 +19,10 @@ use scenetree::ui::Workbench;
 use scenetree::ui::hierarchy_panel::DraggedEntities;
 use scenetree::ui::viewport::NullRenderer;
 
+/// The allocator the editor runs with (main.rs): huge pages under large arrays.
+#[global_allocator]
+static ALLOC: scenetree::model::HugePageAlloc = scenetree::model::HugePageAlloc;
+
 fn large_workbench() -> Workbench {
     let doc = Document::new(examples::large(usize::MAX), None);
     let mut bench = Workbench::new(doc);

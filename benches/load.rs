@@ -20,6 +20,10 @@ use scenetree::crdt::Replica;
 use scenetree::io::{dcl_crdt, native};
 use scenetree::scene::SceneView;
 
+/// The allocator the editor runs with (main.rs): huge pages under large arrays.
+#[global_allocator]
+static ALLOC: scenetree::model::HugePageAlloc = scenetree::model::HugePageAlloc;
+
 fn load(c: &mut Criterion) {
     let scene = scenetree::editor::examples::large(usize::MAX);
     let json = native::to_native_json(&scene);

@@ -13,6 +13,10 @@ use scenetree::editor::examples;
 use scenetree::model::{Entity, Transform};
 use scenetree::scene::order_explorer::explore_orders;
 
+/// The allocator the editor runs with (main.rs): huge pages under large arrays.
+#[global_allocator]
+static ALLOC: scenetree::model::HugePageAlloc = scenetree::model::HugePageAlloc;
+
 fn explorer(c: &mut Criterion) {
     let start = examples::large(usize::MAX);
     let mut author = start.clone();

@@ -16,6 +16,10 @@ use scenetree::editor::examples;
 use scenetree::model::Entity;
 use scenetree::scene::policy::PolicyBoard;
 
+/// The allocator the editor runs with (main.rs): huge pages under large arrays.
+#[global_allocator]
+static ALLOC: scenetree::model::HugePageAlloc = scenetree::model::HugePageAlloc;
+
 const P1: PeerId = PeerId(1);
 
 /// Times `sync` after each of `writes`, taken in turn, on an already synced board.

@@ -29,6 +29,10 @@ use scenetree::ui::files::load_document;
 use scenetree::ui::viewport::{GlowViewportRenderer, RenderRequest, ViewportRenderer};
 use scenetree::ui::viewport_tab::ViewportTab;
 
+/// The allocator the editor runs with (main.rs): huge pages under large arrays.
+#[global_allocator]
+static ALLOC: scenetree::model::HugePageAlloc = scenetree::model::HugePageAlloc;
+
 #[path = "../tests/common/egl.rs"]
 mod egl;
 

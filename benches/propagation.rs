@@ -30,6 +30,10 @@ use criterion::{BenchmarkGroup, Criterion, SamplingMode, Throughput, measurement
 use forest::{ChangeSet, Forest};
 use scenetree::scene::{SceneView, TransformTable};
 
+/// The allocator the editor runs with (main.rs): huge pages under large arrays.
+#[global_allocator]
+static ALLOC: scenetree::model::HugePageAlloc = scenetree::model::HugePageAlloc;
+
 fn main() {
     let mut criterion = Criterion::default().configure_from_args();
     let makers = forest::BY_NAME;

@@ -15,6 +15,10 @@ use scenetree::ui::viewport::{
     gpu_scene::build_batches, picking,
 };
 
+/// The allocator the editor runs with (main.rs): huge pages under large arrays.
+#[global_allocator]
+static ALLOC: scenetree::model::HugePageAlloc = scenetree::model::HugePageAlloc;
+
 #[path = "../tests/common/egl.rs"]
 mod egl;
 

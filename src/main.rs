@@ -4,6 +4,11 @@ use std::process::ExitCode;
 
 use clap::Parser as _;
 
+/// Huge pages under the large arrays that propagation and CRDT apply read at random (see
+/// `model::HugePageAlloc`).
+#[global_allocator]
+static ALLOC: scenetree::model::HugePageAlloc = scenetree::model::HugePageAlloc;
+
 fn main() -> ExitCode {
     let cli = scenetree::cli::Cli::parse();
     if let Some(code) = scenetree::cli::run_headless(&cli) {
