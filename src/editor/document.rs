@@ -374,7 +374,7 @@ impl Document {
     /// rename). A Transform edit is named by what it changes: the parent ("Reparent"), the
     /// rotation ("Rotate", the position may change with it, as when turning about a shared
     /// pivot), the scale ("Scale", likewise), the position alone ("Move"), else "Transform".
-    fn step_label(&self, command: &Command) -> String {
+    pub fn step_label(&self, command: &Command) -> String {
         let subject = |entities: &mut dyn Iterator<Item = Entity>| -> String {
             let entities: Vec<Entity> = entities.collect();
             match entities.as_slice() {

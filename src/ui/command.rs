@@ -379,7 +379,10 @@ pub fn dispatch(ctx: &egui::Context, context: &CommandContext) -> Vec<UiCommand>
             .count()
     };
     bindings.sort_by_key(|(_, s)| std::cmp::Reverse(modifier_count(s.modifiers)));
-    ctx.input_mut(|input| {
+    let held_id = egui::Id::new("scenetree.command.modifiers_at_frame_end");
+    let held_before = ctx.data(|d| d.get_temp::<Modifiers>(held_id));
+    let commands = ctx.input_mut(|input| {
+        restore_clipboard_shortcuts(input, held_before, context);
         bindings
             .into_iter()
             .filter(|(command, shortcut)| {
@@ -387,7 +390,46 @@ pub fn dispatch(ctx: &egui::Context, context: &CommandContext) -> Vec<UiCommand>
             })
             .map(|(command, _)| command)
             .collect()
-    })
+    });
+    let held = ctx.input(|i| i.modifiers);
+    ctx.data_mut(|d| d.insert_temp(held_id, held));
+    commands
+}
+
+/// egui's window integration (egui-winit) turns Ctrl+C, Ctrl+X and Ctrl+V into clipboard events
+/// and sends no key for them, whatever other modifiers are held, and a paste event only when
+/// the system clipboard holds text. So Ctrl+Shift+C and Ctrl+Shift+V, which copy and paste a
+/// transform, never arrived as keys in the window (found by hand: both did nothing there, while
+/// the tests, which send keys, passed). This turns such an event back into its key when Shift
+/// was held with it and the command applies (not while typing: a text field keeps its
+/// clipboard). `held_before` are the modifiers held at the end of the previous frame; the
+/// frame's own modifier changes are followed event by event.
+fn restore_clipboard_shortcuts(
+    input: &mut egui::InputState,
+    held_before: Option<Modifiers>,
+    context: &CommandContext,
+) {
+    let mut held = held_before.unwrap_or(input.modifiers);
+    for event in &mut input.events {
+        let (command, key) = match event {
+            egui::Event::ModifiersChanged(now) => {
+                held = *now;
+                continue;
+            }
+            egui::Event::Copy => (UiCommand::CopyTransform, Key::C),
+            egui::Event::Paste(_) => (UiCommand::PasteTransform, Key::V),
+            _ => continue,
+        };
+        if held.shift && held.command && command.applies(context) {
+            *event = egui::Event::Key {
+                key,
+                physical_key: None,
+                pressed: true,
+                repeat: false,
+                modifiers: held,
+            };
+        }
+    }
 }
 
 /// Every shortcut and gesture as (keys, what it does), for the Help window and the README.

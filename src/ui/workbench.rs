@@ -115,6 +115,9 @@ pub struct Workbench {
     pub panel_sizes: PanelSizes,
     /// The copied local transform (position, rotation, scale).
     clipboard: Option<Transform>,
+    /// Text for the system clipboard, put there at the end of the frame (see
+    /// [`Action::CopyTransform`]).
+    clipboard_text: Option<String>,
     /// The last message for the status bar.
     pub status: Option<(String, Severity)>,
     /// A modal dialog of the app is open, so no command applies (the app sets it each frame).
@@ -144,6 +147,7 @@ impl Workbench {
             workspace: Workspace::default(),
             panel_sizes: PanelSizes::default(),
             clipboard: None,
+            clipboard_text: None,
             status: None,
             modal_open: false,
             text_field_had_keyboard: false,
@@ -208,6 +212,9 @@ impl Workbench {
             Workspace::Peers => self.peers_dock = dock,
         }
         self.apply_actions(actions);
+        if let Some(text) = self.clipboard_text.take() {
+            ui.ctx().copy_text(text);
+        }
         self.text_field_had_keyboard = ui.ctx().egui_wants_keyboard_input();
         self.popup_was_open = egui::Popup::is_any_open(ui.ctx());
     }
@@ -356,10 +363,10 @@ impl Workbench {
             }
             match action {
                 Action::Edit(command) => {
-                    let label = command.label();
+                    let label = self.doc.step_label(&command);
                     match self.doc.apply(command) {
                         Ok(applied) => {
-                            self.status = Some((label.to_string(), Severity::Info));
+                            self.status = Some((label, Severity::Info));
                             if !applied.created.is_empty() {
                                 self.doc.selection.set(applied.created.iter().copied());
                                 for &e in &applied.created {
@@ -371,9 +378,9 @@ impl Workbench {
                     }
                 }
                 Action::EditCoalesced(command, key) => {
-                    let label = command.label();
+                    let label = self.doc.step_label(&command);
                     self.status = Some(match self.doc.apply_coalesced(command, key) {
-                        Ok(_) => (label.to_string(), Severity::Info),
+                        Ok(_) => (label, Severity::Info),
                         Err(err) => (err.to_string(), Severity::Error),
                     });
                 }
@@ -417,7 +424,19 @@ impl Workbench {
                 }
                 Action::CopyTransform => {
                     if let Some(e) = self.doc.selection.primary() {
-                        self.clipboard = Some(self.doc.local_transform(e));
+                        let t = self.doc.local_transform(e);
+                        self.clipboard = Some(t);
+                        // On the system clipboard too, as text (the native format's Transform
+                        // value without the parent): the window sends Ctrl+Shift+V to the app
+                        // only when that clipboard holds text, and the values can go elsewhere.
+                        self.clipboard_text = Some(
+                            serde_json::json!({
+                                "position": t.position.to_array(),
+                                "rotation": t.rotation.to_array(),
+                                "scale": t.scale.to_array(),
+                            })
+                            .to_string(),
+                        );
                         self.status = Some((
                             format!("Copied the transform of {}", self.doc.display_name(e)),
                             Severity::Info,

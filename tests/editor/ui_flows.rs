@@ -297,6 +297,69 @@ fn ctrl_d_duplicates_with_children_and_selects_the_copy() {
     assert_eq!(h.state().doc.view().children_of(copy).count(), 1);
 }
 
+/// Sends the clipboard event the window sends for Ctrl+Shift+C or Ctrl+Shift+V (egui-winit
+/// sends no key for Ctrl+C or Ctrl+V, whatever other modifiers are held), with the modifiers
+/// held around it. Returns what the frame that read it put on the system clipboard.
+fn clipboard_chord(h: &mut Harness<'_, Workbench>, event: egui::Event) -> Option<String> {
+    // One frame each, as the window may deliver them: the modifiers go down, the event, up.
+    h.event(egui::Event::ModifiersChanged(
+        Modifiers::COMMAND | Modifiers::SHIFT,
+    ));
+    h.step();
+    h.event(event);
+    h.step();
+    let copied = h
+        .output()
+        .platform_output
+        .commands
+        .iter()
+        .find_map(|c| match c {
+            egui::OutputCommand::CopyText(text) => Some(text.clone()),
+            _ => None,
+        });
+    h.event(egui::Event::ModifiersChanged(Modifiers::default()));
+    h.run();
+    copied
+}
+
+#[test]
+fn ctrl_shift_c_and_v_copy_and_paste_a_transform_as_the_window_sends_them() {
+    // Found by hand: in the window both shortcuts did nothing, because the window sends
+    // clipboard events instead of keys for Ctrl+(Shift+)C and Ctrl+(Shift+)V.
+    let mut h = harness(room());
+    h.get_by_label(&row("Chair", CHAIR)).click();
+    h.run();
+    let copied = clipboard_chord(&mut h, egui::Event::Copy);
+    assert!(
+        h.query_by_label_contains("Copied the transform of Chair")
+            .is_some()
+    );
+    let text = copied.expect("the transform goes to the system clipboard too");
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&text).unwrap(),
+        serde_json::json!({"position": [-3.0, 0.0, 0.0], "rotation": [0.0, 0.0, 0.0, 1.0],
+            "scale": [1.0, 1.0, 1.0]})
+    );
+    h.get_by_label(&row("Lamp", LAMP)).click();
+    h.run();
+    let _ = clipboard_chord(&mut h, egui::Event::Paste(text.clone()));
+    let chair = h.state().doc.local_transform(CHAIR);
+    let lamp = h.state().doc.local_transform(LAMP);
+    assert_eq!(lamp.position, chair.position, "pasted onto the Lamp");
+    assert_eq!(lamp.parent, TABLE, "a paste keeps the parent");
+
+    // While typing (here in the Lamp's Name field), the chord is the text field's copy.
+    h.get_by(|n| n.role() == Role::TextInput && n.value().as_deref() == Some("Lamp"))
+        .click();
+    h.run();
+    let copied = clipboard_chord(&mut h, egui::Event::Copy);
+    assert_ne!(copied.as_deref(), Some(text.as_str()));
+    assert!(
+        h.query_by_label_contains("Copied the transform of Lamp")
+            .is_none()
+    );
+}
+
 #[test]
 fn search_keeps_matches_and_their_ancestors() {
     let mut h = harness(room());
