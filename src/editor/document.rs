@@ -373,7 +373,8 @@ impl Document {
     /// it acts on, "Move Lamp", "Rotate 3 entities", "Rename Chair" (the name before the
     /// rename). A Transform edit is named by what it changes: the parent ("Reparent"), the
     /// rotation ("Rotate", the position may change with it, as when turning about a shared
-    /// pivot), the scale ("Scale", likewise), the position alone ("Move"), else "Transform".
+    /// pivot), the scale ("Scale", likewise), the position alone ("Move"), else "Edit Transform
+    /// of" (a paste, a reset).
     pub fn step_label(&self, command: &Command) -> String {
         let subject = |entities: &mut dyn Iterator<Item = Entity>| -> String {
             let entities: Vec<Entity> = entities.collect();
@@ -399,7 +400,7 @@ impl Document {
                     (false, true, false, _) => "Rotate",
                     (false, false, true, _) => "Scale",
                     (false, false, false, true) => "Move",
-                    _ => verb,
+                    _ => "Edit Transform of",
                 };
                 format!("{verb} {}", subject(&mut edits.iter().map(|(e, _)| *e)))
             }

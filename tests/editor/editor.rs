@@ -483,7 +483,7 @@ fn undo_steps_are_named_by_what_they_changed_and_on_what() {
                 t.scale = Vec3::splat(2.0);
             })]
         ),
-        "Transform Lamp",
+        "Edit Transform of Lamp",
         "rotation and scale together"
     );
     doc.apply(Command::Rename {
