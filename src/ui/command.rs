@@ -365,6 +365,12 @@ pub const GESTURES: &[(&str, &str)] = &[
 /// only by a command that applies, so anything else (a text field, a popup) still gets them.
 /// Combinations with more modifiers are read first: Ctrl+Shift+Z is not also Ctrl+Z.
 pub fn dispatch(ctx: &egui::Context, context: &CommandContext) -> Vec<UiCommand> {
+    // The modifiers held at the end of each frame, for the next one (every frame, so that
+    // they are never stale).
+    let held_id = egui::Id::new("scenetree.command.modifiers_at_frame_end");
+    let held_before = ctx.data(|d| d.get_temp::<Modifiers>(held_id));
+    let held_now = ctx.input(|i| i.modifiers);
+    ctx.data_mut(|d| d.insert_temp(held_id, held_now));
     if context.popup_open {
         return Vec::new();
     }
@@ -379,9 +385,7 @@ pub fn dispatch(ctx: &egui::Context, context: &CommandContext) -> Vec<UiCommand>
             .count()
     };
     bindings.sort_by_key(|(_, s)| std::cmp::Reverse(modifier_count(s.modifiers)));
-    let held_id = egui::Id::new("scenetree.command.modifiers_at_frame_end");
-    let held_before = ctx.data(|d| d.get_temp::<Modifiers>(held_id));
-    let commands = ctx.input_mut(|input| {
+    ctx.input_mut(|input| {
         restore_clipboard_shortcuts(input, held_before, context);
         bindings
             .into_iter()
@@ -390,10 +394,7 @@ pub fn dispatch(ctx: &egui::Context, context: &CommandContext) -> Vec<UiCommand>
             })
             .map(|(command, _)| command)
             .collect()
-    });
-    let held = ctx.input(|i| i.modifiers);
-    ctx.data_mut(|d| d.insert_temp(held_id, held));
-    commands
+    })
 }
 
 /// egui's window integration (egui-winit) turns Ctrl+C, Ctrl+X and Ctrl+V into clipboard events
