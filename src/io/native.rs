@@ -188,11 +188,19 @@ fn encode_value(id: u32, timestamp: u32, data: &[u8]) -> Value {
 }
 
 fn transform_json(t: &Transform) -> Value {
+    let mut value = pose_json(t);
+    value["parent"] = json!(t.parent.0);
+    value
+}
+
+/// A Transform's position (meters), rotation (quaternion x, y, z, w) and scale, in the parent's
+/// space, as this format writes them, without the parent: what the editor's Copy Transform
+/// puts on the system clipboard.
+pub fn pose_json(t: &Transform) -> Value {
     json!({
         "position": t.position.to_array(),
         "rotation": t.rotation.to_array(),
         "scale": t.scale.to_array(),
-        "parent": t.parent.0,
     })
 }
 

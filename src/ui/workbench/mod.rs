@@ -1,7 +1,12 @@
 //! The editor's window content without the OS window: the dock with its tabs, shortcuts, and
 //! applying the panels' actions to the document. egui_kittest drives this directly.
+//! `status.rs` draws the status bar, `transform_clipboard.rs` copies and pastes transforms,
+//! `peers_actions.rs` applies the Peers panel's requests.
 
-use egui::RichText;
+mod peers_actions;
+mod status;
+mod transform_clipboard;
+
 use egui_dock::{DockArea, DockState, NodeIndex, Style, TabViewer};
 use serde::{Deserialize, Serialize};
 
@@ -11,7 +16,6 @@ use super::hierarchy_panel::HierarchyPanel;
 use super::inspector_panel::InspectorPanel;
 use super::layout::PanelSizes;
 use super::peers_panel::{PeersPanel, PeersUiContext};
-use super::style;
 use super::viewport::{ViewportCommand, ViewportRenderer};
 use super::viewport_tab::ViewportTab;
 use crate::editor::{Command, Document};
@@ -219,68 +223,6 @@ impl Workbench {
         self.popup_was_open = egui::Popup::is_any_open(ui.ctx());
     }
 
-    fn status_ui(&self, ui: &mut egui::Ui) {
-        ui.horizontal(|ui| {
-            match &self.status {
-                Some((text, Severity::Error)) => {
-                    ui.label(RichText::new(format!("△ {text}")).color(style::ERROR));
-                }
-                Some((text, Severity::Info)) => {
-                    ui.label(text);
-                }
-                None => {
-                    ui.weak("Ready");
-                }
-            }
-            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                let view = self.doc.view();
-                let cycles = view.cycles().len();
-                ui.weak(format!(
-                    "{} entities · {} selected",
-                    self.doc.scene_entity_count(),
-                    self.doc.selection.len()
-                ));
-                self.assets_status_ui(ui);
-                if cycles > 0 {
-                    ui.label(
-                        RichText::new(format!("⟲ {cycles} parenting cycle(s)")).color(style::CYCLE),
-                    );
-                }
-            });
-        });
-    }
-
-    /// Model loading in the status bar: a progress bar while files load, then how many
-    /// loaded and failed.
-    fn assets_status_ui(&self, ui: &mut egui::Ui) {
-        let progress = self.viewport.assets.progress();
-        if progress.total + progress.missing == 0 {
-            return;
-        }
-        let done = progress.ready + progress.failed;
-        let problems = progress.failed + progress.missing;
-        if progress.pending() > 0 {
-            ui.add(
-                egui::ProgressBar::new(done as f32 / progress.total as f32)
-                    // Wide enough for the text at any count ("3/26" was cut to "3/2").
-                    .desired_width(170.0)
-                    .text(format!("Loading models {done}/{}", progress.total)),
-            );
-            ui.ctx()
-                .request_repaint_after(std::time::Duration::from_millis(100));
-        } else if problems > 0 {
-            ui.label(
-                RichText::new(format!(
-                    "△ {problems} model or texture file(s) missing or unreadable (see the inspector) · {} loaded",
-                    progress.ready
-                ))
-                .color(style::WARNING),
-            );
-        } else {
-            ui.weak(format!("{} model and texture files loaded", progress.ready));
-        }
-    }
-
     /// What decides which commands apply now (see [`UiCommand::applies`]).
     pub fn command_context(&self, ctx: &egui::Context) -> CommandContext {
         CommandContext {
@@ -422,57 +364,8 @@ impl Workbench {
                         }
                     }
                 }
-                Action::CopyTransform => {
-                    if let Some(e) = self.doc.selection.primary() {
-                        let t = self.doc.local_transform(e);
-                        self.clipboard = Some(t);
-                        // On the system clipboard too, as text (the native format's Transform
-                        // value without the parent): the window sends Ctrl+Shift+V to the app
-                        // only when that clipboard holds text, and the values can go elsewhere.
-                        self.clipboard_text = Some(
-                            serde_json::json!({
-                                "position": t.position.to_array(),
-                                "rotation": t.rotation.to_array(),
-                                "scale": t.scale.to_array(),
-                            })
-                            .to_string(),
-                        );
-                        self.status = Some((
-                            format!("Copied the transform of {}", self.doc.display_name(e)),
-                            Severity::Info,
-                        ));
-                    }
-                }
-                Action::PasteTransform => {
-                    let Some(copied) = self.clipboard else {
-                        self.status = Some((
-                            format!(
-                                "Copy a transform first ({})",
-                                UiCommand::CopyTransform.shortcut_text()
-                            ),
-                            Severity::Info,
-                        ));
-                        continue;
-                    };
-                    let items = self
-                        .doc
-                        .selection
-                        .entities()
-                        .iter()
-                        .map(|&e| {
-                            (
-                                e,
-                                Transform {
-                                    parent: self.doc.local_transform(e).parent,
-                                    ..copied
-                                },
-                            )
-                        })
-                        .collect::<Vec<_>>();
-                    if !items.is_empty() {
-                        self.apply_actions(vec![Action::Edit(Command::SetTransforms(items))]);
-                    }
-                }
+                Action::CopyTransform => self.copy_transform(),
+                Action::PasteTransform => self.paste_transform(),
                 Action::ToggleHidden(e) => {
                     let hidden = !self.doc.is_hidden(e);
                     let edit = Command::SetHidden {
@@ -493,91 +386,6 @@ impl Workbench {
                 Action::Status(text) => self.status = Some((text, Severity::Error)),
                 Action::Peers(request) => self.apply_peers_action(request),
             }
-        }
-    }
-}
-
-impl Workbench {
-    fn apply_peers_action(&mut self, request: PeersAction) {
-        // A delivery or a timeline move changes the shown peer without the user editing it:
-        // let the viewport show the jump as motion.
-        if !matches!(
-            request,
-            PeersAction::ExportPeer(_) | PeersAction::SaveRun | PeersAction::OpenLesson(_)
-        ) {
-            self.viewport.animate_next_change();
-        }
-        let result: Result<Option<String>, String> = match request {
-            PeersAction::Start { peers, seed } => {
-                let started = self.doc.start_simulation(peers, seed);
-                if started.is_ok() {
-                    self.workspace = Workspace::Peers;
-                }
-                started
-                    .map(|()| Some(format!("Simulating {peers} peers; you edit peer 1")))
-                    .map_err(|e| e.to_string())
-            }
-            PeersAction::OpenLesson(index) => {
-                self.file_requests.push(FileRequest::OpenLesson(index));
-                Ok(None)
-            }
-            PeersAction::Stop(peer) => self
-                .doc
-                .stop_simulation(peer)
-                .map(|()| {
-                    // One document again: back to where it is edited.
-                    self.workspace = Workspace::Editor;
-                    Some(format!(
-                        "Simulation stopped; the document is {peer}'s state"
-                    ))
-                })
-                .map_err(|e| e.to_string()),
-            PeersAction::Activate(peer) => self
-                .doc
-                .set_active_peer(peer)
-                .map(|()| Some(format!("Showing and editing {peer}")))
-                .map_err(|e| e.to_string()),
-            PeersAction::Op(op) => self
-                .doc
-                .network_op(&op)
-                .map(|()| None)
-                .map_err(|e| e.to_string()),
-            PeersAction::DeliverAll(order) => {
-                let report = self.doc.with_network(|n| {
-                    n.deliver_all(order, crate::crdt::network::MessageFilter::ALL)
-                });
-                Ok(report.map(|r| format!("Delivered {} message(s)", r.delivered.len())))
-            }
-            PeersAction::Advance(ticks) => {
-                let report = self.doc.with_network(|n| n.advance(ticks));
-                Ok(report
-                    .filter(|r| !r.delivered.is_empty())
-                    .map(|r| format!("Delivered {} message(s) that came due", r.delivered.len())))
-            }
-            PeersAction::Seek(index) => match self.doc.with_network(|n| n.seek(index)) {
-                Some(Err(e)) => Err(e.to_string()),
-                _ => Ok(None),
-            },
-            PeersAction::NextStep => match self.doc.next_lesson_step() {
-                Some(skipped) if !skipped.is_empty() => Ok(Some(format!(
-                    "Skipped what you already did by hand: {}",
-                    skipped.join("; ")
-                ))),
-                _ => Ok(None),
-            },
-            PeersAction::ExportPeer(peer) => {
-                self.file_requests.push(FileRequest::ExportPeer(peer));
-                Ok(None)
-            }
-            PeersAction::SaveRun => {
-                self.file_requests.push(FileRequest::SaveRun);
-                Ok(None)
-            }
-        };
-        match result {
-            Ok(Some(message)) => self.status = Some((message, Severity::Info)),
-            Ok(None) => {}
-            Err(message) => self.status = Some((message, Severity::Error)),
         }
     }
 }

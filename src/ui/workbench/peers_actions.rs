@@ -1,0 +1,90 @@
+//! Applying the Peers panel's requests: starting and stopping the simulation, deliveries,
+//! the timeline, lessons and exports.
+
+use super::{FileRequest, Severity, Workbench, Workspace};
+use crate::ui::action::PeersAction;
+
+impl Workbench {
+    pub(super) fn apply_peers_action(&mut self, request: PeersAction) {
+        // A delivery or a timeline move changes the shown peer without the user editing it:
+        // let the viewport show the jump as motion.
+        if !matches!(
+            request,
+            PeersAction::ExportPeer(_) | PeersAction::SaveRun | PeersAction::OpenLesson(_)
+        ) {
+            self.viewport.animate_next_change();
+        }
+        let result: Result<Option<String>, String> = match request {
+            PeersAction::Start { peers, seed } => {
+                let started = self.doc.start_simulation(peers, seed);
+                if started.is_ok() {
+                    self.workspace = Workspace::Peers;
+                }
+                started
+                    .map(|()| Some(format!("Simulating {peers} peers; you edit peer 1")))
+                    .map_err(|e| e.to_string())
+            }
+            PeersAction::OpenLesson(index) => {
+                self.file_requests.push(FileRequest::OpenLesson(index));
+                Ok(None)
+            }
+            PeersAction::Stop(peer) => self
+                .doc
+                .stop_simulation(peer)
+                .map(|()| {
+                    // One document again: back to where it is edited.
+                    self.workspace = Workspace::Editor;
+                    Some(format!(
+                        "Simulation stopped; the document is {peer}'s state"
+                    ))
+                })
+                .map_err(|e| e.to_string()),
+            PeersAction::Activate(peer) => self
+                .doc
+                .set_active_peer(peer)
+                .map(|()| Some(format!("Showing and editing {peer}")))
+                .map_err(|e| e.to_string()),
+            PeersAction::Op(op) => self
+                .doc
+                .network_op(&op)
+                .map(|()| None)
+                .map_err(|e| e.to_string()),
+            PeersAction::DeliverAll(order) => {
+                let report = self.doc.with_network(|n| {
+                    n.deliver_all(order, crate::crdt::network::MessageFilter::ALL)
+                });
+                Ok(report.map(|r| format!("Delivered {} message(s)", r.delivered.len())))
+            }
+            PeersAction::Advance(ticks) => {
+                let report = self.doc.with_network(|n| n.advance(ticks));
+                Ok(report
+                    .filter(|r| !r.delivered.is_empty())
+                    .map(|r| format!("Delivered {} message(s) that came due", r.delivered.len())))
+            }
+            PeersAction::Seek(index) => match self.doc.with_network(|n| n.seek(index)) {
+                Some(Err(e)) => Err(e.to_string()),
+                _ => Ok(None),
+            },
+            PeersAction::NextStep => match self.doc.next_lesson_step() {
+                Some(skipped) if !skipped.is_empty() => Ok(Some(format!(
+                    "Skipped what you already did by hand: {}",
+                    skipped.join("; ")
+                ))),
+                _ => Ok(None),
+            },
+            PeersAction::ExportPeer(peer) => {
+                self.file_requests.push(FileRequest::ExportPeer(peer));
+                Ok(None)
+            }
+            PeersAction::SaveRun => {
+                self.file_requests.push(FileRequest::SaveRun);
+                Ok(None)
+            }
+        };
+        match result {
+            Ok(Some(message)) => self.status = Some((message, Severity::Info)),
+            Ok(None) => {}
+            Err(message) => self.status = Some((message, Severity::Error)),
+        }
+    }
+}
