@@ -46,6 +46,8 @@ pub struct Applied {
     pub copies: Vec<(Entity, Entity)>,
     /// For a delete: the top-level entities removed (what an undo brings back and selects).
     pub deleted: Vec<Entity>,
+    /// What the Edit menu calls the step ("Move Lamp"), for the status bar.
+    pub label: String,
 }
 
 /// An open scene.
@@ -354,8 +356,9 @@ impl Document {
         coalesce: Option<u64>,
     ) -> Result<Applied, EditError> {
         let label = self.step_label(&command);
-        let (writes, applied) = self.plan(command)?;
+        let (writes, mut applied) = self.plan(command)?;
         let changes = self.write_all(writes)?;
+        applied.label = label.clone();
         self.history.record(Step {
             label,
             changes,
@@ -375,13 +378,11 @@ impl Document {
     /// rotation ("Rotate", the position may change with it, as when turning about a shared
     /// pivot), the scale ("Scale", likewise), the position alone ("Move"), else "Edit Transform
     /// of" (a paste, a reset).
-    pub fn step_label(&self, command: &Command) -> String {
-        let subject = |entities: &mut dyn Iterator<Item = Entity>| -> String {
-            let entities: Vec<Entity> = entities.collect();
-            match entities.as_slice() {
-                [one] => self.display_name(*one),
-                many => format!("{} entities", many.len()),
-            }
+    fn step_label(&self, command: &Command) -> String {
+        // One entity by its name, several by their count.
+        let subject = |entities: &[Entity]| match entities {
+            [one] => self.display_name(*one),
+            many => format!("{} entities", many.len()),
         };
         let verb = command.label();
         match command {
@@ -402,7 +403,8 @@ impl Document {
                     (false, false, false, true) => "Move",
                     _ => "Edit Transform of",
                 };
-                format!("{verb} {}", subject(&mut edits.iter().map(|(e, _)| *e)))
+                let entities: Vec<Entity> = edits.iter().map(|(e, _)| *e).collect();
+                format!("{verb} {}", subject(&entities))
             }
             Command::Reparent { entities, .. }
             | Command::Reorder { entities, .. }
@@ -410,7 +412,7 @@ impl Document {
             | Command::Delete { entities }
             | Command::SetHidden { entities, .. }
             | Command::SetLocked { entities, .. } => {
-                format!("{verb} {}", subject(&mut entities.iter().copied()))
+                format!("{verb} {}", subject(entities))
             }
             Command::Rename { entity, .. } => format!("{verb} {}", self.display_name(*entity)),
             Command::Create { name, .. } if !name.is_empty() => format!("Create {name}"),

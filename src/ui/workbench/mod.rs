@@ -304,25 +304,21 @@ impl Workbench {
                 self.status = None;
             }
             match action {
-                Action::Edit(command) => {
-                    let label = self.doc.step_label(&command);
-                    match self.doc.apply(command) {
-                        Ok(applied) => {
-                            self.status = Some((label, Severity::Info));
-                            if !applied.created.is_empty() {
-                                self.doc.selection.set(applied.created.iter().copied());
-                                for &e in &applied.created {
-                                    self.hierarchy.reveal(&self.doc, e);
-                                }
+                Action::Edit(command) => match self.doc.apply(command) {
+                    Ok(applied) => {
+                        self.status = Some((applied.label, Severity::Info));
+                        if !applied.created.is_empty() {
+                            self.doc.selection.set(applied.created.iter().copied());
+                            for &e in &applied.created {
+                                self.hierarchy.reveal(&self.doc, e);
                             }
                         }
-                        Err(err) => self.status = Some((err.to_string(), Severity::Error)),
                     }
-                }
+                    Err(err) => self.status = Some((err.to_string(), Severity::Error)),
+                },
                 Action::EditCoalesced(command, key) => {
-                    let label = self.doc.step_label(&command);
                     self.status = Some(match self.doc.apply_coalesced(command, key) {
-                        Ok(_) => (label, Severity::Info),
+                        Ok(applied) => (applied.label, Severity::Info),
                         Err(err) => (err.to_string(), Severity::Error),
                     });
                 }
