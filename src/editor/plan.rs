@@ -124,11 +124,8 @@ impl Document {
                 let order = self.sibling_order();
                 let originals: Vec<Vec<Entity>> = tops
                     .iter()
-                    .map(|&t| {
-                        self.editable_subtree(t)?;
-                        Ok(order.subtree(self.view(), t))
-                    })
-                    .collect::<Result<_, EditError>>()?;
+                    .map(|&t| self.editable_nodes(t, order.subtree(self.view(), t)))
+                    .collect::<Result<_, _>>()?;
                 let total: usize = originals.iter().map(Vec::len).sum();
                 let mut fresh = self.free_entities(total)?.into_iter();
                 for nodes in originals {
@@ -269,8 +266,12 @@ impl Document {
     /// `top` and everything drawn below it, parents first, when all of it may be duplicated or
     /// deleted (a reserved entity can hang below a scene entity).
     fn editable_subtree(&self, top: Entity) -> Result<Vec<Entity>, EditError> {
+        self.editable_nodes(top, self.subtree(top))
+    }
+
+    /// `nodes`, the subtree of `top` in some order, when every one of them may be edited.
+    fn editable_nodes(&self, top: Entity, nodes: Vec<Entity>) -> Result<Vec<Entity>, EditError> {
         self.check_editable(top)?;
-        let nodes = self.subtree(top);
         match nodes.iter().find(|e| e.is_reserved()) {
             Some(&reserved) => Err(EditError::Reserved(reserved)),
             None => Ok(nodes),
