@@ -46,8 +46,9 @@ pub struct Applied {
     pub copies: Vec<(Entity, Entity)>,
     /// For a delete: the top-level entities removed (what an undo brings back and selects).
     pub deleted: Vec<Entity>,
-    /// What the Edit menu calls the step ("Move Lamp"), for the status bar.
-    pub label: String,
+    /// What the Edit menu calls the step ("Move Lamp"), for the status bar; `None` when the
+    /// command changed nothing (every value was already as asked), so no step was recorded.
+    pub label: Option<String>,
 }
 
 /// An open scene.
@@ -358,7 +359,7 @@ impl Document {
         let label = self.step_label(&command);
         let (writes, mut applied) = self.plan(command)?;
         let changes = self.write_all(writes)?;
-        applied.label = label.clone();
+        applied.label = (!changes.is_empty()).then(|| label.clone());
         self.history.record(Step {
             label,
             changes,

@@ -391,6 +391,10 @@ fn typing_garbage_in_a_number_field_is_refused_visibly() {
             .is_some()
     );
     assert_eq!(h.state().doc.local_transform(CHAIR).position.y, 0.0);
+    // Nothing changed, so nothing claims an edit (the status bar said "Move Chair").
+    let status = h.state().status.clone();
+    assert!(status.is_none(), "status bar: {status:?}");
+    assert_eq!(h.state().doc.history().undo_label(), None, "no undo step");
 }
 
 #[test]

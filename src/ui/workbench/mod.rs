@@ -295,18 +295,23 @@ impl Workbench {
     pub fn apply_actions(&mut self, actions: Vec<Action>) {
         for action in actions {
             // The status bar tells what the latest action did, or "Ready": an older message
-            // (a refusal, "Saved …") goes. The end of a drag keeps the drag's message, and the
-            // clock of auto-delivery is not the user's action.
+            // (a refusal, "Saved …") goes. The end of a drag keeps the drag's message, a frame
+            // of a drag that moved nothing keeps it too, and the clock of auto-delivery is not
+            // the user's action.
             if !matches!(
                 action,
-                Action::EndGesture | Action::Peers(PeersAction::Advance(_))
+                Action::EndGesture
+                    | Action::EditCoalesced(..)
+                    | Action::Peers(PeersAction::Advance(_))
             ) {
                 self.status = None;
             }
             match action {
                 Action::Edit(command) => match self.doc.apply(command) {
                     Ok(applied) => {
-                        self.status = Some((applied.label, Severity::Info));
+                        // An edit that changed nothing (a field committed unchanged, a refused
+                        // value) says nothing: it made no step.
+                        self.status = applied.label.map(|label| (label, Severity::Info));
                         if !applied.created.is_empty() {
                             self.doc.selection.set(applied.created.iter().copied());
                             for &e in &applied.created {
@@ -317,10 +322,14 @@ impl Workbench {
                     Err(err) => self.status = Some((err.to_string(), Severity::Error)),
                 },
                 Action::EditCoalesced(command, key) => {
-                    self.status = Some(match self.doc.apply_coalesced(command, key) {
-                        Ok(applied) => (applied.label, Severity::Info),
-                        Err(err) => (err.to_string(), Severity::Error),
-                    });
+                    match self.doc.apply_coalesced(command, key) {
+                        Ok(applied) => {
+                            if let Some(label) = applied.label {
+                                self.status = Some((label, Severity::Info));
+                            }
+                        }
+                        Err(err) => self.status = Some((err.to_string(), Severity::Error)),
+                    }
                 }
                 Action::EndGesture => self.doc.end_coalescing(),
                 Action::CancelGesture => match self.doc.cancel_gesture() {
