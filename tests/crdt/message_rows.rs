@@ -115,6 +115,7 @@ fn a_message_the_receiver_already_outdid_is_stale() {
     net.deliver(MessageId(2)).unwrap();
     let old = row(&net, 1);
     assert!(old.stale, "peer 2 holds timestamp 3 already");
+    assert!(!old.already_held, "peer 2 holds another write");
     // Against the receiver's value, the old message would move Lamp back.
     assert_eq!(text(&net, &old), "position (4, 0, 0) → (2, 0, 0)");
     // A message that only repeats what the receiver holds changes nothing.
@@ -128,5 +129,19 @@ fn a_message_the_receiver_already_outdid_is_stale() {
     let r = net.message_row(reply);
     assert_eq!((r.from, r.to), (P2, PeerId(1)));
     assert!(r.stale);
+    assert!(r.already_held, "peer 1 made that very write");
     assert_eq!(text(&net, &r), "no change");
+}
+
+#[test]
+fn the_second_copy_of_a_duplicated_message_is_already_held() {
+    let mut net = furnished(2, 0);
+    net.write(P1, move_to(LAMP, 2.0, Entity::ROOT)).unwrap();
+    let copy = net.duplicate(MessageId(1)).unwrap();
+    let fresh = net.message_row(net.message(copy).unwrap());
+    assert!(!fresh.stale && !fresh.already_held, "nothing delivered yet");
+    net.deliver(MessageId(1)).unwrap();
+    let repeat = net.message_row(net.message(copy).unwrap());
+    assert!(repeat.stale && repeat.already_held);
+    assert_eq!(text(&net, &repeat), "no change");
 }

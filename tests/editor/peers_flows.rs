@@ -294,3 +294,45 @@ fn peer_columns_show_siblings_in_the_scenes_inspector_nodes_order_as_the_hierarc
         assert!(b.top() < a.top(), "Beta {b:?} is above Alpha {a:?}");
     }
 }
+
+#[test]
+fn a_duplicated_message_delivered_twice_says_its_receiver_already_holds_it() {
+    let mut h = harness();
+    h.state_mut()
+        .apply_actions(vec![scenetree::ui::Action::Edit(
+            scenetree::editor::Command::Create {
+                parent: Entity::ROOT,
+                name: "Chair".into(),
+                components: vec![],
+            },
+        )]);
+    h.state_mut()
+        .apply_actions(vec![scenetree::ui::Action::Peers(PeersAction::Start {
+            peers: 2,
+            seed: 7,
+        })]);
+    h.run();
+    let chair = h.state().doc.selection.primary().unwrap();
+    h.state_mut()
+        .apply_actions(vec![scenetree::ui::Action::Edit(
+            scenetree::editor::Command::Rename {
+                entity: chair,
+                name: "Armchair".into(),
+            },
+        )]);
+    h.run();
+    h.get_all_by_label("Dup").next().unwrap().click();
+    h.run();
+    assert!(
+        h.query_by_label_contains("Messages in flight (2)")
+            .is_some()
+    );
+    h.get_all_by_label("Deliver").next().unwrap().click();
+    h.run();
+    assert!(
+        h.query_by_label_contains("ignored on arrival (peer 2 already holds it)")
+            .is_some(),
+        "the copy repeats what peer 2 now holds"
+    );
+    assert!(h.query_by_label_contains("holds newer").is_none());
+}

@@ -76,6 +76,9 @@ pub struct MessageRow {
     /// The receiver holds the same or newer state: delivering it changes nothing (and, when
     /// older, earns the sender a reply).
     pub stale: bool,
+    /// The receiver holds this very write (same timestamp, same value): a duplicate, or a
+    /// message that already arrived by another route. Implies `stale`.
+    pub already_held: bool,
     /// The clock when it was sent, ticks.
     pub sent_at: u64,
 }
@@ -236,22 +239,25 @@ impl Network {
             }
             CrdtMessage::AppendValue { data, .. } => MessageEffect::Appended { bytes: data.len() },
         };
-        let stale = match (component_id, m.message.timestamp()) {
+        // (stale, already held)
+        let (stale, already_held) = match (component_id, m.message.timestamp()) {
             (Some(c), Some(t)) if !component::is_grow_only(c) => {
                 match receiver.lww_entry(entity, c) {
                     // Removing what was never there changes nothing.
-                    None => effect == MessageEffect::Removed,
+                    None => (effect == MessageEffect::Removed, false),
                     // Last-writer-wins: the newer timestamp, then the greater value, wins.
                     Some(entry) => match t.cmp(&entry.timestamp) {
-                        Ordering::Greater => false,
-                        Ordering::Less => true,
-                        Ordering::Equal => {
-                            compare_data(entry.data, m.message.data()) != Ordering::Less
-                        }
+                        Ordering::Greater => (false, false),
+                        Ordering::Less => (true, false),
+                        Ordering::Equal => match compare_data(entry.data, m.message.data()) {
+                            Ordering::Less => (false, false),
+                            Ordering::Equal => (true, true),
+                            Ordering::Greater => (true, false),
+                        },
                     },
                 }
             }
-            _ => false,
+            _ => (false, false),
         };
         MessageRow {
             id: m.id,
@@ -263,6 +269,7 @@ impl Network {
             effect,
             timestamp: m.message.timestamp(),
             stale,
+            already_held,
             sent_at: m.sent_at,
         }
     }

@@ -157,7 +157,9 @@ fn row_texts(info: &MessageRow, network: &Network, order: EulerOrder) -> [String
         MessageKind::Announcement => " (announcement)",
     };
     let mut changed = info.effect.text(order, &name);
-    if info.stale {
+    if info.already_held {
+        changed = format!("ignored on arrival (peer {} already holds it)", info.to.0);
+    } else if info.stale {
         changed = format!(
             "ignored on arrival (peer {} holds newer): {changed}",
             info.to.0
