@@ -8,6 +8,8 @@
 //!   whole document as a `serde_json::Value` first), which the typed one replaced.
 //! - `load/main_crdt_to_view`: the same scene as `main.crdt` bytes (about 7 MB), decoded and
 //!   applied (`Replica::apply_all`).
+//! - `load/write_native_json`, `load/write_main_crdt`: the other way, the replica written as
+//!   each file's text or bytes (what a save and the editor's autosave do before writing).
 //!
 //! Throughput is the file's bytes. Run: `cargo bench --bench load`.
 
@@ -62,6 +64,13 @@ fn load(c: &mut Criterion) {
             let replica = Replica::from_messages(&file.messages);
             SceneView::from_source(&replica)
         })
+    });
+    group.bench_function("write_main_crdt", |b| {
+        b.iter(|| dcl_crdt::to_crdt_bytes(black_box(&scene)))
+    });
+    group.throughput(Throughput::Bytes(json.len() as u64));
+    group.bench_function("write_native_json", |b| {
+        b.iter(|| native::to_native_json(black_box(&scene)))
     });
     group.finish();
 }

@@ -13,6 +13,7 @@ pub mod dcl_crdt;
 mod error;
 pub mod native;
 mod native_read;
+mod native_write;
 pub mod project;
 pub mod recovery;
 /// Scenario files of the peers simulation.
