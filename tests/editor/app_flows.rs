@@ -304,6 +304,37 @@ fn quit_without_saving_leaves_nothing_to_recover() {
 }
 
 #[test]
+fn a_save_while_an_autosave_is_being_written_leaves_nothing_to_recover() {
+    let dir = tempfile::tempdir().unwrap();
+    let recovery = dir.path().join("recovery");
+    let path = dir.path().join("showroom.json");
+    io::save_scene(&scenetree::editor::examples::showroom(), &path).unwrap();
+    let launch = Launch {
+        file: Some(path.clone()),
+        ..Launch::default()
+    };
+    let mut h = app(launch, Some(recovery.clone()));
+    h.state_mut()
+        .set_autosave_interval(std::time::Duration::ZERO);
+    rename_lamp(&mut h, "Desk lamp");
+    h.run(); // the autosave is written on its own thread
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::S);
+    h.run();
+    assert!(!h.state().workbench().doc.is_modified(), "saved");
+    drop(h); // the editor crashes right after the save
+    let h = app(Launch::default(), Some(recovery));
+    assert!(
+        h.query_by_label("Recover unsaved work?").is_none(),
+        "the save's work is in the file; the autosave must not outlive it"
+    );
+    let saved = io::load_scene(&path).unwrap();
+    assert_eq!(
+        saved.component_data(Entity(519), scenetree::model::ids::NAME),
+        Some(&scenetree::model::encode_name("Desk lamp")[..])
+    );
+}
+
+#[test]
 fn a_second_instance_leaves_the_running_ones_autosave_alone() {
     let dir = tempfile::tempdir().unwrap();
     let recovery = dir.path().join("recovery");

@@ -1,6 +1,12 @@
 //! Autosave of unsaved work every 30 s to this editor's recovery folder, and recovering the
 //! work an editor that did not end cleanly left behind.
+//!
+//! The autosave is written on a worker thread from a copy of the replica: writing a large scene
+//! (the 65,024-entity example is 31 MB of JSON) on the UI thread froze the window mid-edit. The
+//! copy costs about 30 ms there. One autosave is written at a time; anything that replaces or
+//! forgets the autosave first waits for the one in flight, so it can never land afterwards.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use super::ScenetreeApp;
@@ -12,6 +18,7 @@ use crate::ui::workbench::Severity;
 impl ScenetreeApp {
     /// Forgets this editor's autosave: the work was saved, or the user chose not to keep it.
     pub(super) fn clear_recovery(&mut self) {
+        self.finish_autosave();
         if let Some(session) = &self.recovery {
             session.clear();
         }
@@ -19,9 +26,16 @@ impl ScenetreeApp {
     }
 
     pub(super) fn autosave(&mut self) {
+        if self
+            .autosave_job
+            .as_ref()
+            .is_some_and(|job| job.is_finished())
+        {
+            self.finish_autosave();
+        }
         // Quitting: the user answered about unsaved changes, so nothing may be written again
         // in the frames before the window closes.
-        if self.allow_close {
+        if self.allow_close || self.autosave_job.is_some() {
             return;
         }
         let Some(session) = &self.recovery else {
@@ -34,15 +48,38 @@ impl ScenetreeApp {
         }
         self.last_autosave = Instant::now();
         self.autosaved = Some(version);
-        let original = self.bench.doc.file.as_ref().map(|f| f.path.as_path());
-        if let Err(e) = session.write(self.bench.doc.replica(), original) {
-            self.bench.status = Some((format!("Autosave failed: {e}"), Severity::Error));
+        let session = Arc::clone(session);
+        let replica = self.bench.doc.replica().clone();
+        let original = self.bench.doc.file.as_ref().map(|f| f.path.clone());
+        let spawned = std::thread::Builder::new()
+            .name("autosave".into())
+            .spawn(move || session.write(&replica, original.as_deref()));
+        match spawned {
+            Ok(job) => self.autosave_job = Some(job),
+            Err(e) => self.autosave_failed(e),
         }
+    }
+
+    /// Waits for the autosave being written, if any, and reports a failure.
+    pub(super) fn finish_autosave(&mut self) {
+        let Some(job) = self.autosave_job.take() else {
+            return;
+        };
+        match job.join() {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => self.autosave_failed(e),
+            Err(_) => self.autosave_failed(std::io::Error::other("the autosave thread panicked")),
+        }
+    }
+
+    fn autosave_failed(&mut self, e: std::io::Error) {
+        self.bench.status = Some((format!("Autosave failed: {e}"), Severity::Error));
     }
 
     /// Opens the work a crashed editor left as the document. It is written to this editor's
     /// recovery folder before the crashed one's is deleted, so a crash now loses nothing.
     pub(super) fn recover(&mut self, work: OrphanedWork) {
+        self.finish_autosave();
         match work.read() {
             Ok(replica) => {
                 let file = work.info.original.as_ref().and_then(|p| {

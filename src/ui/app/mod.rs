@@ -10,6 +10,7 @@ mod saving;
 mod screenshot;
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::file_dialog::InAppDialog;
@@ -89,8 +90,11 @@ pub struct ScenetreeApp {
     error: Option<String>,
     /// A save that would lose data the target format cannot hold, waiting for confirmation.
     lossy_save: Option<(PathBuf, Vec<String>)>,
-    /// This editor's crash-recovery folder (none in screenshot mode, or if it cannot be made).
-    recovery: Option<RecoverySession>,
+    /// This editor's crash-recovery folder (none in screenshot mode, or if it cannot be made);
+    /// shared with the autosave being written, if any.
+    recovery: Option<Arc<RecoverySession>>,
+    /// The autosave being written on a worker thread (see `autosave.rs`).
+    autosave_job: Option<std::thread::JoinHandle<std::io::Result<()>>>,
     /// Work a crashed editor left, offered at start (the newest; the rest waits).
     recovery_offer: Option<OrphanedWork>,
     more_recovery_offers: usize,
@@ -168,6 +172,7 @@ impl ScenetreeApp {
                     ))
                 })
                 .ok()
+                .map(Arc::new)
         });
         let mut orphans = recovery_root
             .as_deref()
@@ -188,6 +193,7 @@ impl ScenetreeApp {
             error: None,
             lossy_save: None,
             recovery,
+            autosave_job: None,
             recovery_offer,
             more_recovery_offers,
             last_autosave: Instant::now(),
@@ -470,8 +476,9 @@ impl eframe::App for ScenetreeApp {
     fn on_exit(&mut self, _gl: Option<&eframe::glow::Context>) {
         // A clean exit: the user answered about unsaved changes (or had none). Otherwise the
         // work stays for the next start.
+        self.finish_autosave();
         if (self.allow_close || !self.bench.doc.is_modified())
-            && let Some(session) = self.recovery.take()
+            && let Some(session) = self.recovery.take().and_then(Arc::into_inner)
         {
             session.end();
         }
@@ -525,5 +532,13 @@ pub fn run(launch: Launch) -> Result<(), RunError> {
     match failure.take() {
         Some(why) => Err(RunError::Screenshot(why)),
         None => Ok(()),
+    }
+}
+
+impl Drop for ScenetreeApp {
+    /// An autosave being written is finished, not cut off: the window closed, or (in tests) the
+    /// app was dropped the way a crash drops it, after its last autosave began.
+    fn drop(&mut self) {
+        self.finish_autosave();
     }
 }
