@@ -6,6 +6,7 @@
 
 use egui::{Key, KeyboardShortcut, ModifierNames, Modifiers};
 
+use super::hierarchy_panel::TreeKey;
 use super::viewport::{GizmoMode, ViewportCommand};
 
 /// A command the user can give from the keyboard or a menu.
@@ -41,6 +42,18 @@ pub enum UiCommand {
     CancelGizmoDrag,
     /// Select nothing.
     ClearSelection,
+    /// Select the hierarchy row above.
+    SelectPrevious,
+    /// Select the hierarchy row below.
+    SelectNext,
+    /// Extend the selection to the row above.
+    ExtendSelectionUp,
+    /// Extend the selection to the row below.
+    ExtendSelectionDown,
+    /// Collapse the selected row, or select its parent.
+    CollapseOrSelectParent,
+    /// Expand the selected row, or select its first child.
+    ExpandOrSelectChild,
     /// Point the viewport camera at the selection (or everything).
     FrameSelection,
     /// Gizmo mode: translate.
@@ -97,10 +110,11 @@ const fn key(modifiers: Modifiers, key: Key) -> KeyboardShortcut {
 const NONE: Modifiers = Modifiers::NONE;
 const CTRL: Modifiers = Modifiers::COMMAND;
 const CTRL_SHIFT: Modifiers = Modifiers::COMMAND.plus(Modifiers::SHIFT);
+const SHIFT: Modifiers = Modifiers::SHIFT;
 
 impl UiCommand {
     /// Every command, in menu order. Where two share a key, the first that applies wins.
-    pub const ALL: [UiCommand; 24] = [
+    pub const ALL: [UiCommand; 30] = [
         UiCommand::New,
         UiCommand::Open,
         UiCommand::OpenProject,
@@ -116,6 +130,12 @@ impl UiCommand {
         UiCommand::PasteTransform,
         UiCommand::CancelGizmoDrag,
         UiCommand::ClearSelection,
+        UiCommand::SelectPrevious,
+        UiCommand::SelectNext,
+        UiCommand::ExtendSelectionUp,
+        UiCommand::ExtendSelectionDown,
+        UiCommand::CollapseOrSelectParent,
+        UiCommand::ExpandOrSelectChild,
         UiCommand::FrameSelection,
         UiCommand::GizmoTranslate,
         UiCommand::GizmoRotate,
@@ -166,6 +186,24 @@ impl UiCommand {
                 "Clear Selection",
                 "Select nothing (when no gizmo drag is in progress)",
             ),
+            UiCommand::SelectPrevious => ("Select Previous", "Select the hierarchy row above"),
+            UiCommand::SelectNext => ("Select Next", "Select the hierarchy row below"),
+            UiCommand::ExtendSelectionUp => (
+                "Extend Selection Up",
+                "Extend the selection to the row above",
+            ),
+            UiCommand::ExtendSelectionDown => (
+                "Extend Selection Down",
+                "Extend the selection to the row below",
+            ),
+            UiCommand::CollapseOrSelectParent => (
+                "Collapse or Select Parent",
+                "Collapse the selected row, or select its parent",
+            ),
+            UiCommand::ExpandOrSelectChild => (
+                "Expand or Select Child",
+                "Expand the selected row, or select its first child",
+            ),
             UiCommand::FrameSelection => (
                 "Frame Selection",
                 "Frame the selection (or everything) in the viewport",
@@ -207,6 +245,12 @@ impl UiCommand {
             UiCommand::CancelGizmoDrag | UiCommand::ClearSelection => {
                 const { &[key(NONE, Key::Escape)] }
             }
+            UiCommand::SelectPrevious => const { &[key(NONE, Key::ArrowUp)] },
+            UiCommand::SelectNext => const { &[key(NONE, Key::ArrowDown)] },
+            UiCommand::ExtendSelectionUp => const { &[key(SHIFT, Key::ArrowUp)] },
+            UiCommand::ExtendSelectionDown => const { &[key(SHIFT, Key::ArrowDown)] },
+            UiCommand::CollapseOrSelectParent => const { &[key(NONE, Key::ArrowLeft)] },
+            UiCommand::ExpandOrSelectChild => const { &[key(NONE, Key::ArrowRight)] },
             UiCommand::FrameSelection => const { &[key(NONE, Key::F)] },
             UiCommand::GizmoTranslate => const { &[key(NONE, Key::W)] },
             UiCommand::GizmoRotate => const { &[key(NONE, Key::E)] },
@@ -244,7 +288,14 @@ impl UiCommand {
             | UiCommand::PeersWorkspace
             | UiCommand::ResetLayout => Some(Menu::View),
             UiCommand::ShowShortcuts => Some(Menu::Help),
-            UiCommand::CancelGizmoDrag | UiCommand::ClearSelection => None,
+            UiCommand::CancelGizmoDrag
+            | UiCommand::ClearSelection
+            | UiCommand::SelectPrevious
+            | UiCommand::SelectNext
+            | UiCommand::ExtendSelectionUp
+            | UiCommand::ExtendSelectionDown
+            | UiCommand::CollapseOrSelectParent
+            | UiCommand::ExpandOrSelectChild => None,
         }
     }
 
@@ -272,7 +323,13 @@ impl UiCommand {
             | UiCommand::PasteTransform
             | UiCommand::ClearSelection => editing && c.has_selection,
             UiCommand::CancelGizmoDrag => c.gizmo_dragging,
-            UiCommand::FrameSelection
+            UiCommand::SelectPrevious
+            | UiCommand::SelectNext
+            | UiCommand::ExtendSelectionUp
+            | UiCommand::ExtendSelectionDown
+            | UiCommand::CollapseOrSelectParent
+            | UiCommand::ExpandOrSelectChild
+            | UiCommand::FrameSelection
             | UiCommand::GizmoTranslate
             | UiCommand::GizmoRotate
             | UiCommand::GizmoScale
@@ -310,6 +367,19 @@ impl UiCommand {
             UiCommand::GizmoRotate => Some(ViewportCommand::Mode(GizmoMode::Rotate)),
             UiCommand::GizmoScale => Some(ViewportCommand::Mode(GizmoMode::Scale)),
             UiCommand::ToggleGizmoAxes => Some(ViewportCommand::ToggleOrientation),
+            _ => None,
+        }
+    }
+
+    /// What the hierarchy does for this command, if it is one of its keyboard moves.
+    pub fn tree_key(self) -> Option<TreeKey> {
+        match self {
+            UiCommand::SelectPrevious => Some(TreeKey::Previous),
+            UiCommand::SelectNext => Some(TreeKey::Next),
+            UiCommand::ExtendSelectionUp => Some(TreeKey::ExtendPrevious),
+            UiCommand::ExtendSelectionDown => Some(TreeKey::ExtendNext),
+            UiCommand::CollapseOrSelectParent => Some(TreeKey::CollapseOrParent),
+            UiCommand::ExpandOrSelectChild => Some(TreeKey::ExpandOrChild),
             _ => None,
         }
     }

@@ -46,6 +46,23 @@ struct RowsKey {
     search: String,
 }
 
+/// A keyboard move in the tree, as in other editors' hierarchies (Unity, Godot, VS Code).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TreeKey {
+    /// Up: select the row above.
+    Previous,
+    /// Down: select the row below.
+    Next,
+    /// Shift+Up: extend the selection to the row above.
+    ExtendPrevious,
+    /// Shift+Down: extend the selection to the row below.
+    ExtendNext,
+    /// Left: collapse the row, or go to its parent when it is collapsed or a leaf.
+    CollapseOrParent,
+    /// Right: expand the row, or go to its first child when it is expanded.
+    ExpandOrChild,
+}
+
 /// State of the hierarchy panel.
 #[derive(Debug, Default)]
 pub struct HierarchyPanel {
@@ -114,6 +131,59 @@ impl HierarchyPanel {
     pub fn visible_entities(&mut self, doc: &Document) -> Vec<Entity> {
         self.refresh_rows(doc);
         self.rows.iter().map(|r| r.entity).collect()
+    }
+
+    /// What a navigation key does. The primary selected row is the cursor (without one, Down
+    /// starts at the first row and Up at the last); the new row scrolls into view.
+    pub fn navigate(&mut self, doc: &Document, key: TreeKey) -> Vec<Action> {
+        self.refresh_rows(doc);
+        let Some(last) = self.rows.len().checked_sub(1) else {
+            return Vec::new();
+        };
+        let at = doc
+            .selection
+            .primary()
+            .and_then(|e| self.rows.iter().position(|r| r.entity == e));
+        // A search shows every match expanded: there is nothing to collapse then.
+        let folds = self.search.is_empty();
+        let target = match (key, at) {
+            (TreeKey::Previous | TreeKey::ExtendPrevious, None) => last,
+            (_, None) => 0,
+            (TreeKey::Previous | TreeKey::ExtendPrevious, Some(i)) => i.saturating_sub(1),
+            (TreeKey::Next | TreeKey::ExtendNext, Some(i)) => (i + 1).min(last),
+            (TreeKey::CollapseOrParent, Some(i)) => {
+                let row = self.rows[i];
+                if folds && row.has_children && !self.collapsed.contains(&row.entity) {
+                    self.set_collapsed(row.entity, true);
+                    return Vec::new();
+                }
+                // Rows are in preorder: the parent is the nearest row above that is less deep.
+                match self.rows[..i].iter().rposition(|r| r.depth < row.depth) {
+                    Some(parent) => parent,
+                    None => return Vec::new(),
+                }
+            }
+            (TreeKey::ExpandOrChild, Some(i)) => {
+                let row = self.rows[i];
+                if folds && row.has_children && self.collapsed.contains(&row.entity) {
+                    self.set_collapsed(row.entity, false);
+                    return Vec::new();
+                }
+                match self.rows.get(i + 1) {
+                    Some(next) if next.depth > row.depth => i + 1,
+                    _ => return Vec::new(),
+                }
+            }
+        };
+        let entity = self.rows[target].entity;
+        self.scroll_to = Some(entity);
+        let select = match key {
+            TreeKey::ExtendPrevious | TreeKey::ExtendNext => {
+                SelectAction::Range(entity, self.rows.iter().map(|r| r.entity).collect())
+            }
+            _ => SelectAction::Only(entity),
+        };
+        vec![Action::Select(select)]
     }
 
     fn refresh_rows(&mut self, doc: &Document) {

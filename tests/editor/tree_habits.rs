@@ -428,3 +428,50 @@ fn a_badge_keeps_the_room_it_needs_and_no_more() {
         assert!(!galley(&h, &label).elided, "{label} is cut short");
     }
 }
+
+#[test]
+fn arrow_keys_walk_the_tree_as_in_other_editors() {
+    // Rows: Table, Lamp (under Table), Bulb (under Lamp), Chair.
+    let mut h = harness(room());
+    let selected = |h: &Harness<'_, Workbench>| h.state().doc.selection.entities().to_vec();
+    let press = |h: &mut Harness<'_, Workbench>, modifiers: Modifiers, key: Key| {
+        h.key_press_modifiers(modifiers, key);
+        h.run();
+    };
+    // Nothing selected: Down starts at the first row.
+    press(&mut h, Modifiers::NONE, Key::ArrowDown);
+    assert_eq!(selected(&h), [TABLE]);
+    press(&mut h, Modifiers::NONE, Key::ArrowDown);
+    press(&mut h, Modifiers::NONE, Key::ArrowDown);
+    assert_eq!(selected(&h), [BULB]);
+    press(&mut h, Modifiers::NONE, Key::ArrowUp);
+    assert_eq!(selected(&h), [LAMP]);
+    // Shift extends from the anchor, the new end primary (the inspector shows it).
+    press(&mut h, Modifiers::SHIFT, Key::ArrowDown);
+    press(&mut h, Modifiers::SHIFT, Key::ArrowDown);
+    assert_eq!(selected(&h), [LAMP, BULB, CHAIR]);
+    press(&mut h, Modifiers::SHIFT, Key::ArrowUp);
+    assert_eq!(selected(&h), [LAMP, BULB]);
+    // Left on a leaf goes to its parent; on an expanded row it collapses it.
+    press(&mut h, Modifiers::NONE, Key::ArrowLeft);
+    assert_eq!(selected(&h), [LAMP]);
+    press(&mut h, Modifiers::NONE, Key::ArrowLeft);
+    assert_eq!(selected(&h), [LAMP], "collapsing keeps the selection");
+    assert!(h.query_by_label(&row("Bulb", BULB)).is_none(), "collapsed");
+    // Down now skips the hidden Bulb.
+    press(&mut h, Modifiers::NONE, Key::ArrowDown);
+    assert_eq!(selected(&h), [CHAIR]);
+    press(&mut h, Modifiers::NONE, Key::ArrowUp);
+    // Right expands, then goes to the first child.
+    press(&mut h, Modifiers::NONE, Key::ArrowRight);
+    assert!(h.query_by_label(&row("Bulb", BULB)).is_some(), "expanded");
+    assert_eq!(selected(&h), [LAMP]);
+    press(&mut h, Modifiers::NONE, Key::ArrowRight);
+    assert_eq!(selected(&h), [BULB]);
+    // While typing (here in the inspector's Name field) the arrows stay with the text field.
+    h.get_by(|n| n.role() == Role::TextInput && n.value().as_deref() == Some("Bulb"))
+        .click();
+    h.run();
+    press(&mut h, Modifiers::NONE, Key::ArrowUp);
+    assert_eq!(selected(&h), [BULB]);
+}

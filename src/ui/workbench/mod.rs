@@ -280,6 +280,11 @@ impl Workbench {
                 return;
             }
             _ => {
+                if let Some(key) = command.tree_key() {
+                    let actions = self.hierarchy.navigate(&self.doc, key);
+                    self.apply_actions(actions);
+                    return;
+                }
                 match command.viewport_command() {
                     Some(viewport) => self.viewport.viewport.run(viewport),
                     None => self.app_commands.push(command),
