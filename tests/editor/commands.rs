@@ -148,6 +148,39 @@ fn an_inspector_error_goes_with_its_selection() {
 }
 
 #[test]
+fn an_inspector_error_goes_once_the_scene_changes() {
+    let mut h = harness(room());
+    // Something to undo later, on another entity.
+    h.state_mut()
+        .apply_actions(vec![scenetree::ui::Action::Edit(
+            scenetree::editor::Command::Rename {
+                entity: LAMP,
+                name: "Desk lamp".into(),
+            },
+        )]);
+    h.run();
+    super::ui_flows::type_into_chair_field(&mut h, "Local position y", "abc");
+    let refused = "\"abc\" is not a finite number";
+    assert!(h.query_by_label_contains(refused).is_some());
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    h.run();
+    assert_eq!(
+        h.state().doc.name_of(LAMP).as_deref(),
+        Some("Lamp"),
+        "undone"
+    );
+    assert_eq!(
+        h.state().doc.selection.entities(),
+        &[CHAIR],
+        "still the Chair"
+    );
+    assert!(
+        h.query_by_label_contains(refused).is_none(),
+        "the refusal was about the scene before the undo"
+    );
+}
+
+#[test]
 fn the_status_bar_tells_the_latest_action_not_an_older_one() {
     use scenetree::editor::Command;
     use scenetree::model::Transform;

@@ -30,8 +30,10 @@ pub struct InspectorPanel {
     euler_hint: Option<rotation::EulerHint>,
     /// Why the last input was refused.
     pub error: Option<String>,
-    /// The selection `error` was about: another selection does not show it.
-    error_subject: Vec<Entity>,
+    /// The selection `error` was about, and the replica's state then: another selection, or
+    /// any change since (an edit, an undo, a peer's message, a simulation started), does not
+    /// show it.
+    error_subject: (Vec<Entity>, Option<crate::crdt::ReplicaVersion>),
     /// The scene summary's counts and the replica version they were made at: counting scans
     /// every node, so it is redone only when the replica changed.
     scene_counts: Option<(crate::crdt::ReplicaVersion, SceneCounts)>,
@@ -50,10 +52,14 @@ enum Field {
 }
 
 impl InspectorPanel {
-    /// Shows why an input was refused, for as long as the same entities stay selected.
+    /// Shows why an input was refused, for as long as the same entities stay selected and
+    /// nothing changes.
     fn refuse(&mut self, doc: &Document, why: String) {
         self.error = Some(why);
-        self.error_subject = doc.selection.entities().to_vec();
+        self.error_subject = (
+            doc.selection.entities().to_vec(),
+            Some(doc.replica().version()),
+        );
     }
 
     /// Draws the inspector for the document's selection; `model` is what the viewport knows
@@ -65,7 +71,11 @@ impl InspectorPanel {
         model: Option<&super::viewport_tab::ModelState>,
     ) -> Vec<Action> {
         let mut actions = Vec::new();
-        if self.error.is_some() && doc.selection.entities() != self.error_subject.as_slice() {
+        let (subject, version) = &self.error_subject;
+        if self.error.is_some()
+            && (doc.selection.entities() != subject.as_slice()
+                || *version != Some(doc.replica().version()))
+        {
             self.error = None;
         }
         let Some(entity) = doc.selection.primary() else {
