@@ -263,7 +263,7 @@ fn pad(out: &mut String, n: usize) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::model::Entity;
 
@@ -271,7 +271,7 @@ mod tests {
     /// negative zero, tiny and huge values), a NaN one as base64, a name that needs escapes,
     /// a codec value, opaque bytes, a tombstone, short and long lists of grow-only values, an
     /// entity with only grow-only values, and more deleted entities than fit on a line.
-    fn every_kind() -> Replica {
+    pub(in crate::io) fn every_kind() -> Replica {
         let mut r = Replica::new();
         let mut lamp = Transform::identity_under(Entity(513));
         lamp.position.x = 0.1;

@@ -116,9 +116,9 @@ fn lesson_one_by_hand_shows_the_cycle_then_convergence() {
     );
 }
 
-#[test]
-fn editing_as_the_active_peer_sends_messages_and_switching_peers_shows_their_state() {
-    let mut h = harness();
+/// A Chair created, the scene split into `peers` peers, then the Chair renamed "Armchair" as
+/// peer 1: the rename is in flight to every other peer. Returns the Chair.
+fn chair_renamed_among(h: &mut Harness<'static, Workbench>, peers: usize) -> Entity {
     h.state_mut()
         .apply_actions(vec![scenetree::ui::Action::Edit(
             scenetree::editor::Command::Create {
@@ -129,7 +129,7 @@ fn editing_as_the_active_peer_sends_messages_and_switching_peers_shows_their_sta
         )]);
     h.state_mut()
         .apply_actions(vec![scenetree::ui::Action::Peers(PeersAction::Start {
-            peers: 3,
+            peers,
             seed: 7,
         })]);
     h.run();
@@ -142,6 +142,13 @@ fn editing_as_the_active_peer_sends_messages_and_switching_peers_shows_their_sta
             },
         )]);
     h.run();
+    chair
+}
+
+#[test]
+fn editing_as_the_active_peer_sends_messages_and_switching_peers_shows_their_state() {
+    let mut h = harness();
+    let chair = chair_renamed_among(&mut h, 3);
     assert!(
         h.query_by_label_contains("Not converged: 2 in flight")
             .is_some(),
@@ -298,29 +305,7 @@ fn peer_columns_show_siblings_in_the_scenes_inspector_nodes_order_as_the_hierarc
 #[test]
 fn a_duplicated_message_delivered_twice_says_its_receiver_already_holds_it() {
     let mut h = harness();
-    h.state_mut()
-        .apply_actions(vec![scenetree::ui::Action::Edit(
-            scenetree::editor::Command::Create {
-                parent: Entity::ROOT,
-                name: "Chair".into(),
-                components: vec![],
-            },
-        )]);
-    h.state_mut()
-        .apply_actions(vec![scenetree::ui::Action::Peers(PeersAction::Start {
-            peers: 2,
-            seed: 7,
-        })]);
-    h.run();
-    let chair = h.state().doc.selection.primary().unwrap();
-    h.state_mut()
-        .apply_actions(vec![scenetree::ui::Action::Edit(
-            scenetree::editor::Command::Rename {
-                entity: chair,
-                name: "Armchair".into(),
-            },
-        )]);
-    h.run();
+    chair_renamed_among(&mut h, 2);
     h.get_all_by_label("Dup").next().unwrap().click();
     h.run();
     assert!(
