@@ -24,9 +24,10 @@ impl PeersPanel {
             if ui
                 .add_enabled(
                     waiting > 0 && waiting <= 8,
-                    egui::Button::new(format!(
-                        "Explore every order of {active}'s {waiting} message(s)"
-                    )),
+                    egui::Button::new(match waiting {
+                        1 => format!("Explore the order of {active}'s one message"),
+                        n => format!("Explore every order of {active}'s {n} messages"),
+                    }),
                 )
                 .on_hover_text(
                     "Delivers the messages waiting for this peer in every possible order (up to 8)",
@@ -43,10 +44,8 @@ impl PeersPanel {
             match result {
                 Ok(x) => {
                     ui.label(format!(
-                        "{peer}: {} order(s); {} pass through a parenting cycle; {} distinct final state(s).",
-                        x.orders,
-                        x.orders_through_cycle,
-                        x.finals.len()
+                        "{peer}: {}.",
+                        summary(x.orders, x.orders_through_cycle, x.finals.len())
                     ));
                     if !x.rerooted.is_empty() {
                         let names: Vec<String> = x
@@ -70,5 +69,56 @@ impl PeersPanel {
                 }
             }
         }
+    }
+}
+
+/// "6 orders; 2 of them pass through a parenting cycle; 1 final state", in words that fit the
+/// counts.
+fn summary(orders: u64, through_cycle: u64, finals: usize) -> String {
+    let cycles = match (orders, through_cycle) {
+        (1, 1) => "it passes through a parenting cycle".to_string(),
+        (1, _) => "it never makes a parenting cycle".to_string(),
+        (_, 0) => "none of them makes a parenting cycle".to_string(),
+        (n, c) if n == c => "every one passes through a parenting cycle".to_string(),
+        (_, 1) => "1 of them passes through a parenting cycle".to_string(),
+        (_, c) => format!("{c} of them pass through a parenting cycle"),
+    };
+    let orders = match orders {
+        1 => "1 delivery order".to_string(),
+        n => format!("{n} delivery orders"),
+    };
+    let finals = match finals {
+        1 => "1 final state".to_string(),
+        n => format!("{n} different final states"),
+    };
+    format!("{orders}; {cycles}; {finals}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::summary;
+
+    #[test]
+    fn the_summary_reads_right_for_one_and_for_many() {
+        assert_eq!(
+            summary(1, 1, 1),
+            "1 delivery order; it passes through a parenting cycle; 1 final state"
+        );
+        assert_eq!(
+            summary(6, 2, 1),
+            "6 delivery orders; 2 of them pass through a parenting cycle; 1 final state"
+        );
+        assert_eq!(
+            summary(2, 1, 2),
+            "2 delivery orders; 1 of them passes through a parenting cycle; 2 different final states"
+        );
+        assert_eq!(
+            summary(2, 0, 1),
+            "2 delivery orders; none of them makes a parenting cycle; 1 final state"
+        );
+        assert_eq!(
+            summary(2, 2, 1),
+            "2 delivery orders; every one passes through a parenting cycle; 1 final state"
+        );
     }
 }
