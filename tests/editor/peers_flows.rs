@@ -321,3 +321,24 @@ fn a_duplicated_message_delivered_twice_says_its_receiver_already_holds_it() {
     );
     assert!(h.query_by_label_contains("holds newer").is_none());
 }
+
+#[test]
+fn an_order_exploration_goes_when_the_messages_it_explored_do() {
+    use crate::peers_workspace::{lesson, next_step};
+    let mut h = lesson(0, egui::vec2(1600.0, 1000.0));
+    next_step(&mut h);
+    next_step(&mut h); // one message waits for peer 1
+    h.get_by_label("Order explorer").click();
+    h.run();
+    h.get_by_label_contains("Explore the order of peer 1's one message")
+        .click();
+    h.run();
+    let result = "1 delivery order; it passes through a parenting cycle; 1 final state";
+    assert!(h.query_by_label_contains(result).is_some());
+    next_step(&mut h); // that message is delivered
+    assert!(
+        h.query_by_label_contains(result).is_none(),
+        "the result was about a message that is no longer waiting"
+    );
+    assert!(h.query_by_label_contains("✓ Every order ends").is_none());
+}

@@ -1,9 +1,26 @@
 //! The order explorer: every delivery order of the messages waiting for the active peer.
 
 use super::PeersPanel;
-use crate::crdt::network::{Network, PeerId};
+use crate::crdt::ReplicaVersion;
+use crate::crdt::network::{MessageId, Network, PeerId};
 use crate::scene::order_explorer::explore_inbox;
 use crate::ui::style;
+
+/// What an exploration depends on: the peer, its replica's state, and the messages waiting
+/// for it, in order. A delivery, a new message, a reorder or a timeline seek changes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct InboxKey(PeerId, Option<ReplicaVersion>, Vec<MessageId>);
+
+impl InboxKey {
+    fn of(network: &Network, peer: PeerId) -> InboxKey {
+        let waiting = network.in_flight().iter().filter(|m| m.to == peer);
+        InboxKey(
+            peer,
+            network.replica(peer).ok().map(|r| r.version()),
+            waiting.map(|m| m.id).collect(),
+        )
+    }
+}
 
 impl PeersPanel {
     /// Runs the explorer on demand; it is read-only, so it returns no actions.
@@ -15,6 +32,11 @@ impl PeersPanel {
     }
 
     fn explorer_body_ui(&mut self, ui: &mut egui::Ui, network: &Network, active: PeerId) {
+        let inbox = InboxKey::of(network, active);
+        if self.explored_inbox.as_ref() != Some(&inbox) {
+            // The result was about messages (or a state) that are no longer what is waiting.
+            self.explored = None;
+        }
         ui.horizontal(|ui| {
             let waiting = network
                 .in_flight()
@@ -38,6 +60,7 @@ impl PeersPanel {
                     active,
                     explore_inbox(network, active).map_err(|e| e.to_string()),
                 ));
+                self.explored_inbox = Some(inbox);
             }
         });
         if let Some((peer, result)) = &self.explored {

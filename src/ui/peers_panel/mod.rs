@@ -89,6 +89,8 @@ pub struct PeersPanel {
     frame_views: bool,
     /// Last order-explorer result, for the peer it ran on.
     explored: Option<(PeerId, Result<OrderExploration, String>)>,
+    /// What the exploration was run on ([`explorer::InboxKey`]): another inbox does not show it.
+    explored_inbox: Option<explorer::InboxKey>,
     /// Auto-delivery latency the slider shows (ticks).
     pub latency: u64,
     /// Message being dragged in the message table.
@@ -179,6 +181,7 @@ impl Default for PeersPanel {
             framed_for: None,
             frame_views: false,
             explored: None,
+            explored_inbox: None,
             latency: 3,
             dragging: None,
             last_tick: 0.0,
