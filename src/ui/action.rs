@@ -80,6 +80,8 @@ pub enum SelectAction {
     Toggle(Entity),
     /// Shift+click: the range from the anchor, in the given row order.
     Range(Entity, Vec<Entity>),
+    /// Exactly these (Select All), the last one primary.
+    Many(Vec<Entity>),
     /// Nothing.
     Clear,
 }

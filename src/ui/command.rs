@@ -42,6 +42,8 @@ pub enum UiCommand {
     CancelGizmoDrag,
     /// Select nothing.
     ClearSelection,
+    /// Select every entity.
+    SelectAll,
     /// Select the hierarchy row above.
     SelectPrevious,
     /// Select the hierarchy row below.
@@ -114,7 +116,7 @@ const SHIFT: Modifiers = Modifiers::SHIFT;
 
 impl UiCommand {
     /// Every command, in menu order. Where two share a key, the first that applies wins.
-    pub const ALL: [UiCommand; 30] = [
+    pub const ALL: [UiCommand; 31] = [
         UiCommand::New,
         UiCommand::Open,
         UiCommand::OpenProject,
@@ -128,6 +130,7 @@ impl UiCommand {
         UiCommand::Rename,
         UiCommand::CopyTransform,
         UiCommand::PasteTransform,
+        UiCommand::SelectAll,
         UiCommand::CancelGizmoDrag,
         UiCommand::ClearSelection,
         UiCommand::SelectPrevious,
@@ -186,6 +189,7 @@ impl UiCommand {
                 "Clear Selection",
                 "Select nothing (when no gizmo drag is in progress)",
             ),
+            UiCommand::SelectAll => ("Select All", "Select every entity in the scene"),
             UiCommand::SelectPrevious => ("Select Previous", "Select the hierarchy row above"),
             UiCommand::SelectNext => ("Select Next", "Select the hierarchy row below"),
             UiCommand::ExtendSelectionUp => (
@@ -245,6 +249,7 @@ impl UiCommand {
             UiCommand::CancelGizmoDrag | UiCommand::ClearSelection => {
                 const { &[key(NONE, Key::Escape)] }
             }
+            UiCommand::SelectAll => const { &[key(CTRL, Key::A)] },
             UiCommand::SelectPrevious => const { &[key(NONE, Key::ArrowUp)] },
             UiCommand::SelectNext => const { &[key(NONE, Key::ArrowDown)] },
             UiCommand::ExtendSelectionUp => const { &[key(SHIFT, Key::ArrowUp)] },
@@ -278,7 +283,8 @@ impl UiCommand {
             | UiCommand::Delete
             | UiCommand::Rename
             | UiCommand::CopyTransform
-            | UiCommand::PasteTransform => Some(Menu::Edit),
+            | UiCommand::PasteTransform
+            | UiCommand::SelectAll => Some(Menu::Edit),
             UiCommand::FrameSelection
             | UiCommand::GizmoTranslate
             | UiCommand::GizmoRotate
@@ -323,7 +329,8 @@ impl UiCommand {
             | UiCommand::PasteTransform
             | UiCommand::ClearSelection => editing && c.has_selection,
             UiCommand::CancelGizmoDrag => c.gizmo_dragging,
-            UiCommand::SelectPrevious
+            UiCommand::SelectAll
+            | UiCommand::SelectPrevious
             | UiCommand::SelectNext
             | UiCommand::ExtendSelectionUp
             | UiCommand::ExtendSelectionDown

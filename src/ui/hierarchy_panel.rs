@@ -127,6 +127,13 @@ impl HierarchyPanel {
         self.scroll_to = Some(entity);
     }
 
+    /// Every entity of the scene in row order as if every row were expanded (Select All).
+    pub fn all_entities(&mut self, doc: &Document) -> Vec<Entity> {
+        self.refresh_rows(doc); // brings the sibling order up to date
+        let preorder = self.order.preorder(doc.view());
+        preorder.into_iter().skip(1).map(|(e, _)| e).collect()
+    }
+
     /// The entities in row order, as shown (for Shift-range selection and tests).
     pub fn visible_entities(&mut self, doc: &Document) -> Vec<Entity> {
         self.refresh_rows(doc);

@@ -475,3 +475,27 @@ fn arrow_keys_walk_the_tree_as_in_other_editors() {
     press(&mut h, Modifiers::NONE, Key::ArrowUp);
     assert_eq!(selected(&h), [BULB]);
 }
+
+#[test]
+fn ctrl_a_selects_every_entity_even_in_collapsed_rows() {
+    let mut h = harness(room());
+    h.state_mut().hierarchy.set_collapsed(LAMP, true);
+    h.run();
+    assert!(h.query_by_label(&row("Bulb", BULB)).is_none(), "collapsed");
+    h.key_press_modifiers(Modifiers::COMMAND, Key::A);
+    h.run();
+    assert_eq!(
+        h.state().doc.selection.entities(),
+        &[TABLE, LAMP, BULB, CHAIR],
+        "in row order, the last one primary"
+    );
+    // In a text field, Ctrl+A selects its text instead.
+    h.get_by_label(&row("Chair", CHAIR)).click();
+    h.run();
+    h.get_by(|n| n.role() == Role::TextInput && n.value().as_deref() == Some("Chair"))
+        .click();
+    h.run();
+    h.key_press_modifiers(Modifiers::COMMAND, Key::A);
+    h.run();
+    assert_eq!(h.state().doc.selection.entities(), &[CHAIR]);
+}

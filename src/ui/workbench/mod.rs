@@ -261,6 +261,9 @@ impl Workbench {
             UiCommand::CopyTransform => Action::CopyTransform,
             UiCommand::PasteTransform => Action::PasteTransform,
             UiCommand::ClearSelection => Action::Select(SelectAction::Clear),
+            UiCommand::SelectAll => {
+                Action::Select(SelectAction::Many(self.hierarchy.all_entities(&self.doc)))
+            }
             UiCommand::ResetLayout => {
                 match self.workspace {
                     Workspace::Editor => {
@@ -348,6 +351,7 @@ impl Workbench {
                         SelectAction::Only(e) => sel.select_only(e),
                         SelectAction::Toggle(e) => sel.toggle(e),
                         SelectAction::Range(e, order) => sel.select_range(e, &order),
+                        SelectAction::Many(entities) => sel.set(entities),
                         SelectAction::Clear => sel.clear(),
                     }
                 }
