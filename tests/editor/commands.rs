@@ -242,3 +242,64 @@ fn escape_closes_an_open_menu_and_nothing_else() {
         "and did not clear the selection"
     );
 }
+
+#[test]
+fn a_gizmo_drag_moves_a_selected_child_once_through_its_selected_parent() {
+    use super::ui_flows::{BULB, TABLE};
+    use scenetree::model::Entity;
+    let mut h = harness(room());
+    // Table, its child Lamp and grandchild Bulb, and Chair beside them (as Ctrl+A would).
+    h.state_mut().doc.selection.set([TABLE, LAMP, BULB, CHAIR]);
+    h.run();
+    let targets: Vec<Entity> = h
+        .state()
+        .viewport
+        .scene()
+        .gizmo_targets
+        .iter()
+        .map(|t| t.entity)
+        .collect();
+    assert_eq!(targets, [TABLE, CHAIR], "Lamp and Bulb follow Table");
+    let world = |h: &Harness<'static, Workbench>, e| -> Vec3 {
+        h.state()
+            .doc
+            .view()
+            .world_affine(e)
+            .unwrap()
+            .translation
+            .into()
+    };
+    let (table, bulb) = (world(&h, TABLE), world(&h, BULB));
+    let bulb_local = h.state().doc.local_transform(BULB);
+    // Drag the +X arrow of the gizmo, which sits on the first target (Table).
+    let viewport = &h.state().viewport.viewport;
+    let length = viewport
+        .camera
+        .meters_per_pixel(table, viewport.rect().height())
+        * viewport.gizmo.size_points;
+    let grab = viewport
+        .screen_position(table + Vec3::X * length * 0.6)
+        .unwrap();
+    h.hover_at(grab);
+    h.run();
+    h.drag_at(grab);
+    h.run();
+    for dx in [10.0, 20.0, 30.0] {
+        h.hover_at(grab + egui::vec2(dx, 0.0));
+        h.run();
+    }
+    h.drop_at(grab + egui::vec2(30.0, 0.0));
+    h.run();
+    let moved = world(&h, TABLE) - table;
+    assert!(moved.x > 0.05, "the drag moved Table: {moved:?}");
+    assert_eq!(
+        h.state().doc.local_transform(BULB),
+        bulb_local,
+        "Bulb's own values stay"
+    );
+    assert!(
+        (world(&h, BULB) - bulb - moved).length() < 1e-4,
+        "Bulb moved with Table, once: {:?} against {moved:?}",
+        world(&h, BULB) - bulb
+    );
+}

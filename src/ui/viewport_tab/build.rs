@@ -3,7 +3,7 @@
 //! and textures from `core::Material`, `core::VisibilityComponent`, selection and the
 //! editor-only hidden flags.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use egui::Color32;
 
@@ -60,7 +60,9 @@ pub(super) fn reselect(
     scene.gizmo_targets = gizmo_targets(doc, hidden, locked, policy);
 }
 
-/// The selection, except locked and hidden entities, with what the gizmo needs of each.
+/// The selection, except locked and hidden entities and those below another target (a child
+/// moves with its parent, as in Unity and Godot: moving both applied the drag to the child
+/// twice), with what the gizmo needs of each.
 fn gizmo_targets(
     doc: &Document,
     hidden: &HashSet<Entity>,
@@ -69,16 +71,58 @@ fn gizmo_targets(
 ) -> Vec<GizmoTarget> {
     let view = doc.view();
     let policy_hides = |e: &Entity| policy.is_some_and(|w| w.hidden.contains(e));
-    doc.selection
+    let movable: Vec<Entity> = doc
+        .selection
         .entities()
         .iter()
+        .copied()
         .filter(|e| {
-            view.contains(**e) && !locked.contains(e) && !hidden.contains(e) && !policy_hides(e)
+            view.contains(*e) && !locked.contains(e) && !hidden.contains(e) && !policy_hides(e)
         })
-        .map(|&e| GizmoTarget {
+        .collect();
+    topmost(view, movable)
+        .into_iter()
+        .map(|e| GizmoTarget {
             entity: e,
             local: doc.local_transform(e),
             parent_world: super::policy::parent_world(view, policy, e),
+        })
+        .collect()
+}
+
+/// The entities of `chosen` with no ancestor (in the effective tree) among them, in order.
+/// Each node is walked past at most once, so a long chain with everything selected stays linear.
+fn topmost(view: &SceneView, chosen: Vec<Entity>) -> Vec<Entity> {
+    if chosen.len() < 2 {
+        return chosen;
+    }
+    let set: HashSet<Entity> = chosen.iter().copied().collect();
+    // Whether a node has a chosen node above it, for the nodes walked past so far.
+    let mut below_chosen: HashMap<Entity, bool> = HashMap::new();
+    let mut path = Vec::new();
+    chosen
+        .into_iter()
+        .filter(|&e| {
+            path.clear();
+            let mut at = view.effective_parent_of(e);
+            let below = loop {
+                match at {
+                    None => break false,
+                    Some(p) if p.is_root() => break false,
+                    Some(p) if set.contains(&p) => break true,
+                    Some(p) => match below_chosen.get(&p) {
+                        Some(&known) => break known,
+                        None => {
+                            path.push(p);
+                            at = view.effective_parent_of(p);
+                        }
+                    },
+                }
+            };
+            for &p in &path {
+                below_chosen.insert(p, below);
+            }
+            !below
         })
         .collect()
 }
