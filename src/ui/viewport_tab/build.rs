@@ -3,7 +3,7 @@
 //! and textures from `core::Material`, `core::VisibilityComponent`, selection and the
 //! editor-only hidden flags.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use egui::Color32;
 
@@ -80,49 +80,12 @@ fn gizmo_targets(
             view.contains(*e) && !locked.contains(e) && !hidden.contains(e) && !policy_hides(e)
         })
         .collect();
-    topmost(view, movable)
+    doc.top_level(&movable)
         .into_iter()
         .map(|e| GizmoTarget {
             entity: e,
             local: doc.local_transform(e),
             parent_world: super::policy::parent_world(view, policy, e),
-        })
-        .collect()
-}
-
-/// The entities of `chosen` with no ancestor (in the effective tree) among them, in order.
-/// Each node is walked past at most once, so a long chain with everything selected stays linear.
-fn topmost(view: &SceneView, chosen: Vec<Entity>) -> Vec<Entity> {
-    if chosen.len() < 2 {
-        return chosen;
-    }
-    let set: HashSet<Entity> = chosen.iter().copied().collect();
-    // Whether a node has a chosen node above it, for the nodes walked past so far.
-    let mut below_chosen: HashMap<Entity, bool> = HashMap::new();
-    let mut path = Vec::new();
-    chosen
-        .into_iter()
-        .filter(|&e| {
-            path.clear();
-            let mut at = view.effective_parent_of(e);
-            let below = loop {
-                match at {
-                    None => break false,
-                    Some(p) if p.is_root() => break false,
-                    Some(p) if set.contains(&p) => break true,
-                    Some(p) => match below_chosen.get(&p) {
-                        Some(&known) => break known,
-                        None => {
-                            path.push(p);
-                            at = view.effective_parent_of(p);
-                        }
-                    },
-                }
-            };
-            for &p in &path {
-                below_chosen.insert(p, below);
-            }
-            !below
         })
         .collect()
 }
