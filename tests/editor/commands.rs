@@ -10,6 +10,20 @@ use scenetree::ui::viewport::GizmoMode;
 
 use super::ui_flows::{CHAIR, LAMP, harness, room, row};
 
+/// Where to press the +X arrow of a gizmo standing at `origin` (world, meters).
+fn x_arrow_on_screen(h: &Harness<'static, Workbench>, origin: Vec3) -> egui::Pos2 {
+    let viewport = &h.state().viewport.viewport;
+    let length = viewport
+        .camera
+        .meters_per_pixel(origin, viewport.rect().height())
+        * viewport.gizmo.size_points;
+    let grab = viewport
+        .screen_position(origin + Vec3::X * length * 0.6)
+        .unwrap();
+    assert!(viewport.rect().shrink(20.0).contains(grab), "{grab:?}");
+    grab
+}
+
 /// Presses the Chair's +X gizmo arrow and moves the pointer without releasing it.
 fn start_dragging_the_chair(h: &mut Harness<'static, Workbench>) -> egui::Pos2 {
     h.get_by_label(&row("Chair", CHAIR)).click();
@@ -21,15 +35,7 @@ fn start_dragging_the_chair(h: &mut Harness<'static, Workbench>) -> egui::Pos2 {
         .world_affine(CHAIR)
         .unwrap()
         .translation;
-    let viewport = &h.state().viewport.viewport;
-    let length = viewport
-        .camera
-        .meters_per_pixel(chair.into(), viewport.rect().height())
-        * 90.0;
-    let grab = viewport
-        .screen_position(Vec3::from(chair) + Vec3::X * length * 0.6)
-        .unwrap();
-    assert!(viewport.rect().shrink(20.0).contains(grab), "{grab:?}");
+    let grab = x_arrow_on_screen(h, chair.into());
     h.hover_at(grab);
     h.run();
     h.drag_at(grab);
@@ -272,14 +278,7 @@ fn a_gizmo_drag_moves_a_selected_child_once_through_its_selected_parent() {
     let (table, bulb) = (world(&h, TABLE), world(&h, BULB));
     let bulb_local = h.state().doc.local_transform(BULB);
     // Drag the +X arrow of the gizmo, which sits on the first target (Table).
-    let viewport = &h.state().viewport.viewport;
-    let length = viewport
-        .camera
-        .meters_per_pixel(table, viewport.rect().height())
-        * viewport.gizmo.size_points;
-    let grab = viewport
-        .screen_position(table + Vec3::X * length * 0.6)
-        .unwrap();
+    let grab = x_arrow_on_screen(&h, table);
     h.hover_at(grab);
     h.run();
     h.drag_at(grab);
