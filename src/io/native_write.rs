@@ -16,7 +16,7 @@ use serde_json::Value;
 
 use super::native::FORMAT;
 use crate::crdt::{CrdtMessage, Replica};
-use crate::model::dcl::{self, ComponentCodec};
+use crate::model::dcl::ComponentCodec;
 use crate::model::{Transform, component, decode_name, encode_name, ids};
 
 /// Lists of at most this many numbers or strings are written on one line.
@@ -106,7 +106,7 @@ fn open_field(out: &mut String, fields: &mut usize, indent: usize, id: u32) {
     out.push_str(if *fields == 0 { "{\n" } else { ",\n" });
     *fields += 1;
     pad(out, indent);
-    match component::component_name(id).or_else(|| dcl::core_component_name(id)) {
+    match component::component_name(id) {
         Some(name) => push_string(out, name),
         None => write!(out, "\"{id}\"").expect("writing to a String cannot fail"),
     }
