@@ -31,13 +31,15 @@ pub enum Command {
     /// Set (or with an empty string, remove) the `core-schema::Name`.
     Rename { entity: Entity, name: String },
     /// Create an entity under `parent` at its origin, with a name and optional extra components
-    /// (component id, value), e.g. a MeshRenderer.
+    /// (component id, value), e.g. a MeshRenderer. A name already in use is numbered
+    /// ("Entity" → "Entity_2", as the Decentraland Inspector does).
     Create {
         parent: Entity,
         name: String,
         components: Vec<(u32, Vec<u8>)>,
     },
-    /// Copy entities with their whole subtrees (every component), next to the originals.
+    /// Copy entities with their whole subtrees (every component), next to the originals; each
+    /// copied top is numbered ("Lamp" → "Lamp_2"), its descendants keep their names.
     Duplicate { entities: Vec<Entity> },
     /// Remove entities with their whole subtrees (every component value is deleted; the ids stay
     /// valid so the deletion can be undone exactly).

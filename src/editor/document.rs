@@ -356,6 +356,19 @@ impl Document {
         command: Command,
         coalesce: Option<u64>,
     ) -> Result<Applied, EditError> {
+        let command = match command {
+            // Numbered before the label is made, so the step says which entity it created.
+            Command::Create {
+                parent,
+                name,
+                components,
+            } => Command::Create {
+                parent,
+                name: self.unique_name(&name, &[]),
+                components,
+            },
+            other => other,
+        };
         let label = self.step_label(&command);
         let (writes, mut applied) = self.plan(command)?;
         let changes = self.write_all(writes)?;

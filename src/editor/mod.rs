@@ -6,6 +6,7 @@ mod document;
 pub mod examples;
 mod history;
 mod inspector;
+mod names;
 mod order;
 mod peers;
 mod plan;

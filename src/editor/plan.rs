@@ -128,6 +128,7 @@ impl Document {
                     .collect::<Result<_, _>>()?;
                 let total: usize = originals.iter().map(Vec::len).sum();
                 let mut fresh = self.free_entities(total)?.into_iter();
+                let mut copy_names: Vec<String> = Vec::new();
                 for nodes in originals {
                     let pairs: Vec<(Entity, Entity)> = nodes
                         .iter()
@@ -150,7 +151,10 @@ impl Document {
                                 && i == 0
                                 && let Some(name) = decode_name(&data)
                             {
-                                data = encode_name(&format!("{name} (copy)"));
+                                // Numbered as the Inspector numbers copies: "Lamp" → "Lamp_2".
+                                let name = self.unique_name(&name, &copy_names);
+                                data = encode_name(&name);
+                                copy_names.push(name);
                             }
                             writes.push((new, component, Some(data)));
                         }

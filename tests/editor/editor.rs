@@ -194,7 +194,7 @@ fn duplicate_copies_the_subtree_with_new_ids_and_remapped_parents() {
         Some(TABLE),
         "next to the original"
     );
-    assert_eq!(doc.name_of(copy).as_deref(), Some("Lamp (copy)"));
+    assert_eq!(doc.name_of(copy).as_deref(), Some("Lamp_2"), "numbered as the Inspector numbers copies");
     let kids: Vec<Entity> = doc.view().children_of(copy).collect();
     assert_eq!(kids.len(), 1);
     assert_ne!(kids[0], BULB);
@@ -237,6 +237,57 @@ fn create_and_rename_are_undoable_writes_that_peers_receive() {
         Some(3),
         "an undo is a newer write"
     );
+}
+
+#[test]
+fn new_entities_and_copies_are_numbered_as_the_inspector_numbers_them() {
+    let mut doc = room();
+    let mut create = |doc: &mut Document| {
+        let applied = doc
+            .apply(Command::Create {
+                parent: Entity::ROOT,
+                name: "Entity".into(),
+                components: vec![],
+            })
+            .unwrap();
+        (doc.name_of(applied.created[0]).unwrap(), applied.label)
+    };
+    assert_eq!(create(&mut doc).0, "Entity");
+    let (second, label) = create(&mut doc);
+    assert_eq!(second, "Entity_2");
+    assert_eq!(label.as_deref(), Some("Create Entity_2"), "the step names it");
+    assert_eq!(create(&mut doc).0, "Entity_3");
+    doc.undo().unwrap();
+    assert_eq!(create(&mut doc).0, "Entity_3", "an undone entity frees its name");
+
+    // A copy of "Lamp" is "Lamp_2"; its child keeps its own name.
+    let lamp_2 = doc
+        .apply(Command::Duplicate {
+            entities: vec![LAMP],
+        })
+        .unwrap()
+        .created[0];
+    assert_eq!(doc.name_of(lamp_2).as_deref(), Some("Lamp_2"));
+    let copied_bulb = doc.view().children_of(lamp_2).next().unwrap();
+    doc.apply(Command::Rename {
+        entity: copied_bulb,
+        name: "Bulb".into(),
+    })
+    .unwrap();
+    // Two copies made in one step do not share a name; a copy's children keep theirs.
+    let applied = doc
+        .apply(Command::Duplicate {
+            entities: vec![LAMP, lamp_2],
+        })
+        .unwrap();
+    let names: Vec<String> = applied
+        .created
+        .iter()
+        .map(|&e| doc.name_of(e).unwrap())
+        .collect();
+    assert_eq!(names, ["Lamp_3", "Lamp_4"]);
+    let copied_again = doc.view().children_of(applied.created[1]).next().unwrap();
+    assert_eq!(doc.name_of(copied_again).as_deref(), Some("Bulb"));
 }
 
 #[test]

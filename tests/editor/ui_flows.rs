@@ -293,7 +293,7 @@ fn ctrl_d_duplicates_with_children_and_selects_the_copy() {
     h.run();
     let copy = h.state().doc.selection.primary().unwrap();
     assert_ne!(copy, LAMP);
-    assert!(h.query_by_label(&row("Lamp (copy)", copy)).is_some());
+    assert!(h.query_by_label(&row("Lamp_2", copy)).is_some());
     assert_eq!(h.state().doc.view().children_of(copy).count(), 1);
 }
 
