@@ -27,7 +27,10 @@ impl Document {
             // The 4-byte length prefix of a core-schema::Name; the text is read in place.
             std::str::from_utf8(bytes.get(4..)?).ok()
         });
-        unique_name(wanted, scene_names.chain(also_taken.iter().map(String::as_str)))
+        unique_name(
+            wanted,
+            scene_names.chain(also_taken.iter().map(String::as_str)),
+        )
     }
 }
 
@@ -90,7 +93,10 @@ mod tests {
             named("SomeName", &["SomeName_1", "SomeName_2", "SomeName_3"]),
             "SomeName_4"
         );
-        assert_eq!(named("SomeName", &["SomeName", "SomeName_10"]), "SomeName_11");
+        assert_eq!(
+            named("SomeName", &["SomeName", "SomeName_10"]),
+            "SomeName_11"
+        );
         assert_eq!(named("SomeName", &["SomeName_"]), "SomeName");
     }
 
@@ -109,6 +115,10 @@ mod tests {
             format!("Big_{}", u64::MAX)
         );
         assert_eq!(named("Ünï", &["ÜNÏ"]), "Ünï_2");
-        assert_eq!(named("", &["", "_2"]), "_3", "the pure function numbers anything");
+        assert_eq!(
+            named("", &["", "_2"]),
+            "_3",
+            "the pure function numbers anything"
+        );
     }
 }

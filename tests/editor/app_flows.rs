@@ -2,6 +2,7 @@
 //! prompt, and crash recovery.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
@@ -284,7 +285,7 @@ fn quit_without_saving_leaves_nothing_to_recover() {
     let recovery = dir.path().join("recovery");
     let mut h = app(Launch::default(), Some(recovery.clone()));
     h.state_mut()
-        .set_autosave_interval(std::time::Duration::ZERO);
+        .set_autosave_timing(Duration::ZERO, Duration::ZERO);
     rename_lamp(&mut h, "Desk lamp");
     h.run(); // autosaved
     h.state_mut().request_quit();
@@ -304,6 +305,30 @@ fn quit_without_saving_leaves_nothing_to_recover() {
 }
 
 #[test]
+fn unsaved_work_is_autosaved_once_editing_rests_without_waiting_for_the_interval() {
+    let offered_after_a_crash = |interval: Duration, rest: Duration| {
+        let dir = tempfile::tempdir().unwrap();
+        let recovery = dir.path().join("recovery");
+        let mut h = app(Launch::default(), Some(recovery.clone()));
+        h.state_mut().set_autosave_timing(interval, rest);
+        rename_lamp(&mut h, "Desk lamp");
+        h.run();
+        drop(h); // a crash
+        let h = app(Launch::default(), Some(recovery));
+        h.query_by_label("Recover unsaved work?").is_some()
+    };
+    let hour = Duration::from_secs(3600);
+    assert!(
+        offered_after_a_crash(hour, Duration::ZERO),
+        "the scene rested: written although the interval is an hour"
+    );
+    assert!(
+        !offered_after_a_crash(hour, hour),
+        "neither the rest nor the interval came: nothing was written"
+    );
+}
+
+#[test]
 fn a_save_while_an_autosave_is_being_written_leaves_nothing_to_recover() {
     let dir = tempfile::tempdir().unwrap();
     let recovery = dir.path().join("recovery");
@@ -315,7 +340,7 @@ fn a_save_while_an_autosave_is_being_written_leaves_nothing_to_recover() {
     };
     let mut h = app(launch, Some(recovery.clone()));
     h.state_mut()
-        .set_autosave_interval(std::time::Duration::ZERO);
+        .set_autosave_timing(Duration::ZERO, Duration::ZERO);
     rename_lamp(&mut h, "Desk lamp");
     h.run(); // the autosave is written on its own thread
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::S);
@@ -341,7 +366,7 @@ fn a_second_instance_leaves_the_running_ones_autosave_alone() {
     let mut first = app(Launch::default(), Some(recovery.clone()));
     first
         .state_mut()
-        .set_autosave_interval(std::time::Duration::ZERO);
+        .set_autosave_timing(Duration::ZERO, Duration::ZERO);
     rename_lamp(&mut first, "Desk lamp");
     first.run(); // autosaved
     let second = app(Launch::default(), Some(recovery.clone()));

@@ -194,7 +194,11 @@ fn duplicate_copies_the_subtree_with_new_ids_and_remapped_parents() {
         Some(TABLE),
         "next to the original"
     );
-    assert_eq!(doc.name_of(copy).as_deref(), Some("Lamp_2"), "numbered as the Inspector numbers copies");
+    assert_eq!(
+        doc.name_of(copy).as_deref(),
+        Some("Lamp_2"),
+        "numbered as the Inspector numbers copies"
+    );
     let kids: Vec<Entity> = doc.view().children_of(copy).collect();
     assert_eq!(kids.len(), 1);
     assert_ne!(kids[0], BULB);
@@ -242,7 +246,7 @@ fn create_and_rename_are_undoable_writes_that_peers_receive() {
 #[test]
 fn new_entities_and_copies_are_numbered_as_the_inspector_numbers_them() {
     let mut doc = room();
-    let mut create = |doc: &mut Document| {
+    let create = |doc: &mut Document| {
         let applied = doc
             .apply(Command::Create {
                 parent: Entity::ROOT,
@@ -255,10 +259,18 @@ fn new_entities_and_copies_are_numbered_as_the_inspector_numbers_them() {
     assert_eq!(create(&mut doc).0, "Entity");
     let (second, label) = create(&mut doc);
     assert_eq!(second, "Entity_2");
-    assert_eq!(label.as_deref(), Some("Create Entity_2"), "the step names it");
+    assert_eq!(
+        label.as_deref(),
+        Some("Create Entity_2"),
+        "the step names it"
+    );
     assert_eq!(create(&mut doc).0, "Entity_3");
     doc.undo().unwrap();
-    assert_eq!(create(&mut doc).0, "Entity_3", "an undone entity frees its name");
+    assert_eq!(
+        create(&mut doc).0,
+        "Entity_3",
+        "an undone entity frees its name"
+    );
 
     // A copy of "Lamp" is "Lamp_2"; its child keeps its own name.
     let lamp_2 = doc

@@ -23,6 +23,7 @@ use screenshot::Screenshot;
 
 const RECENT_MAX: usize = 10;
 const AUTOSAVE_EVERY: Duration = Duration::from_secs(30);
+const AUTOSAVE_IDLE: Duration = Duration::from_secs(2);
 
 /// How the app was started.
 #[derive(Clone, Debug, Default)]
@@ -100,6 +101,9 @@ pub struct ScenetreeApp {
     more_recovery_offers: usize,
     last_autosave: Instant,
     autosave_every: Duration,
+    autosave_idle: Duration,
+    /// The replica version last seen by the autosave, and when it was first seen.
+    changed_at: Option<(crate::crdt::ReplicaVersion, Instant)>,
     /// The replica state last written for recovery.
     autosaved: Option<crate::crdt::ReplicaVersion>,
     screenshot: Option<Screenshot>,
@@ -198,6 +202,8 @@ impl ScenetreeApp {
             more_recovery_offers,
             last_autosave: Instant::now(),
             autosave_every: AUTOSAVE_EVERY,
+            autosave_idle: AUTOSAVE_IDLE,
+            changed_at: None,
             autosaved: None,
             screenshot: launch.screenshot.map(Screenshot::new),
             allow_close: false,
@@ -264,9 +270,11 @@ impl ScenetreeApp {
         self.allow_close
     }
 
-    /// How often unsaved work is written for crash recovery (30 s; tests shorten it).
-    pub fn set_autosave_interval(&mut self, every: Duration) {
+    /// How often unsaved work is written for crash recovery while editing goes on (30 s), and
+    /// how long after the last change once it stops (2 s); tests change them.
+    pub fn set_autosave_timing(&mut self, every: Duration, after_last_change: Duration) {
         self.autosave_every = every;
+        self.autosave_idle = after_last_change;
     }
 
     /// Draws one frame of the whole window; `renderer` draws the 3D view.
@@ -300,7 +308,7 @@ impl ScenetreeApp {
             ctx.send_viewport_cmd(egui::ViewportCommand::Close);
         }
         self.update_title(&ctx);
-        self.autosave();
+        self.autosave(&ctx);
         self.screenshot_step(&ctx);
     }
 
