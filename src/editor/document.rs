@@ -77,6 +77,9 @@ pub struct Document {
     /// True when some replica of the document (any simulated peer) differs from what was last
     /// loaded or saved; updated by [`Self::refresh`].
     modified: bool,
+    /// While a lesson plays: the user edited the scene themselves since it opened (or was
+    /// saved). The lesson's own steps and the deliveries it asks for are not the user's work.
+    edited_in_lesson: bool,
 }
 
 impl Default for Document {
@@ -103,6 +106,7 @@ impl Document {
             saves_as_project: false,
             saved,
             modified: false,
+            edited_in_lesson: false,
         }
     }
 
@@ -138,6 +142,7 @@ impl Document {
     pub(super) fn mark_unmodified(&mut self) {
         self.saved = SavedState::at(self.backend.replicas().map(Replica::version));
         self.modified = false;
+        self.edited_in_lesson = false;
     }
 
     /// Forgets undo history (a lesson starts from its own state).
@@ -177,7 +182,9 @@ impl Document {
     }
 
     /// True when the document holds changes that are not on disk: the replica changed since
-    /// the last load or save, or, with simulated peers, any peer's state differs from it.
+    /// the last load or save, or, with simulated peers, any peer's state differs from it. While
+    /// a lesson plays, only the user's own edits count: replaying its steps or delivering its
+    /// messages loses nothing when the lesson is left, and asking to save them would be noise.
     pub fn is_modified(&self) -> bool {
         self.modified
     }
@@ -192,6 +199,7 @@ impl Document {
             // Other peers are other instances: compare them with what was written.
             digest: matches!(self.backend, Backend::Peers { .. }).then(|| saved.digest()),
         };
+        self.edited_in_lesson = false;
         self.refresh();
     }
 
@@ -373,6 +381,7 @@ impl Document {
         let (writes, mut applied) = self.plan(command)?;
         let changes = self.write_all(writes)?;
         applied.label = (!changes.is_empty()).then(|| label.clone());
+        self.edited_in_lesson |= !changes.is_empty();
         self.history.record(Step {
             label,
             changes,
@@ -539,7 +548,13 @@ impl Document {
         self.selection
             .retain(|e| view.contains(e) && replica.is_live(e));
         let saved = &mut self.saved;
-        self.modified = !self.backend.replicas().all(|r| saved.holds(r));
+        let lesson = matches!(&self.backend, Backend::Peers { sim, .. }
+            if matches!(sim.as_ref(), Simulation::Lesson(_)));
+        self.modified = if lesson {
+            self.edited_in_lesson
+        } else {
+            !self.backend.replicas().all(|r| saved.holds(r))
+        };
     }
 
     /// Writes register values; returns what changed. On a refused write, what was already

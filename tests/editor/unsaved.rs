@@ -76,6 +76,29 @@ fn stopping_a_simulation_keeps_the_marker_true() {
     assert!(doc.is_modified(), "peer 1's edit is now the document");
 }
 
+#[test]
+fn a_lesson_counts_as_modified_only_once_the_user_edits_it() {
+    let text = scenetree::ui::lessons::LESSONS[0].1;
+    let mut doc = saved_showroom();
+    doc.apply(moved(&doc, LAMP, 3.0)).unwrap();
+    doc.open_lesson(scenetree::crdt::scenario::parse(text).unwrap())
+        .unwrap();
+    assert!(!doc.is_modified(), "a lesson opens unmodified");
+    doc.next_lesson_step().unwrap();
+    doc.next_lesson_step().unwrap();
+    let in_flight = doc.with_network(|net| net.in_flight().len()).unwrap();
+    assert!(in_flight > 0, "the lesson's steps sent messages");
+    let first = doc.with_network(|net| net.in_flight()[0].id).unwrap();
+    doc.with_network(|net| net.deliver(first).unwrap());
+    assert!(
+        !doc.is_modified(),
+        "its own steps and a delivery it asks for are not the user's work"
+    );
+    let entity = doc.view().children_of(Entity::ROOT).next().unwrap();
+    doc.apply(moved(&doc, entity, 2.5)).unwrap();
+    assert!(doc.is_modified(), "the user edited the lesson's scene");
+}
+
 /// Lesson 5 at step 1 (peer 1 deleted Lamp for good), after the user moved Lamp on peer 1.
 fn lesson_five_after_a_move_and_the_delete() -> Workbench {
     let text = scenetree::ui::lessons::LESSONS
