@@ -28,6 +28,10 @@ pub enum Action {
     Undo,
     /// Redo the last undone edit.
     Redo,
+    /// Remember the selected entities, for [`Action::PasteEntities`].
+    CopyEntities,
+    /// Duplicate the remembered entities with their children, beside the originals.
+    PasteEntities,
     /// Remember the primary selection's local transform (position, rotation, scale).
     CopyTransform,
     /// Apply the remembered transform to every selected entity (parents are kept).

@@ -34,6 +34,10 @@ pub enum UiCommand {
     Delete,
     /// Rename the selected entity inline.
     Rename,
+    /// Remember the selected entities, for Paste.
+    Copy,
+    /// Duplicate the copied entities (as the Decentraland Inspector pastes).
+    Paste,
     /// Copy the selected entity's local transform.
     CopyTransform,
     /// Paste the copied transform onto every selected entity.
@@ -116,7 +120,7 @@ const SHIFT: Modifiers = Modifiers::SHIFT;
 
 impl UiCommand {
     /// Every command, in menu order. Where two share a key, the first that applies wins.
-    pub const ALL: [UiCommand; 31] = [
+    pub const ALL: [UiCommand; 33] = [
         UiCommand::New,
         UiCommand::Open,
         UiCommand::OpenProject,
@@ -128,6 +132,8 @@ impl UiCommand {
         UiCommand::Duplicate,
         UiCommand::Delete,
         UiCommand::Rename,
+        UiCommand::Copy,
+        UiCommand::Paste,
         UiCommand::CopyTransform,
         UiCommand::PasteTransform,
         UiCommand::SelectAll,
@@ -171,6 +177,11 @@ impl UiCommand {
             UiCommand::Undo => ("Undo", "Undo the last edit"),
             UiCommand::Redo => ("Redo", "Redo the last undone edit"),
             UiCommand::Duplicate => ("Duplicate", "Duplicate with children"),
+            UiCommand::Copy => ("Copy", "Copy the selected entities, for Paste"),
+            UiCommand::Paste => (
+                "Paste",
+                "Paste copies of the copied entities, with children, beside them",
+            ),
             UiCommand::Delete => ("Delete", "Delete with children"),
             UiCommand::Rename => ("Rename", "Rename in the hierarchy"),
             UiCommand::CopyTransform => (
@@ -244,6 +255,8 @@ impl UiCommand {
             UiCommand::Duplicate => const { &[key(CTRL, Key::D)] },
             UiCommand::Delete => const { &[key(NONE, Key::Delete), key(NONE, Key::Backspace)] },
             UiCommand::Rename => const { &[key(NONE, Key::F2)] },
+            UiCommand::Copy => const { &[key(CTRL, Key::C)] },
+            UiCommand::Paste => const { &[key(CTRL, Key::V)] },
             UiCommand::CopyTransform => const { &[key(CTRL_SHIFT, Key::C)] },
             UiCommand::PasteTransform => const { &[key(CTRL_SHIFT, Key::V)] },
             UiCommand::CancelGizmoDrag | UiCommand::ClearSelection => {
@@ -282,6 +295,8 @@ impl UiCommand {
             | UiCommand::Duplicate
             | UiCommand::Delete
             | UiCommand::Rename
+            | UiCommand::Copy
+            | UiCommand::Paste
             | UiCommand::CopyTransform
             | UiCommand::PasteTransform
             | UiCommand::SelectAll => Some(Menu::Edit),
@@ -325,9 +340,12 @@ impl UiCommand {
             UiCommand::Duplicate
             | UiCommand::Delete
             | UiCommand::Rename
+            | UiCommand::Copy
             | UiCommand::CopyTransform
             | UiCommand::PasteTransform
             | UiCommand::ClearSelection => editing && c.has_selection,
+            // With nothing copied it says so.
+            UiCommand::Paste => editing,
             UiCommand::CancelGizmoDrag => c.gizmo_dragging,
             UiCommand::SelectAll
             | UiCommand::SelectPrevious
@@ -478,9 +496,10 @@ pub fn dispatch(ctx: &egui::Context, context: &CommandContext) -> Vec<UiCommand>
 /// and sends no key for them, whatever other modifiers are held, and a paste event only when
 /// the system clipboard holds text. So Ctrl+Shift+C and Ctrl+Shift+V, which copy and paste a
 /// transform, never arrived as keys in the window (found by hand: both did nothing there, while
-/// the tests, which send keys, passed). This turns such an event back into its key when Shift
-/// was held with it and the command applies (not while typing: a text field keeps its
-/// clipboard). `held_before` are the modifiers held at the end of the previous frame; the
+/// the tests, which send keys, passed), nor would Ctrl+C and Ctrl+V for entities. This turns
+/// such an event back into its key when the command it means applies (not while typing: a
+/// text field keeps its clipboard). Both copies put text on the system clipboard, so that
+/// the paste event comes. `held_before` are the modifiers held at the end of the previous frame; the
 /// frame's own modifier changes are followed event by event.
 fn restore_clipboard_shortcuts(
     input: &mut egui::InputState,
@@ -494,11 +513,13 @@ fn restore_clipboard_shortcuts(
                 held = *now;
                 continue;
             }
-            egui::Event::Copy => (UiCommand::CopyTransform, Key::C),
-            egui::Event::Paste(_) => (UiCommand::PasteTransform, Key::V),
+            egui::Event::Copy if held.shift => (UiCommand::CopyTransform, Key::C),
+            egui::Event::Paste(_) if held.shift => (UiCommand::PasteTransform, Key::V),
+            egui::Event::Copy => (UiCommand::Copy, Key::C),
+            egui::Event::Paste(_) => (UiCommand::Paste, Key::V),
             _ => continue,
         };
-        if held.shift && held.command && command.applies(context) {
+        if held.command && command.applies(context) {
             *event = egui::Event::Key {
                 key,
                 physical_key: None,

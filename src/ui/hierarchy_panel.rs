@@ -501,6 +501,15 @@ impl HierarchyPanel {
                 ui.close();
             }
             ui.separator();
+            // The row was selected when the menu opened: Copy takes the selection.
+            if ui.button("Copy  (Ctrl+C)").clicked() {
+                actions.push(Action::CopyEntities);
+                ui.close();
+            }
+            if ui.button("Paste  (Ctrl+V)").clicked() {
+                actions.push(Action::PasteEntities);
+                ui.close();
+            }
             if ui.button("Copy transform  (Ctrl+Shift+C)").clicked() {
                 actions.push(Action::CopyTransform);
                 ui.close();

@@ -297,14 +297,16 @@ fn ctrl_d_duplicates_with_children_and_selects_the_copy() {
     assert_eq!(h.state().doc.view().children_of(copy).count(), 1);
 }
 
-/// Sends the clipboard event the window sends for Ctrl+Shift+C or Ctrl+Shift+V (egui-winit
-/// sends no key for Ctrl+C or Ctrl+V, whatever other modifiers are held), with the modifiers
-/// held around it. Returns what the frame that read it put on the system clipboard.
-fn clipboard_chord(h: &mut Harness<'_, Workbench>, event: egui::Event) -> Option<String> {
+/// Sends the clipboard event the window sends for Ctrl+(Shift+)C or Ctrl+(Shift+)V
+/// (egui-winit sends no key for Ctrl+C or Ctrl+V, whatever other modifiers are held), with the
+/// modifiers held around it. Returns what the frame that read it put on the system clipboard.
+fn clipboard_chord(
+    h: &mut Harness<'_, Workbench>,
+    event: egui::Event,
+    held: Modifiers,
+) -> Option<String> {
     // One frame each, as the window may deliver them: the modifiers go down, the event, up.
-    h.event(egui::Event::ModifiersChanged(
-        Modifiers::COMMAND | Modifiers::SHIFT,
-    ));
+    h.event(egui::Event::ModifiersChanged(held));
     h.step();
     h.event(event);
     h.step();
@@ -322,6 +324,58 @@ fn clipboard_chord(h: &mut Harness<'_, Workbench>, event: egui::Event) -> Option
     copied
 }
 
+const CTRL_SHIFT: Modifiers = Modifiers::COMMAND.plus(Modifiers::SHIFT);
+
+#[test]
+fn ctrl_c_and_ctrl_v_copy_and_paste_entities_as_the_window_sends_them() {
+    let mut h = harness(room());
+    h.get_by_label(&row("Lamp", LAMP)).click();
+    h.run();
+    let copied = clipboard_chord(&mut h, egui::Event::Copy, Modifiers::COMMAND);
+    assert!(h.query_by_label("Copied Lamp").is_some());
+    let text = copied.expect("names go to the system clipboard, so that Ctrl+V comes back");
+    assert_eq!(text, "Lamp (513)");
+    // Pasted beside the original, whatever is selected, as the Inspector pastes.
+    h.get_by_label(&row("Chair", CHAIR)).click();
+    h.run();
+    let _ = clipboard_chord(&mut h, egui::Event::Paste(text.clone()), Modifiers::COMMAND);
+    let doc = &h.state().doc;
+    let copy = doc.selection.primary().unwrap();
+    assert_ne!(copy, LAMP);
+    assert_eq!(doc.name_of(copy).as_deref(), Some("Lamp_2"));
+    assert_eq!(doc.view().effective_parent_of(copy), Some(TABLE));
+    assert_eq!(doc.view().children_of(copy).count(), 1, "with its bulb");
+    let _ = clipboard_chord(&mut h, egui::Event::Paste(text.clone()), Modifiers::COMMAND);
+    let pasted_again = h.state().doc.selection.primary().unwrap();
+    assert_eq!(
+        h.state().doc.name_of(pasted_again).as_deref(),
+        Some("Lamp_3")
+    );
+
+    // While typing (here in the Name field), the chord is the text field's paste.
+    let entities = h.state().doc.replica().live_entity_count();
+    h.get_by(|n| n.role() == Role::TextInput && n.value().as_deref() == Some("Lamp_3"))
+        .click();
+    h.run();
+    let _ = clipboard_chord(&mut h, egui::Event::Paste(text.clone()), Modifiers::COMMAND);
+    assert_eq!(h.state().doc.replica().live_entity_count(), entities);
+
+    // Once the originals are gone there is nothing to paste, and it says so.
+    h.state_mut()
+        .doc
+        .apply(scenetree::editor::Command::Delete {
+            entities: vec![LAMP],
+        })
+        .unwrap();
+    h.key_press(Key::Escape);
+    h.run();
+    let _ = clipboard_chord(&mut h, egui::Event::Paste(text), Modifiers::COMMAND);
+    assert!(
+        h.query_by_label_contains("the copied entities were deleted")
+            .is_some()
+    );
+}
+
 #[test]
 fn ctrl_shift_c_and_v_copy_and_paste_a_transform_as_the_window_sends_them() {
     // Found by hand: in the window both shortcuts did nothing, because the window sends
@@ -329,7 +383,7 @@ fn ctrl_shift_c_and_v_copy_and_paste_a_transform_as_the_window_sends_them() {
     let mut h = harness(room());
     h.get_by_label(&row("Chair", CHAIR)).click();
     h.run();
-    let copied = clipboard_chord(&mut h, egui::Event::Copy);
+    let copied = clipboard_chord(&mut h, egui::Event::Copy, CTRL_SHIFT);
     assert!(
         h.query_by_label_contains("Copied the transform of Chair")
             .is_some()
@@ -342,7 +396,7 @@ fn ctrl_shift_c_and_v_copy_and_paste_a_transform_as_the_window_sends_them() {
     );
     h.get_by_label(&row("Lamp", LAMP)).click();
     h.run();
-    let _ = clipboard_chord(&mut h, egui::Event::Paste(text.clone()));
+    let _ = clipboard_chord(&mut h, egui::Event::Paste(text.clone()), CTRL_SHIFT);
     let chair = h.state().doc.local_transform(CHAIR);
     let lamp = h.state().doc.local_transform(LAMP);
     assert_eq!(lamp.position, chair.position, "pasted onto the Lamp");
@@ -352,7 +406,7 @@ fn ctrl_shift_c_and_v_copy_and_paste_a_transform_as_the_window_sends_them() {
     h.get_by(|n| n.role() == Role::TextInput && n.value().as_deref() == Some("Lamp"))
         .click();
     h.run();
-    let copied = clipboard_chord(&mut h, egui::Event::Copy);
+    let copied = clipboard_chord(&mut h, egui::Event::Copy, CTRL_SHIFT);
     assert_ne!(copied.as_deref(), Some(text.as_str()));
     assert!(
         h.query_by_label_contains("Copied the transform of Lamp")

@@ -3,6 +3,7 @@
 //! `status.rs` draws the status bar, `transform_clipboard.rs` copies and pastes transforms,
 //! `peers_actions.rs` applies the Peers panel's requests.
 
+mod entity_clipboard;
 mod peers_actions;
 mod status;
 mod transform_clipboard;
@@ -19,7 +20,7 @@ use super::peers_panel::{PeersPanel, PeersUiContext};
 use super::viewport::{ViewportCommand, ViewportRenderer};
 use super::viewport_tab::ViewportTab;
 use crate::editor::{Command, Document};
-use crate::model::Transform;
+use crate::model::{Entity, Transform};
 use crate::scene::policy::TreePolicy;
 
 /// The dockable tabs.
@@ -119,6 +120,8 @@ pub struct Workbench {
     pub panel_sizes: PanelSizes,
     /// The copied local transform (position, rotation, scale).
     clipboard: Option<Transform>,
+    /// The copied entities (Ctrl+C), in the document they were copied from.
+    copied_entities: Vec<Entity>,
     /// Text for the system clipboard, put there at the end of the frame (see
     /// [`Action::CopyTransform`]).
     clipboard_text: Option<String>,
@@ -151,6 +154,7 @@ impl Workbench {
             workspace: Workspace::default(),
             panel_sizes: PanelSizes::default(),
             clipboard: None,
+            copied_entities: Vec::new(),
             clipboard_text: None,
             status: None,
             modal_open: false,
@@ -173,6 +177,8 @@ impl Workbench {
             Workspace::Editor
         };
         self.hierarchy = HierarchyPanel::default();
+        // Ids mean other entities in another scene.
+        self.copied_entities.clear();
         self.viewport.frame_all_next();
         self.inspector.error = None;
     }
@@ -258,6 +264,8 @@ impl Workbench {
                 Some(e) => Action::BeginRename(e),
                 None => return,
             },
+            UiCommand::Copy => Action::CopyEntities,
+            UiCommand::Paste => Action::PasteEntities,
             UiCommand::CopyTransform => Action::CopyTransform,
             UiCommand::PasteTransform => Action::PasteTransform,
             UiCommand::ClearSelection => Action::Select(SelectAction::Clear),
@@ -378,6 +386,8 @@ impl Workbench {
                         }
                     }
                 }
+                Action::CopyEntities => self.copy_entities(),
+                Action::PasteEntities => self.paste_entities(),
                 Action::CopyTransform => self.copy_transform(),
                 Action::PasteTransform => self.paste_transform(),
                 Action::ToggleHidden(e) => {
