@@ -5,8 +5,8 @@
 //! left to right. `Xyz` with angles `(a, b, c)` turns the object about its X axis by `a`, then
 //! about its *new* Y axis by `b`, then about its *newer* Z axis by `c`; as a quaternion that is
 //! `Rx(a) * Ry(b) * Rz(c)`. Angles are degrees, positive by the rotation sense of glam's
-//! `from_rotation_*` on the axis. Unity's inspector (extrinsic Z, X, Y) and Godot's default
-//! both equal `Yxz` here.
+//! `from_rotation_*` on the axis. Unity's inspector (extrinsic Z, X, Y), Godot's default and the
+//! Decentraland Inspector (Babylon's `RotationYawPitchRoll`) all equal `Yxz` here, the default.
 //!
 //! The model never stores Euler angles: the Transform holds a quaternion, the only rotation
 //! peers exchange, so Euler angles are derived from it. They are not unique: every rotation has
@@ -21,11 +21,14 @@ use serde::{Deserialize, Serialize};
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum EulerOrder {
     /// X, then Y, then Z.
-    #[default]
     Xyz,
     /// X, then Z, then Y.
     Xzy,
-    /// Y, then X, then Z (Unity's and Godot's default).
+    /// Y, then X, then Z: the default, as in Unity, Godot and the Decentraland Inspector
+    /// (Babylon's yaw, pitch, roll). Its middle angle is the pitch, so a turn about the
+    /// vertical, the most common rotation in a scene, reads as itself at any angle ("0, 120,
+    /// 0"), where XYZ would read 120° of yaw as "180, 60, 180".
+    #[default]
     Yxz,
     /// Y, then Z, then X.
     Yzx,
@@ -192,6 +195,24 @@ mod tests {
     fn same_rotation(a: Quat, b: Quat) -> bool {
         // q and -q are the same rotation.
         a.dot(b).abs() > 1.0 - 1e-5
+    }
+
+    #[test]
+    fn the_default_order_reads_rotations_as_the_decentraland_inspector_enters_them() {
+        let close = |a: Vec3, b: Vec3| (a - b).abs().max_element() < 1e-3;
+        // A turn about the vertical reads as itself at any angle.
+        let yaw = Quat::from_rotation_y(120f32.to_radians());
+        let shown = EulerOrder::default().to_xyz_degrees(yaw);
+        assert!(close(shown, Vec3::new(0.0, 120.0, 0.0)), "{shown}");
+        // Babylon's RotationYawPitchRoll(yaw, pitch, roll), which the Inspector builds its
+        // quaternion with from the fields (y, x, z): yaw about Y, then pitch about the new X,
+        // then roll about the newer Z.
+        let (x, y, z) = (30f32, 150f32, -10f32);
+        let entered = Quat::from_rotation_y(y.to_radians())
+            * Quat::from_rotation_x(x.to_radians())
+            * Quat::from_rotation_z(z.to_radians());
+        let shown = EulerOrder::default().to_xyz_degrees(entered);
+        assert!(close(shown, Vec3::new(x, y, z)), "{shown}");
     }
 
     #[test]
