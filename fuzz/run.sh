@@ -8,14 +8,21 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 export RUSTC_BOOTSTRAP=1
-mkdir -p fuzz/corpus/composite fuzz/corpus/crdt fuzz/corpus/components fuzz/corpus/codec
+mkdir -p fuzz/corpus/composite fuzz/corpus/crdt fuzz/corpus/components fuzz/corpus/codec \
+  fuzz/corpus/native fuzz/corpus/scenario
 for f in tests/fixtures/dcl/*/main.composite tests/fixtures/ecs/scene.composite; do
   [ -f "$f" ] && cp "$f" "fuzz/corpus/composite/$(echo "$f" | tr '/' '_')"
 done
 for f in tests/fixtures/dcl/*/main.crdt tests/fixtures/ecs/scene.crdt; do
   [ -f "$f" ] && cp "$f" "fuzz/corpus/crdt/$(echo "$f" | tr '/' '_')"
 done
-for target in composite crdt components codec; do
+for f in scenes/*.json tests/fixtures/native/*.json; do
+  case "$f" in
+    *.scenario.json) cp "$f" "fuzz/corpus/scenario/$(basename "$f")" ;;
+    *) if [ "$(stat -c %s "$f")" -le 262144 ]; then cp "$f" "fuzz/corpus/native/$(basename "$f")"; fi ;;
+  esac
+done
+for target in composite crdt components codec native scenario; do
   echo "== fuzz target $target for ${seconds}s"
   cargo fuzz run --sanitizer none "$target" "fuzz/corpus/$target" -- \
     -max_total_time="$seconds" -max_len=262144 -print_final_stats=1
