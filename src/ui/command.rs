@@ -48,6 +48,8 @@ pub enum UiCommand {
     ClearSelection,
     /// Select every entity.
     SelectAll,
+    /// Search the hierarchy: its search box takes the keyboard.
+    Find,
     /// Select the hierarchy row above.
     SelectPrevious,
     /// Select the hierarchy row below.
@@ -120,7 +122,7 @@ const SHIFT: Modifiers = Modifiers::SHIFT;
 
 impl UiCommand {
     /// Every command, in menu order. Where two share a key, the first that applies wins.
-    pub const ALL: [UiCommand; 33] = [
+    pub const ALL: [UiCommand; 34] = [
         UiCommand::New,
         UiCommand::Open,
         UiCommand::OpenProject,
@@ -137,6 +139,7 @@ impl UiCommand {
         UiCommand::CopyTransform,
         UiCommand::PasteTransform,
         UiCommand::SelectAll,
+        UiCommand::Find,
         UiCommand::CancelGizmoDrag,
         UiCommand::ClearSelection,
         UiCommand::SelectPrevious,
@@ -201,6 +204,7 @@ impl UiCommand {
                 "Select nothing (when no gizmo drag is in progress)",
             ),
             UiCommand::SelectAll => ("Select All", "Select every entity in the scene"),
+            UiCommand::Find => ("Find…", "Search the hierarchy by name or id"),
             UiCommand::SelectPrevious => ("Select Previous", "Select the hierarchy row above"),
             UiCommand::SelectNext => ("Select Next", "Select the hierarchy row below"),
             UiCommand::ExtendSelectionUp => (
@@ -263,6 +267,7 @@ impl UiCommand {
                 const { &[key(NONE, Key::Escape)] }
             }
             UiCommand::SelectAll => const { &[key(CTRL, Key::A)] },
+            UiCommand::Find => const { &[key(CTRL, Key::F)] },
             UiCommand::SelectPrevious => const { &[key(NONE, Key::ArrowUp)] },
             UiCommand::SelectNext => const { &[key(NONE, Key::ArrowDown)] },
             UiCommand::ExtendSelectionUp => const { &[key(SHIFT, Key::ArrowUp)] },
@@ -299,7 +304,8 @@ impl UiCommand {
             | UiCommand::Paste
             | UiCommand::CopyTransform
             | UiCommand::PasteTransform
-            | UiCommand::SelectAll => Some(Menu::Edit),
+            | UiCommand::SelectAll
+            | UiCommand::Find => Some(Menu::Edit),
             UiCommand::FrameSelection
             | UiCommand::GizmoTranslate
             | UiCommand::GizmoRotate
@@ -334,7 +340,8 @@ impl UiCommand {
             | UiCommand::OpenProject
             | UiCommand::Save
             | UiCommand::SaveAs
-            | UiCommand::Quit => !c.gizmo_dragging,
+            | UiCommand::Quit
+            | UiCommand::Find => !c.gizmo_dragging,
             UiCommand::Undo => editing && c.can_undo,
             UiCommand::Redo => editing && c.can_redo,
             UiCommand::Duplicate

@@ -89,9 +89,16 @@ pub struct HierarchyPanel {
     scroll_to: Option<Entity>,
     /// The rows' scroll offset and visible height in the last frame (points).
     shown_span: (f32, f32),
+    /// Give the search box the keyboard on the next frame (Find, Ctrl+F).
+    focus_search: bool,
 }
 
 impl HierarchyPanel {
+    /// Gives the search box the keyboard, its text selected so that typing replaces it.
+    pub fn focus_search(&mut self) {
+        self.focus_search = true;
+    }
+
     /// Starts renaming `entity` inline with its current name.
     pub fn begin_rename(&mut self, entity: Entity, current_name: String) {
         self.renaming = Some((entity, current_name, true));
@@ -305,11 +312,17 @@ impl HierarchyPanel {
                     components: vec![],
                 }));
             }
-            ui.add(
-                egui::TextEdit::singleline(&mut self.search)
-                    .hint_text("🔍 Search names or ids")
-                    .desired_width(f32::INFINITY),
-            );
+            let output = egui::TextEdit::singleline(&mut self.search)
+                .hint_text("🔍 Search names or ids")
+                .desired_width(f32::INFINITY)
+                .show(ui);
+            if std::mem::take(&mut self.focus_search) {
+                output.response.request_focus();
+                let mut state = output.state;
+                let all = egui::text::CCursorRange::select_all(&output.galley);
+                state.cursor.set_char_range(Some(all));
+                state.store(ui.ctx(), output.response.id);
+            }
         });
     }
 

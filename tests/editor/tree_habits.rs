@@ -148,6 +148,30 @@ fn focused_field<'a>(h: &'a Harness<'_, Workbench>) -> egui_kittest::Node<'a> {
 }
 
 #[test]
+fn ctrl_f_puts_the_keyboard_in_the_search_box_with_its_text_selected() {
+    let mut h = harness(room());
+    h.get_by_label(&row("Chair", CHAIR)).click();
+    h.run();
+    h.key_press_modifiers(Modifiers::COMMAND, Key::F);
+    h.run();
+    focused_field(&h).type_text("bulb");
+    h.run();
+    assert_eq!(h.state().hierarchy.search, "bulb");
+    assert!(h.query_by_label(&row("Bulb", BULB)).is_some());
+    assert!(h.query_by_label(&row("Chair", CHAIR)).is_none());
+    // From the Peers workspace too; the last search is selected, so typing replaces it.
+    h.key_press_modifiers(Modifiers::COMMAND, Key::F2);
+    h.run();
+    h.key_press_modifiers(Modifiers::COMMAND, Key::F);
+    h.run();
+    assert_eq!(focused_field(&h).value().as_deref(), Some("bulb"));
+    focused_field(&h).type_text("chair");
+    h.run();
+    assert_eq!(h.state().hierarchy.search, "chair");
+    assert!(h.query_by_label(&row("Chair", CHAIR)).is_some());
+}
+
+#[test]
 fn f2_selects_the_whole_name_so_typing_replaces_it() {
     // A double-click on a row. The harness runs a frame per event, a quarter second each by
     // default: longer than egui's double-click delay, so this one runs 60 frames a second.

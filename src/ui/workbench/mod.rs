@@ -286,6 +286,12 @@ impl Workbench {
                 self.workspace = Workspace::Editor;
                 return;
             }
+            UiCommand::Find => {
+                // The hierarchy is in the editor's workspace.
+                self.workspace = Workspace::Editor;
+                self.hierarchy.focus_search();
+                return;
+            }
             UiCommand::PeersWorkspace => {
                 self.workspace = Workspace::Peers;
                 return;
