@@ -72,6 +72,17 @@ pub fn parse_native(path: &Path, text: &str) -> Result<Replica, LoadError> {
 pub fn parse_native_detailed(path: &Path, text: &str) -> Result<Replica, LoadError> {
     let doc: Value = serde_json::from_str(text).map_err(|e| LoadError::json_syntax(path, &e))?;
     let err = |json_path: &str, message: String| LoadError::at_json(path, json_path, message);
+    // The format's keys only: a misspelt one ("parnet") would otherwise be dropped unseen.
+    let known_keys = |v: &Value, at: &str, keys: &[&str]| -> Result<(), LoadError> {
+        match unknown_key(v, keys) {
+            Some(key) if at.is_empty() => {
+                Err(LoadError::file(path, unknown_key_message(key, keys)))
+            }
+            Some(key) => Err(err(at, unknown_key_message(key, keys))),
+            None => Ok(()),
+        }
+    };
+    known_keys(&doc, "", &["format", "entities", "deleted_entities"])?;
     match doc.get("format").and_then(Value::as_str) {
         Some(FORMAT) => {}
         Some(other) => {
@@ -94,6 +105,7 @@ pub fn parse_native_detailed(path: &Path, text: &str) -> Result<Replica, LoadErr
         .ok_or_else(|| err("entities", "expected a list".into()))?;
     for (i, item) in entities.iter().enumerate() {
         let at = format!("entities[{i}]");
+        known_keys(item, &at, &["entity", "components", "appended"])?;
         let entity = item
             .get("entity")
             .and_then(Value::as_u64)
@@ -117,6 +129,7 @@ pub fn parse_native_detailed(path: &Path, text: &str) -> Result<Replica, LoadErr
         };
         for (key, value) in &components {
             let at = format!("{at}.components[{key:?}]");
+            known_keys(value, &at, &["timestamp", "deleted", "base64", "value"])?;
             let id = parse_component_key(key);
             let timestamp = value
                 .get("timestamp")
@@ -243,7 +256,30 @@ fn decode_value(id: u32, value: &Value) -> Result<Vec<u8>, String> {
     }
 }
 
+/// The first key of object `v` that is not one of `keys`.
+fn unknown_key<'v>(v: &'v Value, keys: &[&str]) -> Option<&'v str> {
+    v.as_object()?
+        .keys()
+        .map(String::as_str)
+        .find(|k| !keys.contains(k))
+}
+
+fn unknown_key_message(key: &str, keys: &[&str]) -> String {
+    format!(
+        "unknown key {key:?} (expected {}; a file from a newer scenetree?)",
+        keys.join(", ")
+    )
+}
+
+const TRANSFORM_KEYS: [&str; 4] = ["position", "rotation", "scale", "parent"];
+
 fn parse_transform(v: &Value) -> Result<Transform, String> {
+    if let Some(key) = unknown_key(v, &TRANSFORM_KEYS) {
+        return Err(format!(
+            "value: {}",
+            unknown_key_message(key, &TRANSFORM_KEYS)
+        ));
+    }
     let floats = |field: &str, n: usize| -> Result<Vec<f32>, String> {
         let list = v
             .get(field)

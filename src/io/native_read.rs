@@ -13,7 +13,7 @@ use std::fmt;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use serde::Deserialize;
-use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
 use super::native::{FORMAT, parse_component_key};
@@ -146,9 +146,8 @@ seed!(
                     let ids: Vec<u32> = map.next_value()?;
                     self.0.deletes.extend(ids.into_iter().map(Entity));
                 }
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                }
+                // The detailed reader names the unknown key.
+                _ => return Err(fail("an unknown key")),
             }
         }
         if !(format && entities) {
@@ -198,9 +197,8 @@ seed!(
                     first_time(&mut appended)?;
                     map.next_value_seed(Appended(&mut loader.pending))?;
                 }
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                }
+                // The detailed reader names the unknown key.
+                _ => return Err(fail("an unknown key")),
             }
         }
         let entity = entity.ok_or_else(|| fail("an entity without its id"))?;
@@ -271,6 +269,7 @@ seed!(
 /// A decoded Transform as the file writes it (numbers read as f64, then rounded to f32, as
 /// the detailed reader does).
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct TransformJson {
     position: [f64; 3],
     rotation: [f64; 4],
@@ -329,10 +328,7 @@ seed!(
                     };
                     value.replace(decoded).is_some()
                 }
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                    false
-                }
+                _ => return Err(fail("an unknown key")),
             };
             if twice {
                 return Err(fail("a key given twice"));

@@ -136,6 +136,29 @@ fn bad_native_files_name_the_place_and_the_problem() {
             r#"{"format":"scenetree/1","entities":[{"entity":512,"components":{"1018":{"timestamp":1,"base64":"%%%"}}}]}"#,
             "not valid base64",
         ),
+        // A misspelt key is named, at every level, instead of being dropped unseen.
+        (
+            r#"{"format":"scenetree/1","entities":[],"deleted_entitys":[512]}"#,
+            "bad.json: unknown key \"deleted_entitys\" (expected format, entities, deleted_entities",
+        ),
+        (
+            r#"{"format":"scenetree/1","entities":[{"entity":512,"component":{}}]}"#,
+            "at entities[0]: unknown key \"component\"",
+        ),
+        (
+            r#"{"format":"scenetree/1","entities":[{"entity":512,"components":{"1018":{"timestamp":1,"vaule":{}}}}]}"#,
+            "at entities[0].components[\"1018\"]: unknown key \"vaule\"",
+        ),
+        (
+            r#"{"format":"scenetree/1","entities":[{"entity":512,"components":{"core::Transform":{"timestamp":1,"value":{"position":[0,0,0],"rotation":[0,0,0,1],"scale":[1,1,1],"parnet":513}}}}]}"#,
+            "value: unknown key \"parnet\" (expected position, rotation, scale, parent",
+        ),
+        // Found by fuzzing: a number beyond f64 under an unknown key. The typed reader skipped
+        // it unparsed and loaded the file; the detailed reader refused it. Both refuse now.
+        (
+            r#"{"format":"scenetree/1","entities":[{"entity":512,"components":{"core::Transform":{"timestamp":1,"value":{"position":[0,0,0],"rotation":[0,0,0,1],"scale":[1,1,1],"np":4E444}}}}]}"#,
+            "number out of range",
+        ),
         (
             r#"{"format":"scenetree/1","entities":[{"entity":512,"components":{"1018":{"base64":""}}}]}"#,
             "expected a timestamp",
@@ -164,7 +187,7 @@ fn bad_native_files_name_the_place_and_the_problem() {
 fn unusual_native_files_read_as_the_detailed_reader_reads_them() {
     let t = r#""core::Transform":{"timestamp":2,"value":{"position":[1,2.5,3],"rotation":[0,0,0,1],"scale":[1,1,1],"parent":513}}"#;
     let docs = [
-        // Keys in another order, unknown keys, integers as floats.
+        // Keys in another order, unknown keys (refused by both), integers as floats.
         format!(r#"{{"entities":[{{"components":{{{t}}},"x":[1,{{}}],"entity":512}}],"format":"scenetree/1","extra":null}}"#),
         // One component under its id and its name: both writes apply, the newer wins.
         format!(r#"{{"format":"scenetree/1","entities":[{{"entity":512,"components":{{{t},"1":{{"timestamp":3,"value":{{"position":[9,9,9],"rotation":[0,0,0,1],"scale":[1,1,1]}}}}}}}}]}}"#),
