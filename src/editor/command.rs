@@ -41,6 +41,8 @@ pub enum Command {
     /// Copy entities with their whole subtrees (every component), next to the originals; each
     /// copied top is numbered ("Lamp" → "Lamp_2"), its descendants keep their names.
     Duplicate { entities: Vec<Entity> },
+    /// What Duplicate does, for a paste of copied entities (named "Paste" in the history).
+    Paste { entities: Vec<Entity> },
     /// Remove entities with their whole subtrees (every component value is deleted; the ids stay
     /// valid so the deletion can be undone exactly).
     Delete { entities: Vec<Entity> },
@@ -68,6 +70,7 @@ impl Command {
             Command::Rename { .. } => "Rename",
             Command::Create { .. } => "Create Entity",
             Command::Duplicate { .. } => "Duplicate",
+            Command::Paste { .. } => "Paste",
             Command::Delete { .. } => "Delete",
             Command::SetHidden { hidden: true, .. } => "Hide",
             Command::SetHidden { hidden: false, .. } => "Show",

@@ -432,6 +432,7 @@ impl Document {
             Command::Reparent { entities, .. }
             | Command::Reorder { entities, .. }
             | Command::Duplicate { entities }
+            | Command::Paste { entities }
             | Command::Delete { entities }
             | Command::SetHidden { entities, .. }
             | Command::SetLocked { entities, .. } => {

@@ -113,7 +113,7 @@ impl Document {
                 inspector_nodes.created(parent, entity);
                 applied.created.push(entity);
             }
-            Command::Duplicate { entities } => {
+            Command::Duplicate { entities } | Command::Paste { entities } => {
                 let tops = self.top_level(&entities);
                 if tops.is_empty() {
                     return Err(EditError::Nothing("duplicate"));

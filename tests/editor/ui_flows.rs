@@ -345,6 +345,7 @@ fn ctrl_c_and_ctrl_v_copy_and_paste_entities_as_the_window_sends_them() {
     assert_eq!(doc.name_of(copy).as_deref(), Some("Lamp_2"));
     assert_eq!(doc.view().effective_parent_of(copy), Some(TABLE));
     assert_eq!(doc.view().children_of(copy).count(), 1, "with its bulb");
+    assert_eq!(doc.history().undo_label(), Some("Paste Lamp"));
     let _ = clipboard_chord(&mut h, egui::Event::Paste(text.clone()), Modifiers::COMMAND);
     let pasted_again = h.state().doc.selection.primary().unwrap();
     assert_eq!(

@@ -51,8 +51,6 @@ impl Workbench {
             ));
             return;
         }
-        self.apply_actions(vec![Action::Edit(Command::Duplicate {
-            entities: existing,
-        })]);
+        self.apply_actions(vec![Action::Edit(Command::Paste { entities: existing })]);
     }
 }
