@@ -329,6 +329,26 @@ fn unsaved_work_is_autosaved_once_editing_rests_without_waiting_for_the_interval
 }
 
 #[test]
+fn a_new_scene_drops_the_last_scenes_status_message() {
+    let mut h = app(Launch::default(), None);
+    h.state_mut().workbench_mut().status = Some((
+        "Delivered 2 message(s)".into(),
+        scenetree::ui::workbench::Severity::Info,
+    ));
+    h.run();
+    assert!(h.query_by_label("Delivered 2 message(s)").is_some());
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::N);
+    h.run();
+    assert_eq!(
+        h.state().workbench().doc.replica().live_entity_count(),
+        0,
+        "a new scene"
+    );
+    assert!(h.query_by_label("Delivered 2 message(s)").is_none());
+    assert!(h.query_by_label("Ready").is_some());
+}
+
+#[test]
 fn a_save_while_an_autosave_is_being_written_leaves_nothing_to_recover() {
     let dir = tempfile::tempdir().unwrap();
     let recovery = dir.path().join("recovery");

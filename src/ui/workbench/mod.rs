@@ -179,6 +179,8 @@ impl Workbench {
         self.hierarchy = HierarchyPanel::default();
         // Ids mean other entities in another scene.
         self.copied_entities.clear();
+        // The last message was about the scene that is gone ("Delivered 2 messages").
+        self.status = None;
         self.viewport.frame_all_next();
         self.inspector.error = None;
     }
