@@ -28,6 +28,10 @@ pub enum UiCommand {
     Undo,
     /// Redo the last undone edit.
     Redo,
+    /// Create an entity at the root.
+    CreateEntity,
+    /// Create a child of the selected entity.
+    CreateChild,
     /// Duplicate the selection with its children.
     Duplicate,
     /// Delete the selection with its children.
@@ -119,10 +123,11 @@ const NONE: Modifiers = Modifiers::NONE;
 const CTRL: Modifiers = Modifiers::COMMAND;
 const CTRL_SHIFT: Modifiers = Modifiers::COMMAND.plus(Modifiers::SHIFT);
 const SHIFT: Modifiers = Modifiers::SHIFT;
+const ALT_SHIFT: Modifiers = Modifiers::ALT.plus(Modifiers::SHIFT);
 
 impl UiCommand {
     /// Every command, in menu order. Where two share a key, the first that applies wins.
-    pub const ALL: [UiCommand; 34] = [
+    pub const ALL: [UiCommand; 36] = [
         UiCommand::New,
         UiCommand::Open,
         UiCommand::OpenProject,
@@ -131,6 +136,8 @@ impl UiCommand {
         UiCommand::Quit,
         UiCommand::Undo,
         UiCommand::Redo,
+        UiCommand::CreateEntity,
+        UiCommand::CreateChild,
         UiCommand::Duplicate,
         UiCommand::Delete,
         UiCommand::Rename,
@@ -179,6 +186,8 @@ impl UiCommand {
             UiCommand::Quit => ("Quit", "Close scenetree"),
             UiCommand::Undo => ("Undo", "Undo the last edit"),
             UiCommand::Redo => ("Redo", "Redo the last undone edit"),
+            UiCommand::CreateEntity => ("Create Entity", "Create an entity at the root"),
+            UiCommand::CreateChild => ("Create Child", "Create a child of the selected entity"),
             UiCommand::Duplicate => ("Duplicate", "Duplicate with children"),
             UiCommand::Copy => ("Copy", "Copy the selected entities, for Paste"),
             UiCommand::Paste => (
@@ -256,6 +265,9 @@ impl UiCommand {
             UiCommand::Quit => const { &[key(CTRL, Key::Q)] },
             UiCommand::Undo => const { &[key(CTRL, Key::Z)] },
             UiCommand::Redo => const { &[key(CTRL_SHIFT, Key::Z), key(CTRL, Key::Y)] },
+            // Unity's Create Empty and Create Empty Child.
+            UiCommand::CreateEntity => const { &[key(CTRL_SHIFT, Key::N)] },
+            UiCommand::CreateChild => const { &[key(ALT_SHIFT, Key::N)] },
             UiCommand::Duplicate => const { &[key(CTRL, Key::D)] },
             UiCommand::Delete => const { &[key(NONE, Key::Delete), key(NONE, Key::Backspace)] },
             UiCommand::Rename => const { &[key(NONE, Key::F2)] },
@@ -297,6 +309,8 @@ impl UiCommand {
             | UiCommand::Quit => Some(Menu::File),
             UiCommand::Undo
             | UiCommand::Redo
+            | UiCommand::CreateEntity
+            | UiCommand::CreateChild
             | UiCommand::Duplicate
             | UiCommand::Delete
             | UiCommand::Rename
@@ -344,7 +358,9 @@ impl UiCommand {
             | UiCommand::Find => !c.gizmo_dragging,
             UiCommand::Undo => editing && c.can_undo,
             UiCommand::Redo => editing && c.can_redo,
+            UiCommand::CreateEntity => editing,
             UiCommand::Duplicate
+            | UiCommand::CreateChild
             | UiCommand::Delete
             | UiCommand::Rename
             | UiCommand::Copy

@@ -11,6 +11,7 @@ use std::collections::HashSet;
 use egui::RichText;
 
 use super::action::{Action, SelectAction};
+use super::command::UiCommand;
 use super::hierarchy_drop::{RowUnderDrag, drag_preview};
 use super::style;
 pub use super::tree_row::ROW_HEIGHT;
@@ -290,7 +291,7 @@ impl HierarchyPanel {
         ui.horizontal(|ui| {
             if ui
                 .button("+ Entity")
-                .on_hover_text("Create an entity at the root")
+                .on_hover_text(UiCommand::CreateEntity.hint())
                 .clicked()
             {
                 actions.push(Action::Edit(Command::Create {
@@ -302,7 +303,7 @@ impl HierarchyPanel {
             let primary = doc.selection.primary();
             if ui
                 .add_enabled(primary.is_some(), egui::Button::new("+ Child"))
-                .on_hover_text("Create a child of the selected entity")
+                .on_hover_text(UiCommand::CreateChild.hint())
                 .clicked()
                 && let Some(parent) = primary
             {

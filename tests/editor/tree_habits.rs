@@ -148,6 +148,27 @@ fn focused_field<'a>(h: &'a Harness<'_, Workbench>) -> egui_kittest::Node<'a> {
 }
 
 #[test]
+fn ctrl_shift_n_and_alt_shift_n_create_an_entity_and_a_child_as_in_unity() {
+    let mut h = harness(room());
+    h.key_press_modifiers(Modifiers::COMMAND | Modifiers::SHIFT, Key::N);
+    h.run();
+    let doc = &h.state().doc;
+    let created = doc.selection.primary().expect("the new entity is selected");
+    assert_eq!(doc.name_of(created).as_deref(), Some("Entity"));
+    assert_eq!(doc.view().effective_parent_of(created), Some(Entity::ROOT));
+    h.key_press_modifiers(Modifiers::ALT | Modifiers::SHIFT, Key::N);
+    h.run();
+    let doc = &h.state().doc;
+    let child = doc.selection.primary().unwrap();
+    assert_eq!(doc.name_of(child).as_deref(), Some("Entity_2"));
+    assert_eq!(doc.view().effective_parent_of(child), Some(created));
+    assert!(
+        h.query_by_label(&row("Entity_2", child)).is_some(),
+        "its row is shown"
+    );
+}
+
+#[test]
 fn ctrl_f_puts_the_keyboard_in_the_search_box_with_its_text_selected() {
     let mut h = harness(room());
     h.get_by_label(&row("Chair", CHAIR)).click();

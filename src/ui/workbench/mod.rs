@@ -256,6 +256,19 @@ impl Workbench {
         let action = match command {
             UiCommand::Undo => Action::Undo,
             UiCommand::Redo => Action::Redo,
+            UiCommand::CreateEntity => Action::Edit(Command::Create {
+                parent: Entity::ROOT,
+                name: "Entity".into(),
+                components: vec![],
+            }),
+            UiCommand::CreateChild => match self.doc.selection.primary() {
+                Some(parent) => Action::Edit(Command::Create {
+                    parent,
+                    name: "Entity".into(),
+                    components: vec![],
+                }),
+                None => return,
+            },
             UiCommand::Duplicate => Action::Edit(Command::Duplicate {
                 entities: selected(),
             }),
