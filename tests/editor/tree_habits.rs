@@ -169,6 +169,35 @@ fn ctrl_shift_n_and_alt_shift_n_create_an_entity_and_a_child_as_in_unity() {
 }
 
 #[test]
+fn keys_1_3_7_look_along_the_axes_as_blenders_and_godots_keypad_does() {
+    use scenetree::ui::viewport::camera::ViewDirection;
+    let mut h = harness(room());
+    let camera = |h: &Harness<'_, Workbench>| h.state().viewport.viewport.camera.clone();
+    let before = camera(&h);
+    let views = [
+        (Modifiers::NONE, Key::Num7, ViewDirection::Top),
+        (Modifiers::COMMAND, Key::Num1, ViewDirection::Back),
+        (Modifiers::NONE, Key::Num3, ViewDirection::Right),
+        (Modifiers::COMMAND, Key::Num7, ViewDirection::Bottom),
+        (Modifiers::NONE, Key::Num1, ViewDirection::Front),
+    ];
+    for (modifiers, key, view) in views {
+        h.key_press_modifiers(modifiers, key);
+        h.run();
+        let now = camera(&h);
+        assert_eq!((now.yaw, now.pitch), view.yaw_pitch(), "{view:?}");
+        assert_eq!((now.target, now.distance), (before.target, before.distance));
+    }
+    // While typing, a digit is text.
+    h.key_press_modifiers(Modifiers::COMMAND, Key::F);
+    h.run();
+    focused_field(&h).type_text("7");
+    h.key_press(Key::Num7);
+    h.run();
+    assert_eq!(camera(&h).pitch, 0.0, "still the front view");
+}
+
+#[test]
 fn ctrl_f_puts_the_keyboard_in_the_search_box_with_its_text_selected() {
     let mut h = harness(room());
     h.get_by_label(&row("Chair", CHAIR)).click();

@@ -11,6 +11,7 @@ pub use dispatch::dispatch;
 use egui::{Key, KeyboardShortcut, ModifierNames, Modifiers};
 
 use super::hierarchy_panel::TreeKey;
+use super::viewport::camera::ViewDirection;
 use super::viewport::{GizmoMode, ViewportCommand};
 
 /// A command the user can give from the keyboard or a menu.
@@ -72,6 +73,8 @@ pub enum UiCommand {
     ExpandOrSelectChild,
     /// Point the viewport camera at the selection (or everything).
     FrameSelection,
+    /// Turn the viewport camera to look along a world axis.
+    LookAlong(ViewDirection),
     /// Gizmo mode: translate.
     GizmoTranslate,
     /// Gizmo mode: rotate.
@@ -131,7 +134,7 @@ const ALT_SHIFT: Modifiers = Modifiers::ALT.plus(Modifiers::SHIFT);
 
 impl UiCommand {
     /// Every command, in menu order. Where two share a key, the first that applies wins.
-    pub const ALL: [UiCommand; 36] = [
+    pub const ALL: [UiCommand; 42] = [
         UiCommand::New,
         UiCommand::Open,
         UiCommand::OpenProject,
@@ -160,6 +163,12 @@ impl UiCommand {
         UiCommand::CollapseOrSelectParent,
         UiCommand::ExpandOrSelectChild,
         UiCommand::FrameSelection,
+        UiCommand::LookAlong(ViewDirection::Front),
+        UiCommand::LookAlong(ViewDirection::Back),
+        UiCommand::LookAlong(ViewDirection::Right),
+        UiCommand::LookAlong(ViewDirection::Left),
+        UiCommand::LookAlong(ViewDirection::Top),
+        UiCommand::LookAlong(ViewDirection::Bottom),
         UiCommand::GizmoTranslate,
         UiCommand::GizmoRotate,
         UiCommand::GizmoScale,
@@ -240,6 +249,14 @@ impl UiCommand {
                 "Frame Selection",
                 "Frame the selection (or everything) in the viewport",
             ),
+            UiCommand::LookAlong(view) => match view {
+                ViewDirection::Front => ("Front View", "View from the front (looking along +Z)"),
+                ViewDirection::Back => ("Back View", "View from the back (looking along −Z)"),
+                ViewDirection::Right => ("Right View", "View from the right (looking along −X)"),
+                ViewDirection::Left => ("Left View", "View from the left (looking along +X)"),
+                ViewDirection::Top => ("Top View", "View from above"),
+                ViewDirection::Bottom => ("Bottom View", "View from below"),
+            },
             UiCommand::GizmoTranslate => ("Move", "Gizmo: translate"),
             UiCommand::GizmoRotate => ("Rotate", "Gizmo: rotate"),
             UiCommand::GizmoScale => ("Scale", "Gizmo: scale along local axes"),
@@ -291,6 +308,16 @@ impl UiCommand {
             UiCommand::CollapseOrSelectParent => const { &[key(NONE, Key::ArrowLeft)] },
             UiCommand::ExpandOrSelectChild => const { &[key(NONE, Key::ArrowRight)] },
             UiCommand::FrameSelection => const { &[key(NONE, Key::F)] },
+            // The numeric keypad's views in Blender and Godot (1, 3, 7; Ctrl for the opposite
+            // side); the digit row gives the same keys.
+            UiCommand::LookAlong(view) => match view {
+                ViewDirection::Front => const { &[key(NONE, Key::Num1)] },
+                ViewDirection::Back => const { &[key(CTRL, Key::Num1)] },
+                ViewDirection::Right => const { &[key(NONE, Key::Num3)] },
+                ViewDirection::Left => const { &[key(CTRL, Key::Num3)] },
+                ViewDirection::Top => const { &[key(NONE, Key::Num7)] },
+                ViewDirection::Bottom => const { &[key(CTRL, Key::Num7)] },
+            },
             UiCommand::GizmoTranslate => const { &[key(NONE, Key::W)] },
             UiCommand::GizmoRotate => const { &[key(NONE, Key::E)] },
             UiCommand::GizmoScale => const { &[key(NONE, Key::R)] },
@@ -325,6 +352,7 @@ impl UiCommand {
             | UiCommand::SelectAll
             | UiCommand::Find => Some(Menu::Edit),
             UiCommand::FrameSelection
+            | UiCommand::LookAlong(_)
             | UiCommand::GizmoTranslate
             | UiCommand::GizmoRotate
             | UiCommand::GizmoScale
@@ -382,6 +410,7 @@ impl UiCommand {
             | UiCommand::CollapseOrSelectParent
             | UiCommand::ExpandOrSelectChild
             | UiCommand::FrameSelection
+            | UiCommand::LookAlong(_)
             | UiCommand::GizmoTranslate
             | UiCommand::GizmoRotate
             | UiCommand::GizmoScale
@@ -415,6 +444,7 @@ impl UiCommand {
         match self {
             UiCommand::CancelGizmoDrag => Some(ViewportCommand::CancelDrag),
             UiCommand::FrameSelection => Some(ViewportCommand::Frame),
+            UiCommand::LookAlong(view) => Some(ViewportCommand::LookAlong(view)),
             UiCommand::GizmoTranslate => Some(ViewportCommand::Mode(GizmoMode::Translate)),
             UiCommand::GizmoRotate => Some(ViewportCommand::Mode(GizmoMode::Rotate)),
             UiCommand::GizmoScale => Some(ViewportCommand::Mode(GizmoMode::Scale)),

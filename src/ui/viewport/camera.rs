@@ -34,6 +34,49 @@ impl Ray {
     }
 }
 
+/// A view along a world axis, as the numeric keypad gives them in Blender and Godot.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ViewDirection {
+    /// Looking along +Z (Decentraland's forward), +X to the right.
+    Front,
+    /// Looking along −Z.
+    Back,
+    /// Looking along −X, from the right-hand side (+X).
+    Right,
+    /// Looking along +X, from the left-hand side.
+    Left,
+    /// Looking down (along −Y), +Z up the screen.
+    Top,
+    /// Looking up (along +Y).
+    Bottom,
+}
+
+impl ViewDirection {
+    /// Every direction, in the View menu's order.
+    pub const ALL: [ViewDirection; 6] = [
+        ViewDirection::Front,
+        ViewDirection::Back,
+        ViewDirection::Right,
+        ViewDirection::Left,
+        ViewDirection::Top,
+        ViewDirection::Bottom,
+    ];
+
+    /// The camera's (yaw, pitch) in radians for this view (see [`OrbitCamera`]). Straight up
+    /// and down stop at the pitch limit, where the orbit keeps its left and right.
+    pub fn yaw_pitch(self) -> (f32, f32) {
+        use std::f32::consts::PI;
+        match self {
+            ViewDirection::Front => (0.0, 0.0),
+            ViewDirection::Back => (PI, 0.0),
+            ViewDirection::Right => (-FRAC_PI_2, 0.0),
+            ViewDirection::Left => (FRAC_PI_2, 0.0),
+            ViewDirection::Top => (0.0, -OrbitCamera::PITCH_LIMIT),
+            ViewDirection::Bottom => (0.0, OrbitCamera::PITCH_LIMIT),
+        }
+    }
+}
+
 /// An orbit camera: it looks at `target` from `distance` meters away, turned by `yaw` about
 /// the world +Y axis and tilted by `pitch`.
 ///
@@ -75,6 +118,11 @@ impl OrbitCamera {
     pub const DISTANCE_MAX: f32 = 20_000.0;
     /// Radians of orbit per point of pointer movement.
     pub const ORBIT_SPEED: f32 = 0.008;
+
+    /// Turns the camera to look along an axis, about the same target from the same distance.
+    pub fn look_along(&mut self, view: ViewDirection) {
+        (self.yaw, self.pitch) = view.yaw_pitch();
+    }
 
     /// Unit vector the camera looks along (world space).
     pub fn forward(&self) -> Vec3 {
@@ -230,5 +278,45 @@ impl OrbitCamera {
         }
         self.target = centre;
         self.distance = distance.clamp(Self::DISTANCE_MIN, Self::DISTANCE_MAX);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_view_looks_along_its_axis_with_the_screen_the_right_way_up() {
+        let close = |a: Vec3, b: Vec3| (a - b).length() < 0.02;
+        let cases = [
+            (ViewDirection::Front, Vec3::Z, Vec3::X),
+            (ViewDirection::Back, Vec3::NEG_Z, Vec3::NEG_X),
+            (ViewDirection::Right, Vec3::NEG_X, Vec3::Z),
+            (ViewDirection::Left, Vec3::X, Vec3::NEG_Z),
+            (ViewDirection::Top, Vec3::NEG_Y, Vec3::X),
+            (ViewDirection::Bottom, Vec3::Y, Vec3::X),
+        ];
+        for (view, forward, right) in cases {
+            let mut camera = OrbitCamera {
+                target: Vec3::new(1.0, 2.0, 3.0),
+                distance: 7.0,
+                ..OrbitCamera::default()
+            };
+            camera.look_along(view);
+            assert!(
+                close(camera.forward(), forward),
+                "{view:?}: {}",
+                camera.forward()
+            );
+            assert!(close(camera.right(), right), "{view:?}: {}", camera.right());
+            assert_eq!(
+                (camera.target, camera.distance),
+                (Vec3::new(1.0, 2.0, 3.0), 7.0)
+            );
+        }
+        // From above, +Z (Decentraland's forward) points up the screen.
+        let mut camera = OrbitCamera::default();
+        camera.look_along(ViewDirection::Top);
+        assert!(close(camera.up(), Vec3::Z), "{}", camera.up());
     }
 }

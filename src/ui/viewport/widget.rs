@@ -9,6 +9,7 @@ use glam::{Vec2, Vec3};
 
 use super::{
     GizmoEvent, OrbitCamera, ViewportScene,
+    camera::ViewDirection,
     gizmo::{self, GizmoFrame, GizmoMode, GizmoSettings, Orientation},
     gizmo_drag::{ActiveGizmoDrag, DragPhase, DragTarget},
     picking,
@@ -105,6 +106,8 @@ pub enum ViewportCommand {
     CancelDrag,
     /// Point the camera at the selection (the gizmo targets' items), or at everything.
     Frame,
+    /// Turn the camera to look along a world axis (ignored during a drag).
+    LookAlong(ViewDirection),
 }
 
 impl Default for Viewport {
@@ -141,7 +144,10 @@ impl Viewport {
             ViewportCommand::ToggleOrientation if idle => self.toggle_orientation(),
             ViewportCommand::CancelDrag => self.cancel_requested = self.is_dragging_gizmo(),
             ViewportCommand::Frame => self.frame_requested = true,
-            ViewportCommand::Mode(_) | ViewportCommand::ToggleOrientation => {}
+            ViewportCommand::LookAlong(view) if idle => self.camera.look_along(view),
+            ViewportCommand::Mode(_)
+            | ViewportCommand::ToggleOrientation
+            | ViewportCommand::LookAlong(_) => {}
         }
     }
 
