@@ -123,25 +123,30 @@ mod tests {
 
     #[test]
     fn the_summary_reads_right_for_one_and_for_many() {
-        assert_eq!(
-            summary(1, 1, 1),
-            "1 delivery order; it passes through a parenting cycle; 1 final state"
-        );
-        assert_eq!(
-            summary(6, 2, 1),
-            "6 delivery orders; 2 of them pass through a parenting cycle; 1 final state"
-        );
-        assert_eq!(
-            summary(2, 1, 2),
-            "2 delivery orders; 1 of them passes through a parenting cycle; 2 different final states"
-        );
-        assert_eq!(
-            summary(2, 0, 1),
-            "2 delivery orders; none of them makes a parenting cycle; 1 final state"
-        );
-        assert_eq!(
-            summary(2, 2, 1),
-            "2 delivery orders; every one passes through a parenting cycle; 1 final state"
-        );
+        let cases = [
+            (
+                (1, 1, 1),
+                "1 delivery order; it passes through a parenting cycle; 1 final state",
+            ),
+            (
+                (6, 2, 1),
+                "6 delivery orders; 2 of them pass through a parenting cycle; 1 final state",
+            ),
+            (
+                (2, 1, 2),
+                "2 delivery orders; 1 of them passes through a parenting cycle; 2 different final states",
+            ),
+            (
+                (2, 0, 1),
+                "2 delivery orders; none of them makes a parenting cycle; 1 final state",
+            ),
+            (
+                (2, 2, 1),
+                "2 delivery orders; every one passes through a parenting cycle; 1 final state",
+            ),
+        ];
+        for ((orders, cyclic, finals), expected) in cases {
+            assert_eq!(summary(orders, cyclic, finals), expected);
+        }
     }
 }
