@@ -372,7 +372,11 @@ impl Document {
                 components,
             } => Command::Create {
                 parent,
-                name: self.unique_name(&name, &[]),
+                name: if name.is_empty() {
+                    name
+                } else {
+                    self.scene_names().take(&name)
+                },
                 components,
             },
             other => other,

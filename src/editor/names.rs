@@ -9,53 +9,64 @@
 //! Inspector matches with a regular expression built from the base; here the base is compared
 //! literally, so a name holding `.` or `(` is numbered like any other.
 
+use rustc_hash::FxHashMap;
+
 use crate::model::ids;
 
 use super::document::Document;
 
 impl Document {
-    /// A name for a new entity or a copy, from `wanted`, not used by any entity of the scene
-    /// nor by `also_taken` (names chosen earlier in the same edit). An empty name stays empty:
-    /// an unnamed entity's copy is unnamed too.
-    pub fn unique_name(&self, wanted: &str, also_taken: &[String]) -> String {
-        if wanted.is_empty() {
-            return String::new();
-        }
+    /// The names in use in the scene, ready to number new ones (see [`SceneNames::take`]).
+    /// Built once per edit: one pass over the scene's names, however many entities the edit
+    /// names.
+    pub(super) fn scene_names(&self) -> SceneNames {
         let replica = self.replica();
-        let scene_names = replica.live_entities().filter_map(|e| {
+        SceneNames::of(replica.live_entities().filter_map(|e| {
             let bytes = replica.component_data(e, ids::NAME)?;
-            // The 4-byte length prefix of a core-schema::Name; the text is read in place.
-            std::str::from_utf8(bytes.get(4..)?).ok()
-        });
-        unique_name(
-            wanted,
-            scene_names.chain(also_taken.iter().map(String::as_str)),
-        )
+            // A core-schema::Name: a 4-byte length, then the text, read in place.
+            let len = u32::from_le_bytes(bytes.get(..4)?.try_into().ok()?) as usize;
+            let text = bytes.get(4..).filter(|t| t.len() == len)?;
+            std::str::from_utf8(text).ok()
+        }))
     }
 }
 
-/// [`Document::unique_name`] over a list of names in use.
-pub fn unique_name<'a>(wanted: &str, in_use: impl Iterator<Item = &'a str>) -> String {
-    let base = match number_suffix(wanted) {
-        Some((base, _)) => base,
-        None => wanted,
-    };
-    let base_lower = base.to_lowercase();
-    let mut largest: Option<u64> = None;
-    for name in in_use {
-        let name = name.to_lowercase();
-        let number = match number_suffix(&name) {
-            Some((stem, n)) if stem == base_lower => Some(n),
-            _ if name == base_lower => Some(1), // the bare base counts as number 1
-            _ => None,
-        };
-        if let Some(n) = number {
-            largest = Some(largest.map_or(n, |l| l.max(n)));
+/// The names in use, by numbering base: for each lower-cased base, the largest number taken
+/// (`base_<n>`; the bare base counts as 1).
+#[derive(Debug, Default)]
+pub(super) struct SceneNames {
+    largest: FxHashMap<String, u64>,
+}
+
+impl SceneNames {
+    /// The numbering state of a list of names in use.
+    pub(super) fn of<'a>(in_use: impl Iterator<Item = &'a str>) -> Self {
+        let mut names = SceneNames::default();
+        for name in in_use {
+            names.record(name);
         }
+        names
     }
-    match largest {
-        None => base.to_string(),
-        Some(n) => format!("{base}_{}", n.max(1).saturating_add(1)),
+
+    /// A name from `wanted` that no name in use has, recorded as in use for the next call.
+    /// (Callers keep an empty name empty: an unnamed entity's copy is unnamed too.)
+    pub(super) fn take(&mut self, wanted: &str) -> String {
+        let base = number_suffix(wanted).map_or(wanted, |(base, _)| base);
+        let name = match self.largest.get(&base.to_lowercase()) {
+            None => base.to_string(),
+            Some(&n) => format!("{base}_{}", n.max(1).saturating_add(1)),
+        };
+        self.record(&name);
+        name
+    }
+
+    fn record(&mut self, name: &str) {
+        let name = name.to_lowercase();
+        if let Some((stem, n)) = number_suffix(&name) {
+            let largest = self.largest.entry(stem.to_string()).or_insert(n);
+            *largest = (*largest).max(n);
+        }
+        self.largest.entry(name).or_insert(1);
     }
 }
 
@@ -71,10 +82,10 @@ fn number_suffix(name: &str) -> Option<(&str, u64)> {
 
 #[cfg(test)]
 mod tests {
-    use super::unique_name;
+    use super::SceneNames;
 
     fn named(wanted: &str, in_use: &[&str]) -> String {
-        unique_name(wanted, in_use.iter().copied())
+        SceneNames::of(in_use.iter().copied()).take(wanted)
     }
 
     // The cases of the Inspector's own tests (add-child.spec.ts), with its answers.

@@ -128,7 +128,8 @@ impl Document {
                     .collect::<Result<_, _>>()?;
                 let total: usize = originals.iter().map(Vec::len).sum();
                 let mut fresh = self.free_entities(total)?.into_iter();
-                let mut copy_names: Vec<String> = Vec::new();
+                // Built on first use: most copies have a name, and the scan is one pass.
+                let mut names: Option<super::names::SceneNames> = None;
                 for nodes in originals {
                     let pairs: Vec<(Entity, Entity)> = nodes
                         .iter()
@@ -152,9 +153,10 @@ impl Document {
                                 && let Some(name) = decode_name(&data)
                             {
                                 // Numbered as the Inspector numbers copies: "Lamp" → "Lamp_2".
-                                let name = self.unique_name(&name, &copy_names);
-                                data = encode_name(&name);
-                                copy_names.push(name);
+                                if !name.is_empty() {
+                                    let names = names.get_or_insert_with(|| self.scene_names());
+                                    data = encode_name(&names.take(&name));
+                                }
                             }
                             writes.push((new, component, Some(data)));
                         }
