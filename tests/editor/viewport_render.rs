@@ -208,6 +208,52 @@ fn showroom_selection_is_outlined_and_every_shape_is_drawn_where_picking_finds_i
 }
 
 #[test]
+fn a_selected_item_behind_another_shows_through_it_faintly() {
+    let mut rig = Rig::new();
+    let camera = OrbitCamera::default();
+    let blue = Color32::from_rgb(40, 70, 210);
+    let mut wall = item(512, Shape::Box, Vec3::ZERO, blue, false);
+    wall.world = Mat4::from_scale_rotation_translation(
+        Vec3::new(4.0, 4.0, 0.2),
+        glam::Quat::IDENTITY,
+        Vec3::new(0.0, 2.0, 0.0),
+    );
+    let behind = Vec3::new(0.0, 0.5, 3.0);
+    let mut scene = ViewportScene {
+        items: vec![wall, item(513, Shape::Box, behind, Color32::WHITE, false)],
+        generation: 1,
+        ..Default::default()
+    };
+    // The wall really hides the box's centre: picking there finds the wall.
+    let (hx, hy) = screen(&camera, behind);
+    let ray = camera.ray(
+        Vec2::new(hx as f32 + 0.5, hy as f32 + 0.5),
+        Vec2::new(W as f32, H as f32),
+    );
+    let hit = picking::pick(&ray, &scene.items, &scene.assets);
+    assert_eq!(hit.map(|h| h.entity), Some(Entity::from_parts(512, 0)));
+    let plain = rig.render(&scene, &camera, "hidden_unselected");
+
+    scene.items[1].selected = true;
+    scene.generation += 1;
+    let selected = rig.render(&scene, &camera, "hidden_selected");
+    // Over the hidden box, the wall turns towards the highlight colour…
+    let (before, after) = (plain.px(hx, hy), selected.px(hx, hy));
+    assert!(
+        after[0] >= before[0] + 40 && after[2] + 30 <= before[2],
+        "the wall over the hidden selected box: {before:?} unselected, {after:?} selected"
+    );
+    // …and only there: the wall's top corner keeps its colour.
+    let (cx, cy) = screen(&camera, Vec3::new(-1.8, 3.8, -0.1));
+    assert!(
+        near(selected.px(cx, cy), plain.px(cx, cy), 2),
+        "the rest of the wall: {:?} against {:?}",
+        selected.px(cx, cy),
+        plain.px(cx, cy)
+    );
+}
+
+#[test]
 fn static_frames_do_not_reupload_and_65535_items_render() {
     let mut rig = Rig::new();
     let scene = demo::stress(65_535);

@@ -3,10 +3,11 @@
 //! whatever three-d `RenderTarget` it is given, so the app (offscreen FBO shown in egui) and
 //! the headless tests run the same code.
 //!
-//! Draw order per frame: unselected items → selection outline (enlarged copies of the
-//! selected items in the highlight colour, not writing depth) → selected items on top of
-//! their outline, so only a rim of the outline stays visible → blended model parts → the grid,
-//! depth-tested, after any multisample resolve.
+//! Draw order per frame: unselected items → the hidden parts of the selected items (drawn
+//! only where they lie behind what is already drawn, in a see-through highlight colour) →
+//! selection outline (enlarged copies of the selected items in the highlight colour, not
+//! writing depth) → selected items on top of their outline, so only a rim of the outline stays
+//! visible → blended model parts → the grid, depth-tested, after any multisample resolve.
 
 use std::time::Duration;
 
@@ -14,19 +15,24 @@ use eframe::egui::Color32;
 use glam::{Mat4, Vec3};
 use rustc_hash::FxHashMap as HashMap;
 use three_d::{
-    ClearState, ColorMapping, ColorMaterial, Context, CpuMesh, Cull, InstancedMesh, Instances,
-    RenderStates, RenderTarget, Srgba, Texture2DRef, ToneMapping, Viewer, Viewport, WriteMask,
+    Blend, ClearState, ColorMapping, ColorMaterial, Context, CpuMesh, Cull, DepthTest,
+    InstancedMesh, Instances, RenderStates, RenderTarget, Srgba, Texture2DRef, ToneMapping, Viewer,
+    Viewport, WriteMask,
 };
 
 use crate::ui::style;
 
-use super::gpu_models::{GpuModels, ModelInstances, ModelPass};
+use super::gpu_models::{FlatCopies, GpuModels, ModelInstances, ModelPass};
 use super::models::{AssetId, SceneAssets};
 use super::shaded::{ShadedMaterial, cone_mesh, marker_mesh};
 use super::{DrawItem, OrbitCamera, ViewportScene, grid::Grid, shape::Shape};
 
 /// How far the outline extends beyond a selected shape, meters (world space).
 const OUTLINE_MARGIN: f32 = 0.04;
+/// Opacity of the highlight over a selected item's hidden parts: a chair inside a house
+/// shows through the walls as a faint silhouette, as Unreal's and Unity's selection does,
+/// instead of leaving only the gizmo to say where it is.
+const HIDDEN_SELECTION_ALPHA: u8 = 90;
 /// How much a selected item's own colour moves towards [`style::SELECTION`].
 const SELECTION_TINT: f32 = 0.2;
 
@@ -221,6 +227,9 @@ pub(crate) struct GpuScene {
     batches: HashMap<BatchKey, GpuBatch>,
     shaded: ShadedMaterial,
     outline: ColorMaterial,
+    /// See [`HIDDEN_SELECTION_ALPHA`]: depth-tested *greater*, so it lands only where
+    /// something unselected is in front.
+    hidden_selection: ColorMaterial,
     grid: Grid,
     models: GpuModels,
     textures: HashMap<AssetId, Texture2DRef>,
@@ -249,6 +258,20 @@ impl GpuScene {
                     cull: Cull::None,
                     ..Default::default()
                 },
+                ..Default::default()
+            },
+            hidden_selection: ColorMaterial {
+                color: Srgba {
+                    a: HIDDEN_SELECTION_ALPHA,
+                    ..srgba(style::SELECTION)
+                },
+                render_states: RenderStates {
+                    write_mask: WriteMask::COLOR,
+                    depth_test: DepthTest::Greater,
+                    blend: Blend::TRANSPARENCY,
+                    cull: Cull::None,
+                },
+                is_transparent: true,
                 ..Default::default()
             },
             grid: Grid::new(context),
@@ -379,8 +402,15 @@ impl GpuScene {
         target.clear(ClearState::color_and_depth(r, g, b, 1.0, 1.0));
         self.render_shapes(target, &viewer, Pass::Normal);
         self.models.render(target, &viewer, ModelPass::Normal);
+        // Only unselected items are in the depth buffer yet, so "behind it" means hidden by
+        // something else, never by the selected item's own parts.
+        self.render_shapes(target, &viewer, Pass::Hidden);
+        let hidden = &self.hidden_selection;
+        self.models
+            .render_flat(target, &viewer, FlatCopies::Selected, hidden);
         self.render_shapes(target, &viewer, Pass::Outline);
-        self.models.render_outline(target, &viewer, &self.outline);
+        self.models
+            .render_flat(target, &viewer, FlatCopies::Outline, &self.outline);
         self.render_shapes(target, &viewer, Pass::Selected);
         self.models.render(target, &viewer, ModelPass::Selected);
         self.models.render(target, &viewer, ModelPass::Blended);
@@ -391,25 +421,28 @@ impl GpuScene {
         fn mesh_of(b: &GpuBatch, pass: Pass) -> &InstancedMesh {
             match pass {
                 Pass::Normal => &b.normal,
-                Pass::Selected => &b.selected,
+                Pass::Selected | Pass::Hidden => &b.selected,
                 Pass::Outline => &b.outline,
             }
         }
+        // The flat passes draw every batch, textured or not, in one colour.
+        let flat = matches!(pass, Pass::Outline | Pass::Hidden);
         let plain: Vec<&InstancedMesh> = self
             .batches
             .values()
-            .filter(|b| pass == Pass::Outline || b.material.is_none())
+            .filter(|b| flat || b.material.is_none())
             .map(|b| mesh_of(b, pass))
             .filter(|m| m.instance_count() > 0)
             .collect();
         let material: &dyn three_d::Material = match pass {
             Pass::Outline => &self.outline,
-            _ => &self.shaded,
+            Pass::Hidden => &self.hidden_selection,
+            Pass::Normal | Pass::Selected => &self.shaded,
         };
         if !plain.is_empty() {
             target.render_with_material(material, viewer, plain, &[]);
         }
-        if pass == Pass::Outline {
+        if flat {
             return;
         }
         for batch in self.batches.values() {
@@ -428,6 +461,8 @@ enum Pass {
     Normal,
     Selected,
     Outline,
+    /// The selected items where something unselected hides them.
+    Hidden,
 }
 
 /// Sets a mesh's instances, skipping the upload when it stays empty.
