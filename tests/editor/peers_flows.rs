@@ -342,3 +342,74 @@ fn an_order_exploration_goes_when_the_messages_it_explored_do() {
     );
     assert!(h.query_by_label_contains("✓ Every order ends").is_none());
 }
+
+#[test]
+fn a_new_entity_scrolls_into_view_in_each_peer_column_that_holds_it() {
+    // The showroom and two copies of its table at 1024×700 in the Peers workspace: a column
+    // shows far fewer rows than the scene's 31, and a copy of the floor (at the root, after
+    // everything) is listed last, out of view.
+    let doc = Document::new(scenetree::editor::examples::showroom(), None);
+    let mut bench = Workbench::new(doc);
+    bench.viewport.animate_remote_changes = false;
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1024.0, 700.0))
+        .build_ui_state(
+            |ui, bench: &mut Workbench| bench.ui(ui, &mut NullRenderer::default()),
+            bench,
+        );
+    h.run();
+    let duplicate = |h: &mut Harness<'static, Workbench>, entity: Entity| {
+        h.state_mut()
+            .apply_actions(vec![scenetree::ui::Action::Edit(
+                scenetree::editor::Command::Duplicate {
+                    entities: vec![entity],
+                },
+            )]);
+        h.run();
+    };
+    duplicate(&mut h, TABLE);
+    duplicate(&mut h, TABLE);
+    let floor = Entity(512);
+    h.state_mut()
+        .apply_actions(vec![scenetree::ui::Action::Select(
+            scenetree::ui::SelectAction::Only(floor),
+        )]);
+    h.state_mut()
+        .apply_actions(vec![scenetree::ui::Action::Peers(PeersAction::Start {
+            peers: 2,
+            seed: 1,
+        })]);
+    h.run();
+    assert_eq!(h.state().workspace, Workspace::Peers);
+    assert_eq!(h.state().doc.name_of(floor).as_deref(), Some("Floor"));
+    let shown = |h: &Harness<'static, Workbench>, label: &str| {
+        h.query_all_by_label(label)
+            .filter(|n| n.rect().height() > 10.0)
+            .count()
+    };
+    assert_eq!(
+        shown(&h, "Floor  ·  512"),
+        2,
+        "both columns start at the top"
+    );
+    duplicate(&mut h, floor);
+    let copy = h.state().doc.selection.primary().unwrap();
+    let label = format!("Floor_2  ·  {}", copy.number());
+    // Only peer 1 (editing) holds the copy yet, and its column shows it.
+    assert_eq!(shown(&h, &label), 1);
+    assert_eq!(
+        shown(&h, "Floor  ·  512"),
+        1,
+        "peer 1's column scrolled down"
+    );
+    h.get_by_label("Deliver all ▾").click();
+    h.run();
+    h.get_by_label("In send order").click();
+    h.run();
+    h.run();
+    assert_eq!(
+        shown(&h, &label),
+        2,
+        "peer 2 received it: its column shows it too"
+    );
+}

@@ -40,6 +40,15 @@ pub(super) struct ColumnCache {
     /// How many times the rows were read from the source (they are kept while its generation
     /// holds).
     pub builds: u64,
+    /// The primary selection last seen, and whether its row still has to be brought into
+    /// view (it may not be in this peer's tree yet: its messages are in flight).
+    followed: Option<Entity>,
+    follow_pending: bool,
+    /// The rows were read again since the tree last looked for the followed entity (the
+    /// column's header syncs first, for its list of re-rooted entities).
+    rows_read: bool,
+    /// The rows' scroll offset and visible height in the last frame (points).
+    shown_span: (f32, f32),
 }
 
 impl ColumnCache {
@@ -49,6 +58,7 @@ impl ColumnCache {
         if self.key == Some(key) {
             return;
         }
+        self.rows_read = true;
         self.key = Some(key);
         self.builds += 1;
         let rows = source.rows();
@@ -76,6 +86,21 @@ impl ColumnCache {
                 )),
             }
         }
+    }
+
+    /// Unfolds the ancestors of `entity` and returns its index among the rows then shown, or
+    /// `None` when this tree does not hold it.
+    fn reveal(&mut self, entity: Entity, hidden: &HashSet<Entity>) -> Option<usize> {
+        let at = self.rows.iter().position(|&(e, _, _)| e == entity)?;
+        // Rows are in preorder: the ancestors are the nearest rows above at each lower depth.
+        let mut depth = self.rows[at].1;
+        for &(e, d, _) in self.rows[..at].iter().rev() {
+            if d < depth {
+                self.collapsed.remove(&e);
+                depth = d;
+            }
+        }
+        self.visible(hidden).iter().position(|r| r.entity == entity)
     }
 
     /// The rows shown (everything except what lies under a collapsed row), each with whether
@@ -139,6 +164,24 @@ pub(super) fn tree_ui(
     actions: &mut Vec<Action>,
 ) {
     cache.sync(epoch, source, look.name);
+    // Follow the primary selection as the editor's hierarchy does: a new, pasted or picked
+    // entity scrolls into view in every column that holds it (in a peer that has not
+    // received it yet, once it arrives).
+    let primary = look.selection.last().copied();
+    let mut look_again = std::mem::take(&mut cache.rows_read);
+    if primary != cache.followed {
+        cache.followed = primary;
+        cache.follow_pending = primary.is_some();
+        look_again = true;
+    }
+    let scroll_index = match cache.followed {
+        Some(e) if cache.follow_pending && look_again => {
+            let found = cache.reveal(e, look.hidden);
+            cache.follow_pending = found.is_none();
+            found
+        }
+        _ => None,
+    };
     let rows = cache.visible(look.hidden);
     if rows.is_empty() {
         ui.weak("(no entities)");
@@ -146,59 +189,70 @@ pub(super) fn tree_ui(
     }
     let mut clicked = None;
     let mut toggled = None;
-    egui::ScrollArea::vertical()
+    let mut area = egui::ScrollArea::vertical()
         .id_salt(id)
         .auto_shrink([false, false])
         // Never taller than the room left (by default a scroll area takes 64 pt, and in a
         // short strip it would run under the lower view).
-        .min_scrolled_height(0.0)
-        .show_rows(ui, ROW_HEIGHT, rows.len(), |ui, range| {
-            for r in &rows[range] {
-                let entity = r.entity;
-                let row = TreeRow {
-                    entity,
-                    depth: r.depth,
-                    name: (look.name)(entity),
-                    named: (look.named)(entity),
-                    implicit: source.is_implicit(entity),
-                    expander: match (r.has_children, cache.collapsed.contains(&entity)) {
-                        (false, _) => Expander::Leaf,
-                        (true, true) => Expander::Collapsed,
-                        (true, false) => Expander::Expanded,
-                    },
-                    selected: look.selection.contains(&entity),
-                    dimmed: r.dimmed,
-                    highlight: "",
-                    badge: source.badge(entity, look.name),
-                };
-                let marked = source.is_marked(entity);
-                // The tint goes behind the row, so it is painted into a slot taken first.
-                let tint = marked.then(|| ui.painter().add(egui::Shape::Noop));
-                let response = row.show(ui, None, |ui| {
-                    if marked {
-                        ui.label(RichText::new("≠").color(style::WARNING).strong())
-                            .on_hover_ui(|ui| {
-                                ui.label(source.mark_note(entity, look.name));
-                            });
-                    }
+        .min_scrolled_height(0.0);
+    if let Some(i) = scroll_index {
+        // Only a row out of view moves the list (a click on a shown row must not jump); rows
+        // are one row height plus the item spacing apart.
+        let (offset, height) = cache.shown_span;
+        let pitch = ROW_HEIGHT + ui.spacing().item_spacing.y;
+        let top = i as f32 * pitch;
+        if top < offset || top + pitch > offset + height {
+            area = area.vertical_scroll_offset((top - 2.0 * pitch).max(0.0));
+        }
+    }
+    let shown = area.show_rows(ui, ROW_HEIGHT, rows.len(), |ui, range| {
+        for r in &rows[range] {
+            let entity = r.entity;
+            let row = TreeRow {
+                entity,
+                depth: r.depth,
+                name: (look.name)(entity),
+                named: (look.named)(entity),
+                implicit: source.is_implicit(entity),
+                expander: match (r.has_children, cache.collapsed.contains(&entity)) {
+                    (false, _) => Expander::Leaf,
+                    (true, true) => Expander::Collapsed,
+                    (true, false) => Expander::Expanded,
+                },
+                selected: look.selection.contains(&entity),
+                dimmed: r.dimmed,
+                highlight: "",
+                badge: source.badge(entity, look.name),
+            };
+            let marked = source.is_marked(entity);
+            // The tint goes behind the row, so it is painted into a slot taken first.
+            let tint = marked.then(|| ui.painter().add(egui::Shape::Noop));
+            let response = row.show(ui, None, |ui| {
+                if marked {
+                    ui.label(RichText::new("≠").color(style::WARNING).strong())
+                        .on_hover_ui(|ui| {
+                            ui.label(source.mark_note(entity, look.name));
+                        });
+                }
+            });
+            if let Some(slot) = tint {
+                let rect = response.row.rect;
+                ui.painter()
+                    .set(slot, egui::Shape::rect_filled(rect, 2.0, MARK_TINT));
+                response.label.clone().on_hover_ui(|ui| {
+                    ui.label(source.mark_note(entity, look.name));
                 });
-                if let Some(slot) = tint {
-                    let rect = response.row.rect;
-                    ui.painter()
-                        .set(slot, egui::Shape::rect_filled(rect, 2.0, MARK_TINT));
-                    response.label.clone().on_hover_ui(|ui| {
-                        ui.label(source.mark_note(entity, look.name));
-                    });
-                }
-                if response.toggled {
-                    toggled = Some(entity);
-                }
-                if response.label.clicked() {
-                    let modifiers = ui.input(|i| i.modifiers);
-                    clicked = Some((entity, modifiers.command || modifiers.shift));
-                }
             }
-        });
+            if response.toggled {
+                toggled = Some(entity);
+            }
+            if response.label.clicked() {
+                let modifiers = ui.input(|i| i.modifiers);
+                clicked = Some((entity, modifiers.command || modifiers.shift));
+            }
+        }
+    });
+    cache.shown_span = (shown.state.offset.y, shown.inner_rect.height());
     if let Some(e) = toggled
         && !cache.collapsed.remove(&e)
     {
