@@ -254,8 +254,9 @@ fn a_gizmo_drag_moves_a_selected_child_once_through_its_selected_parent() {
     use super::ui_flows::{BULB, TABLE};
     use scenetree::model::Entity;
     let mut h = harness(room());
-    // Table, its child Lamp and grandchild Bulb, and Chair beside them (as Ctrl+A would).
-    h.state_mut().doc.selection.set([TABLE, LAMP, BULB, CHAIR]);
+    // Table, its child Lamp and grandchild Bulb, and Chair beside them; Table added last, so
+    // the gizmo stands on it.
+    h.state_mut().doc.selection.set([CHAIR, LAMP, BULB, TABLE]);
     h.run();
     let targets: Vec<Entity> = h
         .state()
@@ -277,7 +278,7 @@ fn a_gizmo_drag_moves_a_selected_child_once_through_its_selected_parent() {
     };
     let (table, bulb) = (world(&h, TABLE), world(&h, BULB));
     let bulb_local = h.state().doc.local_transform(BULB);
-    // Drag the +X arrow of the gizmo, which sits on the first target (Table).
+    // Drag the +X arrow of the gizmo, which sits on the primary selection (Table).
     let grab = x_arrow_on_screen(&h, table);
     h.hover_at(grab);
     h.run();

@@ -8,7 +8,7 @@ use egui::accesskit::Role;
 use egui_kittest::kittest::Queryable;
 use scenetree::model::dcl::codec::ProtoMessage;
 use scenetree::model::dcl::{MATERIAL, MaterialLook, MeshShape, VISIBILITY, Visibility};
-use scenetree::model::ids;
+use scenetree::model::{Entity, ids};
 use scenetree::ui::action::Action;
 use serde_json::json;
 
@@ -198,6 +198,16 @@ fn the_viewport_follows_component_edits_and_selections_without_a_full_rebuild() 
     tab.update_scene(&doc, &none, &none, 0.0);
     assert!(!color_of(&tab, CHAIR).unwrap().1);
     assert_eq!(tab.scene().gizmo_targets[0].entity, crate::ui_flows::TABLE);
+    // With both, the gizmo stands on the one added last (the inspector's subject).
+    doc.selection.toggle(CHAIR);
+    tab.update_scene(&doc, &none, &none, 0.0);
+    let targets: Vec<Entity> = tab.scene().gizmo_targets.iter().map(|t| t.entity).collect();
+    assert_eq!(targets, [CHAIR, crate::ui_flows::TABLE]);
+    doc.selection.toggle(crate::ui_flows::TABLE);
+    doc.selection.toggle(crate::ui_flows::TABLE);
+    tab.update_scene(&doc, &none, &none, 0.0);
+    let targets: Vec<Entity> = tab.scene().gizmo_targets.iter().map(|t| t.entity).collect();
+    assert_eq!(targets, [crate::ui_flows::TABLE, CHAIR]);
 
     // Invisible: not drawn; undo: drawn again, blue.
     let hidden = Visibility {

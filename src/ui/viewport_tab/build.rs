@@ -62,7 +62,9 @@ pub(super) fn reselect(
 
 /// The selection, except locked and hidden entities and those below another target (a child
 /// moves with its parent, as in Unity and Godot: moving both applied the drag to the child
-/// twice), with what the gizmo needs of each.
+/// twice), with what the gizmo needs of each. The primary selection (the inspector's subject)
+/// comes first when it is a target: the gizmo stands on it, as Unity's stands on the active
+/// object, so that the handle and the values beside it are of the same entity.
 fn gizmo_targets(
     doc: &Document,
     hidden: &HashSet<Entity>,
@@ -80,8 +82,15 @@ fn gizmo_targets(
             view.contains(*e) && !locked.contains(e) && !hidden.contains(e) && !policy_hides(e)
         })
         .collect();
-    doc.top_level(&movable)
-        .into_iter()
+    let mut tops = doc.top_level(&movable);
+    if let Some(i) = doc
+        .selection
+        .primary()
+        .and_then(|p| tops.iter().position(|&e| e == p))
+    {
+        tops[..=i].rotate_right(1);
+    }
+    tops.into_iter()
         .map(|e| GizmoTarget {
             entity: e,
             local: doc.local_transform(e),
