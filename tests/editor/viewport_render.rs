@@ -220,7 +220,17 @@ fn a_selected_item_behind_another_shows_through_it_faintly() {
     );
     let behind = Vec3::new(0.0, 0.5, 3.0);
     let mut scene = ViewportScene {
-        items: vec![wall, item(513, Shape::Box, behind, Color32::WHITE, false)],
+        // A dark green box: the silhouette is the highlight colour whatever the item's own.
+        items: vec![
+            wall,
+            item(
+                513,
+                Shape::Box,
+                behind,
+                Color32::from_rgb(20, 120, 20),
+                false,
+            ),
+        ],
         generation: 1,
         ..Default::default()
     };

@@ -24,7 +24,7 @@ use crate::ui::style;
 
 use super::gpu_models::{FlatCopies, GpuModels, ModelInstances, ModelPass};
 use super::models::{AssetId, SceneAssets};
-use super::shaded::{ShadedMaterial, cone_mesh, marker_mesh};
+use super::shaded::{FlatMaterial, ShadedMaterial, cone_mesh, marker_mesh};
 use super::{DrawItem, OrbitCamera, ViewportScene, grid::Grid, shape::Shape};
 
 /// How far the outline extends beyond a selected shape, meters (world space).
@@ -229,7 +229,7 @@ pub(crate) struct GpuScene {
     outline: ColorMaterial,
     /// See [`HIDDEN_SELECTION_ALPHA`]: depth-tested *greater*, so it lands only where
     /// something unselected is in front.
-    hidden_selection: ColorMaterial,
+    hidden_selection: FlatMaterial,
     grid: Grid,
     models: GpuModels,
     textures: HashMap<AssetId, Texture2DRef>,
@@ -260,7 +260,7 @@ impl GpuScene {
                 },
                 ..Default::default()
             },
-            hidden_selection: ColorMaterial {
+            hidden_selection: FlatMaterial {
                 color: Srgba {
                     a: HIDDEN_SELECTION_ALPHA,
                     ..srgba(style::SELECTION)
@@ -271,8 +271,6 @@ impl GpuScene {
                     blend: Blend::TRANSPARENCY,
                     cull: Cull::None,
                 },
-                is_transparent: true,
-                ..Default::default()
             },
             grid: Grid::new(context),
             models: GpuModels::new(context),
