@@ -48,6 +48,9 @@ pub const CYCLE_TINT: Color32 = Color32::from_rgb(0xF0, 0x8C, 0x2E);
 pub const MISSING_PARENT_TINT: Color32 = Color32::from_rgb(0xE6, 0xC8, 0x3A);
 /// The selection outline, and the colour selected items are tinted towards.
 pub const SELECTION: Color32 = Color32::from_rgb(255, 150, 20);
+/// The outline of what lies below a selected entity (it moves with it), light blue as in
+/// Unity's "Selection Outline - Child".
+pub const SELECTION_CHILD: Color32 = Color32::from_rgb(110, 160, 255);
 /// Axes X, Y, Z: red, green, blue as in most editors (gizmo handles, grid axes, orientation
 /// widget).
 pub const AXIS_COLORS: [Color32; 3] = [

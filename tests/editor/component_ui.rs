@@ -208,6 +208,30 @@ fn the_viewport_follows_component_edits_and_selections_without_a_full_rebuild() 
     tab.update_scene(&doc, &none, &none, 0.0);
     let targets: Vec<Entity> = tab.scene().gizmo_targets.iter().map(|t| t.entity).collect();
     assert_eq!(targets, [crate::ui_flows::TABLE, CHAIR]);
+    // What lies below the selected Table is outlined as its children (and framed with it).
+    let below_selected = |tab: &ViewportTab| -> Vec<Entity> {
+        let mut below: Vec<Entity> = tab
+            .scene()
+            .items
+            .iter()
+            .filter(|i| i.below_selected)
+            .map(|i| i.entity)
+            .collect();
+        below.sort();
+        below
+    };
+    use crate::ui_flows::{BULB, LAMP};
+    assert_eq!(below_selected(&tab), [LAMP, BULB]);
+    doc.selection.select_only(LAMP);
+    tab.update_scene(&doc, &none, &none, 0.0);
+    assert_eq!(below_selected(&tab), [BULB]);
+    // The same from a full build.
+    doc.selection.select_only(crate::ui_flows::TABLE);
+    let mut fresh = ViewportTab::default();
+    fresh.update_scene(&doc, &none, &none, 0.0);
+    assert_eq!(below_selected(&fresh), [LAMP, BULB]);
+    doc.selection.select_only(CHAIR);
+    tab.update_scene(&doc, &none, &none, 0.0);
 
     // Invisible: not drawn; undo: drawn again, blue.
     let hidden = Visibility {

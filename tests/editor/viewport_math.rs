@@ -169,6 +169,7 @@ fn item(n: u16, shape: Shape, world: Mat4) -> DrawItem {
         shape,
         color: eframe::egui::Color32::WHITE,
         selected: false,
+        below_selected: false,
         texture: None,
     }
 }

@@ -65,6 +65,7 @@ fn item(n: u16, shape: Shape, at: Vec3, color: Color32, selected: bool) -> DrawI
         shape,
         color,
         selected,
+        below_selected: false,
         texture: None,
     }
 }
@@ -260,6 +261,42 @@ fn a_selected_item_behind_another_shows_through_it_faintly() {
         "the rest of the wall: {:?} against {:?}",
         selected.px(cx, cy),
         plain.px(cx, cy)
+    );
+}
+
+#[test]
+fn what_lies_below_the_selection_is_outlined_in_the_child_colour() {
+    let mut rig = Rig::new();
+    let camera = OrbitCamera::default();
+    let grey = Color32::from_rgb(120, 120, 120);
+    let (parent_at, child_at) = (Vec3::new(-2.0, 0.5, 0.0), Vec3::new(2.0, 0.5, 0.0));
+    let mut child = item(513, Shape::Box, child_at, grey, false);
+    child.below_selected = true;
+    let scene = ViewportScene {
+        items: vec![item(512, Shape::Box, parent_at, grey, true), child],
+        generation: 1,
+        ..Default::default()
+    };
+    let img = rig.render(&scene, &camera, "child_outline");
+    let child_colour = [
+        style::SELECTION_CHILD.r(),
+        style::SELECTION_CHILD.g(),
+        style::SELECTION_CHILD.b(),
+    ];
+    let around = |(x, y): (u32, u32), colour: [u8; 3]| {
+        img.count(|px, py, c| px.abs_diff(x) < 45 && py.abs_diff(y) < 45 && near(c, colour, 12))
+    };
+    let (parent, child) = (screen(&camera, parent_at), screen(&camera, child_at));
+    assert!(around(parent, OUTLINE) > 40, "the selected box's outline");
+    assert_eq!(around(parent, child_colour), 0);
+    assert!(around(child, child_colour) > 40, "the child's outline");
+    assert_eq!(around(child, OUTLINE), 0);
+    // Only the selected box is tinted: the child keeps its grey at its centre.
+    let [r, g, b] = img.px(child.0, child.1);
+    assert!(
+        r.abs_diff(b) < 12 && r.abs_diff(g) < 12,
+        "untinted: {:?}",
+        [r, g, b]
     );
 }
 

@@ -87,6 +87,7 @@ pub fn showroom() -> ViewportScene {
             shape,
             color,
             selected: Entity::from_parts(n, 0) == SHOWROOM_SELECTED,
+            below_selected: false,
             texture: None,
         })
         .collect();
@@ -134,6 +135,7 @@ pub fn stress(count: usize) -> ViewportScene {
                     (60 + (i * 53) % 180) as u8,
                 ),
                 selected: i % 1000 == 0,
+                below_selected: false,
                 texture: None,
             }
         })

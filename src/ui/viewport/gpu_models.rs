@@ -164,11 +164,11 @@ struct GpuModel {
 /// Instances of one model, by pass.
 #[derive(Default)]
 pub(crate) struct ModelInstances {
-    /// Unselected entities.
+    /// Entities without an outline.
     pub normal: Instances,
-    /// Selected entities (tinted).
+    /// Outlined entities: the selected ones (tinted) and those below them.
     pub selected: Instances,
-    /// Enlarged copies of the selected entities, for the outline.
+    /// Enlarged copies of the outlined entities, each in its outline colour.
     pub outline: Instances,
 }
 

@@ -5,9 +5,10 @@
 //!
 //! Draw order per frame: unselected items → the hidden parts of the selected items (drawn
 //! only where they lie behind what is already drawn, in a see-through highlight colour) →
-//! selection outline (enlarged copies of the selected items in the highlight colour, not
-//! writing depth) → selected items on top of their outline, so only a rim of the outline stays
-//! visible → blended model parts → the grid, depth-tested, after any multisample resolve.
+//! selection outline (enlarged copies of the selected items in the highlight colour, and of
+//! what lies below them in the child colour, not writing depth) → those items on top of their
+//! outline, so only a rim of the outline stays visible → blended model parts → the grid,
+//! depth-tested, after any multisample resolve.
 
 use std::time::Duration;
 
@@ -96,11 +97,11 @@ impl MeshKey {
 /// The instances of one mesh kind, split by pass.
 #[derive(Default)]
 pub struct BatchInstances {
-    /// Unselected items.
+    /// Items without an outline.
     pub normal: Instances,
-    /// Selected items (tinted).
+    /// Outlined items: the selected ones (tinted) and those below them.
     pub selected: Instances,
-    /// Enlarged copies of the selected items for the outline (no colours).
+    /// Enlarged copies of the outlined items, each in its outline colour.
     pub outline: Instances,
 }
 
@@ -171,7 +172,15 @@ pub fn build_batches(items: &[DrawItem]) -> Batches {
             }
             (None, _) => continue,
         };
-        let pass = if item.selected {
+        // Outlined items are drawn after the outlines, so only a rim of each stays visible.
+        let outline = if item.selected {
+            Some(style::SELECTION)
+        } else if item.below_selected {
+            Some(style::SELECTION_CHILD)
+        } else {
+            None
+        };
+        let pass = if outline.is_some() {
             &mut batch.selected
         } else {
             &mut batch.normal
@@ -180,10 +189,12 @@ pub fn build_batches(items: &[DrawItem]) -> Batches {
         if let Some(color) = color {
             pass.colors.get_or_insert_with(Vec::new).push(srgba(color));
         }
-        if item.selected {
+        if let Some(outline) = outline {
             batch.outline.transformations.push(to_three(
                 &(instance * outline_scale(&item.shape, &instance)),
             ));
+            let colors = batch.outline.colors.get_or_insert_with(Vec::new);
+            colors.push(srgba(outline));
         }
     }
     batches
@@ -251,8 +262,9 @@ impl GpuScene {
                 light_direction: Vec3::Y,
                 texture: None,
             },
+            // White: each outline copy carries its colour (selected or below the selection).
             outline: ColorMaterial {
-                color: srgba(style::SELECTION),
+                color: Srgba::WHITE,
                 render_states: RenderStates {
                     write_mask: WriteMask::COLOR,
                     cull: Cull::None,

@@ -66,6 +66,10 @@ pub struct DrawItem {
     pub texture: Option<models::AssetId>,
     /// Drawn with the selection outline and tint.
     pub selected: bool,
+    /// Not selected but below a selected entity (it moves with it): outlined in
+    /// [`style::SELECTION_CHILD`](crate::ui::style::SELECTION_CHILD), not tinted, as Unity
+    /// outlines a selected object's children.
+    pub below_selected: bool,
 }
 
 /// An entity the gizmo moves: its declared local Transform and the world matrix of the parent
@@ -105,10 +109,12 @@ pub struct ViewportScene {
 }
 
 impl ViewportScene {
-    /// World-space bounds of the selected items, or of all items when none is selected;
+    /// World-space bounds of the selected items and what lies below them (a group is framed
+    /// with its children, as in Unity), or of all items when none is selected;
     /// `None` for an empty scene. Non-finite matrices are ignored.
     pub fn focus_bounds(&self) -> Option<Aabb> {
-        self.bounds_of(|i| i.selected).or_else(|| self.all_bounds())
+        self.bounds_of(|i| i.selected || i.below_selected)
+            .or_else(|| self.all_bounds())
     }
 
     /// World-space bounds of every item (models by their real bounds); `None` for an empty

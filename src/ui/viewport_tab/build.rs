@@ -54,10 +54,29 @@ pub(super) fn reselect(
     locked: &HashSet<Entity>,
     policy: Option<&PolicyWorlds>,
 ) {
+    let below = below_selection(doc.view(), doc.selection.entities());
     for item in &mut scene.items {
         item.selected = doc.selection.contains(item.entity);
+        item.below_selected = !item.selected && below.contains(&item.entity);
     }
     scene.gizmo_targets = gizmo_targets(doc, hidden, locked, policy);
+}
+
+/// Every entity below a selected one in the render tree (the selected ones only when they are
+/// below another). Work in proportion to the selected subtrees.
+fn below_selection(view: &SceneView, selection: &[Entity]) -> HashSet<Entity> {
+    let mut below = HashSet::new();
+    let mut stack: Vec<Entity> = selection
+        .iter()
+        .flat_map(|&s| view.children_of(s))
+        .collect();
+    while let Some(e) = stack.pop() {
+        // A subtree already reached (below another selected entity) is not walked again.
+        if below.insert(e) {
+            stack.extend(view.children_of(e));
+        }
+    }
+    below
 }
 
 /// The selection, except locked and hidden entities and those below another target (a child
@@ -192,7 +211,7 @@ impl LookCache {
 /// it propagates; implicit parents (no components) are not drawn. Models and textures the
 /// scene names are requested from `library` (loads start in the background) and drawn once
 /// loaded; until then, and when they fail, a model's entity shows the placeholder. `selected`
-/// says which items are outlined. Entities the render tree re-roots are tinted, except cycle
+/// says which items are outlined (and, below them, in the child colour). Entities the render tree re-roots are tinted, except cycle
 /// members when another tree `policy` (not the root fallback) is drawn.
 #[allow(clippy::too_many_arguments)] // each is a separate input of the build; no natural group
 pub fn draw_items(
@@ -208,16 +227,20 @@ pub fn draw_items(
     looks.sync(replica);
     scene.items.clear();
     scene.assets = Default::default();
-    let mut stack: Vec<Entity> = view.children_of(Entity::ROOT).collect();
-    while let Some(e) = stack.pop() {
+    // Each entity with whether an ancestor is selected.
+    let mut stack: Vec<(Entity, bool)> =
+        view.children_of(Entity::ROOT).map(|e| (e, false)).collect();
+    while let Some((e, below_selected)) = stack.pop() {
         if hidden.contains(&e) {
             continue;
         }
+        let is_selected = selected(e);
         let look = looks.look(replica, e);
         let visibility = look.visibility;
         let propagates_hidden = visibility.is_some_and(|v| !v.visible && v.propagate_to_children);
         if !propagates_hidden {
-            stack.extend(view.children_of(e));
+            let below = below_selected || is_selected;
+            stack.extend(view.children_of(e).map(|c| (c, below)));
         }
         if !view.is_live(e) || visibility.is_some_and(|v| !v.visible) {
             continue;
@@ -265,7 +288,8 @@ pub fn draw_items(
             shape,
             color,
             texture,
-            selected: selected(e),
+            selected: is_selected,
+            below_selected: below_selected && !is_selected,
         });
     }
 }
