@@ -104,6 +104,7 @@ impl DemoApp {
                 shape: e.shape,
                 color: e.color,
                 selected: self.selection.contains(&e.entity),
+                below_selected: false, // a flat list: nothing is below anything
                 texture: None,
             })
             .collect();
