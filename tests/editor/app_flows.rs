@@ -2,6 +2,7 @@
 //! prompt, and crash recovery.
 
 use std::path::PathBuf;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use egui_kittest::Harness;
@@ -326,6 +327,39 @@ fn unsaved_work_is_autosaved_once_editing_rests_without_waiting_for_the_interval
         !offered_after_a_crash(hour, hour),
         "neither the rest nor the interval came: nothing was written"
     );
+}
+
+#[test]
+fn a_termination_signal_writes_unsaved_work_at_once_and_keeps_it_for_the_next_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let recovery = dir.path().join("recovery");
+    let mut h = app(Launch::default(), Some(recovery.clone()));
+    // No autosave would come for an hour: only the signal writes it.
+    let hour = Duration::from_secs(3600);
+    h.state_mut().set_autosave_timing(hour, hour);
+    rename_lamp(&mut h, "Desk lamp");
+    h.run();
+    h.state().termination_flag().store(true, Ordering::SeqCst);
+    h.run();
+    assert!(h.state().is_quitting(), "the window closes without asking");
+    assert!(h.query_by_label("Unsaved changes").is_none());
+    // The exit eframe runs after the window closed keeps the work.
+    eframe::App::on_exit(h.state_mut(), None);
+    drop(h);
+    let h = app(Launch::default(), Some(recovery));
+    assert!(h.query_by_label("Recover unsaved work?").is_some());
+
+    // Without unsaved work, a signal is a clean exit: nothing is offered next time.
+    let dir = tempfile::tempdir().unwrap();
+    let recovery = dir.path().join("recovery");
+    let mut h = app(Launch::default(), Some(recovery.clone()));
+    h.state().termination_flag().store(true, Ordering::SeqCst);
+    h.run();
+    assert!(h.state().is_quitting());
+    eframe::App::on_exit(h.state_mut(), None);
+    drop(h);
+    let h = app(Launch::default(), Some(recovery));
+    assert!(h.query_by_label("Recover unsaved work?").is_none());
 }
 
 #[test]

@@ -8,9 +8,11 @@ mod files;
 mod menu;
 mod saving;
 mod screenshot;
+mod signals;
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use super::file_dialog::InAppDialog;
@@ -114,6 +116,10 @@ pub struct ScenetreeApp {
     system_dialogs_unavailable: bool,
     /// The close command was sent once `allow_close` was set.
     close_sent: bool,
+    /// Set by a termination signal (see `signals.rs`).
+    terminate: Arc<AtomicBool>,
+    /// The editor is closing on a signal: the unsaved work stays for the next start.
+    terminated: bool,
     title: String,
     show_shortcuts: bool,
     /// The 3D renderer on the window's GL context (created on the first frame).
@@ -208,6 +214,8 @@ impl ScenetreeApp {
             screenshot: launch.screenshot.map(Screenshot::new),
             allow_close: false,
             close_sent: false,
+            terminate: Arc::default(),
+            terminated: false,
             in_app_dialog: None,
             system_dialogs_unavailable: false,
             title: String::new(),
@@ -280,6 +288,7 @@ impl ScenetreeApp {
     /// Draws one frame of the whole window; `renderer` draws the 3D view.
     pub fn draw(&mut self, ui: &mut egui::Ui, renderer: &mut dyn ViewportRenderer) {
         let ctx = ui.ctx().clone();
+        self.end_on_signal();
         self.handle_jobs();
         self.handle_close_request(&ctx);
         self.handle_dropped_files(&ctx);
@@ -482,10 +491,11 @@ impl eframe::App for ScenetreeApp {
     }
 
     fn on_exit(&mut self, _gl: Option<&eframe::glow::Context>) {
-        // A clean exit: the user answered about unsaved changes (or had none). Otherwise the
-        // work stays for the next start.
+        // A clean exit: the user answered about unsaved changes (or had none). Otherwise (a
+        // termination signal, or a close that did not ask) the work stays for the next start.
         self.finish_autosave();
-        if (self.allow_close || !self.bench.doc.is_modified())
+        let answered = self.allow_close && !self.terminated;
+        if (answered || !self.bench.doc.is_modified())
             && let Some(session) = self.recovery.take().and_then(Arc::into_inner)
         {
             session.end();
@@ -531,6 +541,7 @@ pub fn run(launch: Launch) -> Result<(), RunError> {
                     .send_viewport_cmd(egui::ViewportCommand::InnerSize(egui::vec2(w, h)));
             }
             let mut app = ScenetreeApp::new(cc, launch);
+            signals::watch_termination_signals(app.termination_flag(), cc.egui_ctx.clone());
             if let Some(shot) = &mut app.screenshot {
                 shot.failure = app_failure;
             }
