@@ -211,8 +211,9 @@ impl LookCache {
 /// it propagates; implicit parents (no components) are not drawn. Models and textures the
 /// scene names are requested from `library` (loads start in the background) and drawn once
 /// loaded; until then, and when they fail, a model's entity shows the placeholder. `selected`
-/// says which items are outlined (and, below them, in the child colour). Entities the render tree re-roots are tinted, except cycle
-/// members when another tree `policy` (not the root fallback) is drawn.
+/// says which items are outlined (and what lies below them, in the child colour). Entities the
+/// render tree re-roots are tinted, except cycle members when another tree `policy` (not the
+/// root fallback) is drawn.
 #[allow(clippy::too_many_arguments)] // each is a separate input of the build; no natural group
 pub fn draw_items(
     view: &SceneView,
