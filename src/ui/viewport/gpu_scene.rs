@@ -31,7 +31,7 @@ use super::{DrawItem, OrbitCamera, ViewportScene, grid::Grid, shape::Shape};
 /// How far the outline extends beyond a selected shape, meters (world space).
 const OUTLINE_MARGIN: f32 = 0.04;
 /// Opacity of the highlight over a selected item's hidden parts: a chair inside a house
-/// shows through the walls as a faint silhouette, as Unreal's and Unity's selection does,
+/// shows through the walls as a faint silhouette (Unreal's selection shows through too),
 /// instead of leaving only the gizmo to say where it is.
 const HIDDEN_SELECTION_ALPHA: u8 = 90;
 /// How much a selected item's own colour moves towards [`style::SELECTION`].
