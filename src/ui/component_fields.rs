@@ -67,10 +67,14 @@ fn tree_ui(ui: &mut egui::Ui, value: &Value, depth: usize) {
                 ui.weak(format!("… {} more", items.len() - MAX_SHOWN));
             }
         }
-        leaf => {
-            ui.label(RichText::new(stringify(leaf)).monospace());
-        }
+        leaf => leaf_ui(ui, leaf),
     }
+}
+
+/// A value cut short with "…" at the panel's edge (a model's path is often longer than the
+/// inspector is wide); egui shows a cut label whole on hover.
+fn leaf_ui(ui: &mut egui::Ui, leaf: &Value) {
+    ui.add(egui::Label::new(RichText::new(stringify(leaf)).monospace()).truncate());
 }
 
 fn member_ui(ui: &mut egui::Ui, key: &str, v: &Value, depth: usize) {
@@ -94,7 +98,7 @@ fn member_ui(ui: &mut egui::Ui, key: &str, v: &Value, depth: usize) {
         leaf => {
             ui.horizontal(|ui| {
                 ui.label(format!("{key}:"));
-                ui.label(RichText::new(stringify(leaf)).monospace());
+                leaf_ui(ui, leaf);
             });
         }
     }

@@ -113,6 +113,40 @@ fn every_component_shows_its_fields_and_the_common_ones_are_editable_with_undo()
 }
 
 #[test]
+fn a_long_value_is_cut_short_at_the_inspectors_edge() {
+    let mut doc = room();
+    let src = format!(
+        "assets/scene/Models/{}/chair.glb",
+        "very_long_folder/".repeat(12)
+    );
+    let model = scenetree::model::dcl::GltfModel {
+        src: src.clone(),
+        visible_meshes_collision_mask: None,
+        invisible_meshes_collision_mask: None,
+    };
+    doc.apply(scenetree::editor::Command::SetComponent {
+        entity: CHAIR,
+        component: ids::GLTF_CONTAINER,
+        value: Some(model.encode()),
+    })
+    .unwrap();
+    let mut h = tall_harness(doc);
+    h.get_by_label(&row("Chair", CHAIR)).click();
+    h.run();
+    // In the model's section and in the GltfContainer's fields.
+    let ends: Vec<f32> = h
+        .query_all_by_label_contains("very_long_folder")
+        .map(|n| n.rect().right())
+        .collect();
+    let window = 1280.0;
+    assert!(ends.len() >= 2, "{ends:?}");
+    assert!(
+        ends.iter().all(|&end| end <= window),
+        "the path ends at {ends:?} in a window {window} wide"
+    );
+}
+
+#[test]
 fn the_trees_hide_and_lock_are_undoable_inspector_components() {
     let mut h = harness(room());
     h.state_mut()
