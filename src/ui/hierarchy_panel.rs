@@ -485,6 +485,12 @@ impl HierarchyPanel {
             if !selected {
                 actions.push(Action::Select(SelectAction::Only(entity)));
             }
+            // Unity's "Frame Selected" from the hierarchy, without its double-click (which
+            // renames here, as in Godot).
+            if ui.button("Frame in viewport  (F)").clicked() {
+                actions.push(Action::FrameSelection);
+                ui.close();
+            }
             if ui.button("Rename  (F2)").clicked() {
                 actions.push(Action::BeginRename(entity));
                 ui.close();

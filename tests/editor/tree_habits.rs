@@ -573,3 +573,30 @@ fn ctrl_a_selects_every_entity_even_in_collapsed_rows() {
     h.run();
     assert_eq!(h.state().doc.selection.entities(), &[CHAIR]);
 }
+
+#[test]
+fn a_rows_menu_frames_it_in_the_viewport() {
+    let mut h = harness(room());
+    let before = h.state().viewport.viewport.camera.clone();
+    h.get_by_label(&row("Chair", CHAIR)).click_secondary();
+    h.run();
+    h.get_by_label("Frame in viewport  (F)").click();
+    h.run();
+    h.run();
+    assert_eq!(h.state().doc.selection.entities(), &[CHAIR]);
+    let camera = &h.state().viewport.viewport.camera;
+    let chair: glam::Vec3 = h
+        .state()
+        .doc
+        .view()
+        .world_affine(CHAIR)
+        .unwrap()
+        .translation
+        .into();
+    assert!(
+        camera.target.distance(chair) < 0.5 && before.target.distance(chair) > 0.5,
+        "the camera now looks at the chair ({chair}): {} (was {})",
+        camera.target,
+        before.target
+    );
+}
