@@ -342,38 +342,24 @@ impl GpuModels {
         }
     }
 
-    /// Draws every part's `copies` (the outline copies or the selected instances) with one
-    /// flat `material`, whatever the parts' own surfaces.
-    pub fn render_flat(
+    /// Draws the outline copies with `material` (their colours are per instance).
+    pub fn render_outline(
         &self,
         target: &three_d::RenderTarget,
         viewer: &dyn Viewer,
-        copies: FlatCopies,
         material: &dyn Material,
     ) {
         let meshes: Vec<&InstancedMesh> = self
             .models
             .values()
             .flat_map(|m| m.parts.iter())
-            .filter_map(|p| match copies {
-                FlatCopies::Outline => p.outline.as_ref(),
-                FlatCopies::Selected => p.selected.as_ref(),
-            })
+            .filter_map(|p| p.outline.as_ref())
             .filter(|m| m.instance_count() > 0)
             .collect();
         if !meshes.is_empty() {
             target.render_with_material(material, viewer, meshes, &[]);
         }
     }
-}
-
-/// Which instances [`GpuModels::render_flat`] draws.
-#[derive(Copy, Clone, PartialEq, Eq)]
-pub(crate) enum FlatCopies {
-    /// The enlarged copies of the selected entities.
-    Outline,
-    /// The selected entities themselves.
-    Selected,
 }
 
 fn apply_instances(context: &Context, model: &mut GpuModel, instances: Option<&ModelInstances>) {

@@ -3,12 +3,14 @@
 //! whatever three-d `RenderTarget` it is given, so the app (offscreen FBO shown in egui) and
 //! the headless tests run the same code.
 //!
-//! Draw order per frame: unselected items → the hidden parts of the selected items (drawn
-//! only where they lie behind what is already drawn, in a see-through highlight colour) →
-//! selection outline (enlarged copies of the selected items in the highlight colour, and of
-//! what lies below them in the child colour, not writing depth) → those items on top of their
-//! outline, so only a rim of the outline stays visible → blended model parts → the grid,
-//! depth-tested, after any multisample resolve.
+//! Draw order per frame: unselected items → selection outline (enlarged copies of the selected
+//! items in the highlight colour, and of what lies below them in the child colour, not writing
+//! depth) → those items on top of their outline, so only a rim of the outline stays visible →
+//! blended model parts → the grid, depth-tested, after any multisample resolve.
+//!
+//! Selected items hidden behind others are not shown through them: a flat see-through fill
+//! (tried) tinted everything standing on a selected floor; an outline of only the hidden parts
+//! needs a stencil pass three-d does not offer.
 
 use std::time::Duration;
 
@@ -16,24 +18,19 @@ use eframe::egui::Color32;
 use glam::{Mat4, Vec3};
 use rustc_hash::FxHashMap as HashMap;
 use three_d::{
-    Blend, ClearState, ColorMapping, ColorMaterial, Context, CpuMesh, Cull, DepthTest,
-    InstancedMesh, Instances, RenderStates, RenderTarget, Srgba, Texture2DRef, ToneMapping, Viewer,
-    Viewport, WriteMask,
+    ClearState, ColorMapping, ColorMaterial, Context, CpuMesh, Cull, InstancedMesh, Instances,
+    RenderStates, RenderTarget, Srgba, Texture2DRef, ToneMapping, Viewer, Viewport, WriteMask,
 };
 
 use crate::ui::style;
 
-use super::gpu_models::{FlatCopies, GpuModels, ModelInstances, ModelPass};
+use super::gpu_models::{GpuModels, ModelInstances, ModelPass};
 use super::models::{AssetId, SceneAssets};
-use super::shaded::{FlatMaterial, ShadedMaterial, cone_mesh, marker_mesh};
+use super::shaded::{ShadedMaterial, cone_mesh, marker_mesh};
 use super::{DrawItem, OrbitCamera, ViewportScene, grid::Grid, shape::Shape};
 
 /// How far the outline extends beyond a selected shape, meters (world space).
 const OUTLINE_MARGIN: f32 = 0.04;
-/// Opacity of the highlight over a selected item's hidden parts: a chair inside a house
-/// shows through the walls as a faint silhouette (Unreal's selection shows through too),
-/// instead of leaving only the gizmo to say where it is.
-const HIDDEN_SELECTION_ALPHA: u8 = 90;
 /// How much a selected item's own colour moves towards [`style::SELECTION`].
 const SELECTION_TINT: f32 = 0.2;
 
@@ -238,9 +235,6 @@ pub(crate) struct GpuScene {
     batches: HashMap<BatchKey, GpuBatch>,
     shaded: ShadedMaterial,
     outline: ColorMaterial,
-    /// See [`HIDDEN_SELECTION_ALPHA`]: depth-tested *greater*, so it lands only where
-    /// something unselected is in front.
-    hidden_selection: FlatMaterial,
     grid: Grid,
     models: GpuModels,
     textures: HashMap<AssetId, Texture2DRef>,
@@ -271,18 +265,6 @@ impl GpuScene {
                     ..Default::default()
                 },
                 ..Default::default()
-            },
-            hidden_selection: FlatMaterial {
-                color: Srgba {
-                    a: HIDDEN_SELECTION_ALPHA,
-                    ..srgba(style::SELECTION)
-                },
-                render_states: RenderStates {
-                    write_mask: WriteMask::COLOR,
-                    depth_test: DepthTest::Greater,
-                    blend: Blend::TRANSPARENCY,
-                    cull: Cull::None,
-                },
             },
             grid: Grid::new(context),
             models: GpuModels::new(context),
@@ -412,15 +394,8 @@ impl GpuScene {
         target.clear(ClearState::color_and_depth(r, g, b, 1.0, 1.0));
         self.render_shapes(target, &viewer, Pass::Normal);
         self.models.render(target, &viewer, ModelPass::Normal);
-        // Only unselected items are in the depth buffer yet, so "behind it" means hidden by
-        // something else, never by the selected item's own parts.
-        self.render_shapes(target, &viewer, Pass::Hidden);
-        let hidden = &self.hidden_selection;
-        self.models
-            .render_flat(target, &viewer, FlatCopies::Selected, hidden);
         self.render_shapes(target, &viewer, Pass::Outline);
-        self.models
-            .render_flat(target, &viewer, FlatCopies::Outline, &self.outline);
+        self.models.render_outline(target, &viewer, &self.outline);
         self.render_shapes(target, &viewer, Pass::Selected);
         self.models.render(target, &viewer, ModelPass::Selected);
         self.models.render(target, &viewer, ModelPass::Blended);
@@ -431,12 +406,12 @@ impl GpuScene {
         fn mesh_of(b: &GpuBatch, pass: Pass) -> &InstancedMesh {
             match pass {
                 Pass::Normal => &b.normal,
-                Pass::Selected | Pass::Hidden => &b.selected,
+                Pass::Selected => &b.selected,
                 Pass::Outline => &b.outline,
             }
         }
-        // The flat passes draw every batch, textured or not, in one colour.
-        let flat = matches!(pass, Pass::Outline | Pass::Hidden);
+        // The outline draws every batch, textured or not, in its outline colours.
+        let flat = pass == Pass::Outline;
         let plain: Vec<&InstancedMesh> = self
             .batches
             .values()
@@ -446,7 +421,6 @@ impl GpuScene {
             .collect();
         let material: &dyn three_d::Material = match pass {
             Pass::Outline => &self.outline,
-            Pass::Hidden => &self.hidden_selection,
             Pass::Normal | Pass::Selected => &self.shaded,
         };
         if !plain.is_empty() {
@@ -471,8 +445,6 @@ enum Pass {
     Normal,
     Selected,
     Outline,
-    /// The selected items where something unselected hides them.
-    Hidden,
 }
 
 /// Sets a mesh's instances, skipping the upload when it stays empty.

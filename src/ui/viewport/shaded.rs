@@ -4,7 +4,7 @@
 use glam::Vec3;
 use three_d::{
     ColorMapping, CpuMesh, Cull, EffectMaterialId, Indices, Light, Material, MaterialType,
-    Positions, Program, RenderStates, Srgba, Texture2DRef, Viewer, WriteMask,
+    Positions, Program, RenderStates, Texture2DRef, Viewer, WriteMask,
 };
 
 use super::shape::MARKER_SIZE;
@@ -78,48 +78,6 @@ void main() {
     }
     fn material_type(&self) -> MaterialType {
         MaterialType::Opaque
-    }
-}
-
-/// One colour everywhere, whatever colours the mesh or its instances carry (three-d's
-/// `ColorMaterial` multiplies them in): the see-through highlight of hidden selected parts
-/// must not take each item's own colour.
-pub(crate) struct FlatMaterial {
-    /// The colour, sRGB; alpha below 255 blends (with `render_states` that blend).
-    pub color: Srgba,
-    pub render_states: RenderStates,
-}
-
-impl Material for FlatMaterial {
-    fn fragment_shader_source(&self, _lights: &[&dyn Light]) -> String {
-        format!(
-            "{}{}",
-            ColorMapping::fragment_shader_source(),
-            r#"
-uniform vec4 flatColor;
-layout (location = 0) out vec4 outColor;
-void main() {
-    outColor = vec4(color_mapping(flatColor.rgb), flatColor.a);
-}
-"#
-        )
-    }
-    fn id(&self) -> EffectMaterialId {
-        EffectMaterialId(0x0102) // after ShadedMaterial's two variants
-    }
-    fn use_uniforms(&self, program: &Program, viewer: &dyn Viewer, _lights: &[&dyn Light]) {
-        viewer.color_mapping().use_uniforms(program);
-        program.use_uniform("flatColor", self.color.to_linear_srgb());
-    }
-    fn render_states(&self) -> RenderStates {
-        self.render_states
-    }
-    fn material_type(&self) -> MaterialType {
-        if self.color.a < 255 {
-            MaterialType::Transparent
-        } else {
-            MaterialType::Opaque
-        }
     }
 }
 
