@@ -120,6 +120,9 @@ pub struct SceneView {
     /// their siblings. See `update.rs`. (Subtrees moved to the end leave holes, which the
     /// compaction counts.)
     pub(super) appended_since_layout: usize,
+    /// Worlds recomputed by incremental updates since the last breadth-first layout: the
+    /// work a scattered layout slows down, which pays for laying it out again. See `update.rs`.
+    pub(super) recomputed_since_layout: usize,
     pub(super) pass: u32,
     /// Views with at least this many nodes may propagate by sweeping the slots (see
     /// `propagate.rs`); a field so that unit tests can force the sweep on small views.
@@ -169,6 +172,7 @@ impl SceneView {
             free_cycles: Vec::new(),
             topo_sorted: true,
             appended_since_layout: 0,
+            recomputed_since_layout: 0,
             pass: 0,
             sweep_min_nodes: super::propagate::SWEEP_MIN_NODES,
             parallel_min_slots: super::sweep::PARALLEL_MIN_SLOTS,

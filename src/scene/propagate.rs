@@ -304,6 +304,7 @@ impl SceneView {
         }
         self.topo_sorted = true;
         self.appended_since_layout = 0;
+        self.recomputed_since_layout = 0;
         let parents = std::mem::take(&mut self.parent);
         self.parent = vec![NONE; n];
         for s in 1..n as u32 {

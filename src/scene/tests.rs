@@ -293,3 +293,43 @@ fn a_view_grown_frame_by_frame_is_laid_out_again_so_siblings_stay_together() {
     }
     assert_same_as_fresh(&view, &table);
 }
+
+#[test]
+fn a_view_that_stops_growing_short_of_half_new_is_laid_out_again_once_its_moves_have_paid() {
+    let mut rng = ChaCha8Rng::seed_from_u64(29);
+    let full = random_table(&mut rng, 13_000);
+    let rows: Vec<(Entity, Transform)> = full.iter().map(|(e, t)| (e, *t)).collect();
+    let mut table = TransformTable::new();
+    let mut view = SceneView::new();
+    for frame in rows.chunks(1000) {
+        for &(e, t) in frame {
+            table.set(e, t);
+        }
+        view.update(&table);
+    }
+    // Grown in frames, the view was last laid out at 11,000 nodes: 2,000 are scattered, too
+    // few for the growth rule.
+    assert!(view.appended_since_layout * 8 >= view.len());
+    // Then the scene only moves, as a played animation or a peer's edits do.
+    for _ in 0..40 {
+        for _ in 0..1000 {
+            let (e, t) = rows[rng.random_range(0..rows.len())];
+            table.set(
+                e,
+                Transform {
+                    position: t.position + Vec3::X,
+                    ..t
+                },
+            );
+        }
+        view.update(&table);
+        view.assert_consistent();
+    }
+    assert!(
+        view.appended_since_layout * 8 < view.len(),
+        "{} of {} nodes still scattered after 40 frames of moves",
+        view.appended_since_layout,
+        view.len()
+    );
+    assert_same_as_fresh(&view, &table);
+}
