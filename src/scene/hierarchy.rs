@@ -183,7 +183,7 @@ impl SceneView {
             generation: 0,
             stats: UpdateStats::default(),
         };
-        view.clear();
+        view.clear(1);
         view
     }
 
@@ -194,7 +194,8 @@ impl SceneView {
         view
     }
 
-    pub(super) fn clear(&mut self) {
+    /// Empties the view down to its root, with room for `nodes` nodes without regrowing.
+    pub(super) fn clear(&mut self, nodes: usize) {
         self.index.clear();
         for v in [
             &mut self.parent,
@@ -208,13 +209,20 @@ impl SceneView {
             &mut self.source_hint,
         ] {
             v.clear();
+            v.reserve(nodes);
         }
         self.entity.clear();
+        self.entity.reserve(nodes);
         self.declared.clear();
+        self.declared.reserve(nodes);
         self.local.clear();
+        self.local.reserve(nodes);
         self.world.clear();
+        self.world.reserve(nodes);
         self.flags.clear();
+        self.flags.reserve(nodes);
         self.mark.clear();
+        self.mark.reserve(nodes);
         self.cycles.clear();
         self.free_cycles.clear();
         self.topo_sorted = true;

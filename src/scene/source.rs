@@ -35,6 +35,11 @@ pub trait TransformSource: Sync {
     fn is_live(&self, entity: Entity) -> bool;
     /// Calls `f` for every live entity with its Transform, if any.
     fn for_each_live(&self, f: &mut dyn FnMut(Entity, Option<Transform>));
+    /// About how many entities [`Self::for_each_live`] lists (0: unknown), so that a rebuild
+    /// can size its arrays once instead of growing them by copies.
+    fn live_count_hint(&self) -> usize {
+        0
+    }
 
     /// Both facts at once: `None` when the entity is not live, else its Transform (if any).
     /// Sources override this when one lookup can answer both.
@@ -135,6 +140,10 @@ impl TransformSource for Replica {
         }
     }
 
+    fn live_count_hint(&self) -> usize {
+        self.live_entity_count()
+    }
+
     fn for_each_live(&self, f: &mut dyn FnMut(Entity, Option<Transform>)) {
         for entity in self.live_entities() {
             f(entity, Replica::transform(self, entity));
@@ -227,6 +236,10 @@ impl TransformTable {
 }
 
 impl TransformSource for TransformTable {
+    fn live_count_hint(&self) -> usize {
+        self.len()
+    }
+
     fn changed_since(&self, cursor: u64) -> (Option<Cow<'_, [Entity]>>, u64) {
         let next = self.journal_base + self.journal.len() as u64;
         let changes = cursor

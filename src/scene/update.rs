@@ -61,7 +61,7 @@ impl SceneView {
         };
         self.cursor = source.changed_since(u64::MAX).1;
         self.source_id = source.source_id();
-        self.clear();
+        self.clear(source.live_count_hint() + 1);
         let mut read = 0;
         source.for_each_live(&mut |e, t| {
             if !e.is_root() {
