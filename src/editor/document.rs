@@ -70,7 +70,8 @@ pub struct Document {
     pub load_notes: Vec<String>,
     /// The Decentraland project the file is in (resolves model paths, names the window).
     pub project: Option<Project>,
-    /// Saving writes the project's main.composite and main.crdt (the file is its scene).
+    /// Saving writes the project's main.composite, main.crdt and entity-names.ts (the file is
+    /// its scene).
     pub saves_as_project: bool,
     /// What was last loaded or saved, to tell unsaved changes.
     saved: SavedState,

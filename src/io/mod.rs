@@ -10,6 +10,7 @@
 pub mod atomic;
 pub mod dcl_composite;
 pub mod dcl_crdt;
+pub mod entity_names;
 mod error;
 pub mod native;
 mod native_read;

@@ -4,11 +4,13 @@
 //!
 //! [`resolve_open`] decides what opening a path means (a project, or one scene file that may
 //! sit inside a project); [`open_project_scene`] reads the project's scene; [`encode_project`]
-//! and [`write_project`] save it as main.composite and the matching main.crdt, each atomically;
+//! and [`write_project`] save it as main.composite, the matching main.crdt and the Inspector's
+//! `entity-names.ts`, each atomically;
 //! [`Project::resolve_asset`] turns a component's `src` into a file path.
 
 use std::path::{Component, Path, PathBuf};
 
+use super::entity_names::{ENTITY_NAMES_PATH, entity_names_ts};
 use super::{
     CrdtLayout, EncodedScene, LoadError, OpenedScene, SaveContext, SceneFormat, dcl_crdt,
     encode_scene, open_scene, write_atomic,
@@ -106,6 +108,11 @@ impl Project {
     /// `assets/scene/main.composite` under the root.
     pub fn composite_path(&self) -> PathBuf {
         self.root.join(COMPOSITE_PATH)
+    }
+
+    /// `assets/scene/entity-names.ts` under the root: the Inspector's enum of entity names.
+    pub fn entity_names_path(&self) -> PathBuf {
+        self.root.join(ENTITY_NAMES_PATH)
     }
 
     /// `main.crdt` under the root.
@@ -328,7 +335,7 @@ pub fn attach_crdt_layout(project: &Project, opened: &mut OpenedScene) {
 }
 
 /// The files a project save writes, encoded: main.composite (when the project has one, or has
-/// neither file) and main.crdt.
+/// neither file), main.crdt, and `assets/scene/entity-names.ts` when its text changes.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ProjectFiles {
     /// Each file and its bytes, in the order they are written.
@@ -349,11 +356,32 @@ impl ProjectFiles {
             })
             .collect()
     }
+
+    /// The files' names in writing order, as a phrase: "main.composite, main.crdt and
+    /// entity-names.ts".
+    pub fn names(&self) -> String {
+        let names: Vec<String> = self
+            .files
+            .iter()
+            .map(|(path, _)| {
+                path.file_name()
+                    .unwrap_or_default()
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .collect();
+        match names.split_last() {
+            Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+            Some((last, _)) => last.clone(),
+            None => String::new(),
+        }
+    }
 }
 
 /// Encodes the replica as the project's files: main.composite (kept structure and untouched
-/// JSON from `context`) and the matching main.crdt (in the project's message order, when
-/// known). A project with only a main.crdt gets only a main.crdt.
+/// JSON from `context`), the matching main.crdt (in the project's message order, when known)
+/// and, as the Inspector does beside its composite, `entity-names.ts` when the names changed
+/// (see [`super::entity_names`]). A project with only a main.crdt gets only a main.crdt.
 pub fn encode_project(replica: &Replica, context: &SaveContext, project: &Project) -> ProjectFiles {
     let crdt_only = !project.composite_path().is_file() && project.crdt_path().is_file();
     let mut files = Vec::new();
@@ -367,6 +395,19 @@ pub fn encode_project(replica: &Replica, context: &SaveContext, project: &Projec
         project.crdt_path(),
         encode_scene(replica, SceneFormat::DclCrdt, context),
     ));
+    if !crdt_only {
+        // Written only when its text changes, as the Inspector does: an unchanged file keeps
+        // its time, so the SDK's watcher does not rebuild the scene for nothing.
+        let path = project.entity_names_path();
+        let text = entity_names_ts(replica);
+        if std::fs::read(&path).ok().as_deref() != Some(text.as_bytes()) {
+            let encoded = EncodedScene {
+                bytes: text.into_bytes(),
+                lost: Vec::new(),
+            };
+            files.push((path, encoded));
+        }
+    }
     ProjectFiles { files }
 }
 

@@ -70,7 +70,7 @@ pub(super) fn project_ui(ui: &mut egui::Ui, doc: &Document) {
             "Decentraland project · {}{}",
             project.root.display(),
             if doc.saves_as_project {
-                " · saving writes main.composite and main.crdt"
+                " · saving writes main.composite, main.crdt and entity-names.ts"
             } else {
                 ""
             }

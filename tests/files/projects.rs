@@ -10,7 +10,7 @@ use scenetree::io::project::{
     write_project,
 };
 use scenetree::io::{self, SceneFormat};
-use scenetree::model::{Entity, Transform, ids};
+use scenetree::model::{Entity, Transform, encode_name, ids};
 
 fn expect_project(target: OpenTarget) -> (Project, PathBuf) {
     match target {
@@ -73,8 +73,12 @@ fn another_scene_file_inside_a_project_opens_alone_but_knows_its_project() {
 fn a_project_with_only_main_crdt_opens_that() {
     let (_dir, root) = gallery_copy();
     std::fs::remove_file(root.join(project::COMPOSITE_PATH)).unwrap();
-    let (_, scene) = expect_project(resolve_open(&root).unwrap());
+    let (project, scene) = expect_project(resolve_open(&root).unwrap());
     assert!(scene.ends_with("main.crdt"));
+    // Saved, it stays a main.crdt project: no composite, and no Inspector enum of names.
+    let opened = open_project_scene(&project, &scene).unwrap();
+    let files = encode_project(&opened.replica, &opened.context, &project);
+    assert_eq!(files.names(), "main.crdt");
     std::fs::remove_file(root.join(project::CRDT_PATH)).unwrap();
     let err = resolve_open(&root).unwrap_err().to_string();
     assert!(err.contains("has no scene"), "{err}");
@@ -196,13 +200,39 @@ fn saving_a_project_writes_the_composite_and_the_matching_main_crdt() {
         "main.crdt lends its message order"
     );
 
-    // Unedited: the composite comes back byte for byte.
+    // Unedited: the composite comes back byte for byte. The gallery's entity-names.ts still
+    // lists a name of the past (see dcl_files.rs), so it is written fresh, once.
     let files = encode_project(&opened.replica, &opened.context, &project);
-    assert_eq!(files.files.len(), 2);
+    assert_eq!(
+        files.names(),
+        "main.composite, main.crdt and entity-names.ts"
+    );
     assert_eq!(files.files[0].1.bytes, composite_before);
     for lost in files.lost() {
         assert!(lost.starts_with("main.crdt: "), "{lost}");
     }
+    write_project(&files).unwrap();
+    let files = encode_project(&opened.replica, &opened.context, &project);
+    assert_eq!(
+        files.names(),
+        "main.composite and main.crdt",
+        "names unchanged"
+    );
+
+    // Renamed: the Inspector's enum of names follows.
+    opened
+        .replica
+        .put(Entity(521), ids::NAME, encode_name("Book shelf"))
+        .unwrap();
+    let files = encode_project(&opened.replica, &opened.context, &project);
+    let (path, names) = files.files.last().unwrap();
+    assert_eq!(path, &project.entity_names_path());
+    let names = String::from_utf8(names.bytes.clone()).unwrap();
+    assert!(
+        names.contains("  Book_shelf = \"Book shelf\",\n"),
+        "{names}"
+    );
+    assert!(!names.contains("shelf.glb"), "{names}");
 
     // Edited: both files carry the new position and read back alike.
     let shelf = Entity(521);

@@ -48,7 +48,7 @@ impl ScenetreeApp {
                     self.lossy_save = Some((path, lost));
                     return;
                 }
-                io::project::write_project(&files)
+                io::project::write_project(&files).map(|()| files.names())
             }
             None => {
                 if !allow_loss {
@@ -58,11 +58,12 @@ impl ScenetreeApp {
                         return;
                     }
                 }
-                io::save_scene_with(doc.replica(), &doc.save_context, &path, true).map(|_| ())
+                io::save_scene_with(doc.replica(), &doc.save_context, &path, true)
+                    .map(|_| String::new())
             }
         };
         match written {
-            Ok(()) => {
+            Ok(written_files) => {
                 if project.is_none() {
                     // Saved elsewhere: from now on the document is that file, not the project's
                     // scene (the project still resolves its models).
@@ -78,10 +79,9 @@ impl ScenetreeApp {
                         path.display()
                     ),
                     _ => match &project {
-                        Some(p) => format!(
-                            "Saved the project {} (main.composite and main.crdt)",
-                            p.display_name()
-                        ),
+                        Some(p) => {
+                            format!("Saved the project {} ({written_files})", p.display_name())
+                        }
                         None => format!("Saved {}", path.display()),
                     },
                 };

@@ -193,7 +193,7 @@ impl UiCommand {
             ),
             UiCommand::Save => (
                 "Save",
-                "Save to the scene's file (a project: main.composite and main.crdt)",
+                "Save to the scene's file (a project: main.composite, main.crdt, entity-names.ts)",
             ),
             UiCommand::SaveAs => ("Save As…", "Save to a new file"),
             UiCommand::Quit => ("Quit", "Close scenetree"),
