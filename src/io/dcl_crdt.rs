@@ -183,7 +183,38 @@ impl CrdtLayout {
 /// The `main.crdt` bytes of a replica in a file's order (see [`CrdtLayout`]). With an empty
 /// layout this is exactly [`to_state_crdt_bytes`].
 pub fn to_crdt_bytes_in_layout(replica: &Replica, layout: &CrdtLayout) -> Vec<u8> {
-    let state = state_messages_in_order(replica);
+    write_in_layout(&state_messages_in_order(replica), layout)
+}
+
+/// The `main.crdt` the SDK builds from a project's composite, in a file's order: a PUT per
+/// value, every one at timestamp 0 (`dumpEngineToCrdtCommands` in the SDK and the Inspector),
+/// without the tombstones and deleted entities of [`to_crdt_bytes_in_layout`]. For a project
+/// the composite is the scene and this file is derived from it, so a save matches what the
+/// SDK's own build writes instead of churning the file with the editor's timestamps.
+pub fn to_sdk_build_bytes(replica: &Replica, layout: &CrdtLayout) -> Vec<u8> {
+    let puts: Vec<CrdtMessage> = state_messages_in_order(replica)
+        .into_iter()
+        .filter_map(|m| match m {
+            CrdtMessage::PutComponent {
+                entity,
+                component,
+                data,
+                ..
+            } => Some(CrdtMessage::PutComponent {
+                entity,
+                component,
+                timestamp: 0,
+                data,
+            }),
+            _ => None,
+        })
+        .collect();
+    write_in_layout(&puts, layout)
+}
+
+/// `state` (in canonical order) written with each message at its place in `layout`, the rest
+/// after, in their order.
+fn write_in_layout(state: &[CrdtMessage], layout: &CrdtLayout) -> Vec<u8> {
     // State messages by what they are about; a grow-only set has several.
     let mut by_key: HashMap<Key, Vec<usize>> = HashMap::with_capacity(state.len());
     for (i, msg) in state.iter().enumerate() {

@@ -379,7 +379,8 @@ impl ProjectFiles {
 }
 
 /// Encodes the replica as the project's files: main.composite (kept structure and untouched
-/// JSON from `context`), the matching main.crdt (in the project's message order, when known)
+/// JSON from `context`), the matching main.crdt (as the SDK's build writes it: a PUT per value
+/// at timestamp 0; in the project's message order, when known)
 /// and, as the Inspector does beside its composite, `entity-names.ts` when the names changed
 /// (see [`super::entity_names`]). A project with only a main.crdt gets only a main.crdt.
 pub fn encode_project(replica: &Replica, context: &SaveContext, project: &Project) -> ProjectFiles {
@@ -391,10 +392,17 @@ pub fn encode_project(replica: &Replica, context: &SaveContext, project: &Projec
             encode_scene(replica, SceneFormat::DclComposite, context),
         ));
     }
-    files.push((
-        project.crdt_path(),
-        encode_scene(replica, SceneFormat::DclCrdt, context),
-    ));
+    let mut crdt = encode_scene(replica, SceneFormat::DclCrdt, context);
+    if !crdt_only {
+        // The composite is the scene; main.crdt is what the SDK's build derives from it.
+        let layout = match (&context.crdt_layout, &context.composite) {
+            (Some(layout), _) => layout.clone(),
+            (None, Some(doc)) => doc.sdk_crdt_layout(),
+            (None, None) => CrdtLayout::default(),
+        };
+        crdt.bytes = dcl_crdt::to_sdk_build_bytes(replica, &layout);
+    }
+    files.push((project.crdt_path(), crdt));
     if !crdt_only {
         // Written only when its text changes, as the Inspector does: an unchanged file keeps
         // its time, so the SDK's watcher does not rebuild the scene for nothing.

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use crate::project_fixtures::{gallery, gallery_copy};
 
+use scenetree::crdt::{CrdtMessage, decode_stream};
 use scenetree::io::project::{
     self, AssetPathError, OpenTarget, Project, encode_project, open_project_scene, resolve_open,
     write_project,
@@ -248,8 +249,28 @@ fn saving_a_project_writes_the_composite_and_the_matching_main_crdt() {
         .replica
         .put(shelf, ids::TRANSFORM, moved.to_bytes().to_vec())
         .unwrap();
+    // Deleted: the entity leaves both files.
+    let bench = Entity(532);
+    opened.replica.delete_entity(bench).unwrap();
     let files = encode_project(&opened.replica, &opened.context, &project);
     write_project(&files).unwrap();
+    // main.crdt is what the SDK's build writes for the composite: a PUT per value at timestamp
+    // 0, with no tombstones or deletions, whatever timestamps the edits carried.
+    let messages = decode_stream(&std::fs::read(project.crdt_path()).unwrap())
+        .unwrap()
+        .messages;
+    assert!(messages.len() > 100);
+    for m in &messages {
+        assert!(
+            matches!(m, CrdtMessage::PutComponent { timestamp: 0, .. }),
+            "{m:?}"
+        );
+        assert_ne!(m.entity(), bench);
+    }
+    assert!(
+        opened.replica.timestamp(shelf, ids::TRANSFORM) > 0,
+        "the edit itself did carry a timestamp"
+    );
     for path in [project.composite_path(), project.crdt_path()] {
         let replica = io::load_scene(&path).unwrap();
         let read = Transform::from_bytes(replica.component_data(shelf, ids::TRANSFORM).unwrap());
