@@ -7,10 +7,18 @@ use crate::model::Entity;
 impl SceneView {
     /// Follows declared parents from each start and records every cycle met that is not known
     /// yet. Each node is visited at most once per call. Returns the new members' slots.
+    ///
+    /// A new cycle runs through a changed edge, so the walk from that edge's child finds it;
+    /// a start that no node declares as its parent cannot be on a cycle and is skipped. That
+    /// is most of them when entities are created (a new entity has no children yet) and every
+    /// leaf on a rebuild.
     pub(super) fn find_cycles_from(&mut self, starts: &[u32]) -> Vec<u32> {
         let pass = self.next_pass();
         let mut new_members = Vec::new();
         for (walk_id, &start) in starts.iter().enumerate() {
+            if self.referrers[start as usize] == 0 {
+                continue;
+            }
             let walk_id = walk_id as u32;
             let mut s = start as usize;
             loop {

@@ -187,6 +187,31 @@ fn a_cycle_formed_incrementally_is_found_and_only_nearby_nodes_are_walked() {
 }
 
 #[test]
+fn new_leaves_deep_in_a_chain_need_no_cycle_walk() {
+    // A chain 200 deep; then 50 new leaves under its bottom. A leaf has no children, so no
+    // cycle can run through it: nothing is walked up the chain.
+    let mut t = TransformTable::new();
+    t.set(e(512), at(1.0, 0));
+    for n in 1..200 {
+        t.set(e(512 + n), at(1.0, 512 + n - 1));
+    }
+    let mut view = SceneView::from_source(&t);
+    for n in 0..50 {
+        t.set(e(2000 + n), at(1.0, 711));
+    }
+    view.update(&t);
+    let stats = view.last_update_stats();
+    assert_eq!(stats.cycle_walk_steps, 0, "{stats:?}");
+    assert!(view.cycles().is_empty());
+    // A new node that does have a child (a leaf arrived with it) is walked, and a cycle
+    // through it is found.
+    t.set(e(3000), at(1.0, 3001));
+    t.set(e(3001), at(1.0, 3000));
+    view.update(&t);
+    assert_eq!(view.cycles(), vec![&[e(3000), e(3001)][..]]);
+}
+
+#[test]
 fn a_parent_that_appears_later_adopts_its_waiting_child() {
     let mut t = TransformTable::new();
     t.set(e(513), at(1.0, 512)); // 512 not seen yet
