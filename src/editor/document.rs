@@ -8,7 +8,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use crate::crdt::network::LocalWrite;
 use crate::crdt::{CrdtMessage, Replica};
 use crate::io::project::Project;
-use crate::io::{SaveContext, SceneFormat};
+use crate::io::{FileStamp, SaveContext, SceneFormat};
 use crate::model::{Entity, Transform, decode_name, ids, present};
 use crate::scene::SceneView;
 
@@ -73,6 +73,10 @@ pub struct Document {
     /// Saving writes the project's main.composite, main.crdt and entity-names.ts (the file is
     /// its scene).
     pub saves_as_project: bool,
+    /// How `file` looked on disk when it was read or last written (`None`: not known, as for
+    /// recovered work). A save over a file that no longer looks like this asks first: another
+    /// program changed it, and saving would replace its changes.
+    pub disk_stamp: Option<FileStamp>,
     /// What was last loaded or saved, to tell unsaved changes.
     saved: SavedState,
     /// True when some replica of the document (any simulated peer) differs from what was last
@@ -105,6 +109,7 @@ impl Document {
             load_notes: Vec::new(),
             project: None,
             saves_as_project: false,
+            disk_stamp: None,
             saved,
             modified: false,
             edited_in_lesson: false,

@@ -75,3 +75,28 @@ mod tests {
         );
     }
 }
+
+/// What a file looked like on disk: its length and modification time. Two stamps of one path
+/// differ when something rewrote the file in between, which is how an editor notices that
+/// another program (the Decentraland Inspector autosaving the same main.composite, a text
+/// editor, `git checkout`) changed the file it is about to save over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FileStamp {
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+}
+
+impl FileStamp {
+    /// The stamp of a file already opened or inspected.
+    pub fn of_metadata(metadata: &fs::Metadata) -> FileStamp {
+        FileStamp {
+            len: metadata.len(),
+            modified: metadata.modified().ok(),
+        }
+    }
+
+    /// The stamp of the file at `path`; `None` when there is none (missing, unreadable).
+    pub fn of(path: &Path) -> Option<FileStamp> {
+        fs::metadata(path).ok().map(|m| FileStamp::of_metadata(&m))
+    }
+}

@@ -158,7 +158,9 @@ pub fn load_document(path: &Path, permille: &AtomicU32) -> Result<Document, Load
     let format = SceneFormat::of_file_to_open(path)?;
     let mut file = std::fs::File::open(path)
         .map_err(|e| LoadError::file(path, format!("cannot read: {e}")))?;
-    let total = file.metadata().map(|m| m.len()).unwrap_or(0).max(1);
+    let metadata = file.metadata().ok();
+    let stamp = metadata.as_ref().map(io::FileStamp::of_metadata);
+    let total = metadata.map_or(0, |m| m.len()).max(1);
     let mut bytes = Vec::with_capacity(total as usize);
     let mut chunk = vec![0u8; 1 << 20];
     loop {
@@ -193,6 +195,7 @@ pub fn load_document(path: &Path, permille: &AtomicU32) -> Result<Document, Load
     doc.load_notes = opened.notes;
     doc.project = target.project().cloned();
     doc.saves_as_project = saves_as_project;
+    doc.disk_stamp = stamp;
     permille.store(1000, Ordering::Relaxed);
     Ok(doc)
 }

@@ -1,5 +1,5 @@
-//! The app's modal dialogs: unsaved changes, lossy save, errors, crash recovery, loading
-//! progress, and the keyboard-shortcuts window.
+//! The app's modal dialogs: unsaved changes, a file changed on disk, lossy save, errors, crash
+//! recovery, loading progress, and the keyboard-shortcuts window.
 
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -7,7 +7,9 @@ use std::time::Duration;
 use egui::RichText;
 
 use super::ScenetreeApp;
+use super::saving::SaveConsent;
 use crate::ui::command::shortcut_rows;
+use crate::ui::files::DialogPurpose;
 
 impl ScenetreeApp {
     pub(super) fn dialogs_ui(&mut self, ctx: &egui::Context) {
@@ -47,7 +49,44 @@ impl ScenetreeApp {
                 None => {}
             }
         }
-        if let Some((path, lost)) = self.lossy_save.clone() {
+        if let Some((path, consent)) = self.overwrite_prompt.clone() {
+            let mut answer = None;
+            egui::Modal::new(egui::Id::new("changed-on-disk")).show(ctx, |ui| {
+                ui.heading("The file changed on disk");
+                ui.label(format!(
+                    "{} was changed by another program after scenetree read it. Saving now \
+                     replaces those changes with this scene.",
+                    path.display()
+                ));
+                ui.horizontal(|ui| {
+                    if ui.button("Save anyway").clicked() {
+                        answer = Some(Some(true));
+                    }
+                    if ui.button("Save As…").clicked() {
+                        answer = Some(None);
+                    }
+                    if ui.button("Cancel").clicked() {
+                        answer = Some(Some(false));
+                    }
+                });
+            });
+            if let Some(answer) = answer {
+                self.overwrite_prompt = None;
+                match answer {
+                    Some(true) => self.save_to_confirmed(
+                        path,
+                        SaveConsent {
+                            overwrite: true,
+                            ..consent
+                        },
+                    ),
+                    // Keeps both: a request waiting for the save goes on once it is made.
+                    None => self.pick(DialogPurpose::SaveAs, None),
+                    Some(false) => self.save_abandoned(),
+                }
+            }
+        }
+        if let Some((path, lost, consent)) = self.lossy_save.clone() {
             let mut answer = None;
             egui::Modal::new(egui::Id::new("lossy-save")).show(ctx, |ui| {
                 ui.heading("Save would lose data");
@@ -70,7 +109,13 @@ impl ScenetreeApp {
             if let Some(save) = answer {
                 self.lossy_save = None;
                 if save {
-                    self.save_to_confirmed(path, true);
+                    self.save_to_confirmed(
+                        path,
+                        SaveConsent {
+                            loss: true,
+                            ..consent
+                        },
+                    );
                 } else {
                     self.save_abandoned();
                 }

@@ -21,6 +21,7 @@ use super::viewport::{GlowViewportRenderer, NullRenderer, ViewportRenderer};
 use super::workbench::{FileRequest, Severity, Workbench};
 use crate::editor::{Document, examples};
 use crate::io::recovery::{self, OrphanedWork, RecoverySession};
+use saving::SaveConsent;
 use screenshot::Screenshot;
 
 const RECENT_MAX: usize = 10;
@@ -92,7 +93,9 @@ pub struct ScenetreeApp {
     after_save: Option<Pending>,
     error: Option<String>,
     /// A save that would lose data the target format cannot hold, waiting for confirmation.
-    lossy_save: Option<(PathBuf, Vec<String>)>,
+    lossy_save: Option<(PathBuf, Vec<String>, SaveConsent)>,
+    /// A save over the document's file, which another program changed since: asked first.
+    overwrite_prompt: Option<(PathBuf, SaveConsent)>,
     /// This editor's crash-recovery folder (none in screenshot mode, or if it cannot be made);
     /// shared with the autosave being written, if any.
     recovery: Option<Arc<RecoverySession>>,
@@ -202,6 +205,7 @@ impl ScenetreeApp {
             after_save: None,
             error: None,
             lossy_save: None,
+            overwrite_prompt: None,
             recovery,
             autosave_job: None,
             recovery_offer,
@@ -295,6 +299,7 @@ impl ScenetreeApp {
         self.bench.modal_open = self.pending.is_some()
             || self.error.is_some()
             || self.lossy_save.is_some()
+            || self.overwrite_prompt.is_some()
             || self.recovery_offer.is_some()
             || self.jobs.loading.is_some()
             || self.in_app_dialog.is_some();

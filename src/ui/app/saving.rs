@@ -9,6 +9,16 @@ use crate::io::{self, SceneFormat};
 use crate::ui::files::DialogPurpose;
 use crate::ui::workbench::Severity;
 
+/// What the user already agreed to for one save, so that answering one question does not
+/// ask it again when the next one comes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct SaveConsent {
+    /// Write even what the format cannot hold.
+    pub loss: bool,
+    /// Replace the file although another program changed it.
+    pub overwrite: bool,
+}
+
 impl ScenetreeApp {
     /// Saves to the document's file, or asks where when it has none. A request waiting for
     /// this save (`after_save`) goes on when it completes and is dropped if it does not.
@@ -20,12 +30,19 @@ impl ScenetreeApp {
     }
 
     pub(super) fn save_to(&mut self, path: PathBuf) {
-        self.save_to_confirmed(path, false);
+        self.save_to_confirmed(path, SaveConsent::default());
     }
 
-    /// Saves atomically. When the target format cannot hold everything (a composite's
-    /// Material JSON in a main.crdt, …) nothing is written until the user confirms the loss.
-    pub(super) fn save_to_confirmed(&mut self, path: PathBuf, allow_loss: bool) {
+    /// Saves atomically. Nothing is written until the user confirms when the document's own
+    /// file changed on disk since it was read or saved (another program's changes would be
+    /// replaced), or when the target format cannot hold everything (a composite's Material
+    /// JSON in a main.crdt, …).
+    pub(super) fn save_to_confirmed(&mut self, path: PathBuf, consent: SaveConsent) {
+        let allow_loss = consent.loss;
+        if !consent.overwrite && self.changed_on_disk(&path) {
+            self.overwrite_prompt = Some((path, consent));
+            return;
+        }
         let Some(format) = SceneFormat::from_path(&path) else {
             self.save_abandoned();
             self.error = Some(format!(
@@ -45,7 +62,7 @@ impl ScenetreeApp {
                 let files = io::project::encode_project(doc.replica(), &doc.save_context, project);
                 let lost = files.lost();
                 if !allow_loss && !lost.is_empty() {
-                    self.lossy_save = Some((path, lost));
+                    self.lossy_save = Some((path, lost, consent));
                     return;
                 }
                 io::project::write_project(&files).map(|()| files.names())
@@ -54,7 +71,7 @@ impl ScenetreeApp {
                 if !allow_loss {
                     let lost = io::encode_scene(doc.replica(), format, &doc.save_context).lost;
                     if !lost.is_empty() {
-                        self.lossy_save = Some((path, lost));
+                        self.lossy_save = Some((path, lost, consent));
                         return;
                     }
                 }
@@ -73,6 +90,7 @@ impl ScenetreeApp {
                     path: path.clone(),
                     format,
                 });
+                self.bench.doc.disk_stamp = io::FileStamp::of(&path);
                 let status = match self.bench.doc.simulation() {
                     Some((_, active)) if self.bench.doc.is_modified() => format!(
                         "Saved {active}'s state to {}; other peers hold changes it does not have",
@@ -100,6 +118,17 @@ impl ScenetreeApp {
                     "Could not save. The file on disk is unchanged.\n\n{err}"
                 ))
             }
+        }
+    }
+
+    /// True when `path` is the document's own file and something else rewrote it since the
+    /// document read or saved it. A file that is gone is not asked about: saving loses nothing.
+    fn changed_on_disk(&self, path: &Path) -> bool {
+        let doc = &self.bench.doc;
+        let own = doc.file.as_ref().is_some_and(|f| f.path == path);
+        match (own, doc.disk_stamp, io::FileStamp::of(path)) {
+            (true, Some(known), Some(now)) => known != now,
+            _ => false,
         }
     }
 
