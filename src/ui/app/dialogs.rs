@@ -9,7 +9,6 @@ use egui::RichText;
 use super::ScenetreeApp;
 use super::saving::SaveConsent;
 use crate::ui::command::shortcut_rows;
-use crate::ui::files::DialogPurpose;
 
 impl ScenetreeApp {
     pub(super) fn dialogs_ui(&mut self, ctx: &egui::Context) {
@@ -81,7 +80,7 @@ impl ScenetreeApp {
                         },
                     ),
                     // Keeps both: a request waiting for the save goes on once it is made.
-                    None => self.pick(DialogPurpose::SaveAs, None),
+                    None => self.save_as(),
                     Some(false) => self.save_abandoned(),
                 }
             }
