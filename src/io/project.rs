@@ -379,10 +379,11 @@ impl ProjectFiles {
 }
 
 /// Encodes the replica as the project's files: main.composite (kept structure and untouched
-/// JSON from `context`), the matching main.crdt (as the SDK's build writes it: a PUT per value
-/// at timestamp 0; in the project's message order, when known)
-/// and, as the Inspector does beside its composite, `entity-names.ts` when the names changed
-/// (see [`super::entity_names`]). A project with only a main.crdt gets only a main.crdt.
+/// JSON from `context`), the matching main.crdt (as the SDK's build writes it: a PUT per
+/// value at timestamp 0, in the project's message order when known) and, as the Inspector
+/// does beside its composite, `entity-names.ts` when the names changed (see
+/// [`super::entity_names`]). A project with only a main.crdt gets only a main.crdt, with the
+/// replica's whole state: there it is the scene itself.
 pub fn encode_project(replica: &Replica, context: &SaveContext, project: &Project) -> ProjectFiles {
     let crdt_only = !project.composite_path().is_file() && project.crdt_path().is_file();
     let mut files = Vec::new();
@@ -392,16 +393,24 @@ pub fn encode_project(replica: &Replica, context: &SaveContext, project: &Projec
             encode_scene(replica, SceneFormat::DclComposite, context),
         ));
     }
-    let mut crdt = encode_scene(replica, SceneFormat::DclCrdt, context);
-    if !crdt_only {
+    let crdt = if crdt_only {
+        encode_scene(replica, SceneFormat::DclCrdt, context)
+    } else {
         // The composite is the scene; main.crdt is what the SDK's build derives from it.
+        let sdk_layout;
         let layout = match (&context.crdt_layout, &context.composite) {
-            (Some(layout), _) => layout.clone(),
-            (None, Some(doc)) => doc.sdk_crdt_layout(),
-            (None, None) => CrdtLayout::default(),
+            (Some(layout), _) => layout,
+            (None, Some(doc)) => {
+                sdk_layout = doc.sdk_crdt_layout();
+                &sdk_layout
+            }
+            (None, None) => &CrdtLayout::default(),
         };
-        crdt.bytes = dcl_crdt::to_sdk_build_bytes(replica, &layout);
-    }
+        EncodedScene {
+            bytes: dcl_crdt::to_sdk_build_bytes(replica, layout),
+            lost: context.lost_outside_composite(SceneFormat::DclCrdt),
+        }
+    };
     files.push((project.crdt_path(), crdt));
     if !crdt_only {
         // Written only when its text changes, as the Inspector does: an unchanged file keeps
