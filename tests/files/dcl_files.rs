@@ -58,20 +58,19 @@ fn every_main_composite_saves_back_unchanged() {
 
 #[test]
 fn the_entity_names_file_comes_out_as_the_inspector_wrote_it() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let names_of = |composite: &str| {
         let opened = io::open_scene(&root.join(composite)).unwrap();
         io::entity_names::entity_names_ts(&opened.replica)
     };
-    let cozy = std::fs::read_to_string(root.join("dcl/Cozy-House-Template/entity-names.ts"));
-    assert_eq!(
-        names_of("dcl/Cozy-House-Template/main.composite"),
-        cozy.unwrap()
-    );
+    // The bundled Cozy House project keeps the Inspector's file beside its composite.
+    let cozy = "scenes/Cozy-House-Template/assets/scene/";
+    let written = std::fs::read_to_string(root.join(cozy).join("entity-names.ts")).unwrap();
+    assert_eq!(names_of(&format!("{cozy}main.composite")), written);
     // The gallery's file still lists a name no entity of its composite has: the Inspector
     // skips rewriting the file when no *new* name appeared since its last write, so a rename
     // or a deletion leaves the old name behind. Written fresh, it is the same file without it.
-    let gallery = "dcl-projects/art-gallery-template/assets/scene/";
+    let gallery = "tests/fixtures/dcl-projects/art-gallery-template/assets/scene/";
     let written = std::fs::read_to_string(root.join(gallery).join("entity-names.ts")).unwrap();
     let stale = "  Ambient_Sound___Forest_Birds = \"Ambient Sound - Forest Birds\",\n";
     assert!(written.contains(stale));

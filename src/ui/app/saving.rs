@@ -38,7 +38,6 @@ impl ScenetreeApp {
     /// replaced), or when the target format cannot hold everything (a composite's Material
     /// JSON in a main.crdt, …).
     pub(super) fn save_to_confirmed(&mut self, path: PathBuf, consent: SaveConsent) {
-        let allow_loss = consent.loss;
         if !consent.overwrite && self.changed_on_disk(&path) {
             self.overwrite_prompt = Some((path, consent));
             return;
@@ -61,14 +60,14 @@ impl ScenetreeApp {
             Some(project) => {
                 let files = io::project::encode_project(doc.replica(), &doc.save_context, project);
                 let lost = files.lost();
-                if !allow_loss && !lost.is_empty() {
+                if !consent.loss && !lost.is_empty() {
                     self.lossy_save = Some((path, lost, consent));
                     return;
                 }
                 io::project::write_project(&files).map(|()| files.names())
             }
             None => {
-                if !allow_loss {
+                if !consent.loss {
                     let lost = io::encode_scene(doc.replica(), format, &doc.save_context).lost;
                     if !lost.is_empty() {
                         self.lossy_save = Some((path, lost, consent));
