@@ -125,6 +125,20 @@ impl Document {
         doc
     }
 
+    /// This document (as just read from its file) holding `replica`, work that was never saved
+    /// (recovered after a crash) instead: the file, its project and what it held beyond the
+    /// replica stay, so saving writes the work as an edit of the file would be written.
+    pub fn with_recovered_work(self, replica: Replica) -> Self {
+        Document {
+            save_context: self.save_context,
+            load_notes: self.load_notes,
+            project: self.project,
+            saves_as_project: self.saves_as_project,
+            disk_stamp: self.disk_stamp,
+            ..Self::recovered(replica, self.file)
+        }
+    }
+
     pub(super) fn backend(&self) -> &Backend {
         &self.backend
     }

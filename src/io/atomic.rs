@@ -80,7 +80,7 @@ mod tests {
 /// differ when something rewrote the file in between, which is how an editor notices that
 /// another program (the Decentraland Inspector autosaving the same main.composite, a text
 /// editor, `git checkout`) changed the file it is about to save over.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FileStamp {
     len: u64,
     modified: Option<std::time::SystemTime>,

@@ -14,7 +14,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
-use super::{LoadError, native, write_atomic};
+use super::{FileStamp, LoadError, native, write_atomic};
 use crate::crdt::Replica;
 
 const LOCK: &str = "lock";
@@ -32,6 +32,11 @@ pub struct RecoveryInfo {
     pub original: Option<PathBuf>,
     /// When it was written (seconds since the Unix epoch).
     pub saved_at_unix: u64,
+    /// How `original` looked on disk when the editor last read or saved it: a save of the
+    /// recovered work asks first if another program changed the file since. Absent in work
+    /// older editors left.
+    #[serde(default)]
+    pub original_stamp: Option<FileStamp>,
 }
 
 /// This editor's recovery folder, locked while the editor runs. Dropping it (as a crash does)
@@ -70,7 +75,13 @@ impl RecoverySession {
 
     /// Writes the current state of `original` (or of an untitled document) for recovery,
     /// atomically, replacing the work of any other document this editor kept before.
-    pub fn write(&self, replica: &Replica, original: Option<&Path>) -> std::io::Result<()> {
+    /// `original_stamp`: how `original` looked when the editor last read or saved it.
+    pub fn write(
+        &self,
+        replica: &Replica,
+        original: Option<&Path>,
+        original_stamp: Option<FileStamp>,
+    ) -> std::io::Result<()> {
         let key = document_key(original);
         write_atomic(
             &self.dir.join(format!("{key}{SCENE_SUFFIX}")),
@@ -81,6 +92,7 @@ impl RecoverySession {
             saved_at_unix: SystemTime::now()
                 .duration_since(UNIX_EPOCH)
                 .map_or(0, |d| d.as_secs()),
+            original_stamp,
         };
         let meta = serde_json::to_vec_pretty(&info).map_err(std::io::Error::other)?;
         write_atomic(&self.dir.join(format!("{key}{META_SUFFIX}")), &meta)?;
@@ -229,7 +241,7 @@ mod tests {
         let root = tempfile::tempdir().unwrap();
         let running = RecoverySession::start(root.path()).unwrap();
         running
-            .write(&unsaved(), Some(Path::new("/scenes/room.json")))
+            .write(&unsaved(), Some(Path::new("/scenes/room.json")), None)
             .unwrap();
         assert!(
             find_orphaned_work(root.path()).is_empty(),
@@ -260,9 +272,9 @@ mod tests {
         let session = RecoverySession::start(root.path()).unwrap();
         let lock = std::fs::read_to_string(session.dir().join(LOCK)).unwrap();
         assert_eq!(lock.trim(), format!("pid {}", std::process::id()));
-        session.write(&unsaved(), None).unwrap();
+        session.write(&unsaved(), None, None).unwrap();
         session
-            .write(&unsaved(), Some(Path::new("/scenes/a.json")))
+            .write(&unsaved(), Some(Path::new("/scenes/a.json")), None)
             .unwrap();
         let kept = autosaves(session.dir());
         assert_eq!(kept.len(), 1, "the untitled work was replaced: {kept:?}");

@@ -95,6 +95,16 @@ pub struct HierarchyPanel {
 }
 
 impl HierarchyPanel {
+    /// A panel for the same scene read again: the folded rows and the search text stay,
+    /// everything derived from the old document is dropped.
+    pub fn carried_over(&self) -> HierarchyPanel {
+        HierarchyPanel {
+            collapsed: self.collapsed.clone(),
+            search: self.search.clone(),
+            ..HierarchyPanel::default()
+        }
+    }
+
     /// Gives the search box the keyboard, its text selected so that typing replaces it.
     pub fn focus_search(&mut self) {
         self.focus_search = true;

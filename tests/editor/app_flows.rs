@@ -20,7 +20,10 @@ pub(crate) fn app(launch: Launch, recovery: Option<PathBuf>) -> Harness<'static,
 }
 
 /// The window before its first frame.
-fn unsettled_app(launch: Launch, recovery: Option<PathBuf>) -> Harness<'static, ScenetreeApp> {
+pub(crate) fn unsettled_app(
+    launch: Launch,
+    recovery: Option<PathBuf>,
+) -> Harness<'static, ScenetreeApp> {
     let ctx = egui::Context::default();
     let app = ScenetreeApp::with_storage(&ctx, launch, None, recovery);
     Harness::builder()
@@ -32,7 +35,7 @@ fn unsettled_app(launch: Launch, recovery: Option<PathBuf>) -> Harness<'static, 
 }
 
 /// Runs frames until background loading has finished (generous: CI machines can be busy).
-fn settle(h: &mut Harness<'static, ScenetreeApp>) {
+pub(crate) fn settle(h: &mut Harness<'static, ScenetreeApp>) {
     for _ in 0..3000 {
         h.step(); // the progress dialog keeps repainting, so step instead of run
         if !h.state().is_loading() {
@@ -62,7 +65,7 @@ fn app_on_file(
 }
 
 /// Renames the showroom's Lamp (519): an unsaved change.
-fn rename_lamp(h: &mut Harness<'static, ScenetreeApp>, name: &str) {
+pub(crate) fn rename_lamp(h: &mut Harness<'static, ScenetreeApp>, name: &str) {
     h.state_mut()
         .workbench_mut()
         .doc
@@ -160,7 +163,7 @@ fn work_left_by_a_crash_is_offered_back() {
     .unwrap();
     // An editor that autosaved and then crashed (dropping the session releases its lock).
     let crashed = io::recovery::RecoverySession::start(&recovery).unwrap();
-    crashed.write(&lost, None).unwrap();
+    crashed.write(&lost, None, None).unwrap();
     drop(crashed);
     let mut h = app(Launch::default(), Some(recovery.clone()));
     assert!(h.query_by_label("Recover unsaved work?").is_some());
@@ -470,67 +473,4 @@ fn a_screenshot_that_cannot_be_saved_closes_the_window_with_the_reason_instead_o
         .screenshot_failure()
         .expect("the failure is reported");
     assert!(why.contains("cannot save the screenshot"), "{why}");
-}
-
-#[test]
-fn saving_over_a_file_another_program_changed_asks_first() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("showroom.json");
-    io::save_scene(&scenetree::editor::examples::showroom(), &path).unwrap();
-    let launch = Launch {
-        file: Some(path.clone()),
-        ..Launch::default()
-    };
-    let mut h = app(launch, None);
-    // Another program (the Inspector, a text editor, git) rewrites the file…
-    let mut theirs = scenetree::editor::examples::showroom();
-    theirs
-        .put(
-            Entity(521),
-            scenetree::model::ids::NAME,
-            scenetree::model::encode_name("Their shelf"),
-        )
-        .unwrap();
-    io::save_scene(&theirs, &path).unwrap();
-    let their_bytes = std::fs::read(&path).unwrap();
-    // …while the editor holds an unsaved change.
-    rename_lamp(&mut h, "Desk lamp");
-    let lamp_name = |path: &std::path::Path| {
-        let saved = io::load_scene(path).unwrap();
-        scenetree::model::decode_name(
-            saved
-                .component_data(Entity(519), scenetree::model::ids::NAME)
-                .unwrap(),
-        )
-    };
-    for answer in ["Cancel", "Save anyway"] {
-        h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::S);
-        h.run();
-        assert!(
-            h.query_by_label("The file changed on disk").is_some(),
-            "{answer}: asked before replacing their changes"
-        );
-        assert_eq!(
-            std::fs::read(&path).unwrap(),
-            their_bytes,
-            "nothing written yet"
-        );
-        h.get_by_label(answer).click();
-        h.run();
-        assert!(h.query_by_label("The file changed on disk").is_none());
-        let doc = &h.state().workbench().doc;
-        if answer == "Cancel" {
-            assert_eq!(std::fs::read(&path).unwrap(), their_bytes);
-            assert!(doc.is_modified());
-        } else {
-            assert_eq!(lamp_name(&path).as_deref(), Some("Desk lamp"));
-            assert!(!doc.is_modified());
-        }
-    }
-    // Once saved, the file is the editor's again: the next save does not ask.
-    rename_lamp(&mut h, "Floor lamp");
-    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::S);
-    h.run();
-    assert!(h.query_by_label("The file changed on disk").is_none());
-    assert_eq!(lamp_name(&path).as_deref(), Some("Floor lamp"));
 }

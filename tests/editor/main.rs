@@ -10,6 +10,7 @@ mod projects;
 mod app_flows;
 mod commands;
 mod component_ui;
+mod disk_changes;
 mod editor;
 mod file_dialogs;
 mod layout;

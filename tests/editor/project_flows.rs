@@ -16,7 +16,7 @@ use scenetree::ui::viewport::NullRenderer;
 
 use crate::projects::{gallery, gallery_copy};
 
-fn app_with(file: Option<PathBuf>) -> Harness<'static, ScenetreeApp> {
+pub(crate) fn app_with(file: Option<PathBuf>) -> Harness<'static, ScenetreeApp> {
     let ctx = egui::Context::default();
     let launch = Launch {
         file,
@@ -34,7 +34,7 @@ fn app_with(file: Option<PathBuf>) -> Harness<'static, ScenetreeApp> {
 }
 
 /// Runs frames until the scene and every model it names have loaded (or failed).
-fn settle(h: &mut Harness<'static, ScenetreeApp>) {
+pub(crate) fn settle(h: &mut Harness<'static, ScenetreeApp>) {
     for _ in 0..6000 {
         h.step();
         let app = h.state();

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use super::ScenetreeApp;
 use crate::editor::{Document, SceneFile};
 use crate::io::SceneFormat;
-use crate::io::recovery::OrphanedWork;
+use crate::io::recovery::{OrphanedWork, RecoveryInfo};
 use crate::ui::workbench::Severity;
 
 impl ScenetreeApp {
@@ -67,9 +67,10 @@ impl ScenetreeApp {
         let session = Arc::clone(session);
         let replica = self.bench.doc.replica().clone();
         let original = self.bench.doc.file.as_ref().map(|f| f.path.clone());
+        let stamp = self.bench.doc.disk_stamp;
         let spawned = std::thread::Builder::new()
             .name("autosave".into())
-            .spawn(move || session.write(&replica, original.as_deref()));
+            .spawn(move || session.write(&replica, original.as_deref(), stamp));
         match spawned {
             Ok(job) => self.autosave_job = Some(job),
             Err(e) => self.autosave_failed(e),
@@ -98,17 +99,14 @@ impl ScenetreeApp {
         self.finish_autosave();
         match work.read() {
             Ok(replica) => {
-                let file = work.info.original.as_ref().and_then(|p| {
-                    SceneFormat::from_path(p).map(|format| SceneFile {
-                        path: p.clone(),
-                        format,
-                    })
-                });
-                self.replace_document(Document::recovered(replica, file));
+                let doc = recovered_document(replica, &work.info);
+                self.replace_document(doc);
                 let kept = match &self.recovery {
-                    Some(session) => {
-                        session.write(self.bench.doc.replica(), work.info.original.as_deref())
-                    }
+                    Some(session) => session.write(
+                        self.bench.doc.replica(),
+                        work.info.original.as_deref(),
+                        work.info.original_stamp,
+                    ),
                     None => Ok(()),
                 };
                 match kept {
@@ -132,4 +130,29 @@ impl ScenetreeApp {
             Err(err) => self.error = Some(format!("The recovery file could not be read.\n\n{err}")),
         }
     }
+}
+
+/// The recovered `replica` as a document of the file it belonged to. When that file can still
+/// be read, the work goes into it as read now: a project's scene stays the project's (its
+/// models drawn, a save writing main.composite, main.crdt and entity-names.ts), and a save
+/// keeps the file's own layout. The document remembers the file as it was when the work was
+/// last saved, so a save asks first if another program changed it since.
+fn recovered_document(replica: crate::crdt::Replica, info: &RecoveryInfo) -> Document {
+    let Some(original) = &info.original else {
+        return Document::recovered(replica, None);
+    };
+    let progress = std::sync::atomic::AtomicU32::new(0);
+    let mut doc = match crate::ui::files::load_document(original, &progress) {
+        Ok(base) => base.with_recovered_work(replica),
+        // Gone or unreadable: the work alone, to be saved where it was.
+        Err(_) => {
+            let file = SceneFormat::from_path(original).map(|format| SceneFile {
+                path: original.clone(),
+                format,
+            });
+            Document::recovered(replica, file)
+        }
+    };
+    doc.disk_stamp = info.original_stamp;
+    doc
 }

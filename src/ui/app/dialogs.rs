@@ -1,18 +1,41 @@
-//! The app's modal dialogs: unsaved changes, a file changed on disk, lossy save, errors, crash
-//! recovery, loading progress, and the keyboard-shortcuts window.
+//! The app's modal dialogs: unsaved changes (and reloading over them), a file changed on disk,
+//! lossy save, errors, crash recovery, loading progress, and the keyboard-shortcuts window.
 
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use egui::RichText;
 
-use super::ScenetreeApp;
 use super::saving::SaveConsent;
+use super::{Pending, ScenetreeApp};
 use crate::ui::command::shortcut_rows;
 
 impl ScenetreeApp {
     pub(super) fn dialogs_ui(&mut self, ctx: &egui::Context) {
-        if let Some(pending) = self.pending.clone() {
+        if self.pending == Some(Pending::Reload) {
+            let mut answer = None;
+            egui::Modal::new(egui::Id::new("reload")).show(ctx, |ui| {
+                ui.heading("Reload and lose your changes?");
+                ui.label(format!(
+                    "Reading {} again from disk drops the changes made since it was last saved.",
+                    self.document_name()
+                ));
+                ui.horizontal(|ui| {
+                    if ui.button("Discard changes and reload").clicked() {
+                        answer = Some(true);
+                    }
+                    if ui.button("Cancel").clicked() {
+                        answer = Some(false);
+                    }
+                });
+            });
+            if let Some(reload) = answer {
+                self.pending = None;
+                if reload {
+                    self.reload();
+                }
+            }
+        } else if let Some(pending) = self.pending.clone() {
             let mut answer = None;
             egui::Modal::new(egui::Id::new("unsaved")).show(ctx, |ui| {
                 ui.heading("Unsaved changes");

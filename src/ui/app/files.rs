@@ -35,6 +35,15 @@ impl ScenetreeApp {
     /// Shows a document that finished loading from `path` (a file or a project folder). The
     /// bundled example opens without its file, so a save asks where instead of changing it.
     fn opened(&mut self, path: PathBuf, mut doc: crate::editor::Document) {
+        if self.reloading.take().is_some_and(|p| p == path) {
+            self.bench.reload_document(doc);
+            self.document_replaced();
+            self.bench.status = Some((
+                format!("Reloaded {} from disk", self.document_name()),
+                Severity::Info,
+            ));
+            return;
+        }
         let example = self.opening_example.take().is_some_and(|e| e == path);
         if example {
             doc.file = None;
@@ -99,6 +108,7 @@ impl ScenetreeApp {
                     // The open document stays untouched.
                     Err(err) => {
                         self.opening_example = None;
+                        self.reloading = None;
                         self.error = Some(format!(
                             "Could not open the scene. Nothing was changed.\n\n{err}"
                         ))

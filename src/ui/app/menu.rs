@@ -14,6 +14,7 @@ impl ScenetreeApp {
             UiCommand::OpenProject => self.request(Pending::OpenProjectDialog),
             UiCommand::Save => self.save(),
             UiCommand::SaveAs => self.save_as(),
+            UiCommand::Reload => self.request(Pending::Reload),
             UiCommand::Quit => self.request(Pending::Quit),
             UiCommand::ShowShortcuts => self.show_shortcuts = true,
             other => self.bench.run_command(other),

@@ -4,6 +4,7 @@
 
 mod autosave;
 mod dialogs;
+mod disk_watch;
 mod files;
 mod menu;
 mod saving;
@@ -21,6 +22,7 @@ use super::viewport::{GlowViewportRenderer, NullRenderer, ViewportRenderer};
 use super::workbench::{FileRequest, Severity, Workbench};
 use crate::editor::{Document, examples};
 use crate::io::recovery::{self, OrphanedWork, RecoverySession};
+use disk_watch::{DiskNotice, DiskWatch};
 use saving::SaveConsent;
 use screenshot::Screenshot;
 
@@ -53,6 +55,8 @@ enum Pending {
     OpenExample(Example),
     /// A bundled lesson (by index): it replaces the scene with its own untitled document.
     OpenLesson(usize),
+    /// Read the document's file again (Reload from Disk).
+    Reload,
     Quit,
 }
 
@@ -64,6 +68,7 @@ impl Pending {
             Pending::New => "New",
             Pending::OpenExample(_) => "opening the example",
             Pending::OpenLesson(_) => "opening the lesson",
+            Pending::Reload => "Reload",
             Pending::Quit => "Quit",
         }
     }
@@ -96,6 +101,14 @@ pub struct ScenetreeApp {
     lossy_save: Option<(PathBuf, Vec<String>, SaveConsent)>,
     /// A save over the document's file, which another program changed since: asked first.
     overwrite_prompt: Option<(PathBuf, SaveConsent)>,
+    /// Looks for other programs' changes to the document's file (see `disk_watch.rs`).
+    disk_watch: DiskWatch,
+    /// The bar saying the document's file changed on disk or is gone.
+    disk_notice: Option<DiskNotice>,
+    /// The file's state on disk (`None`: gone) the user chose to keep this version over.
+    disk_kept: Option<Option<crate::io::FileStamp>>,
+    /// The file or project being read again by Reload from Disk.
+    reloading: Option<PathBuf>,
     /// This editor's crash-recovery folder (none in screenshot mode, or if it cannot be made);
     /// shared with the autosave being written, if any.
     recovery: Option<Arc<RecoverySession>>,
@@ -206,6 +219,13 @@ impl ScenetreeApp {
             error: None,
             lossy_save: None,
             overwrite_prompt: None,
+            disk_watch: DiskWatch::start({
+                let ctx = ctx.clone();
+                move || ctx.request_repaint()
+            }),
+            disk_notice: None,
+            disk_kept: None,
+            reloading: None,
             recovery,
             autosave_job: None,
             recovery_offer,
@@ -294,6 +314,7 @@ impl ScenetreeApp {
         let ctx = ui.ctx().clone();
         self.end_on_signal();
         self.handle_jobs();
+        self.check_disk(&ctx);
         self.handle_close_request(&ctx);
         self.handle_dropped_files(&ctx);
         self.bench.modal_open = self.pending.is_some()
@@ -304,6 +325,7 @@ impl ScenetreeApp {
             || self.jobs.loading.is_some()
             || self.in_app_dialog.is_some();
         egui::Panel::top("menu").show(ui, |ui| self.menu_ui(ui));
+        self.disk_notice_ui(ui);
         self.bench.ui(ui, renderer);
         // From the menus and the keyboard (the workbench's dispatcher) alike.
         for command in std::mem::take(&mut self.bench.app_commands) {
@@ -379,6 +401,7 @@ impl ScenetreeApp {
                 }
                 Err(e) => self.error = Some(format!("Could not open the lesson.\n\n{e}")),
             },
+            Pending::Reload => self.reload(),
             Pending::Quit => {
                 self.allow_close = true;
                 self.clear_recovery();
@@ -390,6 +413,13 @@ impl ScenetreeApp {
     /// (or there were none), so its autosave goes.
     fn replace_document(&mut self, doc: Document) {
         self.bench.set_document(doc);
+        self.document_replaced();
+    }
+
+    /// What showing another document (or the same one read again) resets beside the workbench.
+    fn document_replaced(&mut self) {
+        self.disk_notice = None;
+        self.disk_kept = None;
         self.clear_recovery();
     }
 

@@ -90,6 +90,8 @@ impl ScenetreeApp {
                     format,
                 });
                 self.bench.doc.disk_stamp = io::FileStamp::of(&path);
+                self.disk_notice = None;
+                self.disk_kept = None;
                 let status = match self.bench.doc.simulation() {
                     Some((_, active)) if self.bench.doc.is_modified() => format!(
                         "Saved {active}'s state to {}; other peers hold changes it does not have",

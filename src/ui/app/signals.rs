@@ -32,7 +32,8 @@ impl ScenetreeApp {
             && let Some(session) = &self.recovery
         {
             let original = self.bench.doc.file.as_ref().map(|f| f.path.clone());
-            match session.write(self.bench.doc.replica(), original.as_deref()) {
+            let stamp = self.bench.doc.disk_stamp;
+            match session.write(self.bench.doc.replica(), original.as_deref(), stamp) {
                 Ok(()) => self.autosaved = Some(version),
                 Err(e) => {
                     // Nobody may see the status bar now; the log may reach the session's.

@@ -27,6 +27,8 @@ pub enum UiCommand {
     Save,
     /// Save to a new file.
     SaveAs,
+    /// Read the scene's file (or project) again, dropping what is not saved.
+    Reload,
     /// Quit (asks about unsaved changes).
     Quit,
     /// Undo the last edit.
@@ -120,6 +122,8 @@ pub struct CommandContext {
     /// A menu or another popup is open: it keeps the keys (Escape closes it). Menu entries
     /// do not depend on this, only the keyboard does.
     pub popup_open: bool,
+    /// The scene was read from a file, or saved to one, that can be read again.
+    pub has_file: bool,
 }
 
 const fn key(modifiers: Modifiers, key: Key) -> KeyboardShortcut {
@@ -134,12 +138,13 @@ const ALT_SHIFT: Modifiers = Modifiers::ALT.plus(Modifiers::SHIFT);
 
 impl UiCommand {
     /// Every command, in menu order. Where two share a key, the first that applies wins.
-    pub const ALL: [UiCommand; 42] = [
+    pub const ALL: [UiCommand; 43] = [
         UiCommand::New,
         UiCommand::Open,
         UiCommand::OpenProject,
         UiCommand::Save,
         UiCommand::SaveAs,
+        UiCommand::Reload,
         UiCommand::Quit,
         UiCommand::Undo,
         UiCommand::Redo,
@@ -196,6 +201,10 @@ impl UiCommand {
                 "Save to the scene's file (a project: main.composite, main.crdt, entity-names.ts)",
             ),
             UiCommand::SaveAs => ("Save As…", "Save to a new file"),
+            UiCommand::Reload => (
+                "Reload from Disk",
+                "Read the scene's file again (asks first when changes are not saved)",
+            ),
             UiCommand::Quit => ("Quit", "Close scenetree"),
             UiCommand::Undo => ("Undo", "Undo the last edit"),
             UiCommand::Redo => ("Redo", "Redo the last undone edit"),
@@ -325,7 +334,7 @@ impl UiCommand {
             // As Godot switches its workspaces (Ctrl+F1 2D, Ctrl+F2 3D, …).
             UiCommand::EditorWorkspace => const { &[key(CTRL, Key::F1)] },
             UiCommand::PeersWorkspace => const { &[key(CTRL, Key::F2)] },
-            UiCommand::ResetLayout | UiCommand::ShowShortcuts => NO_KEYS,
+            UiCommand::Reload | UiCommand::ResetLayout | UiCommand::ShowShortcuts => NO_KEYS,
         }
     }
 
@@ -337,6 +346,7 @@ impl UiCommand {
             | UiCommand::OpenProject
             | UiCommand::Save
             | UiCommand::SaveAs
+            | UiCommand::Reload
             | UiCommand::Quit => Some(Menu::File),
             UiCommand::Undo
             | UiCommand::Redo
@@ -388,6 +398,7 @@ impl UiCommand {
             | UiCommand::SaveAs
             | UiCommand::Quit
             | UiCommand::Find => !c.gizmo_dragging,
+            UiCommand::Reload => c.has_file && !c.gizmo_dragging,
             UiCommand::Undo => editing && c.can_undo,
             UiCommand::Redo => editing && c.can_redo,
             UiCommand::CreateEntity => editing,
@@ -557,6 +568,7 @@ mod tests {
             can_undo: bits & 16 != 0,
             can_redo: bits & 32 != 0,
             popup_open: false,
+            has_file: true,
         });
         for c in contexts {
             for a in UiCommand::ALL {

@@ -169,6 +169,25 @@ impl Workbench {
     /// Replaces the document (a file was opened), keeping the layouts; a lesson opens in the
     /// Peers workspace, any other document in the editor's (where its hierarchy is).
     pub fn set_document(&mut self, doc: Document) {
+        self.install_document(doc);
+        self.hierarchy = HierarchyPanel::default();
+        self.viewport.frame_all_next();
+    }
+
+    /// Replaces the document with the same scene read again from disk (Reload from Disk): the
+    /// camera, the hierarchy's folded rows and search text, and the selection of the entities
+    /// still in the scene stay as they were.
+    pub fn reload_document(&mut self, mut doc: Document) {
+        let kept: Vec<Entity> = (self.doc.selection.entities().iter().copied())
+            .filter(|&e| doc.view().contains(e))
+            .collect();
+        doc.selection.set(kept);
+        self.install_document(doc);
+        self.hierarchy = self.hierarchy.carried_over();
+    }
+
+    /// What [`Self::set_document`] and [`Self::reload_document`] share.
+    fn install_document(&mut self, doc: Document) {
         self.viewport.assets.set_project(doc.project.clone());
         self.doc = doc;
         self.workspace = if self.doc.simulation().is_some() {
@@ -176,12 +195,10 @@ impl Workbench {
         } else {
             Workspace::Editor
         };
-        self.hierarchy = HierarchyPanel::default();
         // Ids mean other entities in another scene.
         self.copied_entities.clear();
         // The last message was about the scene that is gone ("Delivered 2 messages").
         self.status = None;
-        self.viewport.frame_all_next();
         self.inspector.error = None;
     }
 
@@ -246,6 +263,7 @@ impl Workbench {
             can_redo: self.doc.history().redo_label().is_some(),
             // Like text fields, a menu closes on Escape before anyone reads the key.
             popup_open: self.popup_was_open || egui::Popup::is_any_open(ctx),
+            has_file: self.doc.file.is_some() && self.doc.disk_stamp.is_some(),
         }
     }
 

@@ -1,0 +1,350 @@
+//! Another program changing the document's file while it is open (the Decentraland Inspector
+//! autosaving main.composite, a text editor, git): the bar that says so, Reload from Disk,
+//! and the question before a save replaces their changes.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use scenetree::editor::examples::showroom;
+use scenetree::io;
+use scenetree::model::{Entity, decode_name, encode_name, ids};
+use scenetree::ui::app::{Launch, ScenetreeApp};
+
+use super::app_flows::{app, rename_lamp, settle};
+
+const LAMP: Entity = Entity(519);
+const SHELF: Entity = Entity(521);
+const CHANGED: &str = "was changed on disk by another program";
+
+/// The showroom saved at `path` and opened in the app.
+fn app_on_showroom(path: &Path) -> Harness<'static, ScenetreeApp> {
+    io::save_scene(&showroom(), path).unwrap();
+    app(
+        Launch {
+            file: Some(path.to_path_buf()),
+            ..Launch::default()
+        },
+        None,
+    )
+}
+
+/// Another program saves the showroom at `path` with the shelf renamed.
+fn they_rename_the_shelf(path: &Path, name: &str) {
+    let mut theirs = showroom();
+    theirs.put(SHELF, ids::NAME, encode_name(name)).unwrap();
+    io::save_scene(&theirs, path).unwrap();
+}
+
+fn name_in_editor(h: &Harness<'static, ScenetreeApp>, entity: Entity) -> Option<String> {
+    let doc = &h.state().workbench().doc;
+    decode_name(doc.replica().component_data(entity, ids::NAME)?)
+}
+
+fn name_on_disk(path: &Path, entity: Entity) -> Option<String> {
+    decode_name(
+        io::load_scene(path)
+            .unwrap()
+            .component_data(entity, ids::NAME)?,
+    )
+}
+
+/// The window gets the keyboard focus back (the user returns from the other program).
+fn focus_window(h: &mut Harness<'static, ScenetreeApp>) {
+    h.event(egui::Event::WindowFocused(true));
+    h.run();
+}
+
+fn bar_shown(h: &Harness<'static, ScenetreeApp>) -> bool {
+    h.query_by_label_contains(CHANGED).is_some()
+}
+
+/// Runs frames, without any input, until the changed-on-disk bar shows.
+fn wait_for_bar(h: &mut Harness<'static, ScenetreeApp>) {
+    let start = Instant::now();
+    while !bar_shown(h) {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "the change was never noticed"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+        h.step();
+    }
+}
+
+#[test]
+fn a_change_on_disk_shows_a_bar_and_reload_reads_the_file_keeping_the_selection() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("showroom.json");
+    let mut h = app_on_showroom(&path);
+    h.state_mut().workbench_mut().doc.selection.set([LAMP]);
+    they_rename_the_shelf(&path, "Their shelf");
+    // Nobody touches the window: the watcher notices on its own within a second or two.
+    wait_for_bar(&mut h);
+    assert_ne!(name_in_editor(&h, SHELF).as_deref(), Some("Their shelf"));
+    h.get_by_label("Reload").click();
+    h.step(); // the load shows its progress, repainting until done
+    settle(&mut h);
+    assert_eq!(name_in_editor(&h, SHELF).as_deref(), Some("Their shelf"));
+    let doc = &h.state().workbench().doc;
+    assert!(!doc.is_modified());
+    assert_eq!(doc.selection.entities(), &[LAMP], "the selection stays");
+    assert!(!bar_shown(&h));
+    assert!(
+        h.query_by_label_contains("Reloaded showroom.json from disk")
+            .is_some()
+    );
+    // The reloaded file is the editor's again: saving does not ask.
+    rename_lamp(&mut h, "Desk lamp");
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::S);
+    h.run();
+    assert!(h.query_by_label("The file changed on disk").is_none());
+    assert_eq!(name_on_disk(&path, LAMP).as_deref(), Some("Desk lamp"));
+    assert_eq!(name_on_disk(&path, SHELF).as_deref(), Some("Their shelf"));
+}
+
+#[test]
+fn reloading_over_unsaved_changes_asks_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("showroom.json");
+    let mut h = app_on_showroom(&path);
+    rename_lamp(&mut h, "Desk lamp");
+    they_rename_the_shelf(&path, "Their shelf");
+    for answer in ["Cancel", "Discard changes and reload"] {
+        h.get_by_label("File").click();
+        h.run();
+        h.get_by_label_contains("Reload from Disk").click();
+        h.run();
+        assert!(
+            h.query_by_label("Reload and lose your changes?").is_some(),
+            "{answer}: asked before dropping unsaved changes"
+        );
+        h.get_by_label(answer).click();
+        h.step(); // the load shows its progress, repainting until done
+        settle(&mut h);
+        assert!(h.query_by_label("Reload and lose your changes?").is_none());
+    }
+    // Cancel kept the change; Reload dropped it and read their file.
+    assert_eq!(name_in_editor(&h, LAMP).as_deref(), Some("Lamp"));
+    assert_eq!(name_in_editor(&h, SHELF).as_deref(), Some("Their shelf"));
+    assert!(!h.state().workbench().doc.is_modified());
+}
+
+#[test]
+fn keep_this_version_hides_the_bar_until_the_file_changes_again_and_a_save_still_asks() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("showroom.json");
+    let mut h = app_on_showroom(&path);
+    focus_window(&mut h);
+    assert!(!bar_shown(&h), "nothing changed yet");
+    they_rename_the_shelf(&path, "Their shelf");
+    focus_window(&mut h);
+    assert!(bar_shown(&h), "noticed when the window is focused again");
+    h.get_by_label("Keep this version").click();
+    h.run();
+    focus_window(&mut h);
+    assert!(!bar_shown(&h), "kept: not shown again for the same change");
+    they_rename_the_shelf(&path, "Their other shelf");
+    focus_window(&mut h);
+    assert!(bar_shown(&h), "a new change is shown");
+    h.get_by_label("Keep this version").click();
+    h.run();
+    rename_lamp(&mut h, "Desk lamp");
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::S);
+    h.run();
+    assert!(
+        h.query_by_label("The file changed on disk").is_some(),
+        "keeping this version does not agree to overwrite theirs"
+    );
+    h.get_by_label("Save anyway").click();
+    h.run();
+    assert_eq!(name_on_disk(&path, LAMP).as_deref(), Some("Desk lamp"));
+    focus_window(&mut h);
+    assert!(!bar_shown(&h));
+    // A file that disappears is said once; Save writes it again.
+    std::fs::remove_file(&path).unwrap();
+    focus_window(&mut h);
+    assert!(h.query_by_label_contains("is no longer on disk").is_some());
+    h.get_by_label("Dismiss").click();
+    h.run();
+    focus_window(&mut h);
+    assert!(h.query_by_label_contains("is no longer on disk").is_none());
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::S);
+    h.run();
+    assert_eq!(name_on_disk(&path, LAMP).as_deref(), Some("Desk lamp"));
+}
+
+#[test]
+fn reloading_a_project_reads_the_project_again() {
+    use super::project_flows::{app_with, settle as settle_with_models};
+    let (_dir, root) = super::projects::gallery_copy();
+    let mut h = app_with(Some(root.clone()));
+    let composite = root.join("assets/scene/main.composite");
+    let before = std::fs::read_to_string(&composite).unwrap();
+    let theirs = before.replacen("\"Elevator\"", "\"Their lift\"", 1);
+    assert_ne!(before, theirs, "the gallery names an entity Elevator");
+    std::fs::write(&composite, theirs).unwrap();
+    // Models keep the window repainting while they load: step, not run.
+    h.event(egui::Event::WindowFocused(true));
+    h.step();
+    h.get_by_label("Reload").click();
+    h.step();
+    settle_with_models(&mut h);
+    let doc = &h.state().workbench().doc;
+    assert!(doc.saves_as_project, "still the project's scene");
+    assert!(doc.project.is_some());
+    let names: Vec<String> = (doc.view().entities())
+        .filter_map(|e| decode_name(doc.replica().component_data(e, ids::NAME)?))
+        .collect();
+    assert!(names.iter().any(|n| n == "Their lift"), "{names:?}");
+    assert!(!names.iter().any(|n| n == "Elevator"));
+}
+
+#[test]
+fn saving_over_a_file_another_program_changed_asks_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("showroom.json");
+    io::save_scene(&scenetree::editor::examples::showroom(), &path).unwrap();
+    let launch = Launch {
+        file: Some(path.clone()),
+        ..Launch::default()
+    };
+    let mut h = app(launch, None);
+    // Another program (the Inspector, a text editor, git) rewrites the file…
+    let mut theirs = scenetree::editor::examples::showroom();
+    theirs
+        .put(
+            Entity(521),
+            scenetree::model::ids::NAME,
+            scenetree::model::encode_name("Their shelf"),
+        )
+        .unwrap();
+    io::save_scene(&theirs, &path).unwrap();
+    let their_bytes = std::fs::read(&path).unwrap();
+    // …while the editor holds an unsaved change.
+    rename_lamp(&mut h, "Desk lamp");
+    let lamp_name = |path: &std::path::Path| {
+        let saved = io::load_scene(path).unwrap();
+        scenetree::model::decode_name(
+            saved
+                .component_data(Entity(519), scenetree::model::ids::NAME)
+                .unwrap(),
+        )
+    };
+    for answer in ["Cancel", "Save anyway"] {
+        h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::S);
+        h.run();
+        assert!(
+            h.query_by_label("The file changed on disk").is_some(),
+            "{answer}: asked before replacing their changes"
+        );
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            their_bytes,
+            "nothing written yet"
+        );
+        h.get_by_label(answer).click();
+        h.run();
+        assert!(h.query_by_label("The file changed on disk").is_none());
+        let doc = &h.state().workbench().doc;
+        if answer == "Cancel" {
+            assert_eq!(std::fs::read(&path).unwrap(), their_bytes);
+            assert!(doc.is_modified());
+        } else {
+            assert_eq!(lamp_name(&path).as_deref(), Some("Desk lamp"));
+            assert!(!doc.is_modified());
+        }
+    }
+    // Once saved, the file is the editor's again: the next save does not ask.
+    rename_lamp(&mut h, "Floor lamp");
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::S);
+    h.run();
+    assert!(h.query_by_label("The file changed on disk").is_none());
+    assert_eq!(lamp_name(&path).as_deref(), Some("Floor lamp"));
+}
+
+#[test]
+fn recovered_project_work_stays_the_projects_and_asks_before_replacing_a_newer_file() {
+    use super::app_flows::unsettled_app;
+    use super::project_flows::settle as settle_with_models;
+    let (dir, root) = super::projects::gallery_copy();
+    let recovery = dir.path().join("recovery");
+    let open_project = |recovery: &Path| {
+        let mut h = unsettled_app(
+            Launch {
+                file: Some(root.clone()),
+                ..Launch::default()
+            },
+            Some(recovery.to_path_buf()),
+        );
+        settle_with_models(&mut h);
+        h
+    };
+    let entity_named = |h: &Harness<'static, ScenetreeApp>, name: &str| {
+        let doc = &h.state().workbench().doc;
+        doc.view()
+            .entities()
+            .find(|&e| doc.name_of(e).as_deref() == Some(name))
+    };
+    // An editor renames the elevator, autosaves, and crashes.
+    let mut h = open_project(&recovery);
+    h.state_mut()
+        .set_autosave_timing(Duration::from_secs(3600), Duration::ZERO);
+    let elevator = entity_named(&h, "Elevator").expect("the gallery has an Elevator");
+    h.state_mut()
+        .workbench_mut()
+        .doc
+        .apply(scenetree::editor::Command::Rename {
+            entity: elevator,
+            name: "Lift".into(),
+        })
+        .unwrap();
+    h.step();
+    drop(h);
+    // Meanwhile another program (the Inspector) saves the project.
+    let composite = root.join("assets/scene/main.composite");
+    let theirs = std::fs::read_to_string(&composite).unwrap().replacen(
+        "\"Ostrich Ferns\"",
+        "\"Their ferns\"",
+        1,
+    );
+    std::fs::write(&composite, &theirs).unwrap();
+    // The next start offers the work back, as the project's scene. (The watcher has had
+    // time to look at the file as the start read it.)
+    let mut h = open_project(&recovery);
+    std::thread::sleep(Duration::from_millis(1500));
+    h.get_by_label("Recover").click();
+    h.step();
+    settle_with_models(&mut h);
+    // The watcher tells that the file changed after the work was autosaved.
+    wait_for_bar(&mut h);
+    let doc = &h.state().workbench().doc;
+    assert!(doc.is_modified());
+    assert_eq!(doc.name_of(elevator).as_deref(), Some("Lift"));
+    assert!(
+        doc.saves_as_project,
+        "saved as the project, not a lone composite"
+    );
+    let project = doc
+        .project
+        .as_ref()
+        .expect("its project, whose models it draws");
+    assert_eq!(project.root, root);
+    // Their save came after the autosave: replacing it is asked first.
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::S);
+    h.step();
+    h.step();
+    assert!(h.query_by_label("The file changed on disk").is_some());
+    assert_eq!(std::fs::read_to_string(&composite).unwrap(), theirs);
+    h.get_by_label("Save anyway").click();
+    h.step();
+    h.step();
+    let saved = std::fs::read_to_string(&composite).unwrap();
+    assert!(saved.contains("\"Lift\""));
+    let names = std::fs::read_to_string(root.join("assets/scene/entity-names.ts")).unwrap();
+    assert!(
+        names.contains("Lift = "),
+        "the project's files are written: {names}"
+    );
+}
