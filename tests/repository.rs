@@ -11,6 +11,9 @@
 //!   on the lines just before it saying why it is sound.
 //! - **Self-contained.** Nothing under `src/`, `tests/`, `benches/`, `fuzz/` or `build.rs` reads a
 //!   path outside the repository: a fresh clone has nothing beside it.
+//! - **The bevy comparison builds `--locked`.** `bench/vs-bevy` is a workspace of its own with
+//!   its own Cargo.lock, which nothing else updates: it must resolve scenetree's dependencies
+//!   as the root Cargo.lock does.
 //!
 //! This binary does not link scenetree; it only reads source files.
 
@@ -329,5 +332,50 @@ fn the_checks_can_fail() {
     assert_eq!(
         string_literals(r#"a.join("../x").join("y")"#),
         vec!["../x", "y"]
+    );
+}
+
+/// scenetree's direct dependencies as `lock` resolves them: (name, version) pairs.
+fn locked_dependencies_of_scenetree(lock: &str) -> std::collections::BTreeSet<(String, String)> {
+    let lock: toml::Table = toml::from_str(lock).expect("a Cargo.lock is TOML");
+    let packages = lock["package"].as_array().expect("a lock lists packages");
+    let field = |p: &toml::Value, key: &str| p.get(key).and_then(|v| v.as_str()).map(String::from);
+    let scenetree = (packages.iter())
+        .find(|p| field(p, "name").as_deref() == Some("scenetree"))
+        .expect("scenetree is in the lock");
+    let entries = scenetree.get("dependencies").and_then(|d| d.as_array());
+    (entries.into_iter().flatten())
+        .filter_map(|d| d.as_str())
+        .map(|entry| {
+            // "name", or "name version" when the lock holds several versions of it.
+            let mut words = entry.split(' ');
+            let name = words.next().unwrap_or_default().to_string();
+            let version = words.next().map(String::from).unwrap_or_else(|| {
+                (packages.iter())
+                    .find(|p| field(p, "name").as_deref() == Some(name.as_str()))
+                    .and_then(|p| field(p, "version"))
+                    .unwrap_or_default()
+            });
+            (name, version)
+        })
+        .collect()
+}
+
+#[test]
+fn the_bevy_comparison_resolves_scenetrees_dependencies_as_the_root_lock_does() {
+    let read = |path: &str| std::fs::read_to_string(root().join(path)).unwrap();
+    let manifest: toml::Table = toml::from_str(&read("Cargo.toml")).unwrap();
+    let dev_only: Vec<&String> = manifest["dev-dependencies"]
+        .as_table()
+        .map(|t| t.keys().collect())
+        .unwrap_or_default();
+    let mut wanted = locked_dependencies_of_scenetree(&read("Cargo.lock"));
+    wanted.retain(|(name, _)| !dev_only.contains(&name));
+    let locked = locked_dependencies_of_scenetree(&read("bench/vs-bevy/Cargo.lock"));
+    assert_eq!(
+        locked, wanted,
+        "bench/vs-bevy/Cargo.lock is behind the root Cargo.lock, so `cargo build --locked` \
+         fails there: run `cargo metadata --offline --format-version 1 > /dev/null` in \
+         bench/vs-bevy and commit its Cargo.lock"
     );
 }
