@@ -13,49 +13,21 @@ use crate::ui::command::shortcut_rows;
 impl ScenetreeApp {
     pub(super) fn dialogs_ui(&mut self, ctx: &egui::Context) {
         if self.pending == Some(Pending::Reload) {
-            let mut answer = None;
-            egui::Modal::new(egui::Id::new("reload")).show(ctx, |ui| {
-                ui.heading("Reload and lose your changes?");
-                ui.label(format!(
-                    "Reading {} again from disk drops the changes made since it was last saved.",
-                    self.document_name()
-                ));
-                ui.horizontal(|ui| {
-                    if ui.button("Discard changes and reload").clicked() {
-                        answer = Some(true);
-                    }
-                    if ui.button("Cancel").clicked() {
-                        answer = Some(false);
-                    }
-                });
-            });
-            if let Some(reload) = answer {
+            let text = format!(
+                "Reading {} again from disk drops the changes made since it was last saved.",
+                self.document_name()
+            );
+            let buttons = ["Discard changes and reload", "Cancel"];
+            if let Some(answer) = question(ctx, "Reload and lose your changes?", &text, &buttons) {
                 self.pending = None;
-                if reload {
+                if answer == 0 {
                     self.reload();
                 }
             }
         } else if let Some(pending) = self.pending.clone() {
-            let mut answer = None;
-            egui::Modal::new(egui::Id::new("unsaved")).show(ctx, |ui| {
-                ui.heading("Unsaved changes");
-                ui.label(format!(
-                    "Save the changes to {} first?",
-                    self.document_name()
-                ));
-                ui.horizontal(|ui| {
-                    if ui.button("Save").clicked() {
-                        answer = Some(0);
-                    }
-                    if ui.button("Don't save").clicked() {
-                        answer = Some(1);
-                    }
-                    if ui.button("Cancel").clicked() {
-                        answer = Some(2);
-                    }
-                });
-            });
-            match answer {
+            let text = format!("Save the changes to {} first?", self.document_name());
+            let buttons = ["Save", "Don't save", "Cancel"];
+            match question(ctx, "Unsaved changes", &text, &buttons) {
                 Some(0) => {
                     // Saving may need a dialog or a confirmation first: the request waits
                     // for the save to complete (see `save_to_confirmed`).
@@ -72,30 +44,16 @@ impl ScenetreeApp {
             }
         }
         if let Some((path, consent)) = self.overwrite_prompt.clone() {
-            let mut answer = None;
-            egui::Modal::new(egui::Id::new("changed-on-disk")).show(ctx, |ui| {
-                ui.heading("The file changed on disk");
-                ui.label(format!(
-                    "{} was changed by another program after scenetree read it. Saving now \
-                     replaces those changes with this scene.",
-                    path.display()
-                ));
-                ui.horizontal(|ui| {
-                    if ui.button("Save anyway").clicked() {
-                        answer = Some(Some(true));
-                    }
-                    if ui.button("Save As…").clicked() {
-                        answer = Some(None);
-                    }
-                    if ui.button("Cancel").clicked() {
-                        answer = Some(Some(false));
-                    }
-                });
-            });
-            if let Some(answer) = answer {
+            let text = format!(
+                "{} was changed by another program after scenetree read it. Saving now replaces \
+                 those changes with this scene.",
+                path.display()
+            );
+            let buttons = ["Save anyway", "Save As…", "Cancel"];
+            if let Some(answer) = question(ctx, "The file changed on disk", &text, &buttons) {
                 self.overwrite_prompt = None;
                 match answer {
-                    Some(true) => self.save_to_confirmed(
+                    0 => self.save_to_confirmed(
                         path,
                         SaveConsent {
                             overwrite: true,
@@ -103,34 +61,23 @@ impl ScenetreeApp {
                         },
                     ),
                     // Keeps both: a request waiting for the save goes on once it is made.
-                    None => self.save_as(),
-                    Some(false) => self.save_abandoned(),
+                    1 => self.save_as(),
+                    _ => self.save_abandoned(),
                 }
             }
         }
         if let Some((path, lost, consent)) = self.lossy_save.clone() {
-            let mut answer = None;
-            egui::Modal::new(egui::Id::new("lossy-save")).show(ctx, |ui| {
-                ui.heading("Save would lose data");
-                ui.label(format!(
-                    "{} cannot hold everything in this scene. Saving would drop:",
-                    path.display()
-                ));
-                for item in &lost {
-                    ui.label(format!("• {item}"));
-                }
-                ui.horizontal(|ui| {
-                    if ui.button("Save anyway").clicked() {
-                        answer = Some(true);
-                    }
-                    if ui.button("Cancel").clicked() {
-                        answer = Some(false);
-                    }
-                });
-            });
-            if let Some(save) = answer {
+            let mut text = format!(
+                "{} cannot hold everything in this scene. Saving would drop:",
+                path.display()
+            );
+            for item in &lost {
+                text.push_str(&format!("\n• {item}"));
+            }
+            let buttons = ["Save anyway", "Cancel"];
+            if let Some(answer) = question(ctx, "Save would lose data", &text, &buttons) {
                 self.lossy_save = None;
-                if save {
+                if answer == 0 {
                     self.save_to_confirmed(
                         path,
                         SaveConsent {
@@ -153,37 +100,22 @@ impl ScenetreeApp {
             });
         }
         if let Some(work) = &self.recovery_offer {
-            let mut answer = None;
-            egui::Modal::new(egui::Id::new("recovery")).show(ctx, |ui| {
-                ui.heading("Recover unsaved work?");
-                let what = work
-                    .info
-                    .original
-                    .as_ref()
-                    .map_or("an untitled scene".to_string(), |p| p.display().to_string());
-                ui.label(format!(
-                    "scenetree kept unsaved changes to {what} from a session that did not end \
-                     cleanly."
+            let what = (work.info.original.as_ref())
+                .map_or("an untitled scene".to_string(), |p| p.display().to_string());
+            let mut text = format!(
+                "scenetree kept unsaved changes to {what} from a session that did not end cleanly."
+            );
+            if self.more_recovery_offers > 0 {
+                text.push_str(&format!(
+                    "\n\n{} more from other sessions will be offered at the next start.",
+                    self.more_recovery_offers
                 ));
-                if self.more_recovery_offers > 0 {
-                    ui.weak(format!(
-                        "{} more from other sessions will be offered at the next start.",
-                        self.more_recovery_offers
-                    ));
-                }
-                ui.horizontal(|ui| {
-                    if ui.button("Recover").clicked() {
-                        answer = Some(true);
-                    }
-                    if ui.button("Discard").clicked() {
-                        answer = Some(false);
-                    }
-                });
-            });
-            if let Some(recover) = answer
+            }
+            let buttons = ["Recover", "Discard"];
+            if let Some(answer) = question(ctx, "Recover unsaved work?", &text, &buttons)
                 && let Some(work) = self.recovery_offer.take()
             {
-                if recover {
+                if answer == 0 {
                     self.recover(work);
                 } else {
                     work.discard();
@@ -213,4 +145,22 @@ impl ScenetreeApp {
                 });
         }
     }
+}
+
+/// A modal question: its heading, its text, and a row of buttons. Returns the index of the
+/// button clicked this frame.
+fn question(ctx: &egui::Context, heading: &str, text: &str, buttons: &[&str]) -> Option<usize> {
+    let mut answer = None;
+    egui::Modal::new(egui::Id::new(heading)).show(ctx, |ui| {
+        ui.heading(heading);
+        ui.label(text);
+        ui.horizontal(|ui| {
+            for (i, label) in buttons.iter().enumerate() {
+                if ui.button(*label).clicked() {
+                    answer = Some(i);
+                }
+            }
+        });
+    });
+    answer
 }
