@@ -13,10 +13,14 @@ use crate::ui::command::shortcut_rows;
 impl ScenetreeApp {
     pub(super) fn dialogs_ui(&mut self, ctx: &egui::Context) {
         if self.pending == Some(Pending::Reload) {
-            let text = format!(
-                "Reading {} again from disk drops the changes made since it was last saved.",
+            let mut text = format!(
+                "Reading {} again from disk drops the changes made since it was last saved",
                 self.document_name()
             );
+            text.push_str(match self.bench.doc.simulation() {
+                Some(_) => ", and ends the simulation: its peers and the messages in flight.",
+                None => ".",
+            });
             let buttons = ["Discard changes and reload", "Cancel"];
             if let Some(answer) = question(ctx, "Reload and lose your changes?", &text, &buttons) {
                 self.pending = None;
