@@ -16,6 +16,8 @@ use super::app_flows::{app, rename_lamp, settle};
 
 const LAMP: Entity = Entity(519);
 const SHELF: Entity = Entity(521);
+/// The art gallery's shelf (entity "shelf.glb", drawn by Models/shelf/shelf.glb).
+const GALLERY_SHELF: Entity = Entity(521);
 const CHANGED: &str = "was changed on disk by another program";
 
 /// The showroom saved at `path` and opened in the app.
@@ -346,5 +348,42 @@ fn recovered_project_work_stays_the_projects_and_asks_before_replacing_a_newer_f
     assert!(
         names.contains("Lift = "),
         "the project's files are written: {names}"
+    );
+}
+
+#[test]
+fn models_changed_on_disk_are_read_again_when_the_window_is_focused() {
+    use super::project_flows::{app_with, settle as settle_with_models};
+    let (_dir, root) = super::projects::gallery_copy();
+    let mut h = app_with(Some(root.clone()));
+    let models = root.join("assets/scene/Models");
+    std::fs::copy(
+        models.join("beam_bench/beam_bench.glb"),
+        models.join("shelf/shelf.glb"),
+    )
+    .unwrap();
+    h.event(egui::Event::WindowFocused(true));
+    h.step();
+    assert!(
+        h.query_by_label_contains("Reading 1 changed model or texture file(s) again")
+            .is_some()
+    );
+    settle_with_models(&mut h);
+    let viewport = &h.state().workbench().viewport;
+    let shelf = (viewport.scene().items.iter())
+        .find(|i| i.entity == GALLERY_SHELF)
+        .map(|i| i.shape);
+    let Some(scenetree::ui::viewport::Shape::Model { asset: shelf, .. }) = shelf else {
+        panic!("the shelf is drawn as its model: {shelf:?}");
+    };
+    let assets = &viewport.assets;
+    let bench = scenetree::ui::viewport::models::load::load_model(
+        &models.join("beam_bench/beam_bench.glb"),
+    )
+    .unwrap();
+    assert_eq!(
+        assets.model(shelf).unwrap().triangles.len(),
+        bench.triangles.len(),
+        "the shelf's file now holds the bench"
     );
 }

@@ -159,3 +159,43 @@ fn the_library_loads_each_file_once_however_often_it_is_asked() {
     let err = library.request_src("assets/x.glb").unwrap_err().to_string();
     assert!(err.contains("project"), "{err}");
 }
+
+#[test]
+fn a_model_file_changed_on_disk_is_read_again_when_asked_and_the_old_one_drawn_until_then() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("model.glb");
+    std::fs::copy(gallery_file(BENCH), &path).unwrap();
+    let mut library = AssetLibrary::new();
+    let id = library.request_path(&path);
+    assert!(library.wait_until_loaded(Duration::from_secs(60)));
+    let bench = library.model(id).unwrap().clone();
+    assert_eq!(library.reload_changed(), 0, "nothing changed");
+    // Exported again (another self-contained model at the same path).
+    std::fs::copy(gallery_file("assets/scene/Models/shelf/shelf.glb"), &path).unwrap();
+    assert_eq!(library.reload_changed(), 1);
+    assert_eq!(library.reload_changed(), 0, "already being read again");
+    assert!(
+        std::sync::Arc::ptr_eq(library.model(id).unwrap(), &bench),
+        "the old model is drawn until the new one is in"
+    );
+    assert!(library.wait_until_loaded(Duration::from_secs(60)));
+    let shelf = match library.status(id) {
+        AssetStatus::Ready(_) => library.model(id).unwrap().clone(),
+        other => panic!("{other:?}"),
+    };
+    assert!(!std::sync::Arc::ptr_eq(&shelf, &bench));
+    assert_ne!(shelf.triangles.len(), bench.triangles.len());
+    assert_eq!(library.reload_changed(), 0, "read as it is now");
+    // Saved half-written: the reason is shown, and the next good save is read again.
+    std::fs::write(&path, b"glTF, cut short").unwrap();
+    assert_eq!(library.reload_changed(), 1);
+    assert!(library.wait_until_loaded(Duration::from_secs(60)));
+    assert!(matches!(library.status(id), AssetStatus::Failed(_)));
+    std::fs::copy(gallery_file(BENCH), &path).unwrap();
+    assert_eq!(library.reload_changed(), 1);
+    assert!(library.wait_until_loaded(Duration::from_secs(60)));
+    assert_eq!(
+        library.model(id).unwrap().triangles.len(),
+        bench.triangles.len()
+    );
+}

@@ -38,7 +38,8 @@ pub(crate) fn settle(h: &mut Harness<'static, ScenetreeApp>) {
     for _ in 0..6000 {
         h.step();
         let app = h.state();
-        let models_pending = app.workbench().viewport.assets.progress().pending() > 0;
+        let assets = &app.workbench().viewport.assets;
+        let models_pending = assets.progress().pending() > 0 || assets.is_reloading();
         if !app.is_loading() && !models_pending {
             h.run_steps(3);
             return;

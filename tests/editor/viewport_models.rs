@@ -421,3 +421,101 @@ fn load_progress_counts_only_the_open_projects_files() {
     let after = tab.assets.progress();
     assert_eq!((after.total, after.ready, after.missing), (0, 0, 0));
 }
+
+#[test]
+fn a_model_exported_again_is_drawn_anew_once_read_again() {
+    let (_dir, root) = crate::projects::gallery_copy();
+    let (doc, mut tab) = open_loaded(&root);
+    let gl = headless_gl().expect("surfaceless EGL");
+    let mut renderer = GlowViewportRenderer::new(gl.gl.clone()).expect("renderer");
+    let camera = shelf_corner_camera();
+    let youtube_red = |c: [u8; 3]| c[0] > 170 && c[1] < 90 && c[2] < 90;
+    let scene = tab.scene().clone();
+    let logo = screen_rect(&scene, &camera, YOUTUBE);
+    let before = render(&mut renderer, &scene, &camera);
+    assert!(
+        count_in(&before, logo, youtube_red) > 20,
+        "the red logo first"
+    );
+    // The logo's file is replaced with the (white, untextured) shelf, as an artist exporting
+    // over it would.
+    let asset = match scene
+        .items
+        .iter()
+        .find(|i| i.entity == YOUTUBE)
+        .unwrap()
+        .shape
+    {
+        Shape::Model { asset, .. } => asset,
+        other => panic!("{other:?}"),
+    };
+    let file = tab.assets.path(asset).to_path_buf();
+    std::fs::copy(root.join("assets/scene/Models/shelf/shelf.glb"), &file).unwrap();
+    assert_eq!(tab.assets.reload_changed(), 1);
+    assert!(tab.assets.wait_until_loaded(Duration::from_secs(60)));
+    let none = HashSet::new();
+    let scene = tab.update_scene(&doc, &none, &none, 0.0).clone();
+    let after = render(&mut renderer, &scene, &camera);
+    after.save("gallery_logo_exported_again");
+    assert_eq!(
+        count_in(&after, logo, youtube_red),
+        0,
+        "the new model replaced the old one on the GPU"
+    );
+}
+
+#[test]
+fn a_texture_changed_on_disk_is_drawn_anew_once_read_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("cozy");
+    crate::projects::copy_dir(&cozy_house(), &root);
+    let (doc, mut tab) = open_loaded(&root);
+    let image = Entity(534); // a plane whose Material's texture is art_placeholder.jpg
+    let scene = tab.scene().clone();
+    let item = scene.items.iter().find(|i| i.entity == image).unwrap();
+    let bounds = item.shape.local_bounds().transformed(&item.world);
+    let normal = item.world.transform_vector3(Vec3::Z).normalize();
+    let mut camera = OrbitCamera {
+        yaw: normal.x.atan2(normal.z),
+        pitch: 0.0,
+        ..OrbitCamera::default()
+    };
+    camera.frame_bounds(bounds.min, bounds.max, W as f32 / H as f32);
+    let gl = headless_gl().expect("surfaceless EGL");
+    let mut renderer = GlowViewportRenderer::new(gl.gl.clone()).expect("renderer");
+    let (x0, y0, x1, y1) = screen_rect(&scene, &camera, image);
+    let mean = |img: &Image| {
+        let mut sum = [0u64; 3];
+        let mut n = 0;
+        for y in y0..=y1 {
+            for x in x0..=x1 {
+                let c = img.px(x, y);
+                (0..3).for_each(|i| sum[i] += u64::from(c[i]));
+                n += 1;
+            }
+        }
+        sum.map(|s| s / n)
+    };
+    let before = mean(&render(&mut renderer, &scene, &camera));
+    // The image is replaced by another picture (the house's sketch).
+    let images = root.join("assets/scene/Images");
+    std::fs::copy(
+        images.join("sketch_cozy_house_4.jpg"),
+        images.join("art_placeholder.jpg"),
+    )
+    .unwrap();
+    assert!(tab.assets.reload_changed() >= 1);
+    assert!(tab.assets.wait_until_loaded(Duration::from_secs(60)));
+    let none = HashSet::new();
+    let scene = tab.update_scene(&doc, &none, &none, 0.0).clone();
+    let shown = render(&mut renderer, &scene, &camera);
+    shown.save("cozy_image_plane_changed");
+    let after = mean(&shown);
+    let moved: i64 = (0..3)
+        .map(|i| (before[i] as i64 - after[i] as i64).abs())
+        .sum();
+    assert!(
+        moved > 30,
+        "the plane shows the new picture: mean {before:?} -> {after:?}"
+    );
+}

@@ -125,8 +125,7 @@ impl ScenetreeApp {
         let watched = doc.file.as_ref().map(|f| f.path.clone());
         let known = doc.disk_stamp;
         self.disk_watch.watch(watched.as_deref().zip(known));
-        let focused =
-            ctx.input(|i| (i.events.iter()).any(|e| matches!(e, egui::Event::WindowFocused(true))));
+        let focused = crate::ui::workbench::window_got_focus(ctx);
         // `|` on purpose: the watcher's flag is taken in any case.
         if !(self.disk_watch.take_changed() | focused) || self.jobs.loading.is_some() {
             return;

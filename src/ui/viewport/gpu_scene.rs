@@ -12,6 +12,7 @@
 //! (tried) tinted everything standing on a selected floor; an outline of only the hidden parts
 //! needs a stencil pass three-d does not offer.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use eframe::egui::Color32;
@@ -25,6 +26,7 @@ use three_d::{
 use crate::ui::style;
 
 use super::gpu_models::{GpuModels, ModelInstances, ModelPass};
+use super::models::load::LoadedTexture;
 use super::models::{AssetId, SceneAssets};
 use super::shaded::{ShadedMaterial, cone_mesh, marker_mesh};
 use super::{DrawItem, OrbitCamera, ViewportScene, grid::Grid, shape::Shape};
@@ -237,7 +239,9 @@ pub(crate) struct GpuScene {
     outline: ColorMaterial,
     grid: Grid,
     models: GpuModels,
-    textures: HashMap<AssetId, Texture2DRef>,
+    /// Each texture on the GPU with the loaded file it came from (a file read again is a new
+    /// one: see [`Self::sync_textures`]).
+    textures: HashMap<AssetId, (Arc<LoadedTexture>, Texture2DRef)>,
     uploaded_generation: Option<u64>,
     /// Models of the scene not uploaded yet (see [`MODEL_UPLOAD_BUDGET`]).
     pub models_waiting: bool,
@@ -308,7 +312,7 @@ impl GpuScene {
             let material = match texture {
                 None => None,
                 Some(id) => match self.textures.get(&id) {
-                    Some(texture) => Some(ShadedMaterial {
+                    Some((_, texture)) => Some(ShadedMaterial {
                         texture: Some(texture.clone()),
                         ..self.shaded.clone()
                     }),
@@ -343,17 +347,22 @@ impl GpuScene {
         self.uploads += 1;
     }
 
-    /// Uploads the scene's textures that are new, and forgets the ones it no longer has
-    /// (with the batches that draw them).
+    /// Uploads the scene's textures that are new, and forgets the ones it no longer has or
+    /// that were read again (a file changed on disk), with the batches that draw them: those
+    /// are built again below with the new texture.
     fn sync_textures(&mut self, assets: &SceneAssets) {
-        self.textures
-            .retain(|id, _| assets.textures.contains_key(id));
+        let current = |id: &AssetId, source: &Arc<LoadedTexture>| {
+            (assets.textures.get(id)).is_some_and(|t| Arc::ptr_eq(t, source))
+        };
+        self.textures.retain(|id, (source, _)| current(id, source));
+        let kept = &self.textures;
         self.batches
-            .retain(|(_, texture), _| texture.is_none_or(|t| assets.textures.contains_key(&t)));
+            .retain(|(_, texture), _| texture.is_none_or(|t| kept.contains_key(&t)));
         for (id, texture) in &assets.textures {
-            self.textures
-                .entry(*id)
-                .or_insert_with(|| Texture2DRef::from_cpu_texture(&self.context, &texture.cpu));
+            self.textures.entry(*id).or_insert_with(|| {
+                let gpu = Texture2DRef::from_cpu_texture(&self.context, &texture.cpu);
+                (texture.clone(), gpu)
+            });
         }
     }
 

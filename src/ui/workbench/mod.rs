@@ -59,6 +59,12 @@ pub enum Workspace {
 }
 
 /// The Peers workspace: Peers | Viewport over Inspector, the peers taking most of the width.
+/// True in the frame the window got the keyboard focus back (the user returns from another
+/// program): the moment to look for files other programs changed.
+pub fn window_got_focus(ctx: &egui::Context) -> bool {
+    ctx.input(|i| (i.events.iter()).any(|e| matches!(e, egui::Event::WindowFocused(true))))
+}
+
 pub fn peers_dock() -> DockState<Tab> {
     let mut dock = DockState::new(vec![Tab::Peers]);
     let surface = dock.main_surface_mut();
@@ -207,6 +213,17 @@ impl Workbench {
     pub fn ui(&mut self, ui: &mut egui::Ui, renderer: &mut dyn ViewportRenderer) {
         // The keyboard, once, before any panel: a panel drawn later sees the result (the
         // viewport cancels a drag this frame) and no panel reads a key a command took.
+        if window_got_focus(ui.ctx()) {
+            // Files changed while the window was in the background (a model exported again
+            // from Blender): read them again, as Godot reimports when its window is focused.
+            let reloading = self.viewport.assets.reload_changed();
+            if reloading > 0 {
+                self.status = Some((
+                    format!("Reading {reloading} changed model or texture file(s) again"),
+                    Severity::Info,
+                ));
+            }
+        }
         let context = self.command_context(ui.ctx());
         for command in command::dispatch(ui.ctx(), &context) {
             self.run_command(command);

@@ -1,5 +1,7 @@
 //! The asset library: one background load per distinct file, shared by every entity that
 //! names it, on a few worker threads, with the results polled by the UI thread each frame.
+//! A file changed on disk since it was read (a model exported again from Blender) is read
+//! again when asked ([`AssetLibrary::reload_changed`]); the old one is drawn meanwhile.
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
@@ -10,6 +12,7 @@ use std::time::{Duration, Instant};
 use rustc_hash::FxHashMap as HashMap;
 
 use super::load::{LoadedModel, LoadedTexture, is_model_path, load_model, load_texture};
+use crate::io::FileStamp;
 use crate::io::project::{AssetPathError, Project};
 
 /// Names one file of the library (stable while the library lives).
@@ -63,10 +66,15 @@ struct Entry {
     /// Asked for since the project last changed (what the progress counts: loaded files stay
     /// cached across projects).
     asked: bool,
+    /// How the file looked when it was last read (`None`: unknown, or not there).
+    stamp: Option<FileStamp>,
+    /// Being read again because it changed; `status` holds the last result meanwhile.
+    reloading: bool,
 }
 
 type Job = (AssetId, PathBuf);
-type Done = (AssetId, Result<Loaded, String>);
+/// A finished load: the file, what reading it gave, and how the file looked just before.
+type Done = (AssetId, Result<Loaded, String>, Option<FileStamp>);
 
 #[derive(Default)]
 struct Queue {
@@ -172,8 +180,41 @@ impl AssetLibrary {
             path: path.to_path_buf(),
             status: AssetStatus::Loading,
             asked: true,
+            stamp: None,
+            reloading: false,
         });
         self.by_path.insert(path.to_path_buf(), id);
+        self.enqueue(id, path);
+        self.generation += 1;
+        id
+    }
+
+    /// Reads again every file that changed on disk since it was read (length or modification
+    /// time), keeping the last result on show until the new one is in. Returns how many.
+    /// One `stat` per file: the app calls it when the window gets the focus back, as Godot
+    /// and JetBrains editors look for changed files.
+    pub fn reload_changed(&mut self) -> usize {
+        let changed: Vec<AssetId> = (self.entries.iter().enumerate())
+            .filter(|(_, e)| !matches!(e.status, AssetStatus::Loading) && !e.reloading)
+            .filter(|(_, e)| FileStamp::of(&e.path) != e.stamp)
+            .map(|(i, _)| AssetId(i as u32))
+            .collect();
+        for &id in &changed {
+            let entry = &mut self.entries[id.0 as usize];
+            entry.reloading = true;
+            let path = entry.path.clone();
+            self.enqueue(id, &path);
+        }
+        changed.len()
+    }
+
+    /// True while a changed file is being read again.
+    pub fn is_reloading(&self) -> bool {
+        self.entries.iter().any(|e| e.reloading)
+    }
+
+    /// Hands a file to the workers.
+    fn enqueue(&mut self, id: AssetId, path: &Path) {
         self.start_workers();
         let (lock, ready) = &*self.queue;
         lock.lock()
@@ -181,8 +222,18 @@ impl AssetLibrary {
             .jobs
             .push_back((id, path.to_path_buf()));
         ready.notify_one();
+    }
+
+    /// Records a finished load.
+    fn finished(&mut self, (id, result, stamp): Done) {
+        let entry = &mut self.entries[id.0 as usize];
+        entry.status = match result {
+            Ok(loaded) => AssetStatus::Ready(loaded),
+            Err(why) => AssetStatus::Failed(why),
+        };
+        entry.stamp = stamp;
+        entry.reloading = false;
         self.generation += 1;
-        id
     }
 
     /// The status of an asset.
@@ -243,38 +294,28 @@ impl AssetLibrary {
     /// Takes the loads that finished since the last call; true when any status changed.
     pub fn poll(&mut self) -> bool {
         let mut changed = false;
-        while let Ok((id, result)) = self.done_rx.try_recv() {
-            self.entries[id.0 as usize].status = match result {
-                Ok(loaded) => AssetStatus::Ready(loaded),
-                Err(why) => AssetStatus::Failed(why),
-            };
+        while let Ok(done) = self.done_rx.try_recv() {
+            self.finished(done);
             changed = true;
-        }
-        if changed {
-            self.generation += 1;
         }
         changed
     }
 
-    /// Polls until nothing is loading or `timeout` passes; true when everything finished.
-    /// For the screenshot mode and tests, which want the finished scene.
+    /// Polls until nothing is loading (or being read again) or `timeout` passes; true when
+    /// everything finished. For the screenshot mode and tests, which want the finished scene.
     pub fn wait_until_loaded(&mut self, timeout: Duration) -> bool {
         let until = Instant::now() + timeout;
         loop {
             self.poll();
-            if self.progress().pending() == 0 {
+            if self.progress().pending() == 0 && !self.is_reloading() {
                 return true;
             }
             let left = until.saturating_duration_since(Instant::now());
             if left.is_zero() {
                 return false;
             }
-            if let Ok((id, result)) = self.done_rx.recv_timeout(left) {
-                self.entries[id.0 as usize].status = match result {
-                    Ok(loaded) => AssetStatus::Ready(loaded),
-                    Err(why) => AssetStatus::Failed(why),
-                };
-                self.generation += 1;
+            if let Ok(done) = self.done_rx.recv_timeout(left) {
+                self.finished(done);
             }
         }
     }
@@ -297,7 +338,7 @@ impl AssetLibrary {
                     let mut q = self.queue.0.lock().expect("queue lock");
                     for (id, _) in q.jobs.drain(..) {
                         let why = format!("cannot start a loader thread: {e}");
-                        self.done_tx.send((id, Err(why))).ok();
+                        self.done_tx.send((id, Err(why), None)).ok();
                     }
                     return;
                 }
@@ -323,12 +364,14 @@ fn worker(queue: &(Mutex<Queue>, Condvar), done: &Sender<Done>, repaint: Option<
             }
         };
         let (id, path) = job;
+        // Before reading: a change made while reading is then seen by the next check.
+        let stamp = FileStamp::of(&path);
         let result = if is_model_path(&path) {
             load_model(&path).map(|m| Loaded::Model(Arc::new(m)))
         } else {
             load_texture(&path).map(|t| Loaded::Texture(Arc::new(t)))
         };
-        if done.send((id, result)).is_err() {
+        if done.send((id, result, stamp)).is_err() {
             return; // the library is gone
         }
         if let Some(ctx) = repaint {
