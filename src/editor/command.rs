@@ -31,8 +31,9 @@ pub enum Command {
     /// Set (or with an empty string, remove) the `core-schema::Name`.
     Rename { entity: Entity, name: String },
     /// Create an entity under `parent` at its origin, with a name and optional extra components
-    /// (component id, value), e.g. a MeshRenderer. A name already in use is numbered
-    /// ("Entity" → "Entity_2", as the Decentraland Inspector does).
+    /// (component id, value), e.g. a MeshRenderer. A Transform among them (whose parent must be
+    /// `parent`) places it elsewhere. A name already in use is numbered ("Entity" →
+    /// "Entity_2", as the Decentraland Inspector does).
     Create {
         parent: Entity,
         name: String,
@@ -129,4 +130,39 @@ pub enum EditError {
     /// No free entity number left (65,535 in use).
     #[error("the scene has no free entity number left")]
     Full,
+}
+
+/// The command that adds a glTF model of a project to the scene, as the Decentraland
+/// Inspector adds a model dropped on its viewport: an entity at the root named after the file
+/// (`shelf.glb` → "shelf"), at `position` (world space, meters), with a `core::GltfContainer`
+/// naming the file by its path in the project and the Inspector's collision layers (no
+/// collider from the visible meshes; pointer and physics from the `_collider` ones).
+pub fn add_model(
+    project: &crate::io::project::Project,
+    file: &std::path::Path,
+    position: glam::Vec3,
+) -> Result<Command, crate::io::project::AssetPathError> {
+    use crate::model::dcl::GltfModel;
+    use crate::model::ids;
+    let src = project.asset_src(file)?;
+    let name = file
+        .file_stem()
+        .map_or_else(|| "Model".to_string(), |s| s.to_string_lossy().into_owned());
+    let transform = Transform {
+        position,
+        ..Transform::IDENTITY
+    };
+    let model = GltfModel {
+        src,
+        visible_meshes_collision_mask: Some(0),
+        invisible_meshes_collision_mask: Some(3),
+    };
+    Ok(Command::Create {
+        parent: Entity::ROOT,
+        name,
+        components: vec![
+            (ids::TRANSFORM, transform.to_bytes().to_vec()),
+            (ids::GLTF_CONTAINER, model.encode()),
+        ],
+    })
 }

@@ -13,7 +13,7 @@ mod plan;
 mod saved;
 mod selection;
 
-pub use command::{Command, EditError};
+pub use command::{Command, EditError, add_model};
 pub use document::{Applied, Document, SceneFile};
 pub use history::{HISTORY_LIMIT, History, RegisterChange, ReplayError, Reselect, Step};
 pub use inspector::InspectorFlags;

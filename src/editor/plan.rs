@@ -99,11 +99,13 @@ impl Document {
                 components,
             } => {
                 let entity = self.free_entities(1)?[0];
-                writes.push((
-                    entity,
-                    ids::TRANSFORM,
-                    Some(Transform::identity_under(parent).to_bytes().to_vec()),
-                ));
+                if !components.iter().any(|(c, _)| *c == ids::TRANSFORM) {
+                    writes.push((
+                        entity,
+                        ids::TRANSFORM,
+                        Some(Transform::identity_under(parent).to_bytes().to_vec()),
+                    ));
+                }
                 if !name.is_empty() {
                     writes.push((entity, ids::NAME, Some(encode_name(&name))));
                 }

@@ -178,6 +178,26 @@ impl Project {
     }
 }
 
+impl Project {
+    /// The `src` a component gives to name `file` (`assets/scene/Models/x.glb`: relative to the
+    /// root, `/` separated), the inverse of [`Self::resolve_asset`]. `Err` when the file is not
+    /// inside the project folder (or cannot be found to tell).
+    pub fn asset_src(&self, file: &Path) -> Result<String, AssetPathError> {
+        let outside = || AssetPathError::OutsideProject(file.display().to_string());
+        let file = file.canonicalize().map_err(|_| AssetPathError::Missing {
+            path: file.to_path_buf(),
+        })?;
+        let root = self.root.canonicalize().map_err(|_| outside())?;
+        let relative = file.strip_prefix(&root).map_err(|_| outside())?;
+        let parts: Option<Vec<&str>> = relative
+            .components()
+            .map(|c| c.as_os_str().to_str())
+            .collect();
+        let parts = parts.filter(|p| !p.is_empty()).ok_or_else(outside)?;
+        Ok(parts.join("/"))
+    }
+}
+
 /// `display.title` of a scene.json's bytes (`None` when it has none); `Err` says what is wrong.
 fn scene_title(bytes: &[u8]) -> Result<Option<String>, String> {
     let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| {

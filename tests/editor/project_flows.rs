@@ -177,3 +177,78 @@ fn ctrl_shift_o_picks_a_project_folder_and_opens_it() {
     settle(&mut h);
     assert_eq!(h.state().title(), "Art Gallery Template — scenetree");
 }
+
+/// A file dragged from a file manager (egui leaves the file type to the integration).
+#[derive(Debug)]
+struct DroppedPath(PathBuf);
+
+impl egui::DroppedFile for DroppedPath {
+    fn path(&self) -> &std::path::Path {
+        &self.0
+    }
+
+    fn bytes(&self) -> Result<Vec<u8>, String> {
+        std::fs::read(&self.0).map_err(|e| e.to_string())
+    }
+}
+
+/// Drops files on the window, as a file manager does.
+fn drop_files(h: &mut Harness<'static, ScenetreeApp>, files: &[PathBuf]) {
+    h.input_mut().dropped_files.extend(
+        (files.iter())
+            .map(|f| std::sync::Arc::new(DroppedPath(f.clone())) as egui::DroppedFileHandle),
+    );
+    h.step();
+    h.step();
+}
+
+#[test]
+fn a_model_dropped_on_the_window_is_added_at_the_pivot_and_saved_as_the_inspector_would() {
+    use scenetree::model::dcl::GltfModel;
+    let (dir, root) = gallery_copy();
+    let mut h = app_with(Some(root.clone()));
+    let before: Vec<Entity> = h.state().workbench().doc.view().entities().collect();
+    let pivot = h.state().workbench().viewport.viewport.camera.target;
+    drop_files(&mut h, &[root.join("assets/scene/Models/shelf/shelf.glb")]);
+    let doc = &h.state().workbench().doc;
+    let added: Vec<Entity> = (doc.view().entities())
+        .filter(|e| !before.contains(e))
+        .collect();
+    assert_eq!(added.len(), 1, "one entity for one model");
+    let model = added[0];
+    assert_eq!(
+        doc.selection.entities(),
+        &[model],
+        "the new entity is selected"
+    );
+    assert_eq!(doc.name_of(model).as_deref(), Some("shelf"));
+    assert_eq!(doc.local_transform(model).position, pivot);
+    let gltf = GltfModel::decode(
+        doc.replica()
+            .component_data(model, ids::GLTF_CONTAINER)
+            .unwrap(),
+    );
+    assert_eq!(
+        gltf.map(|g| g.src).as_deref(),
+        Some("assets/scene/Models/shelf/shelf.glb")
+    );
+    assert_eq!(doc.history().undo_label(), Some("Create shelf"));
+    // Saved: main.composite holds it, entity-names.ts names it.
+    h.key_press_modifiers(Modifiers::COMMAND, Key::S);
+    settle(&mut h);
+    let saved = io::load_scene(&root.join("assets/scene/main.composite")).unwrap();
+    assert!(saved.component_data(model, ids::GLTF_CONTAINER).is_some());
+    let names = std::fs::read_to_string(root.join("assets/scene/entity-names.ts")).unwrap();
+    assert!(names.contains("shelf = \"shelf\""), "{names}");
+    // Undone like any creation.
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    h.step();
+    assert!(!h.state().workbench().doc.view().contains(model));
+    // A model outside the project cannot be named by the scene: said, nothing added.
+    let outside = dir.path().join("elsewhere.glb");
+    std::fs::copy(root.join("assets/scene/Models/shelf/shelf.glb"), &outside).unwrap();
+    let count = h.state().workbench().doc.view().entities().count();
+    drop_files(&mut h, &[outside]);
+    assert!(h.query_by_label_contains("copy the file into").is_some());
+    assert_eq!(h.state().workbench().doc.view().entities().count(), count);
+}

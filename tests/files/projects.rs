@@ -190,6 +190,30 @@ fn asset_paths_resolve_inside_the_project_only() {
 }
 
 #[test]
+fn a_file_of_the_project_is_named_by_its_path_in_the_project() {
+    let project = Project::containing(&gallery()).unwrap();
+    let src = "assets/scene/Models/shelf/shelf.glb";
+    let shelf = project.resolve_asset(src).unwrap();
+    assert_eq!(project.asset_src(&shelf).as_deref(), Ok(src));
+    // Spelled through `..`, it is still the same file.
+    let roundabout = gallery().join("assets/scene/../scene/Models/shelf/shelf.glb");
+    assert_eq!(project.asset_src(&roundabout).as_deref(), Ok(src));
+    let elsewhere = tempfile::NamedTempFile::new().unwrap();
+    assert!(matches!(
+        project.asset_src(elsewhere.path()),
+        Err(AssetPathError::OutsideProject(_))
+    ));
+    assert!(matches!(
+        project.asset_src(&gallery().join("assets/none.glb")),
+        Err(AssetPathError::Missing { .. })
+    ));
+    assert!(
+        project.asset_src(&gallery()).is_err(),
+        "the folder itself is no file of it"
+    );
+}
+
+#[test]
 fn saving_a_project_writes_the_composite_and_the_matching_main_crdt() {
     let (_dir, root) = gallery_copy();
     let (project, scene) = expect_project(resolve_open(&root).unwrap());
