@@ -473,56 +473,6 @@ impl ScenetreeApp {
             }
         }
     }
-
-    fn handle_dropped_files(&mut self, ctx: &egui::Context) {
-        let dropped: Vec<PathBuf> = ctx.input(|i| {
-            i.raw
-                .dropped_files
-                .iter()
-                .map(|f| f.path().to_path_buf())
-                .filter(|p| !p.as_os_str().is_empty())
-                .collect()
-        });
-        // A glTF model goes into the scene, as in the Decentraland Inspector, Unity or Godot;
-        // anything else is opened.
-        let (models, others): (Vec<PathBuf>, Vec<PathBuf>) =
-            (dropped.into_iter()).partition(|p| super::viewport::models::load::is_model_path(p));
-        if !models.is_empty() {
-            self.add_models(&models);
-        } else if let Some(path) = others.into_iter().next() {
-            self.request(Pending::Open(path));
-        }
-    }
-
-    /// Adds each model file (a `.glb` or `.gltf` of the open project) as an entity at the
-    /// viewport's pivot, the point the camera orbits, which is what the user is looking at.
-    fn add_models(&mut self, files: &[PathBuf]) {
-        let Some(project) = self.bench.doc.project.clone() else {
-            self.error = Some(
-                "Models can be added to a Decentraland project's scene only: a scene names its \
-                 models by their path in the project (File ▸ Open Project…)."
-                    .into(),
-            );
-            return;
-        };
-        let at = self.bench.viewport.viewport.camera.target;
-        for file in files {
-            match crate::editor::add_model(&project, file, at) {
-                Ok(command) => self
-                    .bench
-                    .apply_actions(vec![super::action::Action::Edit(command)]),
-                Err(e) => {
-                    self.error = Some(format!(
-                        "Could not add {}: {e}.\n\nA scene names its models by their path in \
-                         the project: copy the file into {} first.",
-                        file.display(),
-                        project.root.display()
-                    ));
-                    return;
-                }
-            }
-        }
-    }
 }
 
 impl eframe::App for ScenetreeApp {
