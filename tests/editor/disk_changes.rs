@@ -387,3 +387,17 @@ fn models_changed_on_disk_are_read_again_when_the_window_is_focused() {
         "the shelf's file now holds the bench"
     );
 }
+
+#[test]
+fn a_file_whose_folder_is_gone_points_to_save_as() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("scenes");
+    std::fs::create_dir(&folder).unwrap();
+    let mut h = app_on_showroom(&folder.join("showroom.json"));
+    std::fs::remove_dir_all(&folder).unwrap();
+    focus_window(&mut h);
+    assert!(
+        h.query_by_label_contains("Its folder is gone too: use Save As…")
+            .is_some()
+    );
+}

@@ -183,11 +183,18 @@ impl ScenetreeApp {
                     }
                 }
                 DiskNotice::Gone(path) => {
+                    // Saving cannot make the folder again: then only Save As helps.
+                    let folder_there = path.parent().is_some_and(Path::is_dir);
                     ui.colored_label(
                         warning,
                         format!(
-                            "△ {} is no longer on disk (deleted or moved). Save writes it again.",
-                            path.display()
+                            "△ {} is no longer on disk (deleted or moved). {}",
+                            path.display(),
+                            if folder_there {
+                                "Save writes it again."
+                            } else {
+                                "Its folder is gone too: use Save As… to keep the scene."
+                            }
                         ),
                     );
                     if ui.button("Dismiss").clicked() {
