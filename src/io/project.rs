@@ -178,7 +178,47 @@ impl Project {
     }
 }
 
+/// Folders a project's models never live in (tools, dependencies, build output, hidden).
+const NOT_ASSET_FOLDERS: [&str; 3] = ["node_modules", "bin", "target"];
+
 impl Project {
+    /// The `src` of every glTF model file (`.glb`, `.gltf`) in the project, sorted, what a
+    /// model picker offers; dependencies, build output and hidden folders are skipped. At
+    /// most `limit` are listed (a folder of thousands would make no usable list).
+    pub fn model_files(&self, limit: usize) -> Vec<String> {
+        let is_model = |p: &Path| {
+            (p.extension().and_then(|e| e.to_str()))
+                .is_some_and(|e| e.eq_ignore_ascii_case("glb") || e.eq_ignore_ascii_case("gltf"))
+        };
+        let mut found = Vec::new();
+        let mut folders = vec![self.root.clone()];
+        while let Some(folder) = folders.pop() {
+            let Ok(entries) = std::fs::read_dir(&folder) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let name = entry.file_name();
+                let name = name.to_string_lossy();
+                let Ok(kind) = entry.file_type() else {
+                    continue;
+                };
+                let path = entry.path();
+                if kind.is_dir() {
+                    if !name.starts_with('.') && !NOT_ASSET_FOLDERS.contains(&name.as_ref()) {
+                        folders.push(path);
+                    }
+                } else if is_model(&path)
+                    && found.len() < limit
+                    && let Ok(src) = self.asset_src(&path)
+                {
+                    found.push(src);
+                }
+            }
+        }
+        found.sort();
+        found
+    }
+
     /// The `src` a component gives to name `file` (`assets/scene/Models/x.glb`: relative to the
     /// root, `/` separated), the inverse of [`Self::resolve_asset`]. `Err` when the file is not
     /// inside the project folder (or cannot be found to tell).

@@ -2,8 +2,9 @@
 //! codec (protobuf components, schema components, Transform). Most fields are read-only; the
 //! ones people change in a scene editor are editable, each through an undoable
 //! `SetComponent`: `core::VisibilityComponent` (visible, propagate to children),
-//! `core::Material` colours (colour pickers), the `core::MeshRenderer` shape. Names are
-//! renamed through `Command::Rename`.
+//! `core::Material` colours (colour pickers), the `core::MeshRenderer` shape, the
+//! `core::GltfContainer` model (any model file of the project). Names are renamed through
+//! `Command::Rename`.
 
 use egui::RichText;
 use serde_json::{Value, json};
@@ -19,23 +20,60 @@ use crate::model::{Entity, ids};
 
 /// The most list items and object members drawn per level (the rest is counted).
 const MAX_SHOWN: usize = 40;
+/// The most model files the GltfContainer's picker lists.
+const MAX_MODELS: usize = 2000;
 
 /// Draws `value` (the decoded JSON of `component` on `entity`) and its editors; pushes the
 /// edits made this frame into `actions`.
+/// `models` are the `src` of the project's model files, for the GltfContainer's picker.
 pub fn fields_ui(
     ui: &mut egui::Ui,
     entity: Entity,
     component: u32,
     value: &Value,
+    models: &[String],
     actions: &mut Vec<Action>,
 ) {
     match component {
         VISIBILITY => visibility_ui(ui, entity, value, actions),
         MATERIAL => material_colours_ui(ui, entity, value, actions),
         ids::MESH_RENDERER => shape_ui(ui, entity, value, actions),
+        ids::GLTF_CONTAINER => model_ui(ui, entity, value, models, actions),
         _ => {}
     }
     tree_ui(ui, value, 0);
+}
+
+/// The GltfContainer's model, chosen among the project's model files (its collision layers
+/// stay as they are).
+fn model_ui(
+    ui: &mut egui::Ui,
+    entity: Entity,
+    value: &Value,
+    models: &[String],
+    actions: &mut Vec<Action>,
+) {
+    let current = value["src"].as_str().unwrap_or_default().to_owned();
+    let mut chosen = current.clone();
+    // The path shows its end (the file), cut to the panel's width; the list shows it whole.
+    let shown = chosen.rsplit('/').next().unwrap_or(&chosen).to_owned();
+    egui::ComboBox::from_label("model")
+        .selected_text(shown)
+        .width((ui.available_width() - 60.0).max(80.0))
+        .truncate()
+        .show_ui(ui, |ui| {
+            if models.is_empty() {
+                ui.weak("No .glb or .gltf files in the project");
+            }
+            for src in models {
+                ui.selectable_value(&mut chosen, src.clone(), src);
+            }
+        });
+    if chosen != current {
+        let mut next = value.clone();
+        next["src"] = chosen.into();
+        actions.extend(set(entity, ids::GLTF_CONTAINER, &next).map(Action::Edit));
+    }
 }
 
 /// The JSON a value reads as, through the codec that fits it; why not when none does or the
@@ -259,7 +297,11 @@ impl InspectorPanel {
                         .or_else(|| ComponentCodec::known(component));
                     match decoded(codec.as_ref(), data) {
                         Ok(value) if component != ids::NAME => {
-                            fields_ui(ui, entity, component, &value, actions)
+                            let models = match component {
+                                ids::GLTF_CONTAINER => self.project_models(ui.ctx(), doc),
+                                _ => &[],
+                            };
+                            fields_ui(ui, entity, component, &value, models, actions)
                         }
                         Ok(_) => {}
                         Err(why) => {
@@ -277,6 +319,20 @@ impl InspectorPanel {
                     .on_hover_text("scenetree does not decode this component; it is saved back unchanged to main.composite");
             }
         }
+    }
+
+    /// The model files of the document's project (none without one), listed once per project
+    /// and again whenever the window gets the focus back (files may have been added).
+    fn project_models(&mut self, ctx: &egui::Context, doc: &Document) -> &[String] {
+        let root = doc.project.as_ref().map(|p| p.root.clone());
+        let stale = self.models_listed.as_ref().map(|(r, _)| r) != Some(&root)
+            || crate::ui::workbench::window_got_focus(ctx);
+        if stale {
+            let models =
+                (doc.project.as_ref()).map_or_else(Vec::new, |p| p.model_files(MAX_MODELS));
+            self.models_listed = Some((root, models));
+        }
+        self.models_listed.as_ref().map_or(&[], |(_, m)| m)
     }
 
     /// The entity's name as an editable field (Enter or leaving the field renames).

@@ -280,3 +280,54 @@ fn the_viewport_follows_component_edits_and_selections_without_a_full_rebuild() 
     let (back, _) = color_of(&tab, CHAIR).expect("drawn again");
     assert!(back.b() > 200, "{back:?}");
 }
+
+#[test]
+fn a_models_file_is_chosen_among_the_projects_model_files_with_undo() {
+    use scenetree::model::dcl::GltfModel;
+    let shelf = Entity(521);
+    let doc = scenetree::ui::files::load_document(
+        &crate::projects::gallery(),
+        &std::sync::atomic::AtomicU32::new(0),
+    )
+    .unwrap();
+    let mut h = tall_harness(doc);
+    h.state_mut().doc.selection.set([shelf]);
+    h.run();
+    let model = |h: &egui_kittest::Harness<'_, scenetree::ui::Workbench>| {
+        let r = h.state().doc.replica();
+        GltfModel::decode(r.component_data(shelf, ids::GLTF_CONTAINER).unwrap()).unwrap()
+    };
+    let before = model(&h);
+    assert_eq!(before.src, "assets/scene/Models/shelf/shelf.glb");
+    h.get_by_label("model").click();
+    h.run();
+    // Every model file of the project is offered, by its path in the project.
+    for offered in [
+        "assets/scene/Models/beam_bench/beam_bench.glb",
+        "assets/asset-packs/discord_link/discord.glb",
+    ] {
+        assert!(h.query_by_label(offered).is_some(), "{offered}");
+    }
+    // The first in the list (sorted by path) is on screen without scrolling the list.
+    let project = h.state().doc.project.clone().unwrap();
+    let first = project.model_files(100)[0].clone();
+    assert_ne!(first, before.src);
+    h.get_by_label(&first).click();
+    h.run();
+    let after = model(&h);
+    assert_eq!(after.src, first);
+    assert_eq!(
+        (
+            after.visible_meshes_collision_mask,
+            after.invisible_meshes_collision_mask
+        ),
+        (
+            before.visible_meshes_collision_mask,
+            before.invisible_meshes_collision_mask
+        ),
+        "the collision layers stay"
+    );
+    h.state_mut().apply_actions(vec![Action::Undo]);
+    h.run();
+    assert_eq!(model(&h), before);
+}

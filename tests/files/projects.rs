@@ -214,6 +214,27 @@ fn a_file_of_the_project_is_named_by_its_path_in_the_project() {
 }
 
 #[test]
+fn a_projects_model_files_are_listed_by_path_without_dependencies_or_hidden_folders() {
+    let (_dir, root) = gallery_copy();
+    for skipped in ["node_modules/pkg", ".git/objects", "bin"] {
+        std::fs::create_dir_all(root.join(skipped)).unwrap();
+        std::fs::write(root.join(skipped).join("x.glb"), b"glTF").unwrap();
+    }
+    let project = Project::containing(&root).unwrap();
+    let models = project.model_files(1000);
+    assert!(models.contains(&"assets/scene/Models/shelf/shelf.glb".to_string()));
+    assert!(
+        models.iter().all(|m| m.starts_with("assets/")),
+        "{models:?}"
+    );
+    assert!(models.windows(2).all(|w| w[0] < w[1]), "sorted");
+    for src in &models {
+        assert!(project.resolve_asset(src).is_ok(), "{src} names its file");
+    }
+    assert_eq!(project.model_files(2).len(), 2, "at most the limit");
+}
+
+#[test]
 fn saving_a_project_writes_the_composite_and_the_matching_main_crdt() {
     let (_dir, root) = gallery_copy();
     let (project, scene) = expect_project(resolve_open(&root).unwrap());

@@ -41,6 +41,9 @@ pub struct InspectorPanel {
     pub(super) name_draft: Option<(Entity, String)>,
     /// A Material colour drag is coalescing edits until its picker closes.
     pub(super) colour_gesture_open: bool,
+    /// The project (its folder) whose model files were listed, and the list (see
+    /// `component_fields.rs`).
+    pub(super) models_listed: Option<(Option<std::path::PathBuf>, Vec<String>)>,
 }
 
 /// Which Transform field an edit touches.
