@@ -401,3 +401,34 @@ fn a_file_whose_folder_is_gone_points_to_save_as() {
             .is_some()
     );
 }
+
+#[test]
+fn a_missing_model_added_to_the_project_is_drawn_once_the_window_is_focused() {
+    use super::project_flows::{app_with, settle as settle_with_models};
+    use scenetree::ui::viewport::Shape;
+    // The gallery building's model is missing from the project (as in its source snapshot).
+    let building = Entity(523);
+    let (_dir, root) = super::projects::gallery_copy();
+    let mut h = app_with(Some(root.clone()));
+    let shape = |h: &Harness<'static, ScenetreeApp>| {
+        (h.state().workbench().viewport.scene().items.iter())
+            .find(|i| i.entity == building)
+            .map(|i| i.shape)
+    };
+    assert_eq!(shape(&h), Some(Shape::GltfPlaceholder));
+    let folder = root.join("assets/scene/Models/art_gallery");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::copy(
+        root.join("assets/scene/Models/shelf/shelf.glb"),
+        folder.join("art_gallery.glb"),
+    )
+    .unwrap();
+    h.event(egui::Event::WindowFocused(true));
+    h.step();
+    settle_with_models(&mut h);
+    assert!(
+        matches!(shape(&h), Some(Shape::Model { .. })),
+        "{:?}",
+        shape(&h)
+    );
+}

@@ -122,15 +122,14 @@ impl ScenetreeApp {
     /// focus back, compares the file with what the document read or last saved.
     pub(super) fn check_disk(&mut self, ctx: &egui::Context) {
         let doc = &self.bench.doc;
-        let watched = doc.file.as_ref().map(|f| f.path.clone());
-        let known = doc.disk_stamp;
-        self.disk_watch.watch(watched.as_deref().zip(known));
+        let watched = (doc.file.as_ref().map(|f| f.path.as_path())).zip(doc.disk_stamp);
+        self.disk_watch.watch(watched);
         let focused = crate::ui::workbench::window_got_focus(ctx);
         // `|` on purpose: the watcher's flag is taken in any case.
         if !(self.disk_watch.take_changed() | focused) || self.jobs.loading.is_some() {
             return;
         }
-        let (Some(path), Some(known)) = (watched, known) else {
+        let Some((path, known)) = watched.map(|(p, k)| (p.to_path_buf(), k)) else {
             return;
         };
         let now = FileStamp::of(&path);

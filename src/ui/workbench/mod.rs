@@ -58,13 +58,13 @@ pub enum Workspace {
     Peers,
 }
 
-/// The Peers workspace: Peers | Viewport over Inspector, the peers taking most of the width.
 /// True in the frame the window got the keyboard focus back (the user returns from another
 /// program): the moment to look for files other programs changed.
 pub fn window_got_focus(ctx: &egui::Context) -> bool {
     ctx.input(|i| (i.events.iter()).any(|e| matches!(e, egui::Event::WindowFocused(true))))
 }
 
+/// The Peers workspace: Peers | Viewport over Inspector, the peers taking most of the width.
 pub fn peers_dock() -> DockState<Tab> {
     let mut dock = DockState::new(vec![Tab::Peers]);
     let surface = dock.main_surface_mut();

@@ -190,10 +190,17 @@ impl AssetLibrary {
     }
 
     /// Reads again every file that changed on disk since it was read (length or modification
-    /// time), keeping the last result on show until the new one is in. Returns how many.
+    /// time), keeping the last result on show until the new one is in, and looks again for
+    /// the files that were missing. Returns how many files are read again.
     /// One `stat` per file: the app calls it when the window gets the focus back, as Godot
     /// and JetBrains editors look for changed files.
     pub fn reload_changed(&mut self) -> usize {
+        // Paths that named no file are looked up again: the file may have been added since.
+        let before = self.resolved.len();
+        (self.resolved).retain(|_, r| !matches!(r, Err(AssetPathError::Missing { .. })));
+        if self.resolved.len() != before {
+            self.generation += 1;
+        }
         let changed: Vec<AssetId> = (self.entries.iter().enumerate())
             .filter(|(_, e)| !matches!(e.status, AssetStatus::Loading) && !e.reloading)
             .filter(|(_, e)| FileStamp::of(&e.path) != e.stamp)
