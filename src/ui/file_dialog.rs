@@ -62,7 +62,7 @@ pub fn rfd_picker(pick: &FilePick) -> Option<PathBuf> {
         }
     }
     match pick.purpose {
-        DialogPurpose::Open => dialog.pick_file(),
+        DialogPurpose::Open | DialogPurpose::AddModel => dialog.pick_file(),
         DialogPurpose::OpenProject => dialog
             .set_title("Open a Decentraland project folder")
             .pick_folder(),
@@ -85,6 +85,7 @@ fn filters(purpose: DialogPurpose) -> &'static [(&'static str, &'static [&'stati
         DialogPurpose::ExportPeer(_) => &[("Decentraland main.crdt (.crdt)", &["crdt"])],
         DialogPurpose::OpenProject => &[], // a folder
         DialogPurpose::SaveRun => &[("scenetree scenario (.scenario.json)", &["json"])],
+        DialogPurpose::AddModel => &[("glTF models (.glb, .gltf)", &["glb", "gltf"])],
     }
 }
 
@@ -157,7 +158,7 @@ impl InAppDialog {
             .unwrap_or_else(|| default_name(pick.purpose).to_string());
         let saving = !matches!(
             pick.purpose,
-            DialogPurpose::Open | DialogPurpose::OpenProject
+            DialogPurpose::Open | DialogPurpose::OpenProject | DialogPurpose::AddModel
         );
         let mut dialog = FileDialog::new()
             // A fresh id each time: egui then focuses the file name field as on the first
@@ -229,6 +230,7 @@ fn title(purpose: DialogPurpose) -> &'static str {
         DialogPurpose::SaveAs => "Save the scene as",
         DialogPurpose::ExportPeer(_) => "Export the peer's state as main.crdt",
         DialogPurpose::SaveRun => "Save the run as a scenario",
+        DialogPurpose::AddModel => "Add a model of the project",
     }
 }
 
@@ -238,6 +240,7 @@ fn default_name(purpose: DialogPurpose) -> &'static str {
         DialogPurpose::OpenProject => "",
         DialogPurpose::ExportPeer(_) => "main.crdt",
         DialogPurpose::SaveRun => "run.scenario.json",
+        DialogPurpose::AddModel => "",
     }
 }
 

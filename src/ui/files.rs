@@ -24,6 +24,8 @@ pub enum DialogPurpose {
     ExportPeer(crate::crdt::network::PeerId),
     /// Pick where to save the peers run as a scenario file.
     SaveRun,
+    /// Pick a glTF model of the project to add to the scene.
+    AddModel,
 }
 
 /// What a background job produced.

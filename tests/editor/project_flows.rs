@@ -252,3 +252,49 @@ fn a_model_dropped_on_the_window_is_added_at_the_pivot_and_saved_as_the_inspecto
     assert!(h.query_by_label_contains("copy the file into").is_some());
     assert_eq!(h.state().workbench().doc.view().entities().count(), count);
 }
+
+/// The model the stand-in file dialog of the next test picks (a picker is a plain function).
+static MODEL_TO_PICK: std::sync::Mutex<Option<PathBuf>> = std::sync::Mutex::new(None);
+
+#[test]
+fn add_model_picks_a_model_of_the_project_starting_in_its_assets() {
+    fn picks_the_model(pick: &scenetree::ui::file_dialog::FilePick) -> Option<PathBuf> {
+        assert_eq!(pick.purpose, scenetree::ui::files::DialogPurpose::AddModel);
+        let model = MODEL_TO_PICK.lock().unwrap().clone().unwrap();
+        let root = model.ancestors().nth(5).unwrap().to_path_buf();
+        let start = pick.suggested.as_ref().and_then(|s| s.parent());
+        assert_eq!(start, Some(root.join("assets").as_path()));
+        Some(model)
+    }
+    let (_dir, root) = gallery_copy();
+    let model = root.join("assets/scene/Models/beam_bench/beam_bench.glb");
+    *MODEL_TO_PICK.lock().unwrap() = Some(model);
+    let mut h = app_with(Some(root.clone()));
+    h.state_mut().set_native_file_picker(picks_the_model);
+    let before = h.state().workbench().doc.view().entities().count();
+    h.get_by_label("Edit").click();
+    h.step();
+    h.get_by_label_contains("Add Model…").click();
+    for _ in 0..500 {
+        h.step();
+        if h.state().workbench().doc.view().entities().count() > before {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let doc = &h.state().workbench().doc;
+    assert_eq!(doc.view().entities().count(), before + 1);
+    let added = doc.selection.entities()[0];
+    let gltf = scenetree::model::dcl::GltfModel::decode(
+        doc.replica()
+            .component_data(added, ids::GLTF_CONTAINER)
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(gltf.src, "assets/scene/Models/beam_bench/beam_bench.glb");
+    assert!(
+        doc.name_of(added).unwrap().starts_with("beam_bench"),
+        "{:?}",
+        doc.name_of(added)
+    );
+}

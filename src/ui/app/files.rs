@@ -29,6 +29,7 @@ impl ScenetreeApp {
             (DialogPurpose::SaveAs, None) => self.save_abandoned(),
             (DialogPurpose::ExportPeer(peer), Some(path)) => self.export_peer(peer, &path),
             (DialogPurpose::SaveRun, Some(path)) => self.save_run(&path),
+            (DialogPurpose::AddModel, Some(path)) => self.add_models(&[path]),
             (_, None) => {}
         }
     }
@@ -141,7 +142,7 @@ impl ScenetreeApp {
 
     /// Adds each model file (a `.glb` or `.gltf` of the open project) as an entity at the
     /// viewport's pivot, the point the camera orbits, which is what the user is looking at.
-    fn add_models(&mut self, files: &[PathBuf]) {
+    pub(super) fn add_models(&mut self, files: &[PathBuf]) {
         let Some(project) = self.bench.doc.project.clone() else {
             self.error = Some(
                 "Models can be added to a Decentraland project's scene only: a scene names its \

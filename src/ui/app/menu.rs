@@ -15,6 +15,20 @@ impl ScenetreeApp {
             UiCommand::Save => self.save(),
             UiCommand::SaveAs => self.save_as(),
             UiCommand::Reload => self.request(Pending::Reload),
+            UiCommand::AddModel => {
+                // The dialogs start in the folder of the file they suggest: the project's
+                // assets folder (where the Inspector keeps models) if there is one.
+                let start = (self.bench.doc.project.as_ref()).map(|p| {
+                    let assets = p.root.join("assets");
+                    let folder = if assets.is_dir() {
+                        assets
+                    } else {
+                        p.root.clone()
+                    };
+                    folder.join("model.glb")
+                });
+                self.pick(DialogPurpose::AddModel, start)
+            }
             UiCommand::Quit => self.request(Pending::Quit),
             UiCommand::ShowShortcuts => self.show_shortcuts = true,
             other => self.bench.run_command(other),

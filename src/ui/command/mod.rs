@@ -39,6 +39,8 @@ pub enum UiCommand {
     CreateEntity,
     /// Create a child of the selected entity.
     CreateChild,
+    /// Add a glTF model file of the project as an entity.
+    AddModel,
     /// Duplicate the selection with its children.
     Duplicate,
     /// Delete the selection with its children.
@@ -124,6 +126,8 @@ pub struct CommandContext {
     pub popup_open: bool,
     /// The scene was read from a file, or saved to one, that can be read again.
     pub has_file: bool,
+    /// The scene belongs to a Decentraland project (its models can be added).
+    pub has_project: bool,
 }
 
 const fn key(modifiers: Modifiers, key: Key) -> KeyboardShortcut {
@@ -138,7 +142,7 @@ const ALT_SHIFT: Modifiers = Modifiers::ALT.plus(Modifiers::SHIFT);
 
 impl UiCommand {
     /// Every command, in menu order. Where two share a key, the first that applies wins.
-    pub const ALL: [UiCommand; 43] = [
+    pub const ALL: [UiCommand; 44] = [
         UiCommand::New,
         UiCommand::Open,
         UiCommand::OpenProject,
@@ -150,6 +154,7 @@ impl UiCommand {
         UiCommand::Redo,
         UiCommand::CreateEntity,
         UiCommand::CreateChild,
+        UiCommand::AddModel,
         UiCommand::Duplicate,
         UiCommand::Delete,
         UiCommand::Rename,
@@ -210,6 +215,10 @@ impl UiCommand {
             UiCommand::Redo => ("Redo", "Redo the last undone edit"),
             UiCommand::CreateEntity => ("Create Entity", "Create an entity at the root"),
             UiCommand::CreateChild => ("Create Child", "Create a child of the selected entity"),
+            UiCommand::AddModel => (
+                "Add Model…",
+                "Add a .glb or .gltf of the project as an entity at the viewport's pivot",
+            ),
             UiCommand::Duplicate => ("Duplicate", "Duplicate with children"),
             UiCommand::Copy => ("Copy", "Copy the selected entities, for Paste"),
             UiCommand::Paste => (
@@ -334,7 +343,10 @@ impl UiCommand {
             // As Godot switches its workspaces (Ctrl+F1 2D, Ctrl+F2 3D, …).
             UiCommand::EditorWorkspace => const { &[key(CTRL, Key::F1)] },
             UiCommand::PeersWorkspace => const { &[key(CTRL, Key::F2)] },
-            UiCommand::Reload | UiCommand::ResetLayout | UiCommand::ShowShortcuts => NO_KEYS,
+            UiCommand::Reload
+            | UiCommand::AddModel
+            | UiCommand::ResetLayout
+            | UiCommand::ShowShortcuts => NO_KEYS,
         }
     }
 
@@ -352,6 +364,7 @@ impl UiCommand {
             | UiCommand::Redo
             | UiCommand::CreateEntity
             | UiCommand::CreateChild
+            | UiCommand::AddModel
             | UiCommand::Duplicate
             | UiCommand::Delete
             | UiCommand::Rename
@@ -399,6 +412,7 @@ impl UiCommand {
             | UiCommand::Quit
             | UiCommand::Find => !c.gizmo_dragging,
             UiCommand::Reload => c.has_file && !c.gizmo_dragging,
+            UiCommand::AddModel => editing && c.has_project,
             UiCommand::Undo => editing && c.can_undo,
             UiCommand::Redo => editing && c.can_redo,
             UiCommand::CreateEntity => editing,
@@ -569,6 +583,7 @@ mod tests {
             can_redo: bits & 32 != 0,
             popup_open: false,
             has_file: true,
+            has_project: true,
         });
         for c in contexts {
             for a in UiCommand::ALL {

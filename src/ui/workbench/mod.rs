@@ -281,6 +281,7 @@ impl Workbench {
             // Like text fields, a menu closes on Escape before anyone reads the key.
             popup_open: self.popup_was_open || egui::Popup::is_any_open(ctx),
             has_file: self.doc.file.is_some() && self.doc.disk_stamp.is_some(),
+            has_project: self.doc.project.is_some(),
         }
     }
 
