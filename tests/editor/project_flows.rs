@@ -203,12 +203,12 @@ fn drop_files(h: &mut Harness<'static, ScenetreeApp>, files: &[PathBuf]) {
 }
 
 #[test]
-fn a_model_dropped_on_the_window_is_added_at_the_pivot_and_saved_as_the_inspector_would() {
+fn a_model_dropped_on_the_window_is_added_where_the_view_looks_and_saved_as_the_inspector_would() {
     use scenetree::model::dcl::GltfModel;
     let (dir, root) = gallery_copy();
     let mut h = app_with(Some(root.clone()));
     let before: Vec<Entity> = h.state().workbench().doc.view().entities().collect();
-    let pivot = h.state().workbench().viewport.viewport.camera.target;
+    let looked_at = h.state().workbench().viewport.placement_point();
     drop_files(&mut h, &[root.join("assets/scene/Models/shelf/shelf.glb")]);
     let doc = &h.state().workbench().doc;
     let added: Vec<Entity> = (doc.view().entities())
@@ -222,7 +222,7 @@ fn a_model_dropped_on_the_window_is_added_at_the_pivot_and_saved_as_the_inspecto
         "the new entity is selected"
     );
     assert_eq!(doc.name_of(model).as_deref(), Some("shelf"));
-    assert_eq!(doc.local_transform(model).position, pivot);
+    assert_eq!(doc.local_transform(model).position, looked_at);
     let gltf = GltfModel::decode(
         doc.replica()
             .component_data(model, ids::GLTF_CONTAINER)
@@ -297,4 +297,34 @@ fn add_model_picks_a_model_of_the_project_starting_in_its_assets() {
         "{:?}",
         doc.name_of(added)
     );
+}
+
+#[test]
+fn things_are_placed_where_the_centre_of_the_view_meets_the_scene_or_the_ground() {
+    use glam::Vec3;
+    use scenetree::ui::viewport::OrbitCamera;
+    // The gallery opens framed: the centre of the view meets a surface or the ground, never
+    // a point in the air behind them.
+    let (_dir, root) = gallery_copy();
+    let h = app_with(Some(root));
+    let tab = &h.state().workbench().viewport;
+    let camera = tab.viewport.camera.clone();
+    let point = tab.placement_point();
+    let towards = (point - camera.eye()).normalize();
+    assert!(
+        towards.dot(camera.forward()) > 0.999,
+        "on the view's centre line"
+    );
+    assert!(point.y > -1e-3, "not below the ground: {point}");
+    // An empty scene: the ground, or the pivot when the camera looks up.
+    let mut empty = scenetree::ui::viewport_tab::ViewportTab::default();
+    empty.viewport.camera = OrbitCamera {
+        target: Vec3::new(3.0, 2.0, 4.0),
+        pitch: -0.5,
+        ..OrbitCamera::default()
+    };
+    let on_ground = empty.placement_point();
+    assert!(on_ground.y.abs() < 1e-3, "{on_ground}");
+    empty.viewport.camera.pitch = 0.4;
+    assert_eq!(empty.placement_point(), Vec3::new(3.0, 2.0, 4.0));
 }

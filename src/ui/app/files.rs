@@ -140,8 +140,8 @@ impl ScenetreeApp {
         }
     }
 
-    /// Adds each model file (a `.glb` or `.gltf` of the open project) as an entity at the
-    /// viewport's pivot, the point the camera orbits, which is what the user is looking at.
+    /// Adds each model file (a `.glb` or `.gltf` of the open project) as an entity where the
+    /// centre of the view meets the scene or the ground: what the user is looking at.
     pub(super) fn add_models(&mut self, files: &[PathBuf]) {
         let Some(project) = self.bench.doc.project.clone() else {
             self.error = Some(
@@ -151,7 +151,7 @@ impl ScenetreeApp {
             );
             return;
         };
-        let at = self.bench.viewport.viewport.camera.target;
+        let at = self.bench.viewport.placement_point();
         for file in files {
             match crate::editor::add_model(&project, file, at) {
                 Ok(command) => self

@@ -217,7 +217,7 @@ impl UiCommand {
             UiCommand::CreateChild => ("Create Child", "Create a child of the selected entity"),
             UiCommand::AddModel => (
                 "Add Model…",
-                "Add a .glb or .gltf of the project as an entity at the viewport's pivot",
+                "Add a .glb or .gltf of the project where the centre of the view meets the scene",
             ),
             UiCommand::Duplicate => ("Duplicate", "Duplicate with children"),
             UiCommand::Copy => ("Copy", "Copy the selected entities, for Paste"),

@@ -107,6 +107,26 @@ impl ViewportTab {
         &self.scene
     }
 
+    /// Where something added to the scene goes (a dropped model): the point at the centre of
+    /// the view, on the first surface there (a model, a shape) or else on the ground (y = 0),
+    /// or else the point the camera orbits. World space, meters.
+    pub fn placement_point(&self) -> glam::Vec3 {
+        let camera = &self.viewport.camera;
+        let square = glam::Vec2::ONE;
+        let ray = camera.ray(square * 0.5, square);
+        let on_surface =
+            super::viewport::picking::pick(&ray, &self.scene.items, &self.scene.assets)
+                .map(|hit| hit.distance);
+        // The ground, in front of the camera and not beyond the far reaches of a scene.
+        let on_ground = (ray.direction.y < -1e-3)
+            .then(|| -ray.origin.y / ray.direction.y)
+            .filter(|&t| t > 0.0 && t < 1000.0);
+        match on_surface.or(on_ground) {
+            Some(t) => ray.origin + ray.direction * t,
+            None => camera.target,
+        }
+    }
+
     /// Animates the next change of world matrices (called before a delivery or timeline step).
     pub fn animate_next_change(&mut self) {
         self.animate_next_change = self.animate_remote_changes;
