@@ -96,6 +96,19 @@ fn count_in(
         .count()
 }
 
+/// A camera seeing a plane item face on, framed to fill the image.
+fn face_on(item: &scenetree::ui::viewport::DrawItem) -> OrbitCamera {
+    let bounds = item.shape.local_bounds().transformed(&item.world);
+    let normal = item.world.transform_vector3(Vec3::Z).normalize();
+    let mut camera = OrbitCamera {
+        yaw: normal.x.atan2(normal.z),
+        pitch: 0.0,
+        ..OrbitCamera::default()
+    };
+    camera.frame_bounds(bounds.min, bounds.max, W as f32 / H as f32);
+    camera
+}
+
 /// A camera looking at the gallery's shelf corner, where textured models stand close together.
 fn shelf_corner_camera() -> OrbitCamera {
     OrbitCamera {
@@ -269,14 +282,7 @@ fn material_textures_colour_shapes_and_invisible_entities_are_not_drawn() {
     // Rendered: the plane shows the image (not a flat colour), seen face on.
     let gl = headless_gl().expect("surfaceless EGL");
     let mut renderer = GlowViewportRenderer::new(gl.gl.clone()).expect("renderer");
-    let bounds = item.shape.local_bounds().transformed(&item.world);
-    let normal = item.world.transform_vector3(Vec3::Z).normalize();
-    let mut camera = OrbitCamera {
-        yaw: normal.x.atan2(normal.z),
-        pitch: 0.0,
-        ..OrbitCamera::default()
-    };
-    camera.frame_bounds(bounds.min, bounds.max, W as f32 / H as f32);
+    let camera = face_on(item);
     let img = render(&mut renderer, &scene, &camera);
     img.save("cozy_image_plane");
     let rect = screen_rect(&scene, &camera, image);
@@ -473,14 +479,7 @@ fn a_texture_changed_on_disk_is_drawn_anew_once_read_again() {
     let image = Entity(534); // a plane whose Material's texture is art_placeholder.jpg
     let scene = tab.scene().clone();
     let item = scene.items.iter().find(|i| i.entity == image).unwrap();
-    let bounds = item.shape.local_bounds().transformed(&item.world);
-    let normal = item.world.transform_vector3(Vec3::Z).normalize();
-    let mut camera = OrbitCamera {
-        yaw: normal.x.atan2(normal.z),
-        pitch: 0.0,
-        ..OrbitCamera::default()
-    };
-    camera.frame_bounds(bounds.min, bounds.max, W as f32 / H as f32);
+    let camera = face_on(item);
     let gl = headless_gl().expect("surfaceless EGL");
     let mut renderer = GlowViewportRenderer::new(gl.gl.clone()).expect("renderer");
     let (x0, y0, x1, y1) = screen_rect(&scene, &camera, image);
