@@ -178,6 +178,13 @@ impl Project {
     }
 }
 
+/// Whether a path names a glTF model file (`.glb` or `.gltf`, any case): what a
+/// `core::GltfContainer` can draw.
+pub fn is_model_file(path: &Path) -> bool {
+    (path.extension().and_then(|e| e.to_str()))
+        .is_some_and(|e| e.eq_ignore_ascii_case("glb") || e.eq_ignore_ascii_case("gltf"))
+}
+
 /// Folders a project's models never live in (tools, dependencies, build output, hidden).
 const NOT_ASSET_FOLDERS: [&str; 3] = ["node_modules", "bin", "target"];
 
@@ -186,13 +193,12 @@ impl Project {
     /// model picker offers; dependencies, build output and hidden folders are skipped. At
     /// most `limit` are listed (a folder of thousands would make no usable list).
     pub fn model_files(&self, limit: usize) -> Vec<String> {
-        let is_model = |p: &Path| {
-            (p.extension().and_then(|e| e.to_str()))
-                .is_some_and(|e| e.eq_ignore_ascii_case("glb") || e.eq_ignore_ascii_case("gltf"))
-        };
         let mut found = Vec::new();
         let mut folders = vec![self.root.clone()];
         while let Some(folder) = folders.pop() {
+            if found.len() >= limit {
+                break; // listed enough: the rest of the tree need not be read
+            }
             let Ok(entries) = std::fs::read_dir(&folder) else {
                 continue;
             };
@@ -207,7 +213,7 @@ impl Project {
                     if !name.starts_with('.') && !NOT_ASSET_FOLDERS.contains(&name.as_ref()) {
                         folders.push(path);
                     }
-                } else if is_model(&path)
+                } else if is_model_file(&path)
                     && found.len() < limit
                     && let Ok(src) = self.asset_src(&path)
                 {

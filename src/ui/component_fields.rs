@@ -6,6 +6,8 @@
 //! `core::GltfContainer` model (any model file of the project). Names are renamed through
 //! `Command::Rename`.
 
+use std::path::Path;
+
 use egui::RichText;
 use serde_json::{Value, json};
 
@@ -324,13 +326,14 @@ impl InspectorPanel {
     /// The model files of the document's project (none without one), listed once per project
     /// and again whenever the window gets the focus back (files may have been added).
     fn project_models(&mut self, ctx: &egui::Context, doc: &Document) -> &[String] {
-        let root = doc.project.as_ref().map(|p| p.root.clone());
-        let stale = self.models_listed.as_ref().map(|(r, _)| r) != Some(&root)
+        let root = doc.project.as_ref().map(|p| p.root.as_path());
+        // Compared by reference: this runs every frame the section is open.
+        let stale = self.models_listed.as_ref().map(|(r, _)| r.as_deref()) != Some(root)
             || crate::ui::workbench::window_got_focus(ctx);
         if stale {
             let models =
                 (doc.project.as_ref()).map_or_else(Vec::new, |p| p.model_files(MAX_MODELS));
-            self.models_listed = Some((root, models));
+            self.models_listed = Some((root.map(Path::to_path_buf), models));
         }
         self.models_listed.as_ref().map_or(&[], |(_, m)| m)
     }

@@ -131,8 +131,8 @@ impl ScenetreeApp {
         });
         // A glTF model goes into the scene, as in the Decentraland Inspector, Unity or Godot;
         // anything else is opened.
-        let (models, others): (Vec<PathBuf>, Vec<PathBuf>) = (dropped.into_iter())
-            .partition(|p| crate::ui::viewport::models::load::is_model_path(p));
+        let (models, others): (Vec<PathBuf>, Vec<PathBuf>) =
+            (dropped.into_iter()).partition(|p| crate::io::project::is_model_file(p));
         if !models.is_empty() {
             self.add_models(&models);
         } else if let Some(path) = others.into_iter().next() {

@@ -141,12 +141,9 @@ pub fn gltf_to_decentraland() -> Mat4 {
     Mat4::from_scale(Vec3::new(-1.0, 1.0, 1.0))
 }
 
-/// Whether a path names a glTF model (`.glb` or `.gltf`, any case).
-pub fn is_model_path(path: &Path) -> bool {
-    path.extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| e.eq_ignore_ascii_case("glb") || e.eq_ignore_ascii_case("gltf"))
-}
+/// Whether a path names a glTF model (`.glb` or `.gltf`, any case); see
+/// [`crate::io::project::is_model_file`].
+pub use crate::io::project::is_model_file as is_model_path;
 
 /// Reads and prepares a model. Every failure is a message naming what went wrong; a panic
 /// inside the third-party parser (it has a few `unwrap`s on malformed input) is caught and
