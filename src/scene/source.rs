@@ -40,6 +40,12 @@ pub trait TransformSource: Sync {
     fn live_count_hint(&self) -> usize {
         0
     }
+    /// Exactly how many entities are live, when the source keeps that count. A reader that
+    /// found that many among the entities it already knows can tell that nothing else is live
+    /// without looking each changed entity up.
+    fn live_count(&self) -> Option<usize> {
+        None
+    }
 
     /// Both facts at once: `None` when the entity is not live, else its Transform (if any).
     /// Sources override this when one lookup can answer both.
@@ -144,6 +150,10 @@ impl TransformSource for Replica {
         self.live_entity_count()
     }
 
+    fn live_count(&self) -> Option<usize> {
+        Some(self.live_entity_count())
+    }
+
     fn for_each_live(&self, f: &mut dyn FnMut(Entity, Option<Transform>)) {
         for entity in self.live_entities() {
             f(entity, Replica::transform(self, entity));
@@ -238,6 +248,10 @@ impl TransformTable {
 impl TransformSource for TransformTable {
     fn live_count_hint(&self) -> usize {
         self.len()
+    }
+
+    fn live_count(&self) -> Option<usize> {
+        Some(self.len())
     }
 
     fn changed_since(&self, cursor: u64) -> (Option<Cow<'_, [Entity]>>, u64) {

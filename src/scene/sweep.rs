@@ -34,6 +34,8 @@ pub(super) struct SweepOutcome {
     pub recomputed: usize,
     /// Nodes read from the source.
     pub read: usize,
+    /// Nodes the source holds as live.
+    pub live: usize,
     /// A local matrix changed.
     pub changed: bool,
     /// Nodes read whose structure changed (presence, Transform, declared parent), in slot
@@ -45,6 +47,7 @@ impl SweepOutcome {
     fn merge(mut self, other: SweepOutcome) -> SweepOutcome {
         self.recomputed += other.recomputed;
         self.read += other.read;
+        self.live += other.live;
         self.changed |= other.changed;
         self.deferred.extend(other.deferred);
         self
@@ -247,6 +250,7 @@ fn read_run(
         let (entry, hint) = source.read_hinted(rows.entity[s], run.source_hint[i]);
         run.source_hint[i] = hint;
         out.read += 1;
+        out.live += usize::from(entry.is_some());
         let f = rows.flags[s];
         let same_structure = match entry {
             None => f == 0,

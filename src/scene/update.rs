@@ -92,6 +92,7 @@ impl SceneView {
         let mut entries = Vec::with_capacity(READ_BATCH);
         // Slots below this were all read in bulk: the journal's entries for them are done.
         let mut read_in_bulk = 0;
+        let mut every_live_read = false;
         let bulk = changed.len() >= BULK_MIN && changed.len() * 4 >= self.len();
         if bulk && self.topo_sorted {
             // Most of the scene changed: re-read every node and recompute every world in one
@@ -100,6 +101,11 @@ impl SceneView {
             // hashed or allocated per node. Nodes whose structure changed are applied after.
             let outcome = self.sweep_read_all(source, pass);
             read_in_bulk = self.entity.len();
+            // When every live entity of the source is a node read above, the journal names
+            // nothing left to read (an entity that is not a node and not live changes
+            // nothing): skip the lookup of each of its entries, a random read each.
+            let root_live = usize::from(source.is_live(Entity::ROOT));
+            every_live_read = source.live_count() == Some(outcome.live + root_live);
             self.stats.entities_read += outcome.read;
             self.stats.worlds_recomputed += outcome.recomputed;
             if outcome.changed {
@@ -128,7 +134,8 @@ impl SceneView {
         }
         // The journal's entities not read yet (all of them, unless read in bulk above; new
         // entities in any case). Repeats are skipped by their stamp.
-        for chunk in changed.chunks(READ_BATCH) {
+        let unread = if every_live_read { &[][..] } else { changed };
+        for chunk in unread.chunks(READ_BATCH) {
             batch.clear();
             for &e in chunk {
                 let slot = self.index.get(e).unwrap_or(NONE);
