@@ -7,7 +7,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::crdt::Replica;
 use crate::model::Entity;
-use crate::model::dcl::nodes::{Node, Nodes, nodes_id};
+use crate::model::dcl::nodes::{Node, Nodes};
 use crate::scene::SceneView;
 
 use super::document::Document;
@@ -96,16 +96,6 @@ impl Document {
     /// The scene's sibling order (from `inspector::Nodes`, by id without it).
     pub fn sibling_order(&self) -> SiblingOrder {
         SiblingOrder::from_nodes(self.inspector_nodes().as_ref())
-    }
-
-    /// Changes whenever the sibling order may have (the Nodes register was written, or another
-    /// replica is shown), to key caches on without decoding Nodes every frame.
-    pub fn sibling_order_key(&self) -> (u64, u32) {
-        let replica = self.replica();
-        (
-            replica.journal_id(),
-            replica.timestamp(Entity::ROOT, nodes_id()),
-        )
     }
 
     /// The entities sorted as their rows are (parents before children, siblings in order).

@@ -218,7 +218,7 @@ impl HierarchyPanel {
     /// The sibling shown right above `entity` under `parent` (`None`: it is the first).
     fn sibling_before(&self, doc: &Document, parent: Entity, entity: Entity) -> Option<Entity> {
         let mut siblings: Vec<Entity> = doc.view().children_of(parent).collect();
-        self.order.sort(parent, &mut siblings);
+        self.flags.sibling_order.sort(parent, &mut siblings);
         let at = siblings.iter().position(|&s| s == entity)?;
         at.checked_sub(1).map(|i| siblings[i])
     }

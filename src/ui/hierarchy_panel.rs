@@ -42,8 +42,8 @@ struct RowsKey {
     collapsed_version: u64,
     /// The hide flags dim rows.
     flags: u64,
-    /// The sibling order (`Document::sibling_order_key`).
-    order: (u64, u32),
+    /// The sibling order (`InspectorFlags::order_generation`).
+    order: u64,
     search: String,
 }
 
@@ -83,9 +83,6 @@ pub struct HierarchyPanel {
     pub(super) drop_hint: Option<(String, bool)>,
     /// The hint drawn this frame.
     pub(super) hint_shown: Option<(String, bool)>,
-    /// Siblings in display order, and the key it was read at.
-    pub(super) order: SiblingOrder,
-    order_key: Option<(u64, u32)>,
     /// Scroll so this entity's row is visible on the next frame.
     scroll_to: Option<Entity>,
     /// The rows' scroll offset and visible height in the last frame (points).
@@ -148,7 +145,7 @@ impl HierarchyPanel {
     /// Every entity of the scene in row order as if every row were expanded (Select All).
     pub fn all_entities(&mut self, doc: &Document) -> Vec<Entity> {
         self.refresh_rows(doc); // brings the sibling order up to date
-        let preorder = self.order.preorder(doc.view());
+        let preorder = self.flags.sibling_order.preorder(doc.view());
         preorder.into_iter().skip(1).map(|(e, _)| e).collect()
     }
 
@@ -212,17 +209,16 @@ impl HierarchyPanel {
     }
 
     fn refresh_rows(&mut self, doc: &Document) {
-        let order = doc.sibling_order_key();
-        if self.order_key != Some(order) {
-            self.order = doc.sibling_order();
-            self.order_key = Some(order);
-        }
+        // The order follows every write of `inspector::Nodes`, including those that keep its
+        // timestamp: a peer's second write in one tick, or a concurrent value that wins the
+        // tie-break of equal timestamps.
+        self.flags.update(doc.replica());
         let key = RowsKey {
             structure: doc.view().structure_generation(),
             replica: (!self.search.is_empty()).then(|| doc.replica().version()),
             collapsed_version: self.collapsed_version,
             flags: self.flags.generation(),
-            order,
+            order: self.flags.order_generation(),
             search: self.search.clone(),
         };
         if self.rows_key.as_ref() == Some(&key) {
@@ -230,7 +226,7 @@ impl HierarchyPanel {
         }
         self.rows = build_rows(
             doc,
-            &self.order,
+            &self.flags.sibling_order,
             &self.collapsed,
             &self.flags.hidden,
             &self.search,

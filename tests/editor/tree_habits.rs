@@ -435,6 +435,40 @@ fn a_drop_between_rows_reorders_siblings_and_stores_the_order_in_inspector_nodes
 }
 
 #[test]
+fn undoing_a_delete_while_simulating_peers_shows_the_entity_back_in_its_place() {
+    let mut h = harness(room());
+    // Chair first: the order now lives in inspector::Nodes.
+    h.state_mut()
+        .doc
+        .apply(Command::Reorder {
+            entities: vec![CHAIR],
+            parent: Entity::ROOT,
+            after: None,
+            keep_world: true,
+        })
+        .unwrap();
+    h.run();
+    assert_eq!(shown_rows(&mut h), [CHAIR, TABLE, LAMP, BULB]);
+    h.state_mut().doc.start_simulation(2, 1).unwrap();
+    h.run();
+    h.state_mut()
+        .doc
+        .apply(Command::Delete {
+            entities: vec![CHAIR],
+        })
+        .unwrap();
+    h.run();
+    assert_eq!(shown_rows(&mut h), [TABLE, LAMP, BULB]);
+    // The undo writes Nodes again within the same tick: the peer's register keeps the
+    // delete's timestamp (one message per tick), and the tree must follow all the same.
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    h.run();
+    let nodes = h.state().doc.inspector_nodes().unwrap();
+    assert_eq!(nodes.children_of(Entity::ROOT), [CHAIR, TABLE]);
+    assert_eq!(shown_rows(&mut h), [CHAIR, TABLE, LAMP, BULB]);
+}
+
+#[test]
 fn a_drop_below_an_expanded_row_makes_the_first_child_and_onto_a_row_still_reparents() {
     let mut h = harness(room());
     // The bottom edge of Table's row (expanded, Lamp below it): first under Table.
