@@ -145,3 +145,27 @@ fn the_second_copy_of_a_duplicated_message_is_already_held() {
     assert!(repeat.stale && repeat.already_held);
     assert_eq!(text(&net, &repeat), "no change");
 }
+
+#[test]
+fn a_value_or_name_the_receiver_already_holds_reads_as_the_same() {
+    let mut net = furnished(2, 0);
+    // Written and written back within one tick: one message, carrying what peer 2 still has.
+    net.write(P1, LocalWrite::name(LAMP, "Desk lamp")).unwrap();
+    net.write(P1, LocalWrite::name(LAMP, "Lamp")).unwrap();
+    let first = net.in_flight()[0].id;
+    assert_eq!(text(&net, &row(&net, first.0)), "same name \"Lamp\"");
+    net.deliver(first).unwrap();
+    let put = |data: Vec<u8>| LocalWrite::Put {
+        entity: LAMP,
+        component: 4321,
+        data,
+    };
+    net.write(P1, put(vec![1, 2, 3])).unwrap();
+    let id = net.in_flight()[0].id;
+    assert_eq!(text(&net, &row(&net, id.0)), "new value (3 bytes)");
+    net.deliver(id).unwrap();
+    net.write(P1, put(vec![9, 9])).unwrap();
+    net.write(P1, put(vec![1, 2, 3])).unwrap();
+    let id = net.in_flight()[0].id;
+    assert_eq!(text(&net, &row(&net, id.0)), "same value (3 bytes)");
+}

@@ -41,8 +41,9 @@ pub enum MessageEffect {
         before: Option<String>,
         after: String,
     },
-    /// Another component's value, `bytes` long.
-    Value { bytes: usize },
+    /// Another component's value, `bytes` long; `same` when the receiver already holds these
+    /// bytes (only the timestamp can differ: an undo back to what the receiver still has).
+    Value { bytes: usize, same: bool },
     /// The component is removed.
     Removed,
     /// The entity is deleted.
@@ -132,12 +133,19 @@ impl MessageEffect {
             MessageEffect::Name {
                 before: Some(b),
                 after,
+            } if b == after => format!("same name {after:?}"),
+            MessageEffect::Name {
+                before: Some(b),
+                after,
             } => format!("name {b:?} → {after:?}"),
             MessageEffect::Name {
                 before: None,
                 after,
             } => format!("name {after:?}"),
-            MessageEffect::Value { bytes } => format!("new value ({bytes} bytes)"),
+            MessageEffect::Value { bytes, same: false } => format!("new value ({bytes} bytes)"),
+            MessageEffect::Value { bytes, same: true } => {
+                format!("same value ({bytes} bytes)")
+            }
             MessageEffect::Removed => "removed".to_string(),
             MessageEffect::EntityDeleted => "entity deleted".to_string(),
             MessageEffect::Appended { bytes } => format!("appended {bytes} bytes"),
@@ -229,7 +237,10 @@ impl Network {
                     before: held.and_then(decode_name),
                     after: decode_name(data).unwrap_or_default(),
                 },
-                _ => MessageEffect::Value { bytes: data.len() },
+                _ => MessageEffect::Value {
+                    bytes: data.len(),
+                    same: held == Some(&data[..]),
+                },
             },
             CrdtMessage::DeleteComponent { .. } | CrdtMessage::DeleteComponentNetwork { .. } => {
                 MessageEffect::Removed
