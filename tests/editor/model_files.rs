@@ -199,3 +199,62 @@ fn a_model_file_changed_on_disk_is_read_again_when_asked_and_the_old_one_drawn_u
         bench.triangles.len()
     );
 }
+
+/// A one-triangle .gltf whose vertices are in `tri.bin` beside it.
+fn gltf_with_external_buffer(dir: &Path) -> PathBuf {
+    let json = r#"{
+  "asset": {"version": "2.0"},
+  "scene": 0,
+  "scenes": [{"nodes": [0]}],
+  "nodes": [{"mesh": 0}],
+  "meshes": [{"primitives": [{"attributes": {"POSITION": 0}}]}],
+  "buffers": [{"uri": "tri.bin", "byteLength": 36}],
+  "bufferViews": [{"buffer": 0, "byteLength": 36}],
+  "accessors": [{"bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3",
+                 "min": [0, 0, 0], "max": [9, 9, 0]}]
+}"#;
+    write(dir, "tri.gltf", json.as_bytes())
+}
+
+/// Writes the triangle (0,0,0), (size,0,0), (0,size,0) into `tri.bin`.
+fn write_triangle(dir: &Path, size: f32) {
+    let corners = [0.0, 0.0, 0.0, size, 0.0, 0.0, 0.0, size, 0.0f32];
+    let bytes: Vec<u8> = corners.iter().flat_map(|c| c.to_le_bytes()).collect();
+    write(dir, "tri.bin", &bytes);
+}
+
+#[test]
+fn a_gltf_is_read_again_when_a_file_it_names_changes_or_appears() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = gltf_with_external_buffer(dir.path());
+    write_triangle(dir.path(), 1.0);
+    let mut library = AssetLibrary::new();
+    let id = library.request_path(&path);
+    assert!(library.wait_until_loaded(Duration::from_secs(60)));
+    let model = library.model(id).unwrap().clone();
+    assert_eq!(model.dependencies, [dir.path().join("tri.bin")]);
+    let width =
+        |m: &scenetree::ui::viewport::models::load::LoadedModel| m.bounds.max.y - m.bounds.min.y;
+    assert!((width(&model) - 1.0).abs() < 1e-5);
+    assert_eq!(library.reload_changed(), 0, "nothing changed");
+
+    // The buffer is written again (the .gltf is not): the model is read again.
+    std::thread::sleep(Duration::from_millis(20)); // a new modification time
+    write_triangle(dir.path(), 3.0);
+    assert_eq!(library.reload_changed(), 1);
+    assert!(library.wait_until_loaded(Duration::from_secs(60)));
+    assert!((width(library.model(id).unwrap()) - 3.0).abs() < 1e-5);
+
+    // Gone: the reason names it; back: read again without touching the .gltf.
+    std::fs::remove_file(dir.path().join("tri.bin")).unwrap();
+    assert_eq!(library.reload_changed(), 1);
+    assert!(library.wait_until_loaded(Duration::from_secs(60)));
+    match library.status(id) {
+        AssetStatus::Failed(why) => assert!(why.contains("tri.bin"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+    write_triangle(dir.path(), 2.0);
+    assert_eq!(library.reload_changed(), 1, "the missing file appeared");
+    assert!(library.wait_until_loaded(Duration::from_secs(60)));
+    assert!((width(library.model(id).unwrap()) - 2.0).abs() < 1e-5);
+}

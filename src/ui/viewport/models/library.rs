@@ -11,7 +11,9 @@ use std::time::{Duration, Instant};
 
 use rustc_hash::FxHashMap as HashMap;
 
-use super::load::{LoadedModel, LoadedTexture, is_model_path, load_model, load_texture};
+use super::load::{
+    LoadedModel, LoadedTexture, is_model_path, load_model, load_texture, model_dependencies,
+};
 use crate::io::FileStamp;
 use crate::io::project::{AssetPathError, Project};
 
@@ -68,13 +70,24 @@ struct Entry {
     asked: bool,
     /// How the file looked when it was last read (`None`: unknown, or not there).
     stamp: Option<FileStamp>,
+    /// The other files a model was read from (a .gltf's buffers and images), and how each
+    /// looked then: a change to any of them reads the model again.
+    dependencies: Vec<(PathBuf, Option<FileStamp>)>,
     /// Being read again because it changed; `status` holds the last result meanwhile.
     reloading: bool,
 }
 
 type Job = (AssetId, PathBuf);
-/// A finished load: the file, what reading it gave, and how the file looked just before.
-type Done = (AssetId, Result<Loaded, String>, Option<FileStamp>);
+/// A finished load.
+struct Done {
+    id: AssetId,
+    result: Result<Loaded, String>,
+    /// How the file looked just before it was read.
+    stamp: Option<FileStamp>,
+    /// The files a model names, and how each looked just after the model was read (they are
+    /// known only then: a change to one during the read is seen at its next change).
+    dependencies: Vec<(PathBuf, Option<FileStamp>)>,
+}
 
 #[derive(Default)]
 struct Queue {
@@ -181,6 +194,7 @@ impl AssetLibrary {
             status: AssetStatus::Loading,
             asked: true,
             stamp: None,
+            dependencies: Vec::new(),
             reloading: false,
         });
         self.by_path.insert(path.to_path_buf(), id);
@@ -203,7 +217,10 @@ impl AssetLibrary {
         }
         let changed: Vec<AssetId> = (self.entries.iter().enumerate())
             .filter(|(_, e)| !matches!(e.status, AssetStatus::Loading) && !e.reloading)
-            .filter(|(_, e)| FileStamp::of(&e.path) != e.stamp)
+            .filter(|(_, e)| {
+                FileStamp::of(&e.path) != e.stamp
+                    || (e.dependencies.iter()).any(|(file, stamp)| FileStamp::of(file) != *stamp)
+            })
             .map(|(i, _)| AssetId(i as u32))
             .collect();
         for &id in &changed {
@@ -232,13 +249,22 @@ impl AssetLibrary {
     }
 
     /// Records a finished load.
-    fn finished(&mut self, (id, result, stamp): Done) {
+    fn finished(
+        &mut self,
+        Done {
+            id,
+            result,
+            stamp,
+            dependencies,
+        }: Done,
+    ) {
         let entry = &mut self.entries[id.0 as usize];
         entry.status = match result {
             Ok(loaded) => AssetStatus::Ready(loaded),
             Err(why) => AssetStatus::Failed(why),
         };
         entry.stamp = stamp;
+        entry.dependencies = dependencies;
         entry.reloading = false;
         self.generation += 1;
     }
@@ -345,7 +371,13 @@ impl AssetLibrary {
                     let mut q = self.queue.0.lock().expect("queue lock");
                     for (id, _) in q.jobs.drain(..) {
                         let why = format!("cannot start a loader thread: {e}");
-                        self.done_tx.send((id, Err(why), None)).ok();
+                        let failed = Done {
+                            id,
+                            result: Err(why),
+                            stamp: None,
+                            dependencies: Vec::new(),
+                        };
+                        self.done_tx.send(failed).ok();
                     }
                     return;
                 }
@@ -378,7 +410,25 @@ fn worker(queue: &(Mutex<Queue>, Condvar), done: &Sender<Done>, repaint: Option<
         } else {
             load_texture(&path).map(|t| Loaded::Texture(Arc::new(t)))
         };
-        if done.send((id, result, stamp)).is_err() {
+        let files = match &result {
+            Ok(Loaded::Model(model)) => model.dependencies.clone(),
+            Err(_) if is_model_path(&path) => model_dependencies(&path),
+            _ => Vec::new(),
+        };
+        let dependencies = files
+            .into_iter()
+            .map(|file| {
+                let stamp = FileStamp::of(&file);
+                (file, stamp)
+            })
+            .collect();
+        let finished = Done {
+            id,
+            result,
+            stamp,
+            dependencies,
+        };
+        if done.send(finished).is_err() {
             return; // the library is gone
         }
         if let Some(ctx) = repaint {

@@ -121,6 +121,8 @@ pub struct LoadedModel {
     pub triangles: Vec<[Vec3; 3]>,
     /// Counts.
     pub stats: ModelStats,
+    /// The other files it was read from (buffers and images named by URI).
+    pub dependencies: Vec<PathBuf>,
 }
 
 /// A texture image for a `core::Material`, decoded and converted to linear sRGB.
@@ -197,6 +199,7 @@ fn load_model_unguarded(path: &Path) -> Result<LoadedModel, String> {
     if document.scenes().next().is_none() {
         return Err("the glTF file has no scene to show".into());
     }
+    let dependencies = dependencies_of(path, &document);
     let looks: Vec<(AlphaMode, bool)> = document
         .materials()
         .filter(|m| m.index().is_some())
@@ -212,7 +215,43 @@ fn load_model_unguarded(path: &Path) -> Result<LoadedModel, String> {
     let scene: three_d_asset::Scene = raw
         .deserialize(path)
         .map_err(|e| format!("cannot read the model: {}", describe(path, &e)))?;
-    prepare(path, scene, &looks)
+    let mut model = prepare(path, scene, &looks)?;
+    model.dependencies = dependencies;
+    Ok(model)
+}
+
+/// The files a glTF model names by URI (its buffers and texture images; data URLs are inside
+/// it), resolved as the loader resolves them: joined to the model's folder as written.
+fn dependencies_of(path: &Path, document: &gltf::Document) -> Vec<PathBuf> {
+    let folder = path.parent().unwrap_or(Path::new(""));
+    let buffers = document.buffers().filter_map(|b| match b.source() {
+        gltf::buffer::Source::Uri(uri) => Some(uri),
+        gltf::buffer::Source::Bin => None,
+    });
+    let images = document
+        .textures()
+        .filter_map(|t| match t.source().source() {
+            gltf::image::Source::Uri { uri, .. } => Some(uri),
+            gltf::image::Source::View { .. } => None,
+        });
+    let mut files: Vec<PathBuf> = buffers
+        .chain(images)
+        .filter(|uri| !uri.starts_with("data:"))
+        .map(|uri| folder.join(uri))
+        .collect();
+    files.sort();
+    files.dedup();
+    files
+}
+
+/// The files a model names, read from the model file alone: for a model that failed to load
+/// (a buffer or image missing, say), so that adding the file is noticed. Empty when the model
+/// file itself cannot be read or parsed.
+pub fn model_dependencies(path: &Path) -> Vec<PathBuf> {
+    std::fs::read(path)
+        .ok()
+        .and_then(|bytes| gltf::Gltf::from_slice(&bytes).ok())
+        .map_or_else(Vec::new, |g| dependencies_of(path, &g.document))
 }
 
 /// A mesh of the model with its placement: the product of its nodes' transforms (glTF space).
@@ -343,6 +382,7 @@ fn prepare(
         bounds,
         triangles,
         stats,
+        dependencies: Vec::new(),
     })
 }
 
