@@ -362,7 +362,8 @@ fn locked_dependencies_of_scenetree(lock: &str) -> std::collections::BTreeSet<(S
 }
 
 #[test]
-fn the_bevy_comparison_resolves_scenetrees_dependencies_as_the_root_lock_does() {
+fn the_bevy_comparison_and_the_fuzz_targets_resolve_scenetrees_dependencies_as_the_root_lock_does()
+{
     let read = |path: &str| std::fs::read_to_string(root().join(path)).unwrap();
     let manifest: toml::Table = toml::from_str(&read("Cargo.toml")).unwrap();
     let dev_only: Vec<&String> = manifest["dev-dependencies"]
@@ -371,11 +372,13 @@ fn the_bevy_comparison_resolves_scenetrees_dependencies_as_the_root_lock_does() 
         .unwrap_or_default();
     let mut wanted = locked_dependencies_of_scenetree(&read("Cargo.lock"));
     wanted.retain(|(name, _)| !dev_only.contains(&name));
-    let locked = locked_dependencies_of_scenetree(&read("bench/vs-bevy/Cargo.lock"));
-    assert_eq!(
-        locked, wanted,
-        "bench/vs-bevy/Cargo.lock is behind the root Cargo.lock, so `cargo build --locked` \
-         fails there: run `cargo metadata --offline --format-version 1 > /dev/null` in \
-         bench/vs-bevy and commit its Cargo.lock"
-    );
+    for package in ["bench/vs-bevy", "fuzz"] {
+        let locked = locked_dependencies_of_scenetree(&read(&format!("{package}/Cargo.lock")));
+        assert_eq!(
+            locked, wanted,
+            "{package}/Cargo.lock is behind the root Cargo.lock, so `cargo build --locked` \
+             fails there: run `cargo metadata --offline --format-version 1 > /dev/null` in \
+             {package} and commit its Cargo.lock"
+        );
+    }
 }
