@@ -169,3 +169,22 @@ fn a_value_or_name_the_receiver_already_holds_reads_as_the_same() {
     let id = net.in_flight()[0].id;
     assert_eq!(text(&net, &row(&net, id.0)), "same value (3 bytes)");
 }
+
+#[test]
+fn an_inspector_component_is_named_in_the_table() {
+    let mut net = furnished(2, 0);
+    let config = scenetree::model::component_id_from_name("inspector::TransformConfig");
+    net.write(
+        P1,
+        LocalWrite::Put {
+            entity: LAMP,
+            component: config,
+            data: vec![1],
+        },
+    )
+    .unwrap();
+    let id = net.in_flight()[0].id;
+    let r = row(&net, id.0);
+    assert_eq!(r.component.as_deref(), Some("inspector::TransformConfig"));
+    assert_eq!(r.component_id, Some(config));
+}

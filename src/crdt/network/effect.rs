@@ -70,6 +70,8 @@ pub struct MessageRow {
     /// The component's name ("Transform", "Name", "core::Material", "component 1234"), or
     /// `None` for an entity deletion.
     pub component: Option<String>,
+    /// The component's id (`None` for an entity deletion), for names only the scene knows.
+    pub component_id: Option<u32>,
     /// What it would change on the receiver.
     pub effect: MessageEffect,
     /// Its Lamport timestamp (`None` for an entity deletion).
@@ -277,6 +279,7 @@ impl Network {
             kind: m.kind,
             entity,
             component: component_id.map(component_label),
+            component_id,
             effect,
             timestamp: m.message.timestamp(),
             stale,
@@ -296,6 +299,7 @@ fn component_label(id: u32) -> String {
     match id {
         ids::TRANSFORM => "Transform".to_string(),
         ids::NAME => "Name".to_string(),
-        _ => component::component_name(id).map_or_else(|| format!("component {id}"), str::to_owned),
+        _ => crate::model::dcl::known_component_name(id)
+            .map_or_else(|| format!("component {id}"), str::to_owned),
     }
 }

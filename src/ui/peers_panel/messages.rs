@@ -8,6 +8,7 @@ use egui_extras::{Column, TableBuilder};
 
 use super::PeersPanel;
 use crate::crdt::network::{MessageId, MessageKind, MessageRow, Network, Op};
+use crate::io::CompositeDoc;
 use crate::model::EulerOrder;
 use crate::ui::action::{Action, PeersAction};
 use crate::ui::style;
@@ -21,6 +22,7 @@ impl PeersPanel {
         ui: &mut egui::Ui,
         network: &Network,
         order: EulerOrder,
+        composite: Option<&CompositeDoc>,
         actions: &mut Vec<Action>,
     ) {
         let flying = network.in_flight();
@@ -102,7 +104,7 @@ impl PeersPanel {
                         }
                     });
                     let color = row_color(&info, text_color);
-                    let cells = row_texts(&info, network, order);
+                    let cells = row_texts(&info, network, order, composite);
                     for (i, text) in cells.iter().enumerate() {
                         row.col(|ui| {
                             let label = egui::Label::new(RichText::new(text).color(color));
@@ -148,8 +150,14 @@ fn row_color(info: &MessageRow, text: egui::Color32) -> egui::Color32 {
 }
 
 /// The texts of the columns after the buttons and the id: from → to, entity, component, what
-/// changed, t, sent.
-fn row_texts(info: &MessageRow, network: &Network, order: EulerOrder) -> [String; 6] {
+/// changed, t, sent. A component scenetree has no name for is named as the scene's composite
+/// names it (a Decentraland project's `asset-packs::Actions`, say).
+fn row_texts(
+    info: &MessageRow,
+    network: &Network,
+    order: EulerOrder,
+    composite: Option<&CompositeDoc>,
+) -> [String; 6] {
     let name = |e| network.entity_label(e, info.to);
     let kind = match info.kind {
         MessageKind::Write => "",
@@ -168,11 +176,24 @@ fn row_texts(info: &MessageRow, network: &Network, order: EulerOrder) -> [String
     [
         format!("{} → {}{kind}", info.from.0, info.to.0),
         name(info.entity),
-        info.component.clone().unwrap_or_else(|| "(entity)".into()),
+        component_text(info.component_id, info.component.as_deref(), composite),
         changed,
         info.timestamp.map_or_else(String::new, |t| t.to_string()),
         format!("t={}", info.sent_at),
     ]
+}
+
+/// The component column: scenetree's name for it (`label`), else the composite's, else its
+/// number; `(entity)` for an entity deletion (no component).
+fn component_text(
+    id: Option<u32>,
+    label: Option<&str>,
+    composite: Option<&CompositeDoc>,
+) -> String {
+    let from_scene = id
+        .filter(|&id| crate::model::dcl::known_component_name(id).is_none())
+        .and_then(|id| composite?.name_of(id));
+    from_scene.or(label).unwrap_or("(entity)").to_owned()
 }
 
 /// The whole "what changed" text and what the row means, for its tooltip.
@@ -187,4 +208,35 @@ fn tooltip(info: &MessageRow, text: &str) -> String {
          holds now.",
         info.from.0, info.to.0, info.sent_at, info.to.0
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn components_only_the_scene_names_take_the_composites_name() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/ecs/scene.composite"
+        );
+        let text = std::fs::read_to_string(path).unwrap();
+        let (_, composite, _) =
+            crate::io::dcl_composite::parse_composite(std::path::Path::new(path), &text).unwrap();
+        // A component the scene defines for itself.
+        let tag = crate::model::component_id_from_name("scenetree::Tag");
+        let label = format!("component {tag}");
+        assert_eq!(
+            component_text(Some(tag), Some(&label), Some(&composite)),
+            "scenetree::Tag"
+        );
+        assert_eq!(component_text(Some(tag), Some(&label), None), label);
+        // scenetree's own short names stay.
+        let transform = crate::model::ids::TRANSFORM;
+        assert_eq!(
+            component_text(Some(transform), Some("Transform"), Some(&composite)),
+            "Transform"
+        );
+        assert_eq!(component_text(None, None, Some(&composite)), "(entity)");
+    }
 }

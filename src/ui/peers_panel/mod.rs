@@ -264,7 +264,8 @@ impl PeersPanel {
                 self.lower_tabs_ui(ui, network);
                 match self.lower {
                     LowerView::Messages => {
-                        self.messages_ui(ui, network, cx.euler_order, &mut actions)
+                        let composite = doc.save_context.composite.as_ref();
+                        self.messages_ui(ui, network, cx.euler_order, composite, &mut actions)
                     }
                     LowerView::Events => timeline::events_ui(ui, network),
                     LowerView::Explorer => self.explorer_ui(ui, network, active),
