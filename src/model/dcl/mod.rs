@@ -77,10 +77,19 @@ pub fn known_component_name(id: u32) -> Option<&'static str> {
     core_component_name(id)
         .or_else(|| component_name(id))
         .or_else(|| {
-            TOOL_COMPONENT_NAMES
+            // The ids are hashes of the names: hashed once, not on every lookup (the
+            // inspector and the peers' message table name components every frame).
+            static TOOL_IDS: std::sync::OnceLock<Vec<(u32, &'static str)>> =
+                std::sync::OnceLock::new();
+            TOOL_IDS
+                .get_or_init(|| {
+                    (TOOL_COMPONENT_NAMES.iter())
+                        .map(|&n| (component_id_from_name(n), n))
+                        .collect()
+                })
                 .iter()
-                .copied()
-                .find(|n| component_id_from_name(n) == id)
+                .find(|&&(known, _)| known == id)
+                .map(|&(_, name)| name)
         })
 }
 
