@@ -151,6 +151,63 @@ fn unsaved_changes_are_confirmed_before_they_are_lost() {
 }
 
 #[test]
+fn escape_cancels_a_question_and_closes_an_error_but_never_answers_the_recovery_offer() {
+    let mut h = app(Launch::default(), None);
+    rename_lamp(&mut h, "Desk lamp");
+    h.state_mut()
+        .workbench_mut()
+        .doc
+        .selection
+        .set([Entity(519)]);
+    h.state_mut().new_scene();
+    h.run();
+    assert!(h.query_by_label("Unsaved changes").is_some());
+    h.key_press(egui::Key::Escape);
+    h.run();
+    assert!(
+        h.query_by_label("Unsaved changes").is_none(),
+        "Escape closes the prompt"
+    );
+    let doc = &h.state().workbench().doc;
+    assert_eq!(
+        doc.name_of(Entity(519)).as_deref(),
+        Some("Desk lamp"),
+        "as Cancel: the work stays"
+    );
+    assert!(doc.is_modified());
+    assert!(
+        doc.selection.contains(Entity(519)),
+        "the Escape went to the dialog, not to Select nothing"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("broken.crdt");
+    std::fs::write(&bad, [40, 0, 0, 0, 1, 0, 0, 0, 0, 2]).unwrap();
+    h.state_mut().open(bad);
+    settle(&mut h);
+    h.get_by_label("Don't save").click();
+    settle(&mut h);
+    assert!(h.query_by_label("△ Problem").is_some());
+    h.key_press(egui::Key::Escape);
+    h.run();
+    assert!(h.query_by_label("△ Problem").is_none(), "Escape is OK");
+
+    let recovery = dir.path().join("recovery");
+    let crashed = io::recovery::RecoverySession::start(&recovery).unwrap();
+    crashed
+        .write(&scenetree::editor::examples::showroom(), None, None)
+        .unwrap();
+    drop(crashed);
+    let mut h = app(Launch::default(), Some(recovery));
+    h.key_press(egui::Key::Escape);
+    h.run();
+    assert!(
+        h.query_by_label("Recover unsaved work?").is_some(),
+        "either answer loses something: only a click answers"
+    );
+}
+
+#[test]
 fn work_left_by_a_crash_is_offered_back() {
     let dir = tempfile::tempdir().unwrap();
     let recovery = dir.path().join("recovery");

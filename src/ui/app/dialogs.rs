@@ -4,7 +4,7 @@
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use egui::RichText;
+use egui::{Key, Modifiers, RichText};
 
 use super::saving::SaveConsent;
 use super::{Pending, ScenetreeApp};
@@ -22,7 +22,14 @@ impl ScenetreeApp {
                 None => ".",
             });
             let buttons = ["Discard changes and reload", "Cancel"];
-            if let Some(answer) = question(ctx, "Reload and lose your changes?", &text, &buttons) {
+            let asked = question(
+                ctx,
+                "Reload and lose your changes?",
+                &text,
+                &buttons,
+                Some(1),
+            );
+            if let Some(answer) = asked {
                 self.pending = None;
                 if answer == 0 {
                     self.reload();
@@ -31,7 +38,7 @@ impl ScenetreeApp {
         } else if let Some(pending) = self.pending.clone() {
             let text = format!("Save the changes to {} first?", self.document_name());
             let buttons = ["Save", "Don't save", "Cancel"];
-            match question(ctx, "Unsaved changes", &text, &buttons) {
+            match question(ctx, "Unsaved changes", &text, &buttons, Some(2)) {
                 Some(0) => {
                     // Saving may need a dialog or a confirmation first: the request waits
                     // for the save to complete (see `save_to_confirmed`).
@@ -54,7 +61,8 @@ impl ScenetreeApp {
                 path.display()
             );
             let buttons = ["Save anyway", "Save As…", "Cancel"];
-            if let Some(answer) = question(ctx, "The file changed on disk", &text, &buttons) {
+            let asked = question(ctx, "The file changed on disk", &text, &buttons, Some(2));
+            if let Some(answer) = asked {
                 self.overwrite_prompt = None;
                 match answer {
                     0 => self.save_to_confirmed(
@@ -79,7 +87,7 @@ impl ScenetreeApp {
                 text.push_str(&format!("\n• {item}"));
             }
             let buttons = ["Save anyway", "Cancel"];
-            if let Some(answer) = question(ctx, "Save would lose data", &text, &buttons) {
+            if let Some(answer) = question(ctx, "Save would lose data", &text, &buttons, Some(1)) {
                 self.lossy_save = None;
                 if answer == 0 {
                     self.save_to_confirmed(
@@ -95,13 +103,16 @@ impl ScenetreeApp {
             }
         }
         if let Some(message) = self.error.clone() {
-            egui::Modal::new(egui::Id::new("error")).show(ctx, |ui| {
+            let shown = egui::Modal::new(egui::Id::new("error")).show(ctx, |ui| {
                 ui.heading("△ Problem");
                 ui.label(message);
-                if ui.button("OK").clicked() {
-                    self.error = None;
-                }
+                ui.button("OK").clicked()
             });
+            let key =
+                |key| shown.is_top_modal && ctx.input_mut(|i| i.consume_key(Modifiers::NONE, key));
+            if shown.inner || key(Key::Escape) || key(Key::Enter) {
+                self.error = None;
+            }
         }
         if let Some(work) = &self.recovery_offer {
             let what = (work.info.original.as_ref())
@@ -116,7 +127,8 @@ impl ScenetreeApp {
                 ));
             }
             let buttons = ["Recover", "Discard"];
-            if let Some(answer) = question(ctx, "Recover unsaved work?", &text, &buttons)
+            // No answer on Escape: both lose something (the autosave, or the open scene).
+            if let Some(answer) = question(ctx, "Recover unsaved work?", &text, &buttons, None)
                 && let Some(work) = self.recovery_offer.take()
             {
                 if answer == 0 {
@@ -152,10 +164,17 @@ impl ScenetreeApp {
 }
 
 /// A modal question: its heading, its text, and a row of buttons. Returns the index of the
-/// button clicked this frame.
-fn question(ctx: &egui::Context, heading: &str, text: &str, buttons: &[&str]) -> Option<usize> {
+/// button clicked this frame, or `on_escape` when Escape was pressed (the top dialog only, as
+/// in other editors, where Escape is Cancel; a click outside does nothing).
+fn question(
+    ctx: &egui::Context,
+    heading: &str,
+    text: &str,
+    buttons: &[&str],
+    on_escape: Option<usize>,
+) -> Option<usize> {
     let mut answer = None;
-    egui::Modal::new(egui::Id::new(heading)).show(ctx, |ui| {
+    let shown = egui::Modal::new(egui::Id::new(heading)).show(ctx, |ui| {
         ui.heading(heading);
         ui.label(text);
         ui.horizontal(|ui| {
@@ -166,5 +185,12 @@ fn question(ctx: &egui::Context, heading: &str, text: &str, buttons: &[&str]) ->
             }
         });
     });
+    if answer.is_none()
+        && on_escape.is_some()
+        && shown.is_top_modal
+        && ctx.input_mut(|i| i.consume_key(Modifiers::NONE, Key::Escape))
+    {
+        answer = on_escape;
+    }
     answer
 }
