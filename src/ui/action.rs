@@ -4,6 +4,7 @@
 use crate::crdt::network::{DeliveryOrder, Op, PeerId};
 use crate::editor::Command;
 use crate::model::Entity;
+use crate::ui::workbench::Severity;
 
 /// A user request coming out of a panel.
 #[derive(Clone, Debug, PartialEq)]
@@ -43,7 +44,7 @@ pub enum Action {
     /// Move the viewport camera to show the selection.
     FrameSelection,
     /// Show a message in the status bar.
-    Status(String),
+    Status(String, Severity),
     /// Something for the simulated peers.
     Peers(PeersAction),
 }

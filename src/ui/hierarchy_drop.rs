@@ -10,6 +10,7 @@ use super::action::Action;
 use super::hierarchy_panel::{DraggedEntities, HierarchyPanel};
 use super::style;
 use super::tree_row::INDENT;
+use super::workbench::Severity;
 use crate::editor::{Command, Document};
 use crate::model::Entity;
 
@@ -189,7 +190,7 @@ impl HierarchyPanel {
         let released = ui.input(|i| i.pointer.any_released());
         if released && egui::DragAndDrop::take_payload::<DraggedEntities>(ui.ctx()).is_some() {
             actions.push(match refusal.clone() {
-                Some(why) => Action::Status(why),
+                Some(why) => Action::Status(why, Severity::Error),
                 None => Action::Edit(match spot {
                     DropSpot::Onto(parent) => Command::Reparent {
                         entities: payload.0.clone(),

@@ -70,17 +70,18 @@ fn a_project_folder_opens_its_scene_with_its_title_models_and_a_recent_entry() {
         (0, 1),
         "{progress:?}"
     );
+    // Clicking the warning selects the building, and the inspector shows why it is a box.
+    h.get_by_label_contains("1 model or texture file(s) missing or unreadable")
+        .click();
+    h.run();
+    assert_eq!(
+        h.state().workbench().doc.selection.entities(),
+        [Entity(523)]
+    );
     assert!(
-        h.query_by_label_contains("missing or unreadable (see the inspector)")
+        h.query_by_label_contains("Selected the entity whose model or texture did not load")
             .is_some()
     );
-    // Selecting the building shows why it is a box.
-    h.state_mut()
-        .workbench_mut()
-        .doc
-        .selection
-        .set([Entity(523)]);
-    h.run();
     assert!(
         h.query_by_label_contains("art_gallery.glb does not exist")
             .is_some()

@@ -518,3 +518,34 @@ fn a_texture_changed_on_disk_is_drawn_anew_once_read_again() {
         "the plane shows the new picture: mean {before:?} -> {after:?}"
     );
 }
+
+#[test]
+fn the_entities_behind_the_status_bars_file_warning_are_the_ones_whose_files_failed() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("cozy");
+    crate::projects::copy_dir(&cozy_house(), &root);
+    let (doc, mut tab) = open_loaded(&root);
+    let every = || doc.replica().live_entities().collect::<Vec<_>>();
+    assert_eq!(tab.entities_with_asset_problems(&doc, every()), []);
+    let campfire = Entity(530);
+    let Some(ModelState::Loaded { path: model, .. }) = tab.model_state(&doc, campfire) else {
+        panic!("the campfire's model loads");
+    };
+    let image = Entity(534); // a plane whose Material's texture is art_placeholder.jpg
+    // The model's file is cut short and the plane's picture is deleted.
+    std::fs::write(&model, b"glTF").unwrap();
+    std::fs::remove_file(root.join("assets/scene/Images/art_placeholder.jpg")).unwrap();
+    assert!(tab.assets.reload_changed() >= 2);
+    assert!(tab.assets.wait_until_loaded(Duration::from_secs(60)));
+    let mut found = tab.entities_with_asset_problems(&doc, every());
+    found.sort();
+    let users_of_the_model: Vec<Entity> = every()
+        .into_iter()
+        .filter(|&e| matches!(tab.model_state(&doc, e), Some(ModelState::Failed { path, .. }) if path == model))
+        .collect();
+    assert!(users_of_the_model.contains(&campfire));
+    let mut expected = users_of_the_model;
+    expected.push(image);
+    expected.sort();
+    assert_eq!(found, expected);
+}

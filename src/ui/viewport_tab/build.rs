@@ -208,6 +208,29 @@ impl LookCache {
     }
 }
 
+/// The live entities whose model or texture is one of the problems the status bar counts (a
+/// file missing or unreadable), in `entities`' order.
+pub fn entities_with_asset_problems(
+    replica: &Replica,
+    entities: impl IntoIterator<Item = Entity>,
+    looks: &mut LookCache,
+    library: &AssetLibrary,
+) -> Vec<Entity> {
+    looks.sync(replica);
+    (entities.into_iter())
+        .filter(|&e| {
+            let look = looks.look(replica, e);
+            let texture = look.material.as_ref().and_then(|m| match &m.texture {
+                Some(TextureSource::File { src }) => Some(src.as_str()),
+                _ => None,
+            });
+            (look.model_src.as_deref().into_iter())
+                .chain(texture)
+                .any(|src| library.src_has_problem(src))
+        })
+        .collect()
+}
+
 /// Fills `scene`'s items and assets with what a render tree draws (the editor's document, or
 /// one simulated peer). Hidden entities (the editor's hide flag) hide their subtrees;
 /// `VisibilityComponent { visible: false }` hides the entity's own shape, and its subtree when

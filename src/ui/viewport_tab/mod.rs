@@ -207,6 +207,16 @@ impl ViewportTab {
         self.rect
     }
 
+    /// The document's entities whose model or texture file is missing or failed to load, in
+    /// the order given.
+    pub fn entities_with_asset_problems(
+        &mut self,
+        doc: &Document,
+        entities: impl IntoIterator<Item = Entity>,
+    ) -> Vec<Entity> {
+        build::entities_with_asset_problems(doc.replica(), entities, &mut self.looks, &self.assets)
+    }
+
     /// What the viewport knows of `entity`'s glTF model (`None`: it has no GltfContainer).
     pub fn model_state(&mut self, doc: &Document, entity: Entity) -> Option<ModelState> {
         build::model_state(doc, entity, &mut self.assets)

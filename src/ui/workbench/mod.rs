@@ -228,9 +228,8 @@ impl Workbench {
         for command in command::dispatch(ui.ctx(), &context) {
             self.run_command(command);
         }
-        let mut actions = Vec::new();
         self.hierarchy.flags.update(self.doc.replica());
-        egui::Panel::bottom("status").show(ui, |ui| self.status_ui(ui));
+        let mut actions = (egui::Panel::bottom("status").show(ui, |ui| self.status_ui(ui))).inner;
         let workspace = self.workspace;
         let shown = match workspace {
             Workspace::Editor => &mut self.dock,
@@ -464,7 +463,7 @@ impl Workbench {
                     self.apply_actions(vec![Action::Edit(edit)]);
                 }
                 Action::FrameSelection => self.viewport.viewport.run(ViewportCommand::Frame),
-                Action::Status(text) => self.status = Some((text, Severity::Error)),
+                Action::Status(text, severity) => self.status = Some((text, severity)),
                 Action::Peers(request) => self.apply_peers_action(request),
             }
         }

@@ -3,10 +3,14 @@
 use egui::RichText;
 
 use super::{Severity, Workbench};
+use crate::ui::action::{Action, SelectAction};
 use crate::ui::style;
 
 impl Workbench {
-    pub(super) fn status_ui(&self, ui: &mut egui::Ui) {
+    /// Draws the status bar; returns what the user asked of it (a click on the model
+    /// warning selects the entities it is about).
+    pub(super) fn status_ui(&mut self, ui: &mut egui::Ui) -> Vec<Action> {
+        let mut actions = Vec::new();
         ui.horizontal(|ui| {
             match &self.status {
                 Some((text, Severity::Error)) => {
@@ -27,7 +31,9 @@ impl Workbench {
                     self.doc.scene_entity_count(),
                     self.doc.selection.len()
                 ));
-                self.assets_status_ui(ui);
+                if self.assets_status_ui(ui) {
+                    actions = self.select_asset_problems();
+                }
                 if cycles > 0 {
                     ui.label(
                         RichText::new(format!("⟲ {cycles} parenting cycle(s)")).color(style::CYCLE),
@@ -35,14 +41,37 @@ impl Workbench {
                 }
             });
         });
+        actions
+    }
+
+    /// Selects (and reveals) the entities whose model or texture did not load, saying how
+    /// many; the message says so when none is left (the file came back since, say).
+    fn select_asset_problems(&mut self) -> Vec<Action> {
+        let entities = self.hierarchy.all_entities(&self.doc);
+        let found = (self.viewport).entities_with_asset_problems(&self.doc, entities);
+        if found.is_empty() {
+            let text = "No entity of the scene names a missing or unreadable file any more";
+            return vec![Action::Status(text.into(), Severity::Info)];
+        }
+        let text = format!(
+            "Selected {} whose model or texture did not load; the inspector says why",
+            match found.len() {
+                1 => "the entity".to_string(),
+                n => format!("the {n} entities"),
+            }
+        );
+        let mut actions: Vec<Action> = found.iter().map(|&e| Action::Reveal(e)).collect();
+        actions.push(Action::Select(SelectAction::Many(found)));
+        actions.push(Action::Status(text, Severity::Info));
+        actions
     }
 
     /// Model loading in the status bar: a progress bar while files load, then how many
-    /// loaded and failed.
-    fn assets_status_ui(&self, ui: &mut egui::Ui) {
+    /// loaded and failed. True when the user clicked the warning about failed files.
+    fn assets_status_ui(&self, ui: &mut egui::Ui) -> bool {
         let progress = self.viewport.assets.progress();
         if progress.total + progress.missing == 0 {
-            return;
+            return false;
         }
         let done = progress.ready + progress.failed;
         let problems = progress.failed + progress.missing;
@@ -56,15 +85,19 @@ impl Workbench {
             ui.ctx()
                 .request_repaint_after(std::time::Duration::from_millis(100));
         } else if problems > 0 {
-            ui.label(
-                RichText::new(format!(
-                    "△ {problems} model or texture file(s) missing or unreadable (see the inspector) · {} loaded",
-                    progress.ready
-                ))
-                .color(style::WARNING),
-            );
+            let text = RichText::new(format!(
+                "△ {problems} model or texture file(s) missing or unreadable · {} loaded",
+                progress.ready
+            ))
+            .color(style::WARNING);
+            return ui
+                .add(egui::Label::new(text).sense(egui::Sense::click()))
+                .on_hover_text("Click to select the entities they belong to; the inspector says what went wrong")
+                .on_hover_cursor(egui::CursorIcon::PointingHand)
+                .clicked();
         } else {
             ui.weak(format!("{} model and texture files loaded", progress.ready));
         }
+        false
     }
 }

@@ -295,19 +295,21 @@ impl AssetLibrary {
         }
     }
 
+    /// Whether a component's `src`, already asked for, is one of the problems
+    /// [`Self::progress`] counts: not a file of the project, or a file that failed to load.
+    /// URLs are not problems (scenetree does not download them).
+    pub fn src_has_problem(&self, src: &str) -> bool {
+        match self.resolved.get(src) {
+            Some(Err(error)) => is_counted_missing(error),
+            Some(Ok(id)) => matches!(self.status(*id), AssetStatus::Failed(_)),
+            None => false,
+        }
+    }
+
     /// Counts over the files the current project asked for.
     pub fn progress(&self) -> LoadProgress {
-        let missing = self
-            .resolved
-            .values()
-            .filter(|r| {
-                matches!(
-                    r,
-                    Err(AssetPathError::Missing { .. }
-                        | AssetPathError::OutsideProject(_)
-                        | AssetPathError::NoProject(_))
-                )
-            })
+        let missing = (self.resolved.values())
+            .filter(|r| r.as_ref().is_err_and(is_counted_missing))
             .count();
         let mut p = LoadProgress {
             missing,
@@ -448,4 +450,14 @@ impl Drop for AssetLibrary {
         // Workers finish the file in hand and exit; not joined, so closing never waits on
         // a large model.
     }
+}
+
+/// A `src` that names no file of the project (a URL is not counted: it is not downloaded).
+fn is_counted_missing(error: &AssetPathError) -> bool {
+    matches!(
+        error,
+        AssetPathError::Missing { .. }
+            | AssetPathError::OutsideProject(_)
+            | AssetPathError::NoProject(_)
+    )
 }
