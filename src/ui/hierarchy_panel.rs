@@ -330,7 +330,35 @@ impl HierarchyPanel {
                 state.cursor.set_char_range(Some(all));
                 state.store(ui.ctx(), output.response.id);
             }
+            // Down or Enter in the search box goes to the results, as in other editors'
+            // hierarchy filters. egui would move the focus to the nearest widget below on Down
+            // (the keys would then reach neither the box nor the tree): the box lets go first.
+            let down = output.response.has_focus()
+                && ui.input(|i| i.key_pressed(egui::Key::ArrowDown) && i.modifiers.is_none());
+            let entered =
+                output.response.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+            if (down || entered) && !self.search.trim().is_empty() {
+                output.response.surrender_focus();
+                actions.extend(self.go_to_results(doc));
+            }
         });
+    }
+
+    /// Leaves the search box for its results: the selection stays when a row shows it, else
+    /// the first row whose name or id matches is selected (not an ancestor shown around it).
+    fn go_to_results(&mut self, doc: &Document) -> Vec<Action> {
+        self.refresh_rows(doc);
+        let shown = |e: Entity| self.rows.iter().any(|r| r.entity == e);
+        if doc.selection.primary().is_some_and(shown) {
+            return Vec::new();
+        }
+        let needle = self.search.trim().to_lowercase();
+        let Some(first) = (self.rows.iter()).find(|r| matches_search(doc, r.entity, &needle))
+        else {
+            return Vec::new();
+        };
+        self.scroll_to = Some(first.entity);
+        vec![Action::Select(SelectAction::Only(first.entity))]
     }
 
     /// The scene root: a drop target that moves entities to the top level.
@@ -618,12 +646,7 @@ fn build_rows(
         }
         return rows;
     }
-    let matches = |e: Entity| {
-        e.to_string().contains(&needle)
-            || doc
-                .name_of(e)
-                .is_some_and(|n| n.to_lowercase().contains(&needle))
-    };
+    let matches = |e: Entity| matches_search(doc, e, &needle);
     // Keep a node when it or a descendant matches. Scanning the preorder backwards, a node's
     // children are the nodes one level deeper seen since the last node at its depth or above:
     // `below[d]` says whether any of them (at depth d) had a matching subtree.
@@ -639,4 +662,10 @@ fn build_rows(
         keep[i] = subtree;
     }
     (1..preorder.len()).filter(|&i| keep[i]).map(row).collect()
+}
+
+/// Whether the search (`needle`, trimmed and lower case) finds `entity`: in its id or its name.
+fn matches_search(doc: &Document, entity: Entity, needle: &str) -> bool {
+    entity.to_string().contains(needle)
+        || (doc.name_of(entity)).is_some_and(|n| n.to_lowercase().contains(needle))
 }

@@ -222,6 +222,51 @@ fn ctrl_f_puts_the_keyboard_in_the_search_box_with_its_text_selected() {
 }
 
 #[test]
+fn down_or_enter_in_the_search_box_selects_the_first_match_and_gives_the_tree_the_keys() {
+    let mut h = harness(room());
+    h.get_by_label(&row("Chair", CHAIR)).click();
+    h.run();
+    h.key_press_modifiers(Modifiers::COMMAND, Key::F);
+    h.run();
+    focused_field(&h).type_text("bulb");
+    h.run();
+    // The rows are Table and Lamp (ancestors shown around the match) and Bulb.
+    h.key_press(Key::ArrowDown);
+    h.run();
+    assert_eq!(
+        h.state().doc.selection.entities(),
+        [BULB],
+        "the first row that matches, not its ancestors"
+    );
+    h.key_press(Key::ArrowUp);
+    h.run();
+    assert_eq!(
+        h.state().doc.selection.entities(),
+        [LAMP],
+        "the arrows now move in the tree"
+    );
+    // Enter does the same; a selection among the results stays.
+    h.key_press_modifiers(Modifiers::COMMAND, Key::F);
+    h.run();
+    focused_field(&h).type_text("chair");
+    h.run();
+    h.key_press(Key::Enter);
+    h.run();
+    assert_eq!(h.state().doc.selection.entities(), [CHAIR]);
+    h.key_press_modifiers(Modifiers::COMMAND, Key::F);
+    h.run();
+    focused_field(&h).type_text("a");
+    h.run();
+    h.key_press(Key::Enter);
+    h.run();
+    assert_eq!(
+        h.state().doc.selection.entities(),
+        [CHAIR],
+        "Chair is among the rows"
+    );
+}
+
+#[test]
 fn f2_selects_the_whole_name_so_typing_replaces_it() {
     // A double-click on a row. The harness runs a frame per event, a quarter second each by
     // default: longer than egui's double-click delay, so this one runs 60 frames a second.
