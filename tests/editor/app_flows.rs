@@ -208,6 +208,36 @@ fn escape_cancels_a_question_and_closes_an_error_but_never_answers_the_recovery_
 }
 
 #[test]
+fn escape_closes_the_shortcuts_window_before_it_clears_the_selection() {
+    let mut h = app(Launch::default(), None);
+    h.state_mut()
+        .workbench_mut()
+        .doc
+        .selection
+        .set([Entity(519)]);
+    h.get_by_label("Help").click();
+    h.run();
+    h.get_by_label_contains("Keyboard Shortcuts").click();
+    h.run();
+    assert!(h.state().is_showing_shortcuts());
+    h.key_press(egui::Key::Escape);
+    h.run();
+    assert!(
+        !h.state().is_showing_shortcuts(),
+        "the first Escape closes the window"
+    );
+    let selection = || h.state().workbench().doc.selection.entities().to_vec();
+    assert_eq!(selection(), [Entity(519)], "and only that");
+    h.key_press(egui::Key::Escape);
+    h.run();
+    assert_eq!(
+        h.state().workbench().doc.selection.entities(),
+        [],
+        "the next one selects nothing"
+    );
+}
+
+#[test]
 fn work_left_by_a_crash_is_offered_back() {
     let dir = tempfile::tempdir().unwrap();
     let recovery = dir.path().join("recovery");

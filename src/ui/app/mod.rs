@@ -324,6 +324,7 @@ impl ScenetreeApp {
             || self.recovery_offer.is_some()
             || self.jobs.loading.is_some()
             || self.in_app_dialog.is_some();
+        self.close_shortcuts_on_escape(&ctx);
         egui::Panel::top("menu").show(ui, |ui| self.menu_ui(ui));
         self.disk_notice_ui(ui);
         self.bench.ui(ui, renderer);
@@ -439,6 +440,26 @@ impl ScenetreeApp {
             (None, Some(file)) => file,
             (None, None) => "Untitled".to_string(),
         }
+    }
+
+    /// Escape closes the Keyboard Shortcuts window first, as it would a popup, when nothing
+    /// else has a use for the key (a text field, a gizmo drag, a menu, a dialog): the
+    /// selection is cleared only by the next Escape.
+    fn close_shortcuts_on_escape(&mut self, ctx: &egui::Context) {
+        if !self.show_shortcuts {
+            return;
+        }
+        let c = self.bench.command_context(ctx);
+        if !(c.typing || c.gizmo_dragging || c.popup_open || c.modal)
+            && ctx.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::Escape))
+        {
+            self.show_shortcuts = false;
+        }
+    }
+
+    /// Whether the Keyboard Shortcuts window (Help menu) is open.
+    pub fn is_showing_shortcuts(&self) -> bool {
+        self.show_shortcuts
     }
 
     fn update_title(&mut self, ctx: &egui::Context) {

@@ -241,7 +241,7 @@ impl UiCommand {
             ),
             UiCommand::ClearSelection => (
                 "Clear Selection",
-                "Select nothing (when no gizmo drag is in progress)",
+                "Select nothing (after closing the Keyboard Shortcuts window, when no gizmo drag is in progress)",
             ),
             UiCommand::SelectAll => ("Select All", "Select every entity in the scene"),
             UiCommand::Find => ("Find…", "Search the hierarchy by name or id"),
