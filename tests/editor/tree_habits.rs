@@ -221,15 +221,20 @@ fn ctrl_f_puts_the_keyboard_in_the_search_box_with_its_text_selected() {
     assert!(h.query_by_label(&row("Chair", CHAIR)).is_some());
 }
 
+/// Ctrl+F, then types `text` over the search box's selected text.
+fn search_with_ctrl_f(h: &mut Harness<'_, Workbench>, text: &str) {
+    h.key_press_modifiers(Modifiers::COMMAND, Key::F);
+    h.run();
+    focused_field(h).type_text(text);
+    h.run();
+}
+
 #[test]
 fn down_or_enter_in_the_search_box_selects_the_first_match_and_gives_the_tree_the_keys() {
     let mut h = harness(room());
     h.get_by_label(&row("Chair", CHAIR)).click();
     h.run();
-    h.key_press_modifiers(Modifiers::COMMAND, Key::F);
-    h.run();
-    focused_field(&h).type_text("bulb");
-    h.run();
+    search_with_ctrl_f(&mut h, "bulb");
     // The rows are Table and Lamp (ancestors shown around the match) and Bulb.
     h.key_press(Key::ArrowDown);
     h.run();
@@ -246,17 +251,11 @@ fn down_or_enter_in_the_search_box_selects_the_first_match_and_gives_the_tree_th
         "the arrows now move in the tree"
     );
     // Enter does the same; a selection among the results stays.
-    h.key_press_modifiers(Modifiers::COMMAND, Key::F);
-    h.run();
-    focused_field(&h).type_text("chair");
-    h.run();
+    search_with_ctrl_f(&mut h, "chair");
     h.key_press(Key::Enter);
     h.run();
     assert_eq!(h.state().doc.selection.entities(), [CHAIR]);
-    h.key_press_modifiers(Modifiers::COMMAND, Key::F);
-    h.run();
-    focused_field(&h).type_text("a");
-    h.run();
+    search_with_ctrl_f(&mut h, "a");
     h.key_press(Key::Enter);
     h.run();
     assert_eq!(
