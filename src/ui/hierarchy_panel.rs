@@ -16,6 +16,7 @@ use super::hierarchy_drop::{RowUnderDrag, drag_preview};
 use super::style;
 pub use super::tree_row::ROW_HEIGHT;
 use super::tree_row::{Expander, RowBadge, TreeRow};
+use crate::crdt::ReplicaVersion;
 use crate::editor::{Command, Document, InspectorFlags, SiblingOrder};
 use crate::model::Entity;
 
@@ -89,6 +90,12 @@ pub struct HierarchyPanel {
     shown_span: (f32, f32),
     /// Give the search box the keyboard on the next frame (Find, Ctrl+F).
     focus_search: bool,
+    /// Entities whose model or texture file is missing or unreadable (a `△ file` badge),
+    /// kept up to date by the workbench, which owns the model files.
+    pub file_problems: HashSet<Entity>,
+    /// What `file_problems` was found from: the model files' generation and the replica's
+    /// version.
+    pub(crate) file_problems_key: Option<(u64, ReplicaVersion)>,
 }
 
 impl HierarchyPanel {
@@ -395,7 +402,10 @@ impl HierarchyPanel {
             selected,
             dimmed: row.dimmed,
             highlight: &self.search,
-            badge: RowBadge::of(doc.view(), entity, |e| doc.display_name(e)),
+            badge: match RowBadge::of(doc.view(), entity, |e| doc.display_name(e)) {
+                RowBadge::None if self.file_problems.contains(&entity) => RowBadge::FileProblem,
+                badge => badge,
+            },
         };
         let is_renaming = self.renaming.as_ref().is_some_and(|(e, _, _)| *e == entity);
         let mut renamed = false;

@@ -28,7 +28,8 @@ pub enum Expander {
     Collapsed,
 }
 
-/// Why the render tree draws an entity at the root, as text for the row's badge.
+/// What a row's badge says: why the render tree draws the entity at the root, or why the
+/// viewport cannot draw it as its components say.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RowBadge {
     /// Drawn under its declared parent.
@@ -40,6 +41,9 @@ pub enum RowBadge {
     /// Drawn under its declared parent, but its Transform gives a local matrix that is not
     /// finite: neither it nor anything below it can be drawn.
     NotFinite,
+    /// Drawn where it belongs, but the model or texture file it names is missing or could
+    /// not be read (a placeholder is drawn instead).
+    FileProblem,
 }
 
 impl RowBadge {
@@ -281,6 +285,12 @@ fn badge_text(badge: &RowBadge) -> Option<(RichText, String)> {
             "Its Transform holds a value that is not a finite number (NaN, an infinity, or too \
              large), so neither it nor anything under it can be drawn. Type finite values in \
              the inspector to fix it."
+                .to_owned(),
+        )),
+        RowBadge::FileProblem => Some((
+            RichText::new("△ file").color(style::WARNING).small(),
+            "The model or texture file it names is missing or could not be read, so a \
+             placeholder is drawn; the inspector says why."
                 .to_owned(),
         )),
     }

@@ -416,6 +416,7 @@ fn a_missing_model_added_to_the_project_is_drawn_once_the_window_is_focused() {
             .map(|i| i.shape)
     };
     assert_eq!(shape(&h), Some(Shape::GltfPlaceholder));
+    assert!(h.query_by_label("△ file").is_some());
     let folder = root.join("assets/scene/Models/art_gallery");
     std::fs::create_dir_all(&folder).unwrap();
     std::fs::copy(
@@ -430,5 +431,9 @@ fn a_missing_model_added_to_the_project_is_drawn_once_the_window_is_focused() {
         matches!(shape(&h), Some(Shape::Model { .. })),
         "{:?}",
         shape(&h)
+    );
+    assert!(
+        h.query_by_label("△ file").is_none(),
+        "the row's badge goes with the problem"
     );
 }

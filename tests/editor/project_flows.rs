@@ -70,6 +70,12 @@ fn a_project_folder_opens_its_scene_with_its_title_models_and_a_recent_entry() {
         (0, 1),
         "{progress:?}"
     );
+    // Its row in the hierarchy says so, and only its row.
+    assert_eq!(h.query_all_by_label("△ file").count(), 1);
+    assert_eq!(
+        h.state().workbench().hierarchy.file_problems,
+        [Entity(523)].into()
+    );
     // Clicking the warning selects the building, and the inspector shows why it is a box.
     h.get_by_label_contains("1 model or texture file(s) missing or unreadable")
         .click();

@@ -74,7 +74,7 @@ impl ColumnCache {
         let mut rings = HashSet::new();
         for &(e, _, _) in &self.rows {
             match source.badge(e, name) {
-                RowBadge::None | RowBadge::NotFinite => {}
+                RowBadge::None | RowBadge::NotFinite | RowBadge::FileProblem => {}
                 RowBadge::Cycle { ring, .. } => {
                     if rings.insert(ring.clone()) {
                         self.rerooted.push((format!("⟲ {ring}"), style::CYCLE));

@@ -229,6 +229,7 @@ impl Workbench {
             self.run_command(command);
         }
         self.hierarchy.flags.update(self.doc.replica());
+        self.refresh_file_problems();
         let mut actions = (egui::Panel::bottom("status").show(ui, |ui| self.status_ui(ui))).inner;
         let workspace = self.workspace;
         let shown = match workspace {

@@ -44,6 +44,31 @@ impl Workbench {
         actions
     }
 
+    /// Finds again which rows get the `△ file` badge, when the model files or the scene
+    /// changed. Nothing is looked at while no file failed (every frame of a scene without
+    /// problems costs one count).
+    pub(super) fn refresh_file_problems(&mut self) {
+        let progress = self.viewport.assets.progress();
+        if progress.failed + progress.missing == 0 {
+            if !self.hierarchy.file_problems.is_empty() {
+                self.hierarchy.file_problems.clear();
+            }
+            self.hierarchy.file_problems_key = None;
+            return;
+        }
+        let key = (
+            self.viewport.assets.generation(),
+            self.doc.replica().version(),
+        );
+        if self.hierarchy.file_problems_key == Some(key) {
+            return;
+        }
+        let live = self.doc.replica().live_entities().collect::<Vec<_>>();
+        let found = self.viewport.entities_with_asset_problems(&self.doc, live);
+        self.hierarchy.file_problems = found.into_iter().collect();
+        self.hierarchy.file_problems_key = Some(key);
+    }
+
     /// Selects (and reveals) the entities whose model or texture did not load, saying how
     /// many; the message says so when none is left (the file came back since, say).
     fn select_asset_problems(&mut self) -> Vec<Action> {
