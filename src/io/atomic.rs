@@ -8,37 +8,76 @@ use std::path::{Path, PathBuf};
 /// fsync, then renamed over the target (and the directory synced), so a reader sees either
 /// the old file or the new one, never half of one.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name = path.file_name().ok_or_else(|| {
-        io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!("{} is not a file path", path.display()),
-        )
-    })?;
-    let temp = dir.join(format!(
-        ".{}.{}.tmp",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
-    let result = (|| {
+    PreparedFile::write(path, bytes)?.commit()
+}
+
+/// A file's new contents written and synced beside it, not yet in its place: [`Self::commit`]
+/// renames it over the target. Dropped uncommitted, the temporary file is removed and the
+/// target is untouched. Saves of several files prepare them all first, so that a full disk or
+/// a folder that refuses writes stops the save before any file is replaced.
+#[derive(Debug)]
+pub struct PreparedFile {
+    path: PathBuf,
+    dir: PathBuf,
+    temp: Option<PathBuf>,
+}
+
+impl PreparedFile {
+    /// Writes `bytes` into a temporary file beside `path` and syncs it to disk.
+    pub fn write(path: &Path, bytes: &[u8]) -> io::Result<PreparedFile> {
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let name = path.file_name().ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{} is not a file path", path.display()),
+            )
+        })?;
+        let temp = dir.join(format!(
+            ".{}.{}.tmp",
+            name.to_string_lossy(),
+            std::process::id()
+        ));
+        let prepared = PreparedFile {
+            path: path.to_path_buf(),
+            dir,
+            temp: Some(temp.clone()),
+        };
+        // From here on, an early return drops `prepared`, which removes the temporary.
         let mut file = File::create(&temp)?;
         file.write_all(bytes)?;
         file.sync_all()?;
-        drop(file);
-        fs::rename(&temp, path)?;
+        Ok(prepared)
+    }
+
+    /// The file this will replace.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Renames the temporary file over the target and syncs the folder.
+    pub fn commit(mut self) -> io::Result<()> {
+        let temp = self.temp.take().expect("a prepared file commits once");
+        if let Err(e) = fs::rename(&temp, &self.path) {
+            fs::remove_file(&temp).ok();
+            return Err(e);
+        }
         // Persist the rename itself (best effort: not every platform can open a directory).
-        if let Ok(d) = File::open(&dir) {
+        if let Ok(d) = File::open(&self.dir) {
             d.sync_all().ok();
         }
         Ok(())
-    })();
-    if result.is_err() {
-        fs::remove_file(&temp).ok();
     }
-    result
+}
+
+impl Drop for PreparedFile {
+    fn drop(&mut self) {
+        if let Some(temp) = self.temp.take() {
+            fs::remove_file(temp).ok();
+        }
+    }
 }
 
 #[cfg(test)]
@@ -52,6 +91,22 @@ mod tests {
         fs::write(&path, b"old").unwrap();
         write_atomic(&path, b"new").unwrap();
         assert_eq!(fs::read(&path).unwrap(), b"new");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn a_prepared_file_dropped_uncommitted_leaves_the_target_and_no_temporary() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("main.crdt");
+        fs::write(&path, b"old").unwrap();
+        let prepared = PreparedFile::write(&path, b"new").unwrap();
+        assert_eq!(
+            fs::read_dir(dir.path()).unwrap().count(),
+            2,
+            "the temporary is there"
+        );
+        drop(prepared);
+        assert_eq!(fs::read(&path).unwrap(), b"old");
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 

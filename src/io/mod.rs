@@ -22,7 +22,7 @@ pub mod scenario;
 
 use std::path::Path;
 
-pub use atomic::{FileStamp, write_atomic};
+pub use atomic::{FileStamp, PreparedFile, write_atomic};
 pub use dcl_composite::{CompositeDoc, CompositeReport};
 pub use dcl_crdt::CrdtLayout;
 pub use error::{LoadError, Location};

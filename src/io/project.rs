@@ -12,8 +12,8 @@ use std::path::{Component, Path, PathBuf};
 
 use super::entity_names::{ENTITY_NAMES_PATH, entity_names_ts};
 use super::{
-    CrdtLayout, EncodedScene, LoadError, OpenedScene, SaveContext, SceneFormat, dcl_crdt,
-    encode_scene, open_scene, write_atomic,
+    CrdtLayout, EncodedScene, LoadError, OpenedScene, PreparedFile, SaveContext, SceneFormat,
+    dcl_crdt, encode_scene, open_scene,
 };
 use crate::crdt::Replica;
 
@@ -494,17 +494,64 @@ pub fn encode_project(replica: &Replica, context: &SaveContext, project: &Projec
     ProjectFiles { files }
 }
 
-/// Writes encoded project files, each atomically (the composite first: it is what the
-/// Inspector edits). The first failure stops and names its file; a file written before it
-/// stays written.
-pub fn write_project(files: &ProjectFiles) -> Result<(), LoadError> {
+/// Writes encoded project files, each atomically, and all of them or none as far as the file
+/// system allows: every file's new contents are written and synced beside it first (a full
+/// disk or a folder that refuses writes stops the save there, before any file is replaced),
+/// then each is renamed into place, the composite first (it is what the Inspector edits).
+pub fn write_project(files: &ProjectFiles) -> Result<(), ProjectWriteError> {
+    let unwritten = |error| ProjectWriteError {
+        error,
+        written: Vec::new(),
+        not_written: files.files.iter().map(|(p, _)| p.clone()).collect(),
+    };
+    let mut prepared = Vec::with_capacity(files.files.len());
     for (path, encoded) in &files.files {
         if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| LoadError::file(dir, format!("cannot create the folder: {e}")))?;
+            std::fs::create_dir_all(dir).map_err(|e| {
+                unwritten(LoadError::file(
+                    dir,
+                    format!("cannot create the folder: {e}"),
+                ))
+            })?;
         }
-        write_atomic(path, &encoded.bytes)
-            .map_err(|e| LoadError::file(path, format!("cannot save: {e}")))?;
+        let file = PreparedFile::write(path, &encoded.bytes)
+            .map_err(|e| unwritten(LoadError::file(path, format!("cannot save: {e}"))))?;
+        prepared.push(file);
+    }
+    let mut written = Vec::with_capacity(prepared.len());
+    let mut prepared = prepared.into_iter();
+    while let Some(file) = prepared.next() {
+        let path = file.path().to_path_buf();
+        if let Err(e) = file.commit() {
+            // Renames within a folder the temporary was just written to rarely fail; when one
+            // does, the files after it are left as they were (their temporaries are dropped).
+            return Err(ProjectWriteError {
+                error: LoadError::file(&path, format!("cannot save: {e}")),
+                written,
+                not_written: std::iter::once(path)
+                    .chain(prepared.map(|f| f.path().to_path_buf()))
+                    .collect(),
+            });
+        }
+        written.push(path);
     }
     Ok(())
+}
+
+/// A project save that failed: why, and which of its files were replaced before it stopped
+/// (none, unless renaming one into place failed after the others were renamed).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProjectWriteError {
+    /// What failed, on which file.
+    pub error: LoadError,
+    /// Files already replaced with their new contents.
+    pub written: Vec<PathBuf>,
+    /// Files left as they were.
+    pub not_written: Vec<PathBuf>,
+}
+
+impl std::fmt::Display for ProjectWriteError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.error)
+    }
 }

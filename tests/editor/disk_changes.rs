@@ -5,8 +5,10 @@
 use std::path::Path;
 use std::time::Duration;
 
+use egui::{Key, Modifiers};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
+use scenetree::editor::Command;
 use scenetree::editor::examples::showroom;
 use scenetree::io;
 use scenetree::model::{Entity, decode_name, encode_name, ids};
@@ -435,5 +437,58 @@ fn a_missing_model_added_to_the_project_is_drawn_once_the_window_is_focused() {
     assert!(
         h.query_by_label("△ file").is_none(),
         "the row's badge goes with the problem"
+    );
+}
+
+#[test]
+fn a_project_save_that_fails_halfway_says_which_files_it_wrote_and_blames_no_other_program() {
+    use super::project_flows::app_with;
+    let (_dir, root) = super::projects::gallery_copy();
+    let mut h = app_with(Some(root.clone()));
+    h.state_mut()
+        .workbench_mut()
+        .doc
+        .apply(Command::Rename {
+            entity: GALLERY_SHELF,
+            name: "Book shelf".into(),
+        })
+        .unwrap();
+    // A folder (with something in it) stands where main.crdt goes: the composite is renamed
+    // into place, main.crdt cannot be.
+    let crdt = root.join("main.crdt");
+    std::fs::remove_file(&crdt).unwrap();
+    std::fs::create_dir_all(crdt.join("in-the-way")).unwrap();
+    h.key_press_modifiers(Modifiers::COMMAND, Key::S);
+    h.run();
+    assert!(
+        h.query_by_label_contains(
+            "Could not save everything. main.composite now holds this scene; main.crdt, \
+             entity-names.ts still hold the previous save"
+        )
+        .is_some()
+    );
+    assert!(
+        h.state().workbench().doc.is_modified(),
+        "the scene stays unsaved"
+    );
+    h.get_by_label("OK").click();
+    h.run();
+    // scenetree wrote the composite itself: no bar about another program, then or later.
+    focus_window(&mut h);
+    std::thread::sleep(Duration::from_millis(1200));
+    h.step();
+    h.run();
+    assert!(!bar_shown(&h));
+    // With the way cleared, the next save writes everything.
+    std::fs::remove_dir_all(&crdt).unwrap();
+    h.key_press_modifiers(Modifiers::COMMAND, Key::S);
+    h.run();
+    assert!(
+        h.query_by_label_contains("Saved the project Art Gallery Template")
+            .is_some()
+    );
+    assert_eq!(
+        name_on_disk(&crdt, GALLERY_SHELF).as_deref(),
+        Some("Book shelf")
     );
 }

@@ -343,3 +343,93 @@ fn a_main_crdt_that_does_not_parse_is_a_note_not_a_failure() {
         "{note}"
     );
 }
+
+/// The gallery, copied, opened and edited (the shelf renamed), encoded for a save: the files
+/// on disk and the bytes a save would write.
+fn edited_gallery_save() -> (tempfile::TempDir, Project, project::ProjectFiles) {
+    let (dir, root) = gallery_copy();
+    let (project, scene) = expect_project(resolve_open(&root).unwrap());
+    let mut opened = open_project_scene(&project, &scene).unwrap();
+    opened
+        .replica
+        .put(Entity(521), ids::NAME, encode_name("Book shelf"))
+        .unwrap();
+    let files = encode_project(&opened.replica, &opened.context, &project);
+    assert_eq!(
+        files.names(),
+        "main.composite, main.crdt and entity-names.ts"
+    );
+    (dir, project, files)
+}
+
+/// Every file of the project folder (but `.git`), with its bytes.
+fn project_contents(root: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                out.push((path.clone(), std::fs::read(&path).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn a_project_save_that_cannot_write_one_file_replaces_none() {
+    let (_dir, project, files) = edited_gallery_save();
+    let before = project_contents(&project.root);
+    // main.crdt's temporary cannot be created (a folder stands where it would go), as when
+    // the project folder refuses writes or the disk is full: the composite is ready by then.
+    let blocker = project
+        .root
+        .join(format!(".main.crdt.{}.tmp", std::process::id()));
+    std::fs::create_dir(&blocker).unwrap();
+    let failure = write_project(&files).unwrap_err();
+    std::fs::remove_dir(&blocker).unwrap();
+    assert_eq!(failure.error.path, project.crdt_path());
+    assert!(failure.written.is_empty(), "{failure:?}");
+    assert_eq!(failure.not_written.len(), 3);
+    assert!(
+        project_contents(&project.root) == before,
+        "every file as it was, and no temporary left behind"
+    );
+}
+
+#[test]
+fn a_project_save_stopped_by_a_failed_rename_names_the_files_it_replaced() {
+    let (_dir, project, files) = edited_gallery_save();
+    let crdt_before = std::fs::read(project.crdt_path()).unwrap();
+    let names_before = std::fs::read(project.entity_names_path()).unwrap();
+    // A folder (with something in it) where main.crdt should be: its new contents are
+    // written beside it, but cannot be renamed over it.
+    std::fs::remove_file(project.crdt_path()).unwrap();
+    std::fs::create_dir_all(project.crdt_path().join("in-the-way")).unwrap();
+    let failure = write_project(&files).unwrap_err();
+    assert_eq!(failure.written, [project.composite_path()]);
+    assert_eq!(
+        failure.not_written,
+        [project.crdt_path(), project.entity_names_path()]
+    );
+    assert_eq!(
+        std::fs::read(project.composite_path()).unwrap(),
+        files.files[0].1.bytes,
+        "the composite was replaced before the rename failed"
+    );
+    assert_eq!(
+        std::fs::read(project.entity_names_path()).unwrap(),
+        names_before
+    );
+    std::fs::remove_dir_all(project.crdt_path()).unwrap();
+    std::fs::write(project.crdt_path(), &crdt_before).unwrap();
+    let temporaries = project_contents(&project.root)
+        .into_iter()
+        .filter(|(p, _)| p.to_string_lossy().ends_with(".tmp"))
+        .count();
+    assert_eq!(temporaries, 0);
+}

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use super::{RECENT_MAX, ScenetreeApp};
 use crate::editor::SceneFile;
+use crate::io::project::ProjectWriteError;
 use crate::io::{self, SceneFormat};
 use crate::ui::files::DialogPurpose;
 use crate::ui::workbench::Severity;
@@ -76,6 +77,11 @@ impl ScenetreeApp {
                 }
                 io::save_scene_with(doc.replica(), &doc.save_context, &path, true)
                     .map(|_| String::new())
+                    .map_err(|error| ProjectWriteError {
+                        error,
+                        written: Vec::new(),
+                        not_written: vec![path.clone()],
+                    })
             }
         };
         match written {
@@ -113,13 +119,55 @@ impl ScenetreeApp {
                     self.carry_out(next);
                 }
             }
-            Err(err) => {
+            Err(failure) => {
                 self.save_abandoned();
-                self.error = Some(format!(
-                    "Could not save. The file on disk is unchanged.\n\n{err}"
-                ))
+                self.error = Some(self.save_failed(&path, &failure, project.is_some()));
             }
         }
+    }
+
+    /// The message for a save that failed. Files it did replace (a project save whose last
+    /// renames failed) are named, and their new stamps kept: the editor wrote them, so the
+    /// disk watcher must not report them as changed by another program.
+    fn save_failed(&mut self, path: &Path, failure: &ProjectWriteError, project: bool) -> String {
+        let ProjectWriteError {
+            error,
+            written,
+            not_written,
+        } = failure;
+        if written.is_empty() {
+            let unchanged = if project {
+                "The project's files on disk are unchanged."
+            } else {
+                "The file on disk is unchanged."
+            };
+            return format!("Could not save. {unchanged}\n\n{error}");
+        }
+        if written.iter().any(|w| w == path) {
+            self.bench.doc.disk_stamp = io::FileStamp::of(path);
+            self.disk_notice = None;
+        }
+        let names = |paths: &[PathBuf]| {
+            (paths.iter())
+                .map(|p| {
+                    p.file_name()
+                        .unwrap_or_default()
+                        .to_string_lossy()
+                        .into_owned()
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let hold = |paths: &[PathBuf]| if paths.len() == 1 { "holds" } else { "hold" };
+        format!(
+            "Could not save everything. {} now {} this scene; {} still {} the previous save, \
+             so the project's files disagree until a save succeeds. The scene stays \
+             unsaved.\n\n{error}",
+            names(written),
+            hold(written),
+            names(not_written),
+            hold(not_written),
+        )
     }
 
     /// True when `path` is the document's own file and something else rewrote it since the
