@@ -108,9 +108,11 @@ impl ScenetreeApp {
                 ui.label(message);
                 ui.button("OK").clicked()
             });
-            let key =
-                |key| shown.is_top_modal && ctx.input_mut(|i| i.consume_key(Modifiers::NONE, key));
-            if shown.inner || key(Key::Escape) || key(Key::Enter) {
+            // Not Enter: the error may come from an Enter pressed this very frame (a file
+            // dialog's), which would close it unseen.
+            let escape = shown.is_top_modal
+                && ctx.input_mut(|i| i.consume_key(Modifiers::NONE, Key::Escape));
+            if shown.inner || escape {
                 self.error = None;
             }
         }

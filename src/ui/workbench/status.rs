@@ -3,6 +3,7 @@
 use egui::RichText;
 
 use super::{Severity, Workbench};
+use crate::model::Entity;
 use crate::ui::action::{Action, SelectAction};
 use crate::ui::style;
 
@@ -72,8 +73,10 @@ impl Workbench {
     /// Selects (and reveals) the entities whose model or texture did not load, saying how
     /// many; the message says so when none is left (the file came back since, say).
     fn select_asset_problems(&mut self) -> Vec<Action> {
-        let entities = self.hierarchy.all_entities(&self.doc);
-        let found = (self.viewport).entities_with_asset_problems(&self.doc, entities);
+        // The badges' set is current: it is refreshed before the status bar is drawn.
+        let found: Vec<Entity> = (self.hierarchy.all_entities(&self.doc).into_iter())
+            .filter(|e| self.hierarchy.file_problems.contains(e))
+            .collect();
         if found.is_empty() {
             let text = "No entity of the scene names a missing or unreadable file any more";
             return vec![Action::Status(text.into(), Severity::Info)];
