@@ -3,8 +3,8 @@
 //! re-rooting badges and hide/lock toggles. Siblings are shown in the scene's
 //! `inspector::Nodes` order (by id without one).
 //!
-//! Rows are flattened into a cached list and drawn virtualized (`ScrollArea::show_rows`), so a
-//! 65,535-entity scene costs only the visible rows per frame.
+//! Rows are flattened (`hierarchy_rows`) into a cached list and drawn virtualized
+//! (`ScrollArea::show_rows`), so a 65,535-entity scene costs only the visible rows per frame.
 
 use std::collections::HashSet;
 
@@ -13,40 +13,17 @@ use egui::RichText;
 use super::action::{Action, SelectAction};
 use super::command::UiCommand;
 use super::hierarchy_drop::{RowUnderDrag, drag_preview};
+use super::hierarchy_rows::{Row, RowsKey, build_rows, matches_search};
 use super::style;
 pub use super::tree_row::ROW_HEIGHT;
 use super::tree_row::{Expander, RowBadge, TreeRow};
 use crate::crdt::ReplicaVersion;
-use crate::editor::{Command, Document, InspectorFlags, SiblingOrder};
+use crate::editor::{Command, Document, InspectorFlags};
 use crate::model::Entity;
 
 /// What is being dragged in the tree.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DraggedEntities(pub Vec<Entity>);
-
-/// One visible row.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Row {
-    entity: Entity,
-    depth: u32,
-    has_children: bool,
-    /// The entity or an ancestor is hidden in the viewport.
-    dimmed: bool,
-}
-
-/// Key of the cached rows: they are rebuilt when any part changes.
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct RowsKey {
-    structure: u64,
-    /// Names only matter for the search filter: `None` while the search box is empty.
-    replica: Option<crate::crdt::ReplicaVersion>,
-    collapsed_version: u64,
-    /// The hide flags dim rows.
-    flags: u64,
-    /// The sibling order (`InspectorFlags::order_generation`).
-    order: u64,
-    search: String,
-}
 
 /// A keyboard move in the tree, as in other editors' hierarchies (Unity, Godot, VS Code).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -599,83 +576,4 @@ impl HierarchyPanel {
         };
         self.row_drop_target(ui, doc, under_drag, actions);
     }
-}
-
-/// Flattens the render tree into rows: depth-first, siblings in `order`, collapsed subtrees skipped;
-/// with a search, only matching rows and their ancestors (expanded). Rows at or below a hidden
-/// entity are marked dimmed.
-fn build_rows(
-    doc: &Document,
-    order: &SiblingOrder,
-    collapsed: &HashSet<Entity>,
-    hidden: &HashSet<Entity>,
-    search: &str,
-) -> Vec<Row> {
-    let view = doc.view();
-    let preorder = order.preorder(view); // includes the root at depth 0
-    // dimmed[i]: preorder[i] or an ancestor is hidden. In preorder, the ancestors of a node are
-    // the last nodes seen at each smaller depth, so one "hidden from this depth" marker does.
-    let mut dimmed = vec![false; preorder.len()];
-    if !hidden.is_empty() {
-        let mut hidden_from: Option<u32> = None;
-        for (i, &(e, depth)) in preorder.iter().enumerate() {
-            if hidden_from.is_some_and(|d| depth <= d) {
-                hidden_from = None;
-            }
-            if hidden_from.is_none() && hidden.contains(&e) {
-                hidden_from = Some(depth);
-            }
-            dimmed[i] = hidden_from.is_some();
-        }
-    }
-    let row = |i: usize| {
-        let (e, depth) = preorder[i];
-        Row {
-            entity: e,
-            depth: depth - 1,
-            has_children: view.has_children(e),
-            dimmed: dimmed[i],
-        }
-    };
-    let needle = search.trim().to_lowercase();
-    if needle.is_empty() {
-        let mut rows = Vec::with_capacity(preorder.len());
-        let mut skip_below: Option<u32> = None;
-        for (i, &(e, depth)) in preorder.iter().enumerate().skip(1) {
-            if let Some(d) = skip_below {
-                if depth > d {
-                    continue;
-                }
-                skip_below = None;
-            }
-            let row = row(i);
-            if row.has_children && collapsed.contains(&e) {
-                skip_below = Some(depth);
-            }
-            rows.push(row);
-        }
-        return rows;
-    }
-    let matches = |e: Entity| matches_search(doc, e, &needle);
-    // Keep a node when it or a descendant matches. Scanning the preorder backwards, a node's
-    // children are the nodes one level deeper seen since the last node at its depth or above:
-    // `below[d]` says whether any of them (at depth d) had a matching subtree.
-    let max_depth = preorder.iter().map(|(_, d)| *d as usize).max().unwrap_or(0);
-    let mut below = vec![false; max_depth + 2];
-    let mut keep = vec![false; preorder.len()];
-    for i in (1..preorder.len()).rev() {
-        let (e, depth) = preorder[i];
-        let d = depth as usize;
-        let subtree = matches(e) || below[d + 1];
-        below[d + 1] = false;
-        below[d] |= subtree;
-        keep[i] = subtree;
-    }
-    (1..preorder.len()).filter(|&i| keep[i]).map(row).collect()
-}
-
-/// Whether the search (`needle`, trimmed and lower case) finds `entity`: in its id or its name.
-fn matches_search(doc: &Document, entity: Entity, needle: &str) -> bool {
-    entity.to_string().contains(needle)
-        || (doc.name_of(entity)).is_some_and(|n| n.to_lowercase().contains(needle))
 }

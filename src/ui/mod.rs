@@ -10,6 +10,7 @@ pub mod file_dialog;
 pub mod files;
 mod hierarchy_drop;
 pub mod hierarchy_panel;
+mod hierarchy_rows;
 mod inspector_model;
 pub mod inspector_panel;
 pub mod layout;
