@@ -288,6 +288,52 @@ fn each_peer_has_a_3d_view_of_its_own_scene() {
     assert_eq!(renders, after);
 }
 
+/// Every corner of everything peer `index`'s view draws lies inside the view.
+fn draws_everything_in_view(h: &Harness<'static, Workbench>, index: usize) -> bool {
+    let peers = &h.state().peers;
+    let (scene, viewport) = (
+        peers.peer_scene(index).unwrap(),
+        peers.peer_viewport(index).unwrap(),
+    );
+    assert!(!scene.items.is_empty());
+    scene.items.iter().all(|item| {
+        let bounds = item
+            .shape
+            .local_bounds()
+            .transformed(&item.shape.instance_matrix(&item.world));
+        bounds.corners().into_iter().all(|corner| {
+            viewport
+                .screen_position(corner)
+                .is_some_and(|p| viewport.rect().expand(0.5).contains(p))
+        })
+    })
+}
+
+#[test]
+fn frame_points_the_peers_views_at_what_every_peer_draws() {
+    // Lesson 3: Lamp starts at the origin (where the run frames the views), then peer 1 moves
+    // it to x = 1 and peer 2 to x = 2. Framing one peer's scene would leave the other's Lamp
+    // out of its view: the difference the views are there to show.
+    let mut h = lesson(2, egui::vec2(1600.0, 1000.0));
+    next_step(&mut h);
+    next_step(&mut h);
+    let lamp_x = |h: &Harness<'static, Workbench>, i: usize| {
+        h.state().peers.peer_scene(i).unwrap().items[0]
+            .world
+            .w_axis
+            .x
+    };
+    assert_eq!((lamp_x(&h, 0), lamp_x(&h, 1)), (1.0, 2.0));
+    assert!(
+        !(draws_everything_in_view(&h, 0) && draws_everything_in_view(&h, 1)),
+        "the lesson moves Lamp out of the first framing"
+    );
+    h.get_by_label("Frame").click();
+    h.run();
+    assert!(draws_everything_in_view(&h, 0), "peer 1's Lamp is in view");
+    assert!(draws_everything_in_view(&h, 1), "peer 2's Lamp is in view");
+}
+
 #[test]
 fn leaving_the_simulation_returns_to_the_editor_workspace() {
     // Stopping keeps peer 1's state as the document: it is edited in the editor's layout.

@@ -7,11 +7,15 @@ use std::collections::HashSet;
 
 use egui::{Color32, RichText};
 
+use super::super::viewport::ViewportScene;
+use super::super::viewport::models::AssetLibrary;
+use super::super::viewport::shape::Aabb;
 use super::view3d::ViewInput;
 use super::{PeersPanel, PeersUiContext, RootFallbackTree, TreeSource};
 use crate::crdt::network::{Network, Op, PeerId};
 use crate::editor::Document;
 use crate::model::Entity;
+use crate::scene::SceneView;
 use crate::ui::action::{Action, PeersAction, SelectAction};
 use crate::ui::style;
 use crate::ui::tree_row::{Expander, ROW_HEIGHT, RowBadge, TreeRow};
@@ -284,6 +288,23 @@ pub(super) fn has_name(network: &Network, peer: PeerId) -> impl Fn(Entity) -> bo
 /// Draws `count` columns side by side in the remaining space, each at least `min_width` wide
 /// and as tall as the space; when they do not fit, they scroll sideways. `column` draws column
 /// `i` in a top-down layout of the given size.
+/// What peer `i`'s 3D view draws (its size is left at zero for the caller to set).
+fn view_input<'a>(
+    view: &'a SceneView,
+    network: &'a Network,
+    i: usize,
+    doc: &'a Document,
+    hidden: &'a HashSet<Entity>,
+) -> ViewInput<'a> {
+    ViewInput {
+        size: egui::Vec2::ZERO,
+        view,
+        replica: &network.replicas()[i],
+        selection: doc.selection.entities(),
+        hidden,
+    }
+}
+
 pub(super) fn side_by_side(
     ui: &mut egui::Ui,
     id_salt: &str,
@@ -337,11 +358,12 @@ impl PeersPanel {
         let renderer = cx.renderer;
         let assets = cx.assets;
         let identity = super::run_identity(network);
-        if self.framed_for != Some(identity) || std::mem::take(&mut self.frame_views) {
+        if self.framed_for != Some(identity) {
             self.framed_for = Some(identity);
-            if let Some(first) = self.views3d.first_mut() {
-                first.frame_next();
-            }
+            self.frame_views = true;
+        }
+        if self.show_views && std::mem::take(&mut self.frame_views) {
+            self.frame_views_on_every_peer(doc, network, assets);
         }
         side_by_side(ui, "peer-columns", n, MIN_COLUMN_WIDTH, |ui, i, size| {
             let peer = PeerId::from_index(i);
@@ -353,10 +375,7 @@ impl PeersPanel {
                 let height = (size.x * 0.62).min(size.y * VIEW_SHARE);
                 let input = ViewInput {
                     size: egui::vec2(size.x, height),
-                    view: &self.views[i],
-                    replica: &network.replicas()[i],
-                    selection: doc.selection.entities(),
-                    hidden,
+                    ..view_input(&self.views[i], network, i, doc, hidden)
                 };
                 let extra = renderer.extra(i);
                 match extra {
@@ -387,6 +406,31 @@ impl PeersPanel {
                 actions,
             );
         });
+    }
+
+    /// Points the shared camera at what every peer draws (the selection where some peer draws
+    /// it, else everything), so that an entity two peers place apart is in both views.
+    fn frame_views_on_every_peer(
+        &mut self,
+        doc: &Document,
+        network: &Network,
+        assets: &mut AssetLibrary,
+    ) {
+        for (i, view3d) in self.views3d.iter_mut().enumerate() {
+            let hidden = &self.flags[i].hidden;
+            view3d.prepare(&view_input(&self.views[i], network, i, doc, hidden), assets);
+        }
+        let union = |bounds: &dyn Fn(&ViewportScene) -> Option<Aabb>| {
+            self.views3d
+                .iter()
+                .filter_map(|v| bounds(v.scene()))
+                .reduce(Aabb::union)
+        };
+        let bounds =
+            union(&ViewportScene::selection_bounds).or_else(|| union(&ViewportScene::all_bounds));
+        if let (Some(first), Some(bounds)) = (self.views3d.first_mut(), bounds) {
+            first.frame_next(bounds);
+        }
     }
 
     /// The peer's name (click to show and edit it), online switch, clock, digest and its

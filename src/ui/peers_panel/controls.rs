@@ -80,7 +80,7 @@ pub(super) fn controls_ui(
         if panel.show_views
             && ui
                 .button("Frame")
-                .on_hover_text("Point the peers' views at everything (or the selection)")
+                .on_hover_text("Point the peers' views at what all the peers draw (or at the selection)")
                 .clicked()
         {
             panel.frame_views = true;

@@ -291,6 +291,12 @@ impl PeersPanel {
         self.views3d.get(index).map(view3d::PeerView3d::scene)
     }
 
+    /// Peer number `index` (from 0)'s 3D view widget: where it was drawn and through which
+    /// camera (the one all peers' views share).
+    pub fn peer_viewport(&self, index: usize) -> Option<&super::viewport::Viewport> {
+        self.views3d.get(index).map(view3d::PeerView3d::viewport)
+    }
+
     fn lower_tabs_ui(&mut self, ui: &mut egui::Ui, network: &Network) {
         ui.horizontal(|ui| {
             let flying = network.in_flight().len();

@@ -6,6 +6,7 @@
 use std::collections::HashSet;
 
 use super::super::viewport::models::AssetLibrary;
+use super::super::viewport::shape::Aabb;
 use super::super::viewport::{
     OrbitCamera, Viewport, ViewportCommand, ViewportRenderer, ViewportScene,
 };
@@ -61,7 +62,7 @@ impl PeerView3d {
         library: &mut AssetLibrary,
         actions: &mut Vec<Action>,
     ) {
-        self.rebuild_if_needed(input, library);
+        self.prepare(input, library);
         self.viewport.show_toolbar = false;
         self.viewport.show_axes = false;
         self.viewport.camera = camera.clone();
@@ -85,12 +86,20 @@ impl PeerView3d {
         &self.scene
     }
 
-    /// Points the camera at everything (or the selection) on the next frame.
-    pub(super) fn frame_next(&mut self) {
-        self.viewport.run(ViewportCommand::Frame);
+    /// The view's widget.
+    pub(super) fn viewport(&self) -> &Viewport {
+        &self.viewport
     }
 
-    fn rebuild_if_needed(&mut self, input: &ViewInput<'_>, library: &mut AssetLibrary) {
+    /// Points the camera at `bounds` (world space) on the next frame, when the view's shape is
+    /// known.
+    pub(super) fn frame_next(&mut self, bounds: Aabb) {
+        self.viewport.run(ViewportCommand::FrameBounds(bounds));
+    }
+
+    /// Builds the drawn items for `input` unless they are up to date (the view's `size` is not
+    /// used): before drawing, or to know what every view will draw.
+    pub(super) fn prepare(&mut self, input: &ViewInput<'_>, library: &mut AssetLibrary) {
         let mut hidden: Vec<Entity> = input.hidden.iter().copied().collect();
         hidden.sort_unstable();
         let key = BuildKey {

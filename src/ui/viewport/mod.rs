@@ -113,8 +113,13 @@ impl ViewportScene {
     /// with its children, as in Unity), or of all items when none is selected;
     /// `None` for an empty scene. Non-finite matrices are ignored.
     pub fn focus_bounds(&self) -> Option<Aabb> {
+        self.selection_bounds().or_else(|| self.all_bounds())
+    }
+
+    /// World-space bounds of the selected items and what lies below them; `None` when
+    /// nothing drawn is selected.
+    pub fn selection_bounds(&self) -> Option<Aabb> {
         self.bounds_of(|i| i.selected || i.below_selected)
-            .or_else(|| self.all_bounds())
     }
 
     /// World-space bounds of every item (models by their real bounds); `None` for an empty

@@ -14,6 +14,7 @@ use super::{
     gizmo_drag::{ActiveGizmoDrag, DragPhase, DragTarget},
     picking,
     renderer::{RenderRequest, ViewportRenderer},
+    shape::Aabb,
 };
 use crate::model::Entity;
 use crate::ui::style;
@@ -88,6 +89,8 @@ pub struct Viewport {
     cancel_requested: bool,
     /// Frame the selection on the next frame (the aspect ratio is known there).
     frame_requested: bool,
+    /// Frame these bounds on the next frame.
+    frame_bounds_requested: Option<Aabb>,
     /// Where the widget was last drawn (screen points).
     rect: Rect,
     /// The shown image lacks models still uploading: draw again once they are in.
@@ -96,7 +99,7 @@ pub struct Viewport {
 
 /// What the viewport does for the editor's commands (`ui::command::UiCommand`): the keys are
 /// read once for the whole window by its dispatcher, not by the widget.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum ViewportCommand {
     /// Switch the gizmo to translate, rotate or scale (ignored during a drag).
     Mode(GizmoMode),
@@ -106,6 +109,8 @@ pub enum ViewportCommand {
     CancelDrag,
     /// Point the camera at the selection (the gizmo targets' items), or at everything.
     Frame,
+    /// Point the camera at these world-space bounds (what several views draw together).
+    FrameBounds(Aabb),
     /// Turn the camera to look along a world axis (ignored during a drag).
     LookAlong(ViewDirection),
 }
@@ -123,6 +128,7 @@ impl Default for Viewport {
             texture: None,
             cancel_requested: false,
             frame_requested: false,
+            frame_bounds_requested: None,
             rect: Rect::NOTHING,
             redraw_after_uploads: false,
         }
@@ -144,6 +150,7 @@ impl Viewport {
             ViewportCommand::ToggleOrientation if idle => self.toggle_orientation(),
             ViewportCommand::CancelDrag => self.cancel_requested = self.is_dragging_gizmo(),
             ViewportCommand::Frame => self.frame_requested = true,
+            ViewportCommand::FrameBounds(bounds) => self.frame_bounds_requested = Some(bounds),
             ViewportCommand::LookAlong(view) if idle => self.camera.look_along(view),
             ViewportCommand::Mode(_)
             | ViewportCommand::ToggleOrientation
@@ -311,6 +318,10 @@ impl Viewport {
                     .frame_bounds(bounds.min, bounds.max, size.x / size.y);
             }
             out.frame_selection = true;
+        }
+        if let Some(bounds) = self.frame_bounds_requested.take() {
+            self.camera
+                .frame_bounds(bounds.min, bounds.max, size.x / size.y);
         }
     }
 
