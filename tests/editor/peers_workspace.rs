@@ -288,33 +288,21 @@ fn each_peer_has_a_3d_view_of_its_own_scene() {
     assert_eq!(renders, after);
 }
 
-/// Every corner of everything peer `index`'s view draws lies inside the view.
+/// Everything peer `index`'s view draws lies inside the view.
 fn draws_everything_in_view(h: &Harness<'static, Workbench>, index: usize) -> bool {
     let peers = &h.state().peers;
-    let (scene, viewport) = (
-        peers.peer_scene(index).unwrap(),
-        peers.peer_viewport(index).unwrap(),
-    );
+    let scene = peers.peer_scene(index).unwrap();
     assert!(!scene.items.is_empty());
-    scene.items.iter().all(|item| {
-        let bounds = item
-            .shape
-            .local_bounds()
-            .transformed(&item.shape.instance_matrix(&item.world));
-        bounds.corners().into_iter().all(|corner| {
-            viewport
-                .screen_position(corner)
-                .is_some_and(|p| viewport.rect().expand(0.5).contains(p))
-        })
-    })
+    peers.peer_viewport(index).unwrap().shows_all_of(scene)
 }
 
 #[test]
-fn frame_points_the_peers_views_at_what_every_peer_draws() {
+fn lesson_steps_keep_every_peers_scene_in_view_and_frame_fits_them_all() {
     // Lesson 3: Lamp starts at the origin (where the run frames the views), then peer 1 moves
-    // it to x = 1 and peer 2 to x = 2. Framing one peer's scene would leave the other's Lamp
-    // out of its view: the difference the views are there to show.
+    // it to x = 1 and peer 2 to x = 2. In the views framed at the start, or on one peer's
+    // scene, one Lamp or the other is out of view: the difference the views are there to show.
     let mut h = lesson(2, egui::vec2(1600.0, 1000.0));
+    let camera_at_start = h.state().peers.peer_viewport(0).unwrap().camera.clone();
     next_step(&mut h);
     next_step(&mut h);
     let lamp_x = |h: &Harness<'static, Workbench>, i: usize| {
@@ -324,10 +312,35 @@ fn frame_points_the_peers_views_at_what_every_peer_draws() {
             .x
     };
     assert_eq!((lamp_x(&h, 0), lamp_x(&h, 1)), (1.0, 2.0));
-    assert!(
-        !(draws_everything_in_view(&h, 0) && draws_everything_in_view(&h, 1)),
-        "the lesson moves Lamp out of the first framing"
+    assert_ne!(
+        h.state().peers.peer_viewport(0).unwrap().camera,
+        camera_at_start
     );
+    assert!(draws_everything_in_view(&h, 0), "peer 1's Lamp is in view");
+    assert!(draws_everything_in_view(&h, 1), "peer 2's Lamp is in view");
+    let editor_view = &h.state().viewport;
+    assert!(
+        editor_view.viewport.shows_all_of(editor_view.scene()),
+        "the editor's viewport (peer 1's scene) keeps its Lamp in view too"
+    );
+    // A step that keeps everything in view leaves the camera alone.
+    let camera = h.state().peers.peer_viewport(0).unwrap().camera.clone();
+    next_step(&mut h);
+    assert_eq!(h.state().peers.peer_viewport(0).unwrap().camera, camera);
+
+    // Zoomed in on peer 1's view until a Lamp leaves it, Frame brings both back.
+    let view = h.state().peers.peer_viewport(0).unwrap().rect();
+    h.hover_at(view.center());
+    for _ in 0..4 {
+        h.event(egui::Event::MouseWheel {
+            unit: egui::MouseWheelUnit::Point,
+            delta: egui::vec2(0.0, 240.0),
+            modifiers: egui::Modifiers::NONE,
+            phase: egui::TouchPhase::Move,
+        });
+        h.run();
+    }
+    assert!(!(draws_everything_in_view(&h, 0) && draws_everything_in_view(&h, 1)));
     h.get_by_label("Frame").click();
     h.run();
     assert!(draws_everything_in_view(&h, 0), "peer 1's Lamp is in view");
@@ -430,4 +443,28 @@ fn the_draw_selector_leaves_the_viewport_toolbar_uncovered_at_1024_by_700() {
             "{label} {button:?} under {draw:?}"
         );
     }
+}
+
+#[test]
+fn a_columns_rerooted_line_names_entities_as_they_are_named_now() {
+    // Lesson 5: peer 1 deletes Lamp (Chair's parent) while peer 2 moves it. Until peer 2 hears
+    // of the delete, peer 1 still finds Lamp's name there; once every peer has deleted it,
+    // both columns say "Entity 512", though peer 1's own tree did not change meanwhile.
+    let mut h = lesson(4, egui::vec2(1600.0, 1000.0));
+    next_step(&mut h);
+    assert!(
+        h.query_by_label_contains("Chair: parent Lamp has no Transform")
+            .is_some()
+    );
+    for _ in 1..5 {
+        next_step(&mut h);
+    }
+    assert!(h.query_by_label_contains("Step 5 of 5").is_some());
+    assert_eq!(
+        h.query_all_by_label("△ Chair: parent Entity 512 has no Transform")
+            .count(),
+        2,
+        "one line in each peer's column"
+    );
+    assert!(h.query_by_label_contains("parent Lamp").is_none());
 }

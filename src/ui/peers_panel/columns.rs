@@ -10,7 +10,7 @@ use egui::{Color32, RichText};
 use super::super::viewport::ViewportScene;
 use super::super::viewport::models::AssetLibrary;
 use super::super::viewport::shape::Aabb;
-use super::view3d::ViewInput;
+use super::view3d::{PeerView3d, ViewInput};
 use super::{PeersPanel, PeersUiContext, RootFallbackTree, TreeSource};
 use crate::crdt::network::{Network, Op, PeerId};
 use crate::editor::Document;
@@ -37,8 +37,9 @@ pub(super) struct ColumnCache {
     key: Option<(u64, u64)>,
     /// (entity, depth, has children), in display order.
     rows: Vec<(Entity, u32, bool)>,
-    /// The re-rooted entities, one line each (a cycle once, as its ring).
-    rerooted: Vec<(String, Color32)>,
+    /// The re-rooted entities, in row order (their lines are written when drawn: the names
+    /// they show may come from other peers, whose changes leave this tree as it is).
+    rerooted: Vec<Entity>,
     /// Entities whose children are folded away.
     pub collapsed: HashSet<Entity>,
     /// How many times the rows were read from the source (they are kept while its generation
@@ -74,22 +75,42 @@ impl ColumnCache {
                 (e, depth, has_children)
             })
             .collect();
-        self.rerooted.clear();
+        self.rerooted = self
+            .rows
+            .iter()
+            .map(|&(e, _, _)| e)
+            .filter(|&e| {
+                matches!(
+                    source.badge(e, name),
+                    RowBadge::Cycle { .. } | RowBadge::MissingParent { .. }
+                )
+            })
+            .collect();
+    }
+
+    /// A line for each re-rooted entity (a cycle once, as its ring), named as now.
+    fn rerooted_lines(
+        &self,
+        source: &dyn TreeSource,
+        name: &dyn Fn(Entity) -> String,
+    ) -> Vec<(String, Color32)> {
         let mut rings = HashSet::new();
-        for &(e, _, _) in &self.rows {
+        let mut lines = Vec::new();
+        for &e in &self.rerooted {
             match source.badge(e, name) {
                 RowBadge::None | RowBadge::NotFinite | RowBadge::FileProblem => {}
                 RowBadge::Cycle { ring, .. } => {
                     if rings.insert(ring.clone()) {
-                        self.rerooted.push((format!("⟲ {ring}"), style::CYCLE));
+                        lines.push((format!("⟲ {ring}"), style::CYCLE));
                     }
                 }
-                RowBadge::MissingParent { declared } => self.rerooted.push((
+                RowBadge::MissingParent { declared } => lines.push((
                     format!("△ {}: parent {declared} has no Transform", name(e)),
                     style::MISSING_PARENT,
                 )),
             }
         }
+        lines
     }
 
     /// Unfolds the ancestors of `entity` and returns its index among the rows then shown, or
@@ -285,9 +306,6 @@ pub(super) fn has_name(network: &Network, peer: PeerId) -> impl Fn(Entity) -> bo
     }
 }
 
-/// Draws `count` columns side by side in the remaining space, each at least `min_width` wide
-/// and as tall as the space; when they do not fit, they scroll sideways. `column` draws column
-/// `i` in a top-down layout of the given size.
 /// What peer `i`'s 3D view draws (its size is left at zero for the caller to set).
 fn view_input<'a>(
     view: &'a SceneView,
@@ -305,6 +323,9 @@ fn view_input<'a>(
     }
 }
 
+/// Draws `count` columns side by side in the remaining space, each at least `min_width` wide
+/// and as tall as the space; when they do not fit, they scroll sideways. `column` draws column
+/// `i` in a top-down layout of the given size.
 pub(super) fn side_by_side(
     ui: &mut egui::Ui,
     id_salt: &str,
@@ -362,8 +383,13 @@ impl PeersPanel {
             self.framed_for = Some(identity);
             self.frame_views = true;
         }
+        if self.show_views && std::mem::take(&mut self.frame_views_if_needed) {
+            self.prepare_views(doc, network, assets);
+            self.frame_views |= !self.views3d.iter().all(PeerView3d::shows_its_whole_scene);
+        }
         if self.show_views && std::mem::take(&mut self.frame_views) {
-            self.frame_views_on_every_peer(doc, network, assets);
+            self.prepare_views(doc, network, assets);
+            self.frame_views_on_every_peer();
         }
         side_by_side(ui, "peer-columns", n, MIN_COLUMN_WIDTH, |ui, i, size| {
             let peer = PeerId::from_index(i);
@@ -410,16 +436,7 @@ impl PeersPanel {
 
     /// Points the shared camera at what every peer draws (the selection where some peer draws
     /// it, else everything), so that an entity two peers place apart is in both views.
-    fn frame_views_on_every_peer(
-        &mut self,
-        doc: &Document,
-        network: &Network,
-        assets: &mut AssetLibrary,
-    ) {
-        for (i, view3d) in self.views3d.iter_mut().enumerate() {
-            let hidden = &self.flags[i].hidden;
-            view3d.prepare(&view_input(&self.views[i], network, i, doc, hidden), assets);
-        }
+    fn frame_views_on_every_peer(&mut self) {
         let union = |bounds: &dyn Fn(&ViewportScene) -> Option<Aabb>| {
             self.views3d
                 .iter()
@@ -430,6 +447,14 @@ impl PeersPanel {
             union(&ViewportScene::selection_bounds).or_else(|| union(&ViewportScene::all_bounds));
         if let (Some(first), Some(bounds)) = (self.views3d.first_mut(), bounds) {
             first.frame_next(bounds);
+        }
+    }
+
+    /// Brings every peer's drawn items up to date (they are otherwise built when drawn).
+    fn prepare_views(&mut self, doc: &Document, network: &Network, assets: &mut AssetLibrary) {
+        for (i, view3d) in self.views3d.iter_mut().enumerate() {
+            let hidden = &self.flags[i].hidden;
+            view3d.prepare(&view_input(&self.views[i], network, i, doc, hidden), assets);
         }
     }
 
@@ -491,8 +516,8 @@ impl PeersPanel {
             flags: &self.flags[i],
         };
         self.columns[i].sync(network.epoch(), &source, &name);
-        for (text, color) in &self.columns[i].rerooted {
-            ui.add(egui::Label::new(RichText::new(text).color(*color)).truncate())
+        for (text, color) in self.columns[i].rerooted_lines(&source, &name) {
+            ui.add(egui::Label::new(RichText::new(&text).color(color)).truncate())
                 .on_hover_text(text);
         }
     }

@@ -87,6 +87,8 @@ pub struct PeersPanel {
     framed_for: Option<RunIdentity>,
     /// Frame the views on the next frame.
     frame_views: bool,
+    /// On the next frame, frame the views if something a peer draws is out of its view.
+    frame_views_if_needed: bool,
     /// Last order-explorer result, for the peer it ran on.
     explored: Option<(PeerId, Result<OrderExploration, String>)>,
     /// What the exploration was run on ([`explorer::InboxKey`]): another inbox does not show it.
@@ -180,6 +182,7 @@ impl Default for PeersPanel {
             camera: OrbitCamera::default(),
             framed_for: None,
             frame_views: false,
+            frame_views_if_needed: false,
             explored: None,
             explored_inbox: None,
             latency: 3,
@@ -289,6 +292,12 @@ impl PeersPanel {
     /// What peer number `index` (from 0)'s 3D view draws, once it was shown.
     pub fn peer_scene(&self, index: usize) -> Option<&super::viewport::ViewportScene> {
         self.views3d.get(index).map(view3d::PeerView3d::scene)
+    }
+
+    /// After a lesson step: if the step moved something out of a peer's 3D view, the views are
+    /// framed again on the next frame (as **Frame** does); otherwise the camera stays.
+    pub fn keep_views_on_the_scene(&mut self) {
+        self.frame_views_if_needed = true;
     }
 
     /// Peer number `index` (from 0)'s 3D view widget: where it was drawn and through which

@@ -86,6 +86,12 @@ impl PeerView3d {
         &self.scene
     }
 
+    /// True when everything the view draws is inside it (as last drawn, through the camera it
+    /// was last drawn with).
+    pub(super) fn shows_its_whole_scene(&self) -> bool {
+        self.viewport.shows_all_of(&self.scene)
+    }
+
     /// The view's widget.
     pub(super) fn viewport(&self) -> &Viewport {
         &self.viewport

@@ -178,6 +178,24 @@ impl Viewport {
         Some(self.rect.min + egui::vec2(p.x, p.y))
     }
 
+    /// True when every corner of every item of `scene` (models by their real bounds) lands
+    /// inside the widget's last rect, seen through its camera. Items with a matrix that is not
+    /// finite are not drawn and do not count.
+    pub fn shows_all_of(&self, scene: &ViewportScene) -> bool {
+        let inside = self.rect.expand(0.5);
+        scene.items.iter().all(|item| {
+            let bounds = item
+                .shape
+                .local_bounds()
+                .transformed(&item.shape.instance_matrix(&item.world));
+            !(bounds.min.is_finite() && bounds.max.is_finite())
+                || bounds.corners().into_iter().all(|corner| {
+                    self.screen_position(corner)
+                        .is_some_and(|p| inside.contains(p))
+                })
+        })
+    }
+
     /// True when the shown image is final: rendered, with every model of the scene uploaded
     /// and multisampled (not a partial image drawn while uploads go on, nor one from a drag).
     pub fn image_is_final(&self) -> bool {

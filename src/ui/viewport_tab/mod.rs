@@ -26,6 +26,9 @@ pub struct ViewportTab {
     drag_key: u64,
     /// Frame the whole scene after the next build (a document was opened).
     frame_all_pending: bool,
+    /// After the next build, frame the whole scene if some of it is out of view (a lesson
+    /// step moved it).
+    frame_all_if_out_of_view: bool,
     /// Animate the next change of world matrices (a delivery, a timeline step), so the jump a
     /// remote message causes is visible.
     animate_next_change: bool,
@@ -72,6 +75,7 @@ impl Default for ViewportTab {
             built_for: None,
             drag_key: 0,
             frame_all_pending: true,
+            frame_all_if_out_of_view: false,
             animate_next_change: false,
             animate_remote_changes: true,
             animation: None,
@@ -144,8 +148,20 @@ impl ViewportTab {
         self.auto_framed = None;
     }
 
+    /// After the next build, points the camera at the whole scene if some of it is out of
+    /// view; otherwise the camera stays (a lesson step moved entities).
+    pub fn keep_scene_in_view(&mut self) {
+        self.frame_all_if_out_of_view = true;
+    }
+
+    /// The scene as it will be drawn: while a remote change animates, the scene drawn is on
+    /// its way there.
+    fn final_scene(&self) -> &ViewportScene {
+        self.animation.as_ref().map_or(&self.scene, |a| &a.target)
+    }
+
     fn frame_all(&mut self) {
-        if let Some(b) = self.scene.all_bounds() {
+        if let Some(b) = self.final_scene().all_bounds() {
             // The view's own shape once it has been laid out; a typical one before that.
             let aspect = self
                 .available
@@ -172,6 +188,11 @@ impl ViewportTab {
         }
         if user_moved || !loading {
             self.auto_framed = None;
+        }
+        if std::mem::take(&mut self.frame_all_if_out_of_view)
+            && !self.viewport.shows_all_of(self.final_scene())
+        {
+            self.frame_all();
         }
     }
 

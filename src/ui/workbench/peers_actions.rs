@@ -65,13 +65,17 @@ impl Workbench {
                 Some(Err(e)) => Err(e.to_string()),
                 _ => Ok(None),
             },
-            PeersAction::NextStep => match self.doc.next_lesson_step() {
-                Some(skipped) if !skipped.is_empty() => Ok(Some(format!(
-                    "Skipped what you already did by hand: {}",
-                    skipped.join("; ")
-                ))),
-                _ => Ok(None),
-            },
+            PeersAction::NextStep => {
+                self.peers.keep_views_on_the_scene();
+                self.viewport.keep_scene_in_view();
+                match self.doc.next_lesson_step() {
+                    Some(skipped) if !skipped.is_empty() => Ok(Some(format!(
+                        "Skipped what you already did by hand: {}",
+                        skipped.join("; ")
+                    ))),
+                    _ => Ok(None),
+                }
+            }
             PeersAction::ExportPeer(peer) => {
                 self.file_requests.push(FileRequest::ExportPeer(peer));
                 Ok(None)
