@@ -561,3 +561,36 @@ fn a_screenshot_that_cannot_be_saved_closes_the_window_with_the_reason_instead_o
         .expect("the failure is reported");
     assert!(why.contains("cannot save the screenshot"), "{why}");
 }
+
+#[test]
+fn saving_one_peer_while_the_others_differ_says_which_was_saved_and_stays_unsaved() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("showroom.json");
+    let mut h = app_on_file(&path, &scenetree::editor::examples::showroom());
+    h.state_mut()
+        .workbench_mut()
+        .doc
+        .start_simulation(2, 1)
+        .unwrap();
+    // Peer 1 renames Lamp; the message to peer 2 stays in flight.
+    rename_lamp(&mut h, "Desk lamp");
+    h.run();
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::S);
+    h.run();
+    let status = "Saved peer 1's state to";
+    assert!(h.query_by_label_contains(status).is_some());
+    assert!(
+        h.query_by_label_contains("; the other peers' states still differ from it")
+            .is_some(),
+        "the status says the other peers differ"
+    );
+    assert!(
+        h.state().workbench().doc.is_modified(),
+        "peer 2 does not hold what was saved"
+    );
+    let saved = io::load_scene(&path).unwrap();
+    assert_eq!(
+        saved.component_data(Entity(519), scenetree::model::ids::NAME),
+        Some(&scenetree::model::encode_name("Desk lamp")[..])
+    );
+}

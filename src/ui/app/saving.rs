@@ -100,7 +100,7 @@ impl ScenetreeApp {
                 self.disk_kept = None;
                 let status = match self.bench.doc.simulation() {
                     Some((_, active)) if self.bench.doc.is_modified() => format!(
-                        "Saved {active}'s state to {}; other peers hold changes it does not have",
+                        "Saved {active}'s state to {}; the other peers' states still differ from it",
                         path.display()
                     ),
                     _ => match &project {
