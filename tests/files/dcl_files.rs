@@ -4,7 +4,6 @@
 use crate::dcl;
 
 use std::path::Path;
-use std::process::Command;
 
 use scenetree::crdt::{CrdtMessage, Replica, decode_stream};
 use scenetree::io::{self, Location, SaveContext, SceneFormat, dcl_composite, dcl_crdt, native};
@@ -335,99 +334,6 @@ fn a_crdt_edit_saves_in_place_and_new_values_follow() {
 }
 
 #[test]
-fn crdt_to_native_to_crdt_reproduces_the_canonical_file() {
-    let dir = tempfile::tempdir().unwrap();
-    for pair in dcl::pairs() {
-        let json = dir.path().join("scene.json");
-        let back = dir.path().join("back.crdt");
-        convert(&pair.crdt, &json, false).unwrap();
-        convert(&json, &back, false).unwrap();
-        let replica = io::load_scene(&pair.crdt).unwrap();
-        assert_eq!(
-            std::fs::read(&back).unwrap(),
-            dcl_crdt::to_state_crdt_bytes(&replica),
-            "{}: timestamps included",
-            pair.label
-        );
-        if pair.label != "written by @dcl/ecs" {
-            // No tombstones in the templates: the canonical stream of values and deletions.
-            assert_eq!(
-                std::fs::read(&back).unwrap(),
-                dcl_crdt::to_crdt_bytes(&replica)
-            );
-        }
-    }
-}
-
-#[test]
-fn native_to_crdt_to_native_preserves_everything() {
-    let dir = tempfile::tempdir().unwrap();
-    // A state with timestamps above 1, tombstones (also of a deleted entity) and a grow-only set.
-    let mut r = io::load_scene(&dcl::pairs()[2].crdt).unwrap();
-    r.put(Entity(600), 7000, vec![1, 2]).unwrap();
-    r.delete_entity(Entity(600)).unwrap();
-    r.apply(&CrdtMessage::AppendValue {
-        entity: Entity(512),
-        component: 1063,
-        timestamp: 0,
-        data: vec![8, 1],
-    });
-    let first = dir.path().join("a.json");
-    std::fs::write(&first, native::to_native_json(&r)).unwrap();
-    let crdt = dir.path().join("b.crdt");
-    let second = dir.path().join("c.json");
-    convert(&first, &crdt, false).unwrap();
-    convert(&crdt, &second, false).unwrap();
-    assert_eq!(
-        std::fs::read_to_string(&second).unwrap(),
-        std::fs::read_to_string(&first).unwrap()
-    );
-    let back = io::load_scene(&second).unwrap();
-    assert_eq!(back.state_messages(), r.state_messages());
-    assert_eq!(back.deleted_entities(), r.deleted_entities());
-}
-
-#[test]
-fn lossy_conversions_refuse_unless_asked_and_say_what_is_lost() {
-    let dir = tempfile::tempdir().unwrap();
-    let pair = &dcl::pairs()[0];
-    // A composite naming a core component @dcl/ecs 7.28.0 does not have: kept, not loaded.
-    let text = std::fs::read_to_string(&pair.composite).unwrap().replacen(
-        "\"core::Material\"",
-        "\"core::FutureMaterial\"",
-        1,
-    );
-    let future = dir.path().join("future.composite");
-    std::fs::write(&future, text).unwrap();
-    let out = dir.path().join("main.crdt");
-    let err = convert(&future, &out, false).unwrap_err();
-    assert!(err.contains("core::FutureMaterial: 1 value(s)"), "{err}");
-    assert!(err.contains("--lossy"), "{err}");
-    assert!(!out.exists(), "nothing written");
-    convert(&future, &out, true).unwrap();
-    let written = io::load_scene(&out).unwrap();
-    assert_eq!(
-        dcl::shown(&written),
-        dcl::shown(&io::load_scene(&pair.crdt).unwrap())
-    );
-    // Every component of the template itself converts without loss.
-    convert(&pair.composite, &out, false).unwrap();
-
-    let composite = dir.path().join("main.composite");
-    let err = convert(&pair.crdt, &composite, false).unwrap_err();
-    // A main.crdt has no jsonSchemas: components scenetree has no schema for are lost; the
-    // Inspector's Nodes / Hide / Lock schemas are known.
-    assert!(err.contains("inspector::TransformConfig"), "{err}");
-    assert!(!err.contains("inspector::Nodes"), "{err}");
-    convert(&pair.crdt, &composite, true).unwrap();
-    let written = io::load_scene(&composite).unwrap();
-    assert_eq!(
-        dcl::shown(&written),
-        dcl::shown(&io::load_scene(&pair.crdt).unwrap())
-    );
-}
-
-#[test]
 fn a_scene_not_read_from_a_composite_is_saved_as_one() {
     let mut r = Replica::new();
     let e = Entity(512);
@@ -556,20 +462,6 @@ fn bad_composites_name_the_place_and_the_problem() {
         saved.contains("\"position\": [\n"),
         "kept as written: {saved}"
     );
-}
-
-fn convert(input: &Path, output: &Path, lossy: bool) -> Result<(), String> {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_scenetree"));
-    cmd.arg("convert").arg(input).arg(output);
-    if lossy {
-        cmd.arg("--lossy");
-    }
-    let out = cmd.output().expect("binary runs");
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(String::from_utf8_lossy(&out.stderr).into_owned())
-    }
 }
 
 #[test]

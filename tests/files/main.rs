@@ -9,6 +9,7 @@ mod project_fixtures;
 
 mod codec_oracle;
 mod codec_properties;
+mod dcl_convert;
 mod dcl_files;
 mod dcl_oracle;
 mod dcl_robustness;

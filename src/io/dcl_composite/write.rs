@@ -9,6 +9,7 @@ use serde_json::{Map, Value, json};
 use super::{Codec, CompositeComponent, CompositeDoc, Entry};
 use crate::crdt::Replica;
 use crate::model::dcl::nodes::inspector_json_schema;
+use crate::model::dcl::tool_schemas::tool_json_schema;
 use crate::model::dcl::{
     ComponentCodec, builtin_json_schema, display_component_name, is_core_grow_only,
     known_component_name,
@@ -45,7 +46,12 @@ pub fn composite_json(replica: &Replica, doc: &CompositeDoc) -> CompositeOutput 
         .into_iter()
         .collect();
     new_ids.sort_unstable();
-    for id in new_ids {
+    // `composite::root` values are the runtime's record of instancing a composite (its path
+    // and the entity mapping; older SDKs also wrote them into main.crdt): a main.composite
+    // never carries them for itself, as the Inspector's show, so a scene read from such a
+    // main.crdt loses nothing without them.
+    let composite_root = component::component_id_from_name("composite::root");
+    for id in new_ids.into_iter().filter(|&id| id != composite_root) {
         let holders: Vec<Entity> = entities_with(replica, id);
         if component::is_grow_only(id) || is_core_grow_only(id) {
             lost.push(format!(
@@ -55,7 +61,9 @@ pub fn composite_json(replica: &Replica, doc: &CompositeDoc) -> CompositeOutput 
             ));
             continue;
         }
-        let known = builtin_json_schema(id).or_else(|| inspector_json_schema(id));
+        let known = builtin_json_schema(id)
+            .or_else(|| inspector_json_schema(id))
+            .or_else(|| tool_json_schema(id));
         let Some((name, schema_json)) = known else {
             let unknown = if known_component_name(id).is_some() {
                 "its jsonSchema"

@@ -68,10 +68,12 @@ impl ComponentCodec {
     }
 
     /// The codec of a component scenetree knows without a composite: the runtime's own
-    /// ([`Self::builtin`]) or the Decentraland Inspector's (`inspector::Nodes`, `Hide`, `Lock`).
+    /// ([`Self::builtin`]), or one of the Decentraland tools' (the Inspector's `inspector::*`,
+    /// the smart items' `asset-packs::*`; see [`super::tool_schemas`]).
     pub fn known(id: u32) -> Option<ComponentCodec> {
         ComponentCodec::builtin(id).or_else(|| {
-            let (name, schema) = super::nodes::inspector_json_schema(id)?;
+            let (name, schema) = super::nodes::inspector_json_schema(id)
+                .or_else(|| super::tool_schemas::tool_json_schema(id))?;
             ComponentCodec::for_component(name, id, Some(&schema)).ok()
         })
     }

@@ -17,6 +17,7 @@ mod looks;
 pub mod nodes;
 pub mod schema;
 mod shapes;
+pub mod tool_schemas;
 
 use std::fmt::Write as _;
 
