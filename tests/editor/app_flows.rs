@@ -314,13 +314,15 @@ fn opening_a_lesson_asks_first_and_becomes_its_own_untitled_document() {
 #[test]
 fn a_request_waits_for_a_save_that_needs_confirming_and_then_goes_on() {
     let dir = tempfile::tempdir().unwrap();
+    // A main.crdt holding a value of a component whose schema scenetree does not know.
     let crdt = dir.path().join("main.crdt");
-    std::fs::copy(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+    let mut scene = io::load_scene(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/fixtures/dcl/Cozy-House-Template/main.crdt"),
-        &crdt,
     )
     .unwrap();
+    scene.put(Entity(512), 0x5eed_0001, vec![1, 2, 3]).unwrap();
+    io::save_scene(&scene, &crdt).unwrap();
     let mut h = app(
         Launch {
             file: Some(crdt),
@@ -329,8 +331,8 @@ fn a_request_waits_for_a_save_that_needs_confirming_and_then_goes_on() {
         None,
     );
     settle(&mut h);
-    // The document belongs to a main.composite, which cannot hold everything a main.crdt
-    // does: saving needs the user's confirmation first.
+    // The document belongs to a main.composite, which cannot hold that value without its
+    // schema: saving needs the user's confirmation first.
     let composite = dir.path().join("main.composite");
     let doc = &mut h.state_mut().workbench_mut().doc;
     doc.file = Some(scenetree::editor::SceneFile {
