@@ -335,3 +335,39 @@ fn things_are_placed_where_the_centre_of_the_view_meets_the_scene_or_the_ground(
     empty.viewport.camera.pitch = 0.4;
     assert_eq!(empty.placement_point(), Vec3::new(3.0, 2.0, 4.0));
 }
+
+#[test]
+fn a_hidden_entitys_missing_model_gets_its_badge_once_the_inspector_has_looked_for_it() {
+    // The gallery's main.crdt outside its project: no model file can be found. Admin Tools
+    // (535) is invisible (`VisibilityComponent { visible: false }`), so the viewport never
+    // asks for its model; the inspector does when it is selected, and from then on the status
+    // bar counts the file and the row carries the badge, as for every other such entity.
+    let crdt = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/dcl/art-gallery-template/main.crdt");
+    let mut h = app_with(Some(crdt));
+    let admin_tools = Entity(535);
+    let badges = |h: &Harness<'static, ScenetreeApp>| h.query_all_by_label("△ file").count();
+    let before = badges(&h);
+    assert!(before > 0);
+    assert!(
+        !h.state()
+            .workbench()
+            .hierarchy
+            .file_problems
+            .contains(&admin_tools)
+    );
+    h.get_by_label("Admin Tools  ·  535").click();
+    h.run();
+    assert!(
+        h.query_all_by_label_contains("admin_toolkit.glb").count() > 0,
+        "the inspector says why"
+    );
+    assert!(
+        h.state()
+            .workbench()
+            .hierarchy
+            .file_problems
+            .contains(&admin_tools)
+    );
+    assert_eq!(badges(&h), before + 1);
+}

@@ -178,6 +178,11 @@ impl AssetLibrary {
                 .resolve_asset(src)
                 .map(|path| self.request_path(&path)),
         };
+        if result.is_err() {
+            // A problem [`Self::progress`] now counts (a load bumps the generation itself):
+            // what shows problems (the hierarchy's badges) must look again.
+            self.generation += 1;
+        }
         self.resolved.insert(src.to_string(), result.clone());
         result
     }
