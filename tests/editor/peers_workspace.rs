@@ -468,3 +468,33 @@ fn a_columns_rerooted_line_names_entities_as_they_are_named_now() {
     );
     assert!(h.query_by_label_contains("parent Lamp").is_none());
 }
+
+#[test]
+fn dragging_a_messages_handle_onto_another_row_reorders_them_without_selecting_text() {
+    let mut h = lesson_one(egui::vec2(1600.0, 1000.0));
+    next_step(&mut h);
+    next_step(&mut h);
+    let in_flight = |h: &Harness<'static, Workbench>| -> Vec<u64> {
+        let (sim, _) = h.state().doc.simulation().unwrap();
+        sim.network().in_flight().iter().map(|m| m.id.0).collect()
+    };
+    assert_eq!(in_flight(&h), [1, 2]);
+    let from = h.get_by_label("⠿ #2").rect().center();
+    let to = h.get_by_label("⠿ #1").rect().center();
+    h.hover_at(from);
+    h.run();
+    h.drag_at(from);
+    h.run();
+    for step in 1..=6 {
+        h.hover_at(from + (to - from) * (step as f32 / 6.0));
+        h.run();
+    }
+    h.drop_at(to);
+    h.run();
+    assert_eq!(in_flight(&h), [2, 1], "#2 now arrives first");
+    let selection = h.ctx.plugin::<egui::text_selection::LabelSelectionState>();
+    assert!(
+        !selection.lock().has_selection(),
+        "the drag selected no text on its way"
+    );
+}

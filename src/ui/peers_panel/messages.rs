@@ -96,8 +96,13 @@ impl PeersPanel {
                         }
                     });
                     row.col(|ui| {
+                        // Not selectable: dragging the handle must not select the row's text.
+                        let handle = egui::Label::new(format!("⠿ {}", m.id))
+                            .selectable(false)
+                            .sense(egui::Sense::drag());
                         let handle = ui
-                            .add(egui::Label::new(format!("⠿ {}", m.id)).sense(egui::Sense::drag()))
+                            .add(handle)
+                            .on_hover_cursor(egui::CursorIcon::Grab)
                             .on_hover_text("Drag onto another row to reorder");
                         if handle.drag_started() {
                             self.dragging = Some(m.id.0);
