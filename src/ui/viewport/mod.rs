@@ -72,6 +72,16 @@ pub struct DrawItem {
     pub below_selected: bool,
 }
 
+impl DrawItem {
+    /// The item's world-space bounds (a model by its real bounds), meters; `None` when its
+    /// matrix is not finite (such an item is not drawn).
+    pub fn world_bounds(&self) -> Option<Aabb> {
+        let bounds =
+            (self.shape.local_bounds()).transformed(&self.shape.instance_matrix(&self.world));
+        (bounds.min.is_finite() && bounds.max.is_finite()).then_some(bounds)
+    }
+}
+
 /// An entity the gizmo moves: its declared local Transform and the world matrix of the parent
 /// it is drawn under. The gizmo derives the world pose from these and, when dragged, returns
 /// new local Transforms under the same parent.
@@ -132,12 +142,7 @@ impl ViewportScene {
         self.items
             .iter()
             .filter(|i| wanted(i))
-            .map(|i| {
-                i.shape
-                    .local_bounds()
-                    .transformed(&i.shape.instance_matrix(&i.world))
-            })
-            .filter(|b| b.min.is_finite() && b.max.is_finite())
+            .filter_map(DrawItem::world_bounds)
             .reduce(Aabb::union)
     }
 }

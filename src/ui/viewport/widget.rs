@@ -8,7 +8,7 @@ use eframe::egui::{
 use glam::{Vec2, Vec3};
 
 use super::{
-    GizmoEvent, OrbitCamera, ViewportScene,
+    DrawItem, GizmoEvent, OrbitCamera, ViewportScene,
     camera::ViewDirection,
     gizmo::{self, GizmoFrame, GizmoMode, GizmoSettings, Orientation},
     gizmo_drag::{ActiveGizmoDrag, DragPhase, DragTarget},
@@ -87,14 +87,21 @@ pub struct Viewport {
     texture: Option<TextureId>,
     /// Escape arrived during a gizmo drag; the next frame cancels it.
     cancel_requested: bool,
-    /// Frame the selection on the next frame (the aspect ratio is known there).
-    frame_requested: bool,
-    /// Frame these bounds on the next frame.
-    frame_bounds_requested: Option<Aabb>,
+    /// What to frame on the next frame (the aspect ratio is known there).
+    frame_requested: Option<FrameTarget>,
     /// Where the widget was last drawn (screen points).
     rect: Rect,
     /// The shown image lacks models still uploading: draw again once they are in.
     redraw_after_uploads: bool,
+}
+
+/// What a frame request points the camera at.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum FrameTarget {
+    /// The selection (the gizmo targets' items), or everything.
+    Focus,
+    /// These world-space bounds.
+    Bounds(Aabb),
 }
 
 /// What the viewport does for the editor's commands (`ui::command::UiCommand`): the keys are
@@ -127,8 +134,7 @@ impl Default for Viewport {
             rendered: None,
             texture: None,
             cancel_requested: false,
-            frame_requested: false,
-            frame_bounds_requested: None,
+            frame_requested: None,
             rect: Rect::NOTHING,
             redraw_after_uploads: false,
         }
@@ -149,8 +155,10 @@ impl Viewport {
             ViewportCommand::Mode(mode) if idle => self.gizmo.mode = mode,
             ViewportCommand::ToggleOrientation if idle => self.toggle_orientation(),
             ViewportCommand::CancelDrag => self.cancel_requested = self.is_dragging_gizmo(),
-            ViewportCommand::Frame => self.frame_requested = true,
-            ViewportCommand::FrameBounds(bounds) => self.frame_bounds_requested = Some(bounds),
+            ViewportCommand::Frame => self.frame_requested = Some(FrameTarget::Focus),
+            ViewportCommand::FrameBounds(bounds) => {
+                self.frame_requested = Some(FrameTarget::Bounds(bounds));
+            }
             ViewportCommand::LookAlong(view) if idle => self.camera.look_along(view),
             ViewportCommand::Mode(_)
             | ViewportCommand::ToggleOrientation
@@ -183,16 +191,11 @@ impl Viewport {
     /// finite are not drawn and do not count.
     pub fn shows_all_of(&self, scene: &ViewportScene) -> bool {
         let inside = self.rect.expand(0.5);
-        scene.items.iter().all(|item| {
-            let bounds = item
-                .shape
-                .local_bounds()
-                .transformed(&item.shape.instance_matrix(&item.world));
-            !(bounds.min.is_finite() && bounds.max.is_finite())
-                || bounds.corners().into_iter().all(|corner| {
-                    self.screen_position(corner)
-                        .is_some_and(|p| inside.contains(p))
-                })
+        (scene.items.iter().filter_map(DrawItem::world_bounds)).all(|bounds| {
+            bounds.corners().into_iter().all(|corner| {
+                self.screen_position(corner)
+                    .is_some_and(|p| inside.contains(p))
+            })
         })
     }
 
@@ -330,16 +333,17 @@ impl Viewport {
             });
             self.drag = Some(Drag::Cancelled);
         }
-        if std::mem::take(&mut self.frame_requested) {
-            if let Some(bounds) = scene.focus_bounds() {
-                self.camera
-                    .frame_bounds(bounds.min, bounds.max, size.x / size.y);
+        if let Some(target) = self.frame_requested.take() {
+            let bounds = match target {
+                FrameTarget::Focus => {
+                    out.frame_selection = true;
+                    scene.focus_bounds()
+                }
+                FrameTarget::Bounds(bounds) => Some(bounds),
+            };
+            if let Some(b) = bounds {
+                self.camera.frame_bounds(b.min, b.max, size.x / size.y);
             }
-            out.frame_selection = true;
-        }
-        if let Some(bounds) = self.frame_bounds_requested.take() {
-            self.camera
-                .frame_bounds(bounds.min, bounds.max, size.x / size.y);
         }
     }
 
