@@ -71,11 +71,12 @@ impl ComponentCodec {
     /// ([`Self::builtin`]), or one of the Decentraland tools' (the Inspector's `inspector::*`,
     /// the smart items' `asset-packs::*`; see [`super::tool_schemas`]).
     pub fn known(id: u32) -> Option<ComponentCodec> {
-        ComponentCodec::builtin(id).or_else(|| {
-            let (name, schema) = super::nodes::inspector_json_schema(id)
-                .or_else(|| super::tool_schemas::tool_json_schema(id))?;
-            ComponentCodec::for_component(name, id, Some(&schema)).ok()
-        })
+        ComponentCodec::builtin(id)
+            .or_else(|| {
+                let (name, schema) = super::nodes::inspector_json_schema(id)?;
+                ComponentCodec::for_component(name, id, Some(&schema)).ok()
+            })
+            .or_else(|| super::tool_schemas::tool_codec(id).cloned())
     }
 
     /// The bytes the runtime stores for a composite's JSON value.

@@ -15,11 +15,21 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
+use super::ComponentCodec;
 use crate::model::component::component_id_from_name;
 
-/// Each tool component's id, name and `jsonSchema`, in the order the table lists them.
-fn table() -> &'static [(u32, String, Value)] {
-    static TABLE: OnceLock<Vec<(u32, String, Value)>> = OnceLock::new();
+/// One tool component: its id, name, `jsonSchema` and the codec built from it (built once:
+/// the inspector panel asks for it every frame a component is shown).
+struct ToolComponent {
+    id: u32,
+    name: String,
+    schema: Value,
+    codec: Option<ComponentCodec>,
+}
+
+/// Every tool component, in the order the table lists them.
+fn table() -> &'static [ToolComponent] {
+    static TABLE: OnceLock<Vec<ToolComponent>> = OnceLock::new();
     TABLE.get_or_init(|| {
         let entries: Vec<Value> = serde_json::from_str(include_str!("tool_schemas.json"))
             .expect("tool_schemas.json is a JSON array");
@@ -31,7 +41,14 @@ fn table() -> &'static [(u32, String, Value)] {
                     .expect("every entry has a name")
                     .to_owned();
                 let schema = entry["jsonSchema"].take();
-                (component_id_from_name(&name), name, schema)
+                let id = component_id_from_name(&name);
+                let codec = ComponentCodec::for_component(&name, id, Some(&schema)).ok();
+                ToolComponent {
+                    id,
+                    name,
+                    schema,
+                    codec,
+                }
             })
             .collect()
     })
@@ -40,21 +57,26 @@ fn table() -> &'static [(u32, String, Value)] {
 /// The name and `jsonSchema` of tool component `id` (as the Inspector writes them into a
 /// main.composite), or `None` when it is not one of them.
 pub fn tool_json_schema(id: u32) -> Option<(&'static str, Value)> {
-    table()
-        .iter()
-        .find(|(known, _, _)| *known == id)
-        .map(|(_, name, schema)| (name.as_str(), schema.clone()))
+    find(id).map(|c| (c.name.as_str(), c.schema.clone()))
+}
+
+/// The codec of tool component `id`, built from its bundled schema.
+pub fn tool_codec(id: u32) -> Option<&'static ComponentCodec> {
+    find(id).and_then(|c| c.codec.as_ref())
 }
 
 /// The names of every tool component with a bundled schema.
 pub fn tool_component_names() -> impl Iterator<Item = &'static str> {
-    table().iter().map(|(_, name, _)| name.as_str())
+    table().iter().map(|c| c.name.as_str())
+}
+
+fn find(id: u32) -> Option<&'static ToolComponent> {
+    table().iter().find(|c| c.id == id)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::dcl::ComponentCodec;
 
     #[test]
     fn every_bundled_schema_is_one_the_codec_reads() {
@@ -68,6 +90,7 @@ mod tests {
                 ComponentCodec::for_component(name, id, Some(&schema)).is_ok(),
                 "{name}"
             );
+            assert!(tool_codec(id).is_some(), "{name}");
         }
         assert!(tool_json_schema(crate::model::ids::TRANSFORM).is_none());
     }
