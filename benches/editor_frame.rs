@@ -13,15 +13,16 @@ use std::time::Duration;
 use criterion::{Criterion, criterion_group, criterion_main};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use scenetree::editor::{Command, Document, examples};
-use scenetree::model::Entity;
+use scenetree::editor::{Command, Document};
 use scenetree::ui::Workbench;
-use scenetree::ui::hierarchy_panel::DraggedEntities;
-use scenetree::ui::viewport::NullRenderer;
+use scenetree::ui::hierarchy::DraggedEntities;
+use scenetree_core::examples;
+use scenetree_core::model::Entity;
+use scenetree_viewport::NullRenderer;
 
 /// The allocator the editor runs with (main.rs): huge pages under large arrays.
 #[global_allocator]
-static ALLOC: scenetree::model::HugePageAlloc = scenetree::model::HugePageAlloc;
+static ALLOC: scenetree_core::model::HugePageAlloc = scenetree_core::model::HugePageAlloc;
 
 fn large_workbench() -> Workbench {
     let doc = Document::new(examples::large(usize::MAX), None);

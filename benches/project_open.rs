@@ -26,15 +26,14 @@ use egui_kittest::Harness;
 use scenetree::editor::Document;
 use scenetree::ui::Workbench;
 use scenetree::ui::files::load_document;
-use scenetree::ui::viewport::{GlowViewportRenderer, RenderRequest, ViewportRenderer};
 use scenetree::ui::viewport_tab::ViewportTab;
+use scenetree_viewport::{GlowViewportRenderer, RenderRequest, ViewportRenderer};
 
 /// The allocator the editor runs with (main.rs): huge pages under large arrays.
 #[global_allocator]
-static ALLOC: scenetree::model::HugePageAlloc = scenetree::model::HugePageAlloc;
+static ALLOC: scenetree_core::model::HugePageAlloc = scenetree_core::model::HugePageAlloc;
 
-#[path = "../tests/common/egl.rs"]
-mod egl;
+use scenetree_viewport::headless as egl;
 
 fn cozy_house() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/Cozy-House-Template")

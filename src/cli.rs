@@ -10,10 +10,10 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use serde_json::json;
 
-use crate::crdt::{Replica, encode_stream};
-use crate::io::{self, dcl_crdt};
-use crate::model::{Entity, decode_name, ids, present};
-use crate::scene::{Fallback, SceneView};
+use scenetree_core::crdt::{Replica, encode_stream};
+use scenetree_core::model::{Entity, decode_name, ids, present};
+use scenetree_core::scene::{Fallback, SceneView};
+use scenetree_dcl::io::{self, dcl_crdt};
 
 /// scenetree: a scene-hierarchy editor on Decentraland's Transform/CRDT semantics.
 #[derive(Debug, Parser)]
@@ -157,8 +157,8 @@ pub fn run_headless(cli: &Cli) -> Option<ExitCode> {
         Command::Tree { json, file } => print_tree(file, *json),
         Command::Example { which, out } => {
             let replica = match which {
-                ExampleScene::Showroom => crate::editor::examples::showroom(),
-                ExampleScene::Large => crate::editor::examples::large(usize::MAX),
+                ExampleScene::Showroom => scenetree_core::examples::showroom(),
+                ExampleScene::Large => scenetree_core::examples::large(usize::MAX),
             };
             io::save_scene(&replica, out).map_err(|e| e.to_string())
         }

@@ -1,24 +1,19 @@
 //! scenetree: a desktop editor for 3D scene hierarchies on Decentraland's Transform/CRDT
-//! semantics.
-//!
-//! The single source of truth is a CRDT [`crdt::Replica`]; everything shown is derived from it,
-//! and every edit is a CRDT write. Layers, each importing only those below it:
+//! semantics. This crate is the app: the editor's commands and history, the egui window and
+//! the command line. What it builds on is in the workspace's other crates, each importing only
+//! those below it:
 //!
 //! ```text
-//! ui      egui panels, three-d viewport          (thin: reads, returns commands)
-//! editor  commands, undo history, selection      (the one place that writes)
-//! io      native JSON, main.crdt, main.composite (files in and out, atomic saves)
-//! scene   render tree with root fallback         (derived from one replica, incremental)
-//! crdt    message codec, replica, network        (the protocol, exactly as @dcl/ecs)
-//! model   Entity, Transform, Euler, component ids (plain values)
+//! scenetree           cli, ui (egui panels), editor (the one place that writes)
+//! scenetree-viewport  three-d renderer, camera, picking, gizmo, glTF models
+//! scenetree-dcl       Decentraland component codecs, io (native JSON, main.crdt, main.composite)
+//! scenetree-core      model (Entity, Transform), crdt (the protocol), scene (the derived tree)
 //! ```
 //!
-//! See ARCHITECTURE.md for the tour.
+//! The single source of truth is a CRDT replica ([`scenetree_core::crdt::Replica`]);
+//! everything shown is derived from it, and every edit is a CRDT write. See ARCHITECTURE.md
+//! for the tour.
 
 pub mod cli;
-pub mod crdt;
 pub mod editor;
-pub mod io;
-pub mod model;
-pub mod scene;
 pub mod ui;

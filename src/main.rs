@@ -7,7 +7,7 @@ use clap::Parser as _;
 /// Huge pages under the large arrays that propagation and CRDT apply read at random (see
 /// `model::HugePageAlloc`).
 #[global_allocator]
-static ALLOC: scenetree::model::HugePageAlloc = scenetree::model::HugePageAlloc;
+static ALLOC: scenetree_core::model::HugePageAlloc = scenetree_core::model::HugePageAlloc;
 
 fn main() -> ExitCode {
     let cli = scenetree::cli::Cli::parse();
@@ -20,7 +20,7 @@ fn main() -> ExitCode {
         select: cli
             .select
             .into_iter()
-            .map(scenetree::model::Entity)
+            .map(scenetree_core::model::Entity)
             .collect(),
         lesson_steps: cli.steps.unwrap_or(0),
         window_size: cli.window_size,

@@ -1,16 +1,19 @@
 //! Rules about the repository itself, checked on every `cargo test`:
 //!
-//! - **Layers.** Imports only point down: `model` < `crdt` < `scene` < `io` < `editor` < `ui`
-//!   < `cli`. The pure layers never name egui, eframe, three-d (or its asset loader), glow or
-//!   rfd, so they build and test without a window.
-//! - **Named colours.** The UI's colours are named constants in `src/ui/style.rs`; panels and
-//!   the viewport use them instead of colour literals (one meaning, one colour).
-//! - **No exits in the library.** Only `src/main.rs` ends the process; the library returns
+//! - **Layers.** Between crates the compiler enforces the direction (core < dcl < viewport <
+//!   app). Inside a crate, modules import only those below them: `model` < `crdt` < `scene`
+//!   in scenetree-core, `editor` < `ui` < `cli` in the app. The editor never names egui,
+//!   eframe, three-d (or its asset loader), glow or rfd, so it builds and tests without a
+//!   window (core and dcl do not even depend on them).
+//! - **Named colours.** The UI's colours are named constants in `src/ui/style.rs` and the
+//!   viewport's `crates/viewport/src/style.rs`; panels and the viewport use them instead of
+//!   colour literals (one meaning, one colour).
+//! - **No exits in the libraries.** Only `src/main.rs` ends the process; the libraries return
 //!   errors, so a caller (a test, the binary) decides.
 //! - **Unsafe is explained.** Every `unsafe` block, function or impl has a `// SAFETY:` comment
 //!   on the lines just before it saying why it is sound.
-//! - **Self-contained.** Nothing under `src/`, `tests/`, `benches/`, `fuzz/` or `build.rs` reads a
-//!   path outside the repository: a fresh clone has nothing beside it.
+//! - **Self-contained.** Nothing under `src/`, `crates/`, `tests/`, `benches/` or `fuzz/` reads
+//!   a path outside the repository: a fresh clone has nothing beside it.
 //! - **The bevy comparison builds `--locked`.** `bench/vs-bevy` is a workspace of its own with
 //!   its own Cargo.lock, which nothing else updates: it must resolve scenetree's dependencies
 //!   as the root Cargo.lock does.
@@ -19,8 +22,15 @@
 
 use std::path::{Component, Path, PathBuf};
 
-/// The layers from the bottom up; a layer may name only those before it.
-const LAYERS: [&str; 7] = ["model", "crdt", "scene", "io", "editor", "ui", "cli"];
+/// Each crate's layered modules from the bottom up (folder, modules): a module may name only
+/// those before it.
+const LAYERS: [(&str, &[&str]); 2] = [
+    ("crates/core/src", &["model", "crdt", "scene", "examples"]),
+    ("src", &["editor", "ui", "cli"]),
+];
+
+/// The app's modules that must build without a window.
+const WINDOWLESS: [&str; 1] = ["src/editor"];
 
 /// Crates only the `ui` (and the binary) may name.
 const WINDOW_CRATES: [&str; 7] = [
@@ -36,6 +46,9 @@ const WINDOW_CRATES: [&str; 7] = [
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
+
+/// The folders that hold the workspace's Rust code.
+const SOURCE_FOLDERS: [&str; 5] = ["src", "crates", "tests", "benches", "fuzz"];
 
 /// Every `.rs` file under `dir`, recursively (without `target/` or `node_modules/`).
 fn rust_files(dir: &Path) -> Vec<PathBuf> {
@@ -78,26 +91,46 @@ fn names(code: &str, word: &str) -> bool {
     })
 }
 
+/// The `.rs` files of module `name` in `folder`: `name.rs` and everything under `name/`.
+fn module_files(folder: &Path, name: &str) -> Vec<PathBuf> {
+    let mut files = rust_files(&folder.join(name));
+    let single = folder.join(format!("{name}.rs"));
+    if single.exists() {
+        files.push(single);
+    }
+    files
+}
+
 #[test]
-fn pure_layers_import_only_layers_below_them_and_no_window_crates() {
+fn modules_import_only_modules_below_them_and_the_editor_no_window_crates() {
     let mut problems = Vec::new();
-    for (rank, layer) in LAYERS.iter().enumerate().take(5) {
-        for file in rust_files(&root().join("src").join(layer)) {
-            let text = std::fs::read_to_string(&file).expect("readable source");
-            for (n, line) in text.lines().enumerate() {
-                let code = code_of(line);
-                let at = format!("{}:{}", file.strip_prefix(root()).unwrap().display(), n + 1);
-                for krate in WINDOW_CRATES {
-                    if names(code, krate) {
-                        problems.push(format!("{at}: the {layer} layer names `{krate}`: {code}"));
-                    }
-                }
-                for upper in &LAYERS[rank + 1..] {
-                    if names(code, &format!("crate::{upper}")) {
-                        problems.push(format!("{at}: the {layer} layer imports `{upper}`: {code}"));
-                    }
-                }
+    let mut scan = |file: &Path, check: &dyn Fn(&str) -> Option<String>| {
+        let text = std::fs::read_to_string(file).expect("readable source");
+        for (n, line) in text.lines().enumerate() {
+            if let Some(problem) = check(code_of(line)) {
+                let at = file.strip_prefix(root()).unwrap().display();
+                problems.push(format!("{at}:{}: {problem}", n + 1));
             }
+        }
+    };
+    for (folder, layers) in LAYERS {
+        for (rank, layer) in layers.iter().enumerate() {
+            for file in module_files(&root().join(folder), layer) {
+                scan(&file, &|code| {
+                    (layers[rank + 1..].iter())
+                        .find(|upper| names(code, &format!("crate::{upper}")))
+                        .map(|upper| format!("`{layer}` imports `{upper}`: {code}"))
+                });
+            }
+        }
+    }
+    for folder in WINDOWLESS {
+        for file in rust_files(&root().join(folder)) {
+            scan(&file, &|code| {
+                (WINDOW_CRATES.iter())
+                    .find(|krate| names(code, krate))
+                    .map(|krate| format!("{folder} names `{krate}`: {code}"))
+            });
         }
     }
     assert!(
@@ -132,13 +165,14 @@ fn string_literals(code: &str) -> Vec<&str> {
 #[test]
 fn nothing_reads_outside_the_repository() {
     let root = root();
-    let mut files: Vec<PathBuf> = ["src", "tests", "benches", "fuzz"]
+    let files: Vec<PathBuf> = SOURCE_FOLDERS
         .iter()
         .flat_map(|dir| rust_files(&root.join(dir)))
         .collect();
-    files.push(root.join("build.rs"));
     // This file spells out the forbidden paths in its own checks.
-    files.retain(|f| !f.ends_with("tests/repository.rs"));
+    let files = files
+        .into_iter()
+        .filter(|f| !f.ends_with("tests/repository.rs"));
     let mut problems = Vec::new();
     for file in files {
         let text = std::fs::read_to_string(&file).expect("readable source");
@@ -148,12 +182,16 @@ fn nothing_reads_outside_the_repository() {
             .strip_prefix(&root)
             .unwrap()
             .to_path_buf();
+        let manifest_dir: PathBuf = match dir.strip_prefix("crates") {
+            Ok(inside) => Path::new("crates").join(inside.iter().next().unwrap_or_default()),
+            Err(_) => PathBuf::new(),
+        };
         let mut previous = "";
         for (n, line) in text.lines().enumerate() {
             let code = code_of(line);
             // include_str!, include_bytes! (whose argument may be on the next line) and #[path]
             // resolve against the file's folder; every other path is joined to the manifest
-            // folder (the repository root).
+            // folder (the file's crate: `crates/<name>`, or the repository root).
             let file_relative = code.contains("include_")
                 || previous.ends_with("include_bytes!(")
                 || previous.ends_with("include_str!(")
@@ -162,7 +200,7 @@ fn nothing_reads_outside_the_repository() {
             let base = if file_relative {
                 dir.clone()
             } else {
-                PathBuf::new()
+                manifest_dir.clone()
             };
             for literal in string_literals(code) {
                 let escapes = literal.contains("..")
@@ -199,11 +237,16 @@ fn makes_a_colour(code: &str) -> bool {
 
 #[test]
 fn ui_colours_are_named_in_style() {
-    let ui = root().join("src").join("ui");
+    let ui = root().join("src/ui");
+    let viewport = root().join("crates/viewport/src");
     // The demo scene's entity colours are content, not look.
-    let exempt = [ui.join("style.rs"), ui.join("viewport").join("demo.rs")];
+    let exempt = [
+        ui.join("style.rs"),
+        viewport.join("style.rs"),
+        viewport.join("demo.rs"),
+    ];
     let mut problems = Vec::new();
-    for file in rust_files(&ui) {
+    for file in rust_files(&ui).into_iter().chain(rust_files(&viewport)) {
         if exempt.contains(&file) {
             continue;
         }
@@ -217,7 +260,7 @@ fn ui_colours_are_named_in_style() {
     }
     assert!(
         problems.is_empty(),
-        "name these colours in src/ui/style.rs:\n{}",
+        "name these colours in src/ui/style.rs or crates/viewport/src/style.rs:\n{}",
         problems.join("\n")
     );
 }
@@ -245,7 +288,7 @@ fn unexplained_unsafe(text: &str) -> Vec<usize> {
 #[test]
 fn every_unsafe_says_why_it_is_sound() {
     let mut problems = Vec::new();
-    for dir in ["src", "tests", "benches", "fuzz"] {
+    for dir in SOURCE_FOLDERS {
         // This file names `unsafe` only in its checks.
         for file in rust_files(&root().join(dir)) {
             if file.ends_with("tests/repository.rs") {
@@ -278,10 +321,17 @@ fn ends_the_process(code: &str) -> bool {
 
 #[test]
 fn only_the_binary_ends_the_process() {
-    let src = root().join("src");
+    let main = root().join("src/main.rs");
     let mut problems = Vec::new();
-    for file in rust_files(&src) {
-        if file == src.join("main.rs") {
+    let library_files = rust_files(&root().join("src")).into_iter().chain(
+        rust_files(&root().join("crates")).into_iter().filter(|f| {
+            // Benches and examples are programs of their own.
+            !f.components()
+                .any(|c| c.as_os_str() == "benches" || c.as_os_str() == "examples")
+        }),
+    );
+    for file in library_files {
+        if file == main {
             continue;
         }
         let text = std::fs::read_to_string(&file).expect("readable source");
@@ -335,15 +385,16 @@ fn the_checks_can_fail() {
     );
 }
 
-/// scenetree's direct dependencies as `lock` resolves them: (name, version) pairs.
-fn locked_dependencies_of_scenetree(lock: &str) -> std::collections::BTreeSet<(String, String)> {
+/// `package`'s direct dependencies as `lock` resolves them: (name, version) pairs.
+fn locked_dependencies(lock: &str, package: &str) -> std::collections::BTreeSet<(String, String)> {
     let lock: toml::Table = toml::from_str(lock).expect("a Cargo.lock is TOML");
     let packages = lock["package"].as_array().expect("a lock lists packages");
     let field = |p: &toml::Value, key: &str| p.get(key).and_then(|v| v.as_str()).map(String::from);
-    let scenetree = (packages.iter())
-        .find(|p| field(p, "name").as_deref() == Some("scenetree"))
-        .expect("scenetree is in the lock");
-    let entries = scenetree.get("dependencies").and_then(|d| d.as_array());
+    let Some(found) = (packages.iter()).find(|p| field(p, "name").as_deref() == Some(package))
+    else {
+        panic!("{package} is not in the lock");
+    };
+    let entries = found.get("dependencies").and_then(|d| d.as_array());
     (entries.into_iter().flatten())
         .filter_map(|d| d.as_str())
         .map(|entry| {
@@ -365,20 +416,385 @@ fn locked_dependencies_of_scenetree(lock: &str) -> std::collections::BTreeSet<(S
 fn the_bevy_comparison_and_the_fuzz_targets_resolve_scenetrees_dependencies_as_the_root_lock_does()
 {
     let read = |path: &str| std::fs::read_to_string(root().join(path)).unwrap();
-    let manifest: toml::Table = toml::from_str(&read("Cargo.toml")).unwrap();
-    let dev_only: Vec<&String> = manifest["dev-dependencies"]
-        .as_table()
-        .map(|t| t.keys().collect())
-        .unwrap_or_default();
-    let mut wanted = locked_dependencies_of_scenetree(&read("Cargo.lock"));
-    wanted.retain(|(name, _)| !dev_only.contains(&name));
-    for package in ["bench/vs-bevy", "fuzz"] {
-        let locked = locked_dependencies_of_scenetree(&read(&format!("{package}/Cargo.lock")));
-        assert_eq!(
-            locked, wanted,
-            "{package}/Cargo.lock is behind the root Cargo.lock, so `cargo build --locked` \
-             fails there: run `cargo metadata --offline --format-version 1 > /dev/null` in \
-             {package} and commit its Cargo.lock"
-        );
+    let root_lock = read("Cargo.lock");
+    // The workspace crates each one builds on; their dev-dependencies are not built there.
+    let uses: [(&str, &[&str]); 2] = [
+        ("bench/vs-bevy", &["scenetree-core"]),
+        ("fuzz", &["scenetree-core", "scenetree-dcl"]),
+    ];
+    for (folder, crates) in uses {
+        let lock = read(&format!("{folder}/Cargo.lock"));
+        for krate in crates {
+            let manifest: toml::Table = toml::from_str(&read(&format!(
+                "crates/{}/Cargo.toml",
+                krate.trim_start_matches("scenetree-")
+            )))
+            .unwrap();
+            let dev_only: Vec<&String> = (manifest.get("dev-dependencies"))
+                .and_then(|d| d.as_table())
+                .map(|t| t.keys().collect())
+                .unwrap_or_default();
+            let mut wanted = locked_dependencies(&root_lock, krate);
+            wanted.retain(|(name, _)| !dev_only.contains(&name));
+            assert_eq!(
+                locked_dependencies(&lock, krate),
+                wanted,
+                "{folder}/Cargo.lock is behind the root Cargo.lock for {krate}, so `cargo build \
+                 --locked` fails there: run `cargo metadata --format-version 1 > /dev/null` in \
+                 {folder} and commit its Cargo.lock"
+            );
+        }
     }
+}
+
+/// Every file under `dir`, relative to it (without `target/`, `node_modules/` or `.git/`).
+fn all_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(folder) = stack.pop() {
+        for entry in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
+            let path = entry.path();
+            let name = entry.file_name();
+            if path.is_dir() {
+                if !["target", "node_modules", ".git"]
+                    .iter()
+                    .any(|n| name == *n)
+                {
+                    stack.push(path);
+                }
+            } else {
+                out.push(path.strip_prefix(dir).unwrap().to_path_buf());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Saved proptest seeds that proptest never reads. proptest looks for the seeds of a test in
+/// `src/foo.rs` of a test binary whose root (`main.rs` or `lib.rs`) sits in `B/` at
+/// `B/../proptest-regressions/foo.txt`; a seed file anywhere else (the `*.proptest-regressions`
+/// of older layouts, or one whose test moved) is never replayed.
+fn unread_seed_files(files: &[PathBuf]) -> Vec<PathBuf> {
+    let has = |p: &Path| files.iter().any(|f| f == p);
+    files
+        .iter()
+        .filter(|f| {
+            let in_seed_folder = f
+                .components()
+                .any(|c| c.as_os_str() == "proptest-regressions");
+            let is_seed = f.extension().is_some_and(|e| e == "proptest-regressions")
+                || (in_seed_folder && f.extension().is_some_and(|e| e == "txt"));
+            is_seed
+                && !{
+                    // `D/proptest-regressions/rel.txt` is read for `D/B/rel.rs` with `D/B/main.rs`
+                    // or `D/B/lib.rs`.
+                    let text = f.to_string_lossy();
+                    text.split_once("proptest-regressions/")
+                        .is_some_and(|(d, rel)| {
+                            let rel = Path::new(rel).with_extension("rs");
+                            let parent = Path::new(d);
+                            files.iter().any(|root| {
+                                let is_binary_root =
+                                    root.parent().is_some_and(|b| b.parent() == Some(parent))
+                                        && (root.ends_with("main.rs") || root.ends_with("lib.rs"));
+                                is_binary_root && has(&root.parent().unwrap().join(&rel))
+                            })
+                        })
+                }
+        })
+        .cloned()
+        .collect()
+}
+
+#[test]
+fn saved_proptest_seeds_sit_where_proptest_reads_them() {
+    let unread = unread_seed_files(&all_files(&root()));
+    assert!(
+        unread.is_empty(),
+        "proptest never replays these seed files; move each beside its test's binary as \
+         `<tests folder>/proptest-regressions/<test file>.txt`: {unread:?}"
+    );
+}
+
+#[test]
+fn the_seed_check_can_fail() {
+    let files = |names: &[&str]| names.iter().map(PathBuf::from).collect::<Vec<_>>();
+    let read = files(&[
+        "crates/core/tests/crdt/main.rs",
+        "crates/core/tests/crdt/network.rs",
+        "crates/core/tests/proptest-regressions/network.txt",
+    ]);
+    assert!(unread_seed_files(&read).is_empty());
+    let old_layout = files(&[
+        "crates/core/tests/crdt/main.rs",
+        "crates/core/tests/crdt/network.rs",
+        "crates/core/tests/crdt/network.proptest-regressions",
+    ]);
+    assert_eq!(unread_seed_files(&old_layout).len(), 1);
+    let test_moved = files(&[
+        "crates/core/tests/crdt/main.rs",
+        "crates/core/tests/proptest-regressions/network.txt",
+    ]);
+    assert_eq!(unread_seed_files(&test_moved).len(), 1);
+}
+
+/// Module import cycles that are allowed, each with why: (folder, members). Anything else
+/// that forms a cycle fails the test below.
+const ALLOWED_IMPORT_CYCLES: [(&str, &[&str], &str); 3] = [
+    (
+        "crates/core/src/scene",
+        &["hierarchy", "propagate", "sweep"],
+        "SceneView is defined in hierarchy; propagate and sweep are its update passes, \
+         split out by concern, and read its fields",
+    ),
+    (
+        "src/editor",
+        &["document", "peers"],
+        "peers is Document's simulated-peers backend: it implements Document's methods for \
+         that backend and is called from them",
+    ),
+    (
+        "crates/dcl/src/io",
+        &["native", "native_read", "native_write"],
+        "native is the format's entry point; its reader and writer share its value helpers",
+    ),
+];
+
+/// The module a source file is, as a path from its crate's root: `ui/a/b.rs` → `ui::a::b`,
+/// `ui/a/mod.rs` → `ui::a`.
+fn module_of(relative: &Path) -> Vec<String> {
+    let mut parts: Vec<String> = (relative.with_extension("").iter())
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    if parts
+        .last()
+        .is_some_and(|p| p == "mod" || p == "lib" || p == "main")
+    {
+        parts.pop();
+    }
+    parts
+}
+
+/// A `use` tree spelled out: `a::{b, c::{d, e}}` → `a::b`, `a::c::d`, `a::c::e`.
+fn expand_use(tree: &str) -> Vec<String> {
+    let tree = tree.trim();
+    let Some(open) = tree.find('{') else {
+        return vec![tree.to_string()];
+    };
+    let (prefix, inner) = (
+        &tree[..open],
+        tree[open + 1..].trim_end().trim_end_matches('}'),
+    );
+    let mut parts = Vec::new();
+    let (mut depth, mut start) = (0, 0);
+    for (i, c) in inner.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(&inner[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&inner[start..]);
+    (parts.into_iter())
+        .filter(|p| !p.trim().is_empty())
+        .flat_map(|p| {
+            expand_use(p)
+                .into_iter()
+                .map(move |e| format!("{prefix}{e}"))
+        })
+        .collect()
+}
+
+/// The module paths `text` (the source of `module`) names through `crate::`, `super::` and
+/// `self::`, in `use` statements and in code, as paths from the crate's root.
+fn named_modules(module: &[String], text: &str) -> Vec<Vec<String>> {
+    let code: String = text.lines().map(|l| format!("{}\n", code_of(l))).collect();
+    let mut paths = Vec::new();
+    for statement in code.split(';') {
+        if let Some(tree) = statement.trim().strip_prefix("use ").or_else(|| {
+            (statement.trim().strip_prefix("pub use "))
+                .or(statement.trim().strip_prefix("pub(crate) use "))
+        }) {
+            paths.extend(expand_use(tree));
+        }
+    }
+    let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == ':';
+    for start in ["crate::", "super::", "self::"] {
+        for (at, _) in code.match_indices(start) {
+            if code[..at]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':')
+            {
+                continue;
+            }
+            let end = code[at..]
+                .find(|c: char| !is_ident(c))
+                .map_or(code.len(), |e| at + e);
+            paths.push(code[at..end].to_string());
+        }
+    }
+    (paths.iter())
+        .filter_map(|path| {
+            let segments: Vec<&str> = path.split("::").map(str::trim).collect();
+            let mut resolved: Vec<String> = match segments.first() {
+                Some(&"crate") => Vec::new(),
+                Some(&"super") | Some(&"self") => module.to_vec(),
+                _ => return None,
+            };
+            let mut rest = &segments[usize::from(segments[0] == "crate")..];
+            while let Some((first, tail)) = rest.split_first() {
+                match *first {
+                    "super" => {
+                        resolved.pop();
+                    }
+                    "self" => {}
+                    _ => break,
+                }
+                rest = tail;
+            }
+            resolved.extend(rest.iter().filter(|s| !s.is_empty()).map(|s| s.to_string()));
+            Some(resolved)
+        })
+        .collect()
+}
+
+/// The import cycles among sibling modules, at every folder of one crate: (folder's module
+/// path, the cycle's members, sorted). A module's imports are those of every file below it.
+fn import_cycles(files: &[(Vec<String>, String)]) -> Vec<(Vec<String>, Vec<String>)> {
+    use std::collections::{BTreeMap, BTreeSet};
+    let edges: Vec<(&Vec<String>, Vec<Vec<String>>)> = (files.iter())
+        .map(|(module, text)| (module, named_modules(module, text)))
+        .collect();
+    let folders: BTreeSet<&[String]> = (files.iter())
+        .flat_map(|(m, _)| (0..m.len()).map(move |k| &m[..k]))
+        .collect();
+    let mut cycles = Vec::new();
+    for folder in folders {
+        let depth = folder.len();
+        let child =
+            |m: &[String]| (m.len() > depth && m[..depth] == *folder).then(|| m[depth].clone());
+        let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for (module, _) in files {
+            if let Some(c) = child(module) {
+                graph.entry(c).or_default();
+            }
+        }
+        for (module, named) in &edges {
+            let Some(from) = child(module) else { continue };
+            for to in named.iter().filter_map(|n| child(n)) {
+                if to != from && graph.contains_key(&to) {
+                    graph.get_mut(&from).unwrap().insert(to);
+                }
+            }
+        }
+        // Members of one cycle reach each other: a small graph, so reachability by search.
+        let reach = |from: &String| {
+            let mut seen = BTreeSet::new();
+            let mut stack = vec![from.clone()];
+            while let Some(m) = stack.pop() {
+                for next in &graph[&m] {
+                    if seen.insert(next.clone()) {
+                        stack.push(next.clone());
+                    }
+                }
+            }
+            seen
+        };
+        let reaches: BTreeMap<&String, BTreeSet<String>> =
+            graph.keys().map(|k| (k, reach(k))).collect();
+        let mut done = BTreeSet::new();
+        for module in graph.keys() {
+            if done.contains(module) || !reaches[module].contains(module) {
+                continue;
+            }
+            let members: Vec<String> = (reaches[module].iter())
+                .filter(|other| reaches[*other].contains(module))
+                .cloned()
+                .collect();
+            done.extend(members.iter().cloned());
+            cycles.push((folder.to_vec(), members));
+        }
+    }
+    cycles
+}
+
+#[test]
+fn modules_import_one_another_in_one_direction() {
+    let mut problems = Vec::new();
+    let crates = [
+        "src",
+        "crates/core/src",
+        "crates/dcl/src",
+        "crates/viewport/src",
+    ];
+    for krate in crates {
+        let dir = root().join(krate);
+        let files: Vec<(Vec<String>, String)> = (rust_files(&dir).into_iter())
+            .map(|f| {
+                let text = std::fs::read_to_string(&f).expect("readable source");
+                (module_of(f.strip_prefix(&dir).unwrap()), text)
+            })
+            .collect();
+        for (folder, members) in import_cycles(&files) {
+            let folder_path = [krate.to_string()]
+                .into_iter()
+                .chain(folder)
+                .collect::<Vec<_>>()
+                .join("/");
+            let allowed = ALLOWED_IMPORT_CYCLES
+                .iter()
+                .any(|(f, m, _)| *f == folder_path && m.iter().eq(members.iter()));
+            if !allowed {
+                problems.push(format!("{folder_path}: {}", members.join(" ⇄ ")));
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "these modules import each other; move what both need into one of them or below \
+         both (or name the cycle, with why, in ALLOWED_IMPORT_CYCLES):\n{}",
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn the_cycle_check_can_fail() {
+    assert_eq!(
+        expand_use("super::{a::{B, C}, d::E}"),
+        vec!["super::a::B", "super::a::C", "super::d::E"]
+    );
+    let m = |s: &str| s.split("::").map(String::from).collect::<Vec<_>>();
+    assert_eq!(
+        module_of(Path::new("ui/hierarchy/mod.rs")),
+        m("ui::hierarchy")
+    );
+    assert_eq!(
+        named_modules(
+            &m("ui::hierarchy::drop"),
+            "use super::super::style;\nlet x = crate::ui::action::Severity::Info;"
+        ),
+        vec![m("ui::style"), m("ui::action::Severity::Info")]
+    );
+    let file = |module: &str, text: &str| (m(module), text.to_string());
+    let circle = [
+        file("ui::action", "use crate::ui::workbench::Severity;"),
+        file("ui::workbench", "use super::action::Action;"),
+        file("ui::style", ""),
+    ];
+    assert_eq!(
+        import_cycles(&circle),
+        vec![(m("ui"), vec!["action".to_string(), "workbench".to_string()])]
+    );
+    let one_way = [
+        file("ui::action", "use crate::ui::style::ERROR;"),
+        file("ui::workbench", "use super::action::{Action, Severity};"),
+        file("ui::style", ""),
+    ];
+    assert!(import_cycles(&one_way).is_empty());
 }

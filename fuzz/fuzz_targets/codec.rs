@@ -4,8 +4,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use scenetree::model::dcl::codec::{ProtoMessage, protocol_components};
-use scenetree::model::dcl::js::contains_null;
+use scenetree_dcl::codec::{ProtoMessage, protocol_components};
+use scenetree_dcl::js::contains_null;
 use serde_json::Value;
 
 

@@ -5,8 +5,8 @@
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use scenetree::model::dcl::schema::Schema;
-use scenetree::model::dcl::{self, GltfModel, MeshShape};
+use scenetree_dcl::schema::Schema;
+use scenetree_dcl::{GltfModel, MeshShape};
 
 fn schemas() -> &'static [Schema] {
     static SCHEMAS: OnceLock<Vec<Schema>> = OnceLock::new();
@@ -26,7 +26,7 @@ fuzz_target!(|data: &[u8]| {
     let _ = MeshShape::decode(data).map(|m| m.encode());
     let _ = GltfModel::decode(data).map(|g| g.encode());
     for id in [1, 1017, 1018, 1041, 3_864_921_337] {
-        assert_eq!(dcl::summarize(id, data).byte_len, data.len());
+        assert_eq!(scenetree_dcl::summarize(id, data).byte_len, data.len());
     }
     if let Some((&pick, rest)) = data.split_first() {
         let list = schemas();

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
-use scenetree::io::dcl_composite::{composite_json, parse_composite};
+use scenetree_dcl::io::dcl_composite::{composite_json, parse_composite};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

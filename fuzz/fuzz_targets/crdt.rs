@@ -5,8 +5,8 @@
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
-use scenetree::crdt::Replica;
-use scenetree::io::dcl_crdt::{CrdtLayout, parse_crdt, to_crdt_bytes_in_layout};
+use scenetree_core::crdt::Replica;
+use scenetree_dcl::io::dcl_crdt::{CrdtLayout, parse_crdt, to_crdt_bytes_in_layout};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(file) = parse_crdt(Path::new("fuzz.crdt"), data) else {

@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
-use scenetree::io::native::{parse_native, parse_native_detailed, to_native_json};
+use scenetree_dcl::io::native::{parse_native, parse_native_detailed, to_native_json};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

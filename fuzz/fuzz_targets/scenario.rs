@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use scenetree::crdt::scenario::{ScenarioPlayer, parse};
+use scenetree_core::crdt::scenario::{ScenarioPlayer, parse};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

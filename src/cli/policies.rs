@@ -5,9 +5,9 @@ use std::io::Write;
 
 use serde_json::{Map, Value, json};
 
-use crate::crdt::{Network, PeerId};
-use crate::model::{Entity, present};
-use crate::scene::policy::{PolicyAgreement, PolicyBoard, TreePolicy};
+use scenetree_core::crdt::{Network, PeerId};
+use scenetree_core::model::{Entity, present};
+use scenetree_core::scene::policy::{PolicyAgreement, PolicyBoard, TreePolicy};
 
 /// The policies `--policy` names: one by name, or `all`.
 pub(super) fn parse_policies(text: &str) -> Result<Vec<TreePolicy>, String> {

@@ -8,11 +8,11 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::crdt::{Network, PeerId};
-use crate::io;
-use crate::model::{Entity, present};
-use crate::scene::policy::{PolicyBoard, TreePolicy};
-use crate::scene::{Fallback, SceneView};
+use scenetree_core::crdt::{Network, PeerId};
+use scenetree_core::model::{Entity, present};
+use scenetree_core::scene::policy::{PolicyBoard, TreePolicy};
+use scenetree_core::scene::{Fallback, SceneView};
+use scenetree_dcl::io;
 
 use super::policies::{
     PolicyStates, agreement_json, peer_policies_json, policy_states, short_name, write_agreement,

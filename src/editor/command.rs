@@ -1,7 +1,7 @@
 //! What a user can ask the editor to do. Panels build these; [`super::Document::apply`] is the
 //! one place that turns them into replica writes.
 
-use crate::model::{Entity, Transform, TransformDecodeError};
+use scenetree_core::model::{Entity, Transform, TransformDecodeError};
 
 /// A user edit.
 #[derive(Clone, Debug, PartialEq)]
@@ -120,7 +120,7 @@ pub enum EditError {
     },
     /// The replica refused the write.
     #[error(transparent)]
-    Write(#[from] crate::crdt::WriteError),
+    Write(#[from] scenetree_core::crdt::WriteError),
     /// Nothing to do (an empty selection).
     #[error("nothing to {0}")]
     Nothing(&'static str),
@@ -138,12 +138,12 @@ pub enum EditError {
 /// naming the file by its path in the project and the Inspector's collision layers (no
 /// collider from the visible meshes; pointer and physics from the `_collider` ones).
 pub fn add_model(
-    project: &crate::io::project::Project,
+    project: &scenetree_dcl::io::project::Project,
     file: &std::path::Path,
     position: glam::Vec3,
-) -> Result<Command, crate::io::project::AssetPathError> {
-    use crate::model::dcl::GltfModel;
-    use crate::model::ids;
+) -> Result<Command, scenetree_dcl::io::project::AssetPathError> {
+    use scenetree_core::model::ids;
+    use scenetree_dcl::GltfModel;
     let src = project.asset_src(file)?;
     let name = file
         .file_stem()

@@ -5,12 +5,12 @@ use std::path::PathBuf;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::crdt::network::LocalWrite;
-use crate::crdt::{CrdtMessage, Replica};
-use crate::io::project::Project;
-use crate::io::{FileStamp, SaveContext, SceneFormat};
-use crate::model::{Entity, Transform, decode_name, ids, present};
-use crate::scene::SceneView;
+use scenetree_core::crdt::network::LocalWrite;
+use scenetree_core::crdt::{CrdtMessage, Replica};
+use scenetree_core::model::{Entity, Transform, decode_name, ids, present};
+use scenetree_core::scene::SceneView;
+use scenetree_dcl::io::project::Project;
+use scenetree_dcl::io::{FileStamp, SaveContext, SceneFormat};
 
 use super::command::{Command, EditError};
 use super::history::{History, RegisterChange, ReplayError, Reselect, Step};
@@ -231,7 +231,7 @@ impl Document {
     /// Applies a message from outside (not an undoable edit) and refreshes the view. With
     /// simulated peers, messages travel through the network instead: this applies to the
     /// active peer's replica directly, outside the timeline.
-    pub fn receive(&mut self, msg: &CrdtMessage) -> Option<crate::crdt::ApplyOutcome> {
+    pub fn receive(&mut self, msg: &CrdtMessage) -> Option<scenetree_core::crdt::ApplyOutcome> {
         let outcome = match &mut self.backend {
             Backend::Solo(replica) => Some(replica.apply(msg)),
             Backend::Peers { .. } => None,
@@ -468,7 +468,7 @@ impl Document {
             Command::SetComponent {
                 entity, component, ..
             } => {
-                let what = crate::model::component_name(*component)
+                let what = scenetree_core::model::component_name(*component)
                     .map_or_else(|| format!("component {component}"), str::to_owned);
                 format!("Edit {what} of {}", self.display_name(*entity))
             }

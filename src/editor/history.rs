@@ -3,7 +3,7 @@
 //! undos like any other edit.
 
 use super::command::EditError;
-use crate::model::Entity;
+use scenetree_core::model::Entity;
 
 /// Steps kept before the oldest are forgotten (the Decentraland Inspector keeps 1,024 too).
 pub const HISTORY_LIMIT: usize = 1024;

@@ -5,9 +5,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::crdt::Replica;
-use crate::model::Entity;
-use crate::model::dcl::nodes::{Nodes, hide_id, lock_id, nodes_id};
+use scenetree_core::crdt::Replica;
+use scenetree_core::model::Entity;
+use scenetree_dcl::nodes::{Nodes, hide_id, lock_id, nodes_id};
 
 use super::document::Document;
 use super::order::{SiblingOrder, built_nodes, place_in_nodes};

@@ -3,7 +3,6 @@
 
 mod command;
 mod document;
-pub mod examples;
 mod history;
 mod inspector;
 mod names;

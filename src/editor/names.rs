@@ -11,7 +11,7 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::model::ids;
+use scenetree_core::model::ids;
 
 use super::document::Document;
 

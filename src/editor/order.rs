@@ -5,10 +5,10 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::crdt::Replica;
-use crate::model::Entity;
-use crate::model::dcl::nodes::{Node, Nodes};
-use crate::scene::SceneView;
+use scenetree_core::crdt::Replica;
+use scenetree_core::model::Entity;
+use scenetree_core::scene::SceneView;
+use scenetree_dcl::nodes::{Node, Nodes};
 
 use super::document::Document;
 
@@ -230,7 +230,7 @@ pub(super) fn built_nodes(replica: &Replica) -> Nodes {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Transform, ids};
+    use scenetree_core::model::{Transform, ids};
 
     fn node(entity: u32, children: &[u32]) -> Node {
         Node {
@@ -309,8 +309,12 @@ mod tests {
         // Below an entity that holds no component (600): 600 is then listed under the root.
         r.put_transform(Entity(514), &under(600)).unwrap();
         // No Transform: under the root. Under the player: the player's list is emptied.
-        r.put(Entity(515), ids::NAME, crate::model::encode_name("x"))
-            .unwrap();
+        r.put(
+            Entity(515),
+            ids::NAME,
+            scenetree_core::model::encode_name("x"),
+        )
+        .unwrap();
         r.put_transform(Entity(516), &under(1)).unwrap();
         let n = built_nodes(&r);
         let entities: Vec<u32> = n.nodes.iter().map(|n| n.entity.0).collect();

@@ -1,9 +1,9 @@
 //! A document backed by simulated peers: the editor edits the *active* peer's replica, its
 //! writes travel through the network like any peer's, and the peers panel drives deliveries.
 
-use crate::crdt::Replica;
-use crate::crdt::network::{Network, NetworkError, Op, PeerId};
-use crate::crdt::scenario::{Scenario, ScenarioError, ScenarioPlayer};
+use scenetree_core::crdt::Replica;
+use scenetree_core::crdt::network::{Network, NetworkError, Op, PeerId};
+use scenetree_core::crdt::scenario::{Scenario, ScenarioError, ScenarioPlayer};
 
 use super::document::Document;
 

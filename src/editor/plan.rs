@@ -3,8 +3,8 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::model::dcl::nodes::{flag_value, hide_id, lock_id};
-use crate::model::{Entity, Transform, decode_name, encode_name, ids};
+use scenetree_core::model::{Entity, Transform, decode_name, encode_name, ids};
+use scenetree_dcl::nodes::{flag_value, hide_id, lock_id};
 
 use super::command::{Command, EditError};
 use super::document::{Applied, Document};
@@ -288,9 +288,9 @@ impl Document {
 
     fn check_not_deleted(&self, entity: Entity) -> Result<(), EditError> {
         if self.replica().is_deleted(entity) {
-            return Err(EditError::Write(crate::crdt::WriteError::EntityDeleted(
-                entity,
-            )));
+            return Err(EditError::Write(
+                scenetree_core::crdt::WriteError::EntityDeleted(entity),
+            ));
         }
         Ok(())
     }

@@ -2,7 +2,7 @@
 //! live on in clones (simulated peers, timeline replays), which a journal position alone cannot
 //! tell apart.
 
-use crate::crdt::{Replica, ReplicaVersion};
+use scenetree_core::crdt::{Replica, ReplicaVersion};
 
 /// What was last loaded or saved, in terms of replica states, so that "unsaved changes" stays
 /// true across clones (simulated peers, timeline replays) without hashing every frame.

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rustc_hash::FxHashSet;
 
-use crate::model::Entity;
+use scenetree_core::model::Entity;
 
 /// The selected entities, in the order they were added; the last one is the primary.
 ///

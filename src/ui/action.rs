@@ -1,10 +1,9 @@
 //! What panels ask for. Panels read the document and push actions; the workbench applies them
 //! after drawing, so no panel writes to the replica.
 
-use crate::crdt::network::{DeliveryOrder, Op, PeerId};
 use crate::editor::Command;
-use crate::model::Entity;
-use crate::ui::workbench::Severity;
+use scenetree_core::crdt::network::{DeliveryOrder, Op, PeerId};
+use scenetree_core::model::Entity;
 
 /// A user request coming out of a panel.
 #[derive(Clone, Debug, PartialEq)]
@@ -89,4 +88,30 @@ pub enum SelectAction {
     Many(Vec<Entity>),
     /// Nothing.
     Clear,
+}
+
+/// How serious a status message is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Severity {
+    /// Informational ("Undid Move Lamp").
+    Info,
+    /// An edit or file operation was refused.
+    Error,
+}
+
+/// A keyboard move in the tree, as in other editors' hierarchies (Unity, Godot, VS Code).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TreeKey {
+    /// Up: select the row above.
+    Previous,
+    /// Down: select the row below.
+    Next,
+    /// Shift+Up: extend the selection to the row above.
+    ExtendPrevious,
+    /// Shift+Down: extend the selection to the row below.
+    ExtendNext,
+    /// Left: collapse the row, or go to its parent when it is collapsed or a leaf.
+    CollapseOrParent,
+    /// Right: expand the row, or go to its first child when it is expanded.
+    ExpandOrChild,
 }

@@ -11,8 +11,6 @@ use std::path::{Path, PathBuf};
 
 use egui_file_dialog::{DialogState, FileDialog, OpeningMode};
 
-use super::files::DialogPurpose;
-
 /// A file dialog to show: what for, and the file to suggest (its folder and name).
 #[derive(Clone, Debug, PartialEq)]
 pub struct FilePick {
@@ -242,6 +240,23 @@ fn default_name(purpose: DialogPurpose) -> &'static str {
         DialogPurpose::SaveRun => "run.scenario.json",
         DialogPurpose::AddModel => "",
     }
+}
+
+/// Why a file dialog was opened.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DialogPurpose {
+    /// Pick a scene to open.
+    Open,
+    /// Pick a Decentraland project folder to open.
+    OpenProject,
+    /// Pick where to save the current scene.
+    SaveAs,
+    /// Pick where to save a simulated peer's state as main.crdt.
+    ExportPeer(scenetree_core::crdt::network::PeerId),
+    /// Pick where to save the peers run as a scenario file.
+    SaveRun,
+    /// Pick a glTF model of the project to add to the scene.
+    AddModel,
 }
 
 #[cfg(test)]

@@ -6,27 +6,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};
 
-use super::file_dialog::{FilePick, NativeOutcome, NativePicker, pick_natively, rfd_picker};
+use super::file_dialog::{
+    DialogPurpose, FilePick, NativeOutcome, NativePicker, pick_natively, rfd_picker,
+};
 use crate::editor::{Document, SceneFile};
-use crate::io::project::OpenTarget;
-use crate::io::{self, LoadError, SceneFormat};
-
-/// Why a file dialog was opened.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DialogPurpose {
-    /// Pick a scene to open.
-    Open,
-    /// Pick a Decentraland project folder to open.
-    OpenProject,
-    /// Pick where to save the current scene.
-    SaveAs,
-    /// Pick where to save a simulated peer's state as main.crdt.
-    ExportPeer(crate::crdt::network::PeerId),
-    /// Pick where to save the peers run as a scenario file.
-    SaveRun,
-    /// Pick a glTF model of the project to add to the scene.
-    AddModel,
-}
+use scenetree_dcl::io::project::OpenTarget;
+use scenetree_dcl::io::{self, LoadError, SceneFormat};
 
 /// What a background job produced.
 pub enum JobResult {

@@ -12,8 +12,6 @@ use egui::Rect;
 use egui_dock::{DockState, Node, NodeIndex, Tree};
 use serde::{Deserialize, Serialize};
 
-use super::workbench::Tab;
-
 /// A panel never takes more than this share of the split it sits in, so the viewport keeps
 /// the largest share however small the window is.
 const MAX_SHARE: f32 = 0.35;
@@ -157,4 +155,29 @@ fn subtree_leaves(
 /// The node at `index`, if the tree has one there.
 fn node(tree: &Tree<Tab>, index: NodeIndex) -> Option<&Node<Tab>> {
     (index.0 < tree.len()).then(|| &tree[index])
+}
+
+/// The dockable tabs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Tab {
+    /// The entity tree.
+    Hierarchy,
+    /// The 3D view.
+    Viewport,
+    /// The TRS inspector.
+    Inspector,
+    /// The multi-peer CRDT panel.
+    Peers,
+}
+
+impl Tab {
+    /// The title on the tab.
+    pub fn title(self) -> &'static str {
+        match self {
+            Tab::Hierarchy => "Hierarchy",
+            Tab::Viewport => "Viewport",
+            Tab::Inspector => "Inspector",
+            Tab::Peers => "Peers",
+        }
+    }
 }

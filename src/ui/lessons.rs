@@ -39,8 +39,8 @@ pub fn lesson_document(index: usize) -> Result<(crate::editor::Document, String)
     let (name, text) = LESSONS
         .get(index)
         .ok_or_else(|| format!("there is no lesson {}", index + 1))?;
-    let scenario =
-        crate::crdt::scenario::parse(text).map_err(|e| format!("{name}: {}", e.message))?;
+    let scenario = scenetree_core::crdt::scenario::parse(text)
+        .map_err(|e| format!("{name}: {}", e.message))?;
     let title = scenario.title.clone();
     let mut doc = crate::editor::Document::default();
     doc.open_lesson(scenario)
@@ -64,7 +64,7 @@ mod tests {
         let bundled: Vec<&str> = LESSONS.iter().map(|(n, _)| *n).collect();
         assert_eq!(bundled, on_disk);
         for (name, text) in LESSONS {
-            crate::crdt::scenario::parse(text).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+            scenetree_core::crdt::scenario::parse(text).unwrap_or_else(|e| panic!("{name}: {e:?}"));
         }
     }
 }

@@ -7,8 +7,8 @@ use egui::text::{LayoutJob, TextFormat};
 use egui::{Align, Color32, Layout, Response, RichText, Sense, TextStyle};
 
 use super::style;
-use crate::model::{Entity, present};
-use crate::scene::{Fallback, SceneView};
+use scenetree_core::model::{Entity, present};
+use scenetree_core::scene::{Fallback, SceneView};
 
 /// Height of one tree row in points.
 pub const ROW_HEIGHT: f32 = 20.0;

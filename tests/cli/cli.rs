@@ -3,9 +3,12 @@
 use std::path::Path;
 use std::process::Command;
 
-use scenetree::crdt::{CrdtMessage, decode_stream, encode_stream};
-use scenetree::model::{Entity, Transform, encode_name, ids};
+use scenetree_core::crdt::{CrdtMessage, decode_stream, encode_stream};
+use scenetree_core::model::{Entity, Transform, encode_name, ids};
+use scenetree_dcl::io;
 use serde_json::Value;
+
+use crate::dcl;
 
 fn scenetree(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_scenetree"))
@@ -214,7 +217,7 @@ fn example_writes_a_bundled_scene_that_opens_again() {
         "{}",
         String::from_utf8_lossy(&run.stderr)
     );
-    let replica = scenetree::io::load_scene(&out).unwrap();
+    let replica = scenetree_dcl::io::load_scene(&out).unwrap();
     assert_eq!(replica.live_entity_count(), 17);
     let bad = scenetree(&[
         "example",
@@ -256,4 +259,71 @@ fn tree_text_marks_transforms_that_are_not_finite() {
     let flagged: Vec<&Value> = list.iter().filter(|o| o["not_finite"] == true).collect();
     assert_eq!(flagged.len(), 1);
     assert_eq!(flagged[0]["entity"], 512);
+}
+
+/// `scenetree convert input output [--lossy]`: Ok, or its standard error.
+fn convert(input: &Path, output: &Path, lossy: bool) -> Result<(), String> {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_scenetree"));
+    cmd.arg("convert").arg(input).arg(output);
+    if lossy {
+        cmd.arg("--lossy");
+    }
+    let out = cmd.output().expect("binary runs");
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).into_owned())
+    }
+}
+
+#[test]
+fn lossy_conversions_refuse_unless_asked_and_say_what_is_lost() {
+    let dir = tempfile::tempdir().unwrap();
+    let pair = &dcl::pairs()[0];
+    // A composite naming a core component @dcl/ecs 7.28.0 does not have: kept, not loaded.
+    let text = std::fs::read_to_string(&pair.composite).unwrap().replacen(
+        "\"core::Material\"",
+        "\"core::FutureMaterial\"",
+        1,
+    );
+    let future = dir.path().join("future.composite");
+    std::fs::write(&future, text).unwrap();
+    let out = dir.path().join("main.crdt");
+    let err = convert(&future, &out, false).unwrap_err();
+    assert!(err.contains("core::FutureMaterial: 1 value(s)"), "{err}");
+    assert!(err.contains("--lossy"), "{err}");
+    assert!(!out.exists(), "nothing written");
+    convert(&future, &out, true).unwrap();
+    let written = io::load_scene(&out).unwrap();
+    assert_eq!(
+        dcl::shown(&written),
+        dcl::shown(&io::load_scene(&pair.crdt).unwrap())
+    );
+    // Every component of the template itself converts without loss.
+    convert(&pair.composite, &out, false).unwrap();
+
+    // A main.crdt names no component and carries no jsonSchema: a component whose schema
+    // scenetree does not know (one made up here) cannot be written to a composite.
+    let mut replica = io::load_scene(&pair.crdt).unwrap();
+    let made_up = 0x5eed_0001;
+    replica.put(Entity(512), made_up, vec![1, 2, 3]).unwrap();
+    let with_unknown = dir.path().join("unknown.crdt");
+    io::save_scene(&replica, &with_unknown).unwrap();
+    let composite = dir.path().join("main.composite");
+    let err = convert(&with_unknown, &composite, false).unwrap_err();
+    assert!(
+        err.contains(&format!("component #{made_up} (1 value(s))")),
+        "{err}"
+    );
+    assert!(
+        !err.contains("inspector::"),
+        "the tools' schemas are known: {err}"
+    );
+    assert!(!composite.exists(), "nothing written");
+    convert(&with_unknown, &composite, true).unwrap();
+    let written = io::load_scene(&composite).unwrap();
+    assert_eq!(
+        dcl::shown(&written),
+        dcl::shown(&io::load_scene(&pair.crdt).unwrap())
+    );
 }

@@ -1,6 +1,9 @@
 //! The headless command line.
 //!
-//! One test binary per area (each links the whole editor; fewer binaries, faster builds).
+//! One test binary per area (fewer binaries, faster links).
+
+#[path = "../../crates/dcl/tests/common/dcl.rs"]
+mod dcl;
 
 mod cli;
 mod policy_cli;

@@ -4,13 +4,13 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use scenetree::crdt::scenario::{Action, ErrorAt, Selector, parse};
-use scenetree::crdt::{
+use scenetree_core::crdt::scenario::{Action, ErrorAt, Selector, parse};
+use scenetree_core::crdt::{
     AutoDelivery, DeliveryOrder, LocalWrite, MessageFilter, MessageId, Network, PeerId, Replica,
 };
-use scenetree::io::Location;
-use scenetree::io::scenario::{read_scenario, save_scenario};
-use scenetree::model::{Entity, Transform, encode_name, ids};
+use scenetree_core::model::{Entity, Transform, encode_name, ids};
+use scenetree_dcl::io::Location;
+use scenetree_dcl::io::scenario::{read_scenario, save_scenario};
 use serde_json::Value;
 
 pub(crate) fn scenetree(args: &[&str]) -> std::process::Output {

@@ -8,10 +8,10 @@ use std::time::Duration;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use scenetree::editor::Command;
-use scenetree::io;
-use scenetree::model::Entity;
 use scenetree::ui::app::{Launch, ScenetreeApp};
-use scenetree::ui::viewport::NullRenderer;
+use scenetree_core::model::Entity;
+use scenetree_dcl::io;
+use scenetree_viewport::NullRenderer;
 
 pub(crate) fn app(launch: Launch, recovery: Option<PathBuf>) -> Harness<'static, ScenetreeApp> {
     let mut h = unsettled_app(launch, recovery);
@@ -50,7 +50,7 @@ pub(crate) fn settle(h: &mut Harness<'static, ScenetreeApp>) {
 /// `replica` saved at `path`, opened in the app.
 fn app_on_file(
     path: &std::path::Path,
-    replica: &scenetree::crdt::Replica,
+    replica: &scenetree_core::crdt::Replica,
 ) -> Harness<'static, ScenetreeApp> {
     io::save_scene(replica, path).unwrap();
     let mut h = app(
@@ -120,7 +120,7 @@ fn a_corrupt_file_shows_an_error_and_leaves_the_open_scene_untouched() {
 fn opening_a_file_shows_its_entities_and_names_it_in_the_title() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("room.json");
-    let h = app_on_file(&path, &scenetree::editor::examples::large(40));
+    let h = app_on_file(&path, &scenetree_core::examples::large(40));
     assert_eq!(h.state().workbench().doc.replica().live_entity_count(), 40);
     assert_eq!(document_path(&h), Some(path));
 }
@@ -195,7 +195,7 @@ fn escape_cancels_a_question_and_closes_an_error_but_never_answers_the_recovery_
     let recovery = dir.path().join("recovery");
     let crashed = io::recovery::RecoverySession::start(&recovery).unwrap();
     crashed
-        .write(&scenetree::editor::examples::showroom(), None, None)
+        .write(&scenetree_core::examples::showroom(), None, None)
         .unwrap();
     drop(crashed);
     let mut h = app(Launch::default(), Some(recovery));
@@ -241,11 +241,11 @@ fn escape_closes_the_shortcuts_window_before_it_clears_the_selection() {
 fn work_left_by_a_crash_is_offered_back() {
     let dir = tempfile::tempdir().unwrap();
     let recovery = dir.path().join("recovery");
-    let mut lost = scenetree::editor::examples::showroom();
+    let mut lost = scenetree_core::examples::showroom();
     lost.put(
         Entity(600),
-        scenetree::model::ids::NAME,
-        scenetree::model::encode_name("Unsaved chair"),
+        scenetree_core::model::ids::NAME,
+        scenetree_core::model::encode_name("Unsaved chair"),
     )
     .unwrap();
     // An editor that autosaved and then crashed (dropping the session releases its lock).
@@ -264,7 +264,7 @@ fn work_left_by_a_crash_is_offered_back() {
 /// The showroom saved as a file in `dir`, opened in the app, with one unsaved rename.
 fn edited_showroom_file(dir: &std::path::Path) -> (Harness<'static, ScenetreeApp>, PathBuf) {
     let path = dir.join("showroom.json");
-    let mut h = app_on_file(&path, &scenetree::editor::examples::showroom());
+    let mut h = app_on_file(&path, &scenetree_core::examples::showroom());
     // Frames settle at once.
     h.state_mut()
         .workbench_mut()
@@ -459,7 +459,7 @@ fn a_new_scene_drops_the_last_scenes_status_message() {
     let mut h = app(Launch::default(), None);
     h.state_mut().workbench_mut().status = Some((
         "Delivered 2 message(s)".into(),
-        scenetree::ui::workbench::Severity::Info,
+        scenetree::ui::action::Severity::Info,
     ));
     h.run();
     assert!(h.query_by_label("Delivered 2 message(s)").is_some());
@@ -479,7 +479,7 @@ fn a_save_while_an_autosave_is_being_written_leaves_nothing_to_recover() {
     let dir = tempfile::tempdir().unwrap();
     let recovery = dir.path().join("recovery");
     let path = dir.path().join("showroom.json");
-    io::save_scene(&scenetree::editor::examples::showroom(), &path).unwrap();
+    io::save_scene(&scenetree_core::examples::showroom(), &path).unwrap();
     let launch = Launch {
         file: Some(path.clone()),
         ..Launch::default()
@@ -500,8 +500,8 @@ fn a_save_while_an_autosave_is_being_written_leaves_nothing_to_recover() {
     );
     let saved = io::load_scene(&path).unwrap();
     assert_eq!(
-        saved.component_data(Entity(519), scenetree::model::ids::NAME),
-        Some(&scenetree::model::encode_name("Desk lamp")[..])
+        saved.component_data(Entity(519), scenetree_core::model::ids::NAME),
+        Some(&scenetree_core::model::encode_name("Desk lamp")[..])
     );
 }
 
@@ -568,7 +568,7 @@ fn a_screenshot_that_cannot_be_saved_closes_the_window_with_the_reason_instead_o
 fn saving_one_peer_while_the_others_differ_says_which_was_saved_and_stays_unsaved() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("showroom.json");
-    let mut h = app_on_file(&path, &scenetree::editor::examples::showroom());
+    let mut h = app_on_file(&path, &scenetree_core::examples::showroom());
     h.state_mut()
         .workbench_mut()
         .doc
@@ -592,7 +592,7 @@ fn saving_one_peer_while_the_others_differ_says_which_was_saved_and_stays_unsave
     );
     let saved = io::load_scene(&path).unwrap();
     assert_eq!(
-        saved.component_data(Entity(519), scenetree::model::ids::NAME),
-        Some(&scenetree::model::encode_name("Desk lamp")[..])
+        saved.component_data(Entity(519), scenetree_core::model::ids::NAME),
+        Some(&scenetree_core::model::encode_name("Desk lamp")[..])
     );
 }

@@ -6,7 +6,7 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use glam::Vec3;
 use scenetree::ui::Workbench;
-use scenetree::ui::viewport::GizmoMode;
+use scenetree_viewport::GizmoMode;
 
 use super::ui_flows::{CHAIR, LAMP, harness, room, row};
 
@@ -189,8 +189,8 @@ fn an_inspector_error_goes_once_the_scene_changes() {
 #[test]
 fn the_status_bar_tells_the_latest_action_not_an_older_one() {
     use scenetree::editor::Command;
-    use scenetree::model::Transform;
     use scenetree::ui::Action;
+    use scenetree_core::model::Transform;
     let mut h = harness(room());
     let zero = Transform {
         rotation: glam::Quat::from_xyzw(0.0, 0.0, 0.0, 0.0),
@@ -227,7 +227,7 @@ fn the_status_bar_tells_the_latest_action_not_an_older_one() {
 #[test]
 fn escape_closes_an_open_menu_and_nothing_else() {
     let mut h = super::app_flows::app(scenetree::ui::app::Launch::default(), None);
-    let lamp = scenetree::model::Entity(519);
+    let lamp = scenetree_core::model::Entity(519);
     h.state_mut().workbench_mut().doc.selection.set([lamp]);
     h.run();
     h.get_by_label("Edit").click();
@@ -252,7 +252,7 @@ fn escape_closes_an_open_menu_and_nothing_else() {
 #[test]
 fn a_gizmo_drag_moves_a_selected_child_once_through_its_selected_parent() {
     use super::ui_flows::{BULB, TABLE};
-    use scenetree::model::Entity;
+    use scenetree_core::model::Entity;
     let mut h = harness(room());
     // Table, its child Lamp and grandchild Bulb, and Chair beside them; Table added last, so
     // the gizmo stands on it.

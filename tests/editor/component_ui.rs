@@ -6,10 +6,10 @@
 use egui::Key;
 use egui::accesskit::Role;
 use egui_kittest::kittest::Queryable;
-use scenetree::model::dcl::codec::ProtoMessage;
-use scenetree::model::dcl::{MATERIAL, MaterialLook, MeshShape, VISIBILITY, Visibility};
-use scenetree::model::{Entity, ids};
 use scenetree::ui::action::Action;
+use scenetree_core::model::{Entity, ids};
+use scenetree_dcl::codec::ProtoMessage;
+use scenetree_dcl::{MATERIAL, MaterialLook, MeshShape, VISIBILITY, Visibility};
 use serde_json::json;
 
 use crate::ui_flows::{CHAIR, harness, room, row};
@@ -22,7 +22,7 @@ pub(crate) fn tall_harness(
         .with_size(egui::vec2(1280.0, 2400.0))
         .build_ui_state(
             |ui, bench: &mut scenetree::ui::Workbench| {
-                bench.ui(ui, &mut scenetree::ui::viewport::NullRenderer::default())
+                bench.ui(ui, &mut scenetree_viewport::NullRenderer::default())
             },
             scenetree::ui::Workbench::new(doc),
         );
@@ -119,7 +119,7 @@ fn a_long_value_is_cut_short_at_the_inspectors_edge() {
         "assets/scene/Models/{}/chair.glb",
         "very_long_folder/".repeat(12)
     );
-    let model = scenetree::model::dcl::GltfModel {
+    let model = scenetree_dcl::GltfModel {
         src: src.clone(),
         visible_meshes_collision_mask: None,
         invisible_meshes_collision_mask: None,
@@ -283,7 +283,7 @@ fn the_viewport_follows_component_edits_and_selections_without_a_full_rebuild() 
 
 #[test]
 fn a_models_file_is_chosen_among_the_projects_model_files_with_undo() {
-    use scenetree::model::dcl::GltfModel;
+    use scenetree_dcl::GltfModel;
     let shelf = Entity(521);
     let doc = scenetree::ui::files::load_document(
         &crate::projects::gallery(),

@@ -9,10 +9,10 @@ use egui::{Key, Modifiers};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use scenetree::editor::Command;
-use scenetree::editor::examples::showroom;
-use scenetree::io;
-use scenetree::model::{Entity, decode_name, encode_name, ids};
 use scenetree::ui::app::{Launch, ScenetreeApp};
+use scenetree_core::examples::showroom;
+use scenetree_core::model::{Entity, decode_name, encode_name, ids};
+use scenetree_dcl::io;
 
 use super::app_flows::{app, rename_lamp, settle};
 
@@ -209,19 +209,19 @@ fn reloading_a_project_reads_the_project_again() {
 fn saving_over_a_file_another_program_changed_asks_first() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("showroom.json");
-    io::save_scene(&scenetree::editor::examples::showroom(), &path).unwrap();
+    io::save_scene(&scenetree_core::examples::showroom(), &path).unwrap();
     let launch = Launch {
         file: Some(path.clone()),
         ..Launch::default()
     };
     let mut h = app(launch, None);
     // Another program (the Inspector, a text editor, git) rewrites the file…
-    let mut theirs = scenetree::editor::examples::showroom();
+    let mut theirs = scenetree_core::examples::showroom();
     theirs
         .put(
             Entity(521),
-            scenetree::model::ids::NAME,
-            scenetree::model::encode_name("Their shelf"),
+            scenetree_core::model::ids::NAME,
+            scenetree_core::model::encode_name("Their shelf"),
         )
         .unwrap();
     io::save_scene(&theirs, &path).unwrap();
@@ -230,9 +230,9 @@ fn saving_over_a_file_another_program_changed_asks_first() {
     rename_lamp(&mut h, "Desk lamp");
     let lamp_name = |path: &std::path::Path| {
         let saved = io::load_scene(path).unwrap();
-        scenetree::model::decode_name(
+        scenetree_core::model::decode_name(
             saved
-                .component_data(Entity(519), scenetree::model::ids::NAME)
+                .component_data(Entity(519), scenetree_core::model::ids::NAME)
                 .unwrap(),
         )
     };
@@ -375,14 +375,13 @@ fn models_changed_on_disk_are_read_again_when_the_window_is_focused() {
     let shelf = (viewport.scene().items.iter())
         .find(|i| i.entity == GALLERY_SHELF)
         .map(|i| i.shape);
-    let Some(scenetree::ui::viewport::Shape::Model { asset: shelf, .. }) = shelf else {
+    let Some(scenetree_viewport::Shape::Model { asset: shelf, .. }) = shelf else {
         panic!("the shelf is drawn as its model: {shelf:?}");
     };
     let assets = &viewport.assets;
-    let bench = scenetree::ui::viewport::models::load::load_model(
-        &models.join("beam_bench/beam_bench.glb"),
-    )
-    .unwrap();
+    let bench =
+        scenetree_viewport::models::load::load_model(&models.join("beam_bench/beam_bench.glb"))
+            .unwrap();
     assert_eq!(
         assets.model(shelf).unwrap().triangles.len(),
         bench.triangles.len(),
@@ -407,7 +406,7 @@ fn a_file_whose_folder_is_gone_points_to_save_as() {
 #[test]
 fn a_missing_model_added_to_the_project_is_drawn_once_the_window_is_focused() {
     use super::project_flows::{app_with, settle as settle_with_models};
-    use scenetree::ui::viewport::Shape;
+    use scenetree_viewport::Shape;
     // The gallery building's model is missing from the project (as in its source snapshot).
     let building = Entity(523);
     let (_dir, root) = super::projects::gallery_copy();

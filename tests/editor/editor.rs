@@ -1,9 +1,9 @@
 //! The editor layer: every command, its validation, undo/redo as CRDT writes.
 
 use glam::{Quat, Vec3};
-use scenetree::crdt::Replica;
 use scenetree::editor::{Command, Document, EditError};
-use scenetree::model::{Entity, Transform, TransformDecodeError, encode_name, ids};
+use scenetree_core::crdt::Replica;
+use scenetree_core::model::{Entity, Transform, TransformDecodeError, encode_name, ids};
 
 const TABLE: Entity = Entity(512);
 const LAMP: Entity = Entity(513);
@@ -407,7 +407,7 @@ fn the_engines_reserved_entities_are_not_moved_renamed_duplicated_or_deleted() {
         assert_eq!(doc.apply(command), Err(EditError::Reserved(Entity::CAMERA)));
     }
     // What scenes do with them stays possible: components on the camera, children of the player.
-    let main_camera = scenetree::model::dcl::component_id("core::MainCamera").unwrap();
+    let main_camera = scenetree_dcl::component_id("core::MainCamera").unwrap();
     doc.apply(Command::SetComponent {
         entity: Entity::CAMERA,
         component: main_camera,
@@ -470,7 +470,7 @@ fn the_modified_flag_follows_edits_and_saves() {
     assert!(doc.is_modified());
     doc.mark_saved(scenetree::editor::SceneFile {
         path: "x.json".into(),
-        format: scenetree::io::SceneFormat::Native,
+        format: scenetree_dcl::io::SceneFormat::Native,
     });
     assert!(!doc.is_modified());
 }

@@ -9,11 +9,11 @@ use egui::{Key, Modifiers};
 use egui_kittest::Harness;
 use egui_kittest::kittest::{By, Queryable};
 use scenetree::editor::Command;
-use scenetree::io;
-use scenetree::model::Entity;
 use scenetree::ui::app::{Launch, ScenetreeApp};
 use scenetree::ui::file_dialog::FilePick;
-use scenetree::ui::viewport::NullRenderer;
+use scenetree_core::model::Entity;
+use scenetree_dcl::io;
+use scenetree_viewport::NullRenderer;
 
 /// What rfd does with no portal and no zenity: it logs on the asking thread, returns nothing.
 fn no_system_dialog(_: &FilePick) -> Option<PathBuf> {
@@ -27,7 +27,7 @@ fn no_system_dialog(_: &FilePick) -> Option<PathBuf> {
 /// The app on `dir/room.json` (so dialogs start in `dir`), with no system file dialog.
 fn app_in(dir: &Path) -> Harness<'static, ScenetreeApp> {
     let room = dir.join("room.json");
-    io::save_scene(&scenetree::editor::examples::showroom(), &room).unwrap();
+    io::save_scene(&scenetree_core::examples::showroom(), &room).unwrap();
     let ctx = egui::Context::default();
     let mut app = ScenetreeApp::with_storage(
         &ctx,
@@ -152,4 +152,13 @@ fn new_waits_for_the_save_of_an_untitled_scene_through_a_dialog() {
             assert_eq!(status(&h), "Not saved, so New did not happen");
         }
     }
+}
+
+#[test]
+fn the_window_names_every_format_the_command_line_reads() {
+    let permille = std::sync::atomic::AtomicU32::new(0);
+    let err = scenetree::ui::files::load_document(Path::new("scene.txt"), &permille)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains(".composite"), "{err}");
 }

@@ -4,8 +4,8 @@
 
 use egui::{Rect, vec2};
 use egui_kittest::Harness;
-use scenetree::ui::viewport::NullRenderer;
 use scenetree::ui::{Tab, Workbench};
+use scenetree_viewport::NullRenderer;
 
 use crate::ui_flows::room;
 

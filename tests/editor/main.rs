@@ -1,10 +1,11 @@
 //! The editor and its window: commands and undo, panels driven with egui_kittest, the viewport.
 //!
-//! One test binary per area (each links the whole editor; fewer binaries, faster builds).
+//! One test binary per area (fewer binaries, faster links).
 
-#[path = "../common/egl.rs"]
-mod egl;
-#[path = "../common/projects.rs"]
+use scenetree_viewport::headless as egl;
+#[path = "../../crates/dcl/tests/common/dcl.rs"]
+mod dcl;
+#[path = "../../crates/dcl/tests/common/projects.rs"]
 mod projects;
 
 mod app_flows;
@@ -13,6 +14,7 @@ mod component_ui;
 mod disk_changes;
 mod editor;
 mod file_dialogs;
+mod inspector_nodes;
 mod layout;
 mod model_files;
 mod peers_flows;

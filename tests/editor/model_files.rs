@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use glam::Vec3;
 use scenetree::ui::files::load_document;
-use scenetree::ui::viewport::models::load::{gltf_to_decentraland, load_model, load_texture};
-use scenetree::ui::viewport::models::{AssetLibrary, AssetStatus};
+use scenetree_viewport::models::load::{gltf_to_decentraland, load_model, load_texture};
+use scenetree_viewport::models::{AssetLibrary, AssetStatus};
 
 fn gallery_file(rel: &str) -> PathBuf {
     crate::projects::gallery().join(rel)
@@ -124,14 +124,14 @@ fn a_broken_model_in_a_project_keeps_its_placeholder_and_says_why() {
     tab.update_scene(&doc, &none, &none, 0.0);
     assert!(tab.assets.wait_until_loaded(Duration::from_secs(60)));
     tab.update_scene(&doc, &none, &none, 0.0);
-    let shelf = scenetree::model::Entity(521);
+    let shelf = scenetree_core::model::Entity(521);
     let item = tab
         .scene()
         .items
         .iter()
         .find(|i| i.entity == shelf)
         .unwrap();
-    assert_eq!(item.shape, scenetree::ui::viewport::Shape::GltfPlaceholder);
+    assert_eq!(item.shape, scenetree_viewport::Shape::GltfPlaceholder);
     match tab.model_state(&doc, shelf) {
         Some(scenetree::ui::viewport_tab::ModelState::Failed { path, reason }) => {
             assert!(path.ends_with("shelf.glb"));
@@ -233,8 +233,7 @@ fn a_gltf_is_read_again_when_a_file_it_names_changes_or_appears() {
     assert!(library.wait_until_loaded(Duration::from_secs(60)));
     let model = library.model(id).unwrap().clone();
     assert_eq!(model.dependencies, [dir.path().join("tri.bin")]);
-    let width =
-        |m: &scenetree::ui::viewport::models::load::LoadedModel| m.bounds.max.y - m.bounds.min.y;
+    let width = |m: &scenetree_viewport::models::load::LoadedModel| m.bounds.max.y - m.bounds.min.y;
     assert!((width(&model) - 1.0).abs() < 1e-5);
     assert_eq!(library.reload_changed(), 0, "nothing changed");
 

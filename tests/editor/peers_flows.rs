@@ -3,14 +3,14 @@
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use scenetree::crdt::network::PeerId;
 use scenetree::editor::Document;
-use scenetree::model::Entity;
-use scenetree::scene::Fallback;
-use scenetree::ui::viewport::NullRenderer;
 use scenetree::ui::workbench::FileRequest;
 use scenetree::ui::workbench::Workspace;
 use scenetree::ui::{PeersAction, Workbench};
+use scenetree_core::crdt::network::PeerId;
+use scenetree_core::model::Entity;
+use scenetree_core::scene::Fallback;
+use scenetree_viewport::NullRenderer;
 
 const LAMP: Entity = Entity(512);
 const TABLE: Entity = Entity(513);
@@ -348,7 +348,7 @@ fn a_new_entity_scrolls_into_view_in_each_peer_column_that_holds_it() {
     // The showroom and two copies of its table at 1024×700 in the Peers workspace: a column
     // shows far fewer rows than the scene's 31, and a copy of the floor (at the root, after
     // everything) is listed last, out of view.
-    let doc = Document::new(scenetree::editor::examples::showroom(), None);
+    let doc = Document::new(scenetree_core::examples::showroom(), None);
     let mut bench = Workbench::new(doc);
     bench.viewport.animate_remote_changes = false;
     let mut h = Harness::builder()

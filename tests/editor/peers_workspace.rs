@@ -6,12 +6,12 @@
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use glam::Vec3;
-use scenetree::crdt::network::PeerId;
-use scenetree::model::Entity;
 use scenetree::ui::tree_row::INDENT;
-use scenetree::ui::viewport::NullRenderer;
 use scenetree::ui::workbench::Workspace;
 use scenetree::ui::{Action, PeersAction, Workbench};
+use scenetree_core::crdt::network::PeerId;
+use scenetree_core::model::Entity;
+use scenetree_viewport::NullRenderer;
 
 const LAMP: Entity = Entity(512);
 
@@ -213,7 +213,7 @@ fn a_gizmo_drag_sends_one_message_per_tick_and_one_per_frame_with_the_setting_of
     let row = sim.network().message_row(last);
     let what = row
         .effect
-        .text(scenetree::model::EulerOrder::Xyz, &|e| e.to_string());
+        .text(scenetree_core::model::EulerOrder::Xyz, &|e| e.to_string());
     assert!(what.starts_with("position (1, 0, 0) → ("), "{what}");
     // Off: every frame that moved Lamp is a message of its own.
     h.get_by_label("one message per tick").click();

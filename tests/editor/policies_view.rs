@@ -7,10 +7,10 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use glam::Vec3;
 use scenetree::editor::Command;
-use scenetree::model::{Entity, Transform};
-use scenetree::scene::policy::TreePolicy;
 use scenetree::ui::peers_panel::ColumnsView;
 use scenetree::ui::{Action, PeersAction, Workbench};
+use scenetree_core::model::{Entity, Transform};
+use scenetree_core::scene::policy::TreePolicy;
 
 use crate::peers_workspace::{lesson, next_step};
 

@@ -9,10 +9,10 @@ use egui::{Key, Modifiers};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use scenetree::editor::Command;
-use scenetree::io;
-use scenetree::model::{Entity, Transform, ids};
 use scenetree::ui::app::{Launch, ScenetreeApp, cozy_house_dir};
-use scenetree::ui::viewport::NullRenderer;
+use scenetree_core::model::{Entity, Transform, ids};
+use scenetree_dcl::io;
+use scenetree_viewport::NullRenderer;
 
 use crate::projects::{gallery, gallery_copy};
 
@@ -167,7 +167,7 @@ fn ctrl_shift_o_picks_a_project_folder_and_opens_it() {
     fn picks_the_gallery(pick: &scenetree::ui::file_dialog::FilePick) -> Option<PathBuf> {
         assert_eq!(
             pick.purpose,
-            scenetree::ui::files::DialogPurpose::OpenProject
+            scenetree::ui::file_dialog::DialogPurpose::OpenProject
         );
         Some(gallery())
     }
@@ -211,7 +211,7 @@ fn drop_files(h: &mut Harness<'static, ScenetreeApp>, files: &[PathBuf]) {
 
 #[test]
 fn a_model_dropped_on_the_window_is_added_where_the_view_looks_and_saved_as_the_inspector_would() {
-    use scenetree::model::dcl::GltfModel;
+    use scenetree_dcl::GltfModel;
     let (dir, root) = gallery_copy();
     let mut h = app_with(Some(root.clone()));
     let before: Vec<Entity> = h.state().workbench().doc.view().entities().collect();
@@ -266,7 +266,10 @@ static MODEL_TO_PICK: std::sync::Mutex<Option<PathBuf>> = std::sync::Mutex::new(
 #[test]
 fn add_model_picks_a_model_of_the_project_starting_in_its_assets() {
     fn picks_the_model(pick: &scenetree::ui::file_dialog::FilePick) -> Option<PathBuf> {
-        assert_eq!(pick.purpose, scenetree::ui::files::DialogPurpose::AddModel);
+        assert_eq!(
+            pick.purpose,
+            scenetree::ui::file_dialog::DialogPurpose::AddModel
+        );
         let model = MODEL_TO_PICK.lock().unwrap().clone().unwrap();
         let root = model.ancestors().nth(5).unwrap().to_path_buf();
         let start = pick.suggested.as_ref().and_then(|s| s.parent());
@@ -292,7 +295,7 @@ fn add_model_picks_a_model_of_the_project_starting_in_its_assets() {
     let doc = &h.state().workbench().doc;
     assert_eq!(doc.view().entities().count(), before + 1);
     let added = doc.selection.entities()[0];
-    let gltf = scenetree::model::dcl::GltfModel::decode(
+    let gltf = scenetree_dcl::GltfModel::decode(
         doc.replica()
             .component_data(added, ids::GLTF_CONTAINER)
             .unwrap(),
@@ -309,7 +312,7 @@ fn add_model_picks_a_model_of_the_project_starting_in_its_assets() {
 #[test]
 fn things_are_placed_where_the_centre_of_the_view_meets_the_scene_or_the_ground() {
     use glam::Vec3;
-    use scenetree::ui::viewport::OrbitCamera;
+    use scenetree_viewport::OrbitCamera;
     // The gallery opens framed: the centre of the view meets a surface or the ground, never
     // a point in the air behind them.
     let (_dir, root) = gallery_copy();

@@ -2,7 +2,7 @@
 //! the pixel tests. Set `SCENETREE_RENDER_OUT=dir` to also write the images as PNG files.
 
 use eframe::egui::Color32;
-use scenetree::ui::viewport::{GlowViewportRenderer, OrbitCamera, RenderRequest, ViewportScene};
+use scenetree_viewport::{GlowViewportRenderer, OrbitCamera, RenderRequest, ViewportScene};
 
 /// An RGBA8 image, top row first.
 pub struct Image {

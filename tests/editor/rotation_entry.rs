@@ -8,8 +8,8 @@ use egui::{Key, Modifiers};
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
 use glam::{Quat, Vec3};
-use scenetree::model::{Entity, EulerOrder, Transform};
 use scenetree::ui::Workbench;
+use scenetree_core::model::{Entity, EulerOrder, Transform};
 
 use super::component_ui::tall_harness;
 use super::layout::{harness_at, panel};

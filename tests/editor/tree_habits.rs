@@ -11,10 +11,10 @@ use egui::{Color32, Key, Modifiers};
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
 use scenetree::editor::Command;
-use scenetree::model::Entity;
-use scenetree::model::dcl::nodes::nodes_id;
-use scenetree::ui::viewport::NullRenderer;
 use scenetree::ui::{Workbench, style};
+use scenetree_core::model::Entity;
+use scenetree_dcl::nodes::nodes_id;
+use scenetree_viewport::NullRenderer;
 
 use crate::ui_flows::{BULB, CHAIR, LAMP, TABLE, delete_row, drag_and_hold, harness, room, row};
 
@@ -170,7 +170,7 @@ fn ctrl_shift_n_and_alt_shift_n_create_an_entity_and_a_child_as_in_unity() {
 
 #[test]
 fn keys_1_3_7_look_along_the_axes_as_blenders_and_godots_keypad_does() {
-    use scenetree::ui::viewport::camera::ViewDirection;
+    use scenetree_viewport::camera::ViewDirection;
     let mut h = harness(room());
     let camera = |h: &Harness<'_, Workbench>| h.state().viewport.viewport.camera.clone();
     let before = camera(&h);
@@ -559,17 +559,17 @@ fn a_drop_below_an_expanded_row_makes_the_first_child_and_onto_a_row_still_repar
 fn a_badge_keeps_the_room_it_needs_and_no_more() {
     // A row with a cycle badge in the default hierarchy width shows its whole name (a fixed
     // reserve for the badge cut "Lamp · 600" short).
-    let mut r = scenetree::crdt::Replica::new();
+    let mut r = scenetree_core::crdt::Replica::new();
     for (e, parent, name) in [(600, 601, "Lamp"), (601, 600, "Table")] {
-        let t = scenetree::model::Transform {
+        let t = scenetree_core::model::Transform {
             parent: Entity(parent),
-            ..scenetree::model::Transform::IDENTITY
+            ..scenetree_core::model::Transform::IDENTITY
         };
         r.put_transform(Entity(e), &t).unwrap();
         r.put(
             Entity(e),
-            scenetree::model::ids::NAME,
-            scenetree::model::encode_name(name),
+            scenetree_core::model::ids::NAME,
+            scenetree_core::model::encode_name(name),
         )
         .unwrap();
     }

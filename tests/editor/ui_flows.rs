@@ -6,11 +6,11 @@ use egui::{Key, Modifiers};
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
 use glam::{Quat, Vec3};
-use scenetree::crdt::Replica;
 use scenetree::editor::Document;
-use scenetree::model::{Entity, Transform, encode_name, ids};
 use scenetree::ui::Workbench;
-use scenetree::ui::viewport::NullRenderer;
+use scenetree_core::crdt::Replica;
+use scenetree_core::model::{Entity, Transform, encode_name, ids};
+use scenetree_viewport::NullRenderer;
 
 pub(crate) const TABLE: Entity = Entity(512);
 pub(crate) const LAMP: Entity = Entity(513);

@@ -2,11 +2,12 @@
 //! an undo or redo that could not write anything.
 
 use glam::Vec3;
-use scenetree::crdt::network::PeerId;
-use scenetree::editor::{Command, Document, SceneFile, examples};
-use scenetree::io::SceneFormat;
-use scenetree::model::{Entity, Transform};
+use scenetree::editor::{Command, Document, SceneFile};
 use scenetree::ui::{Action, Workbench};
+use scenetree_core::crdt::network::PeerId;
+use scenetree_core::examples;
+use scenetree_core::model::{Entity, Transform};
+use scenetree_dcl::io::SceneFormat;
 
 const LAMP: Entity = Entity(519);
 
@@ -81,7 +82,7 @@ fn a_lesson_counts_as_modified_only_once_the_user_edits_it() {
     let text = scenetree::ui::lessons::LESSONS[0].1;
     let mut doc = saved_showroom();
     doc.apply(moved(&doc, LAMP, 3.0)).unwrap();
-    doc.open_lesson(scenetree::crdt::scenario::parse(text).unwrap())
+    doc.open_lesson(scenetree_core::crdt::scenario::parse(text).unwrap())
         .unwrap();
     assert!(!doc.is_modified(), "a lesson opens unmodified");
     doc.next_lesson_step().unwrap();
@@ -107,7 +108,7 @@ fn lesson_five_after_a_move_and_the_delete() -> Workbench {
         .unwrap()
         .1;
     let mut doc = Document::default();
-    doc.open_lesson(scenetree::crdt::scenario::parse(text).unwrap())
+    doc.open_lesson(scenetree_core::crdt::scenario::parse(text).unwrap())
         .unwrap();
     let lamp = Entity(512);
     doc.apply(moved(&doc, lamp, 1.0)).unwrap();
@@ -124,7 +125,7 @@ fn an_undo_that_cannot_write_says_so_and_leaves_no_redo_step() {
     let (text, severity) = bench.status.clone().unwrap();
     assert_eq!(
         severity,
-        scenetree::ui::workbench::Severity::Error,
+        scenetree::ui::action::Severity::Error,
         "status: {text}"
     );
     assert!(

@@ -3,9 +3,9 @@
 
 use glam::{Mat4, Quat, Vec2, Vec3};
 use proptest::prelude::*;
-use scenetree::model::{Entity, Transform};
-use scenetree::ui::viewport::gizmo::{GizmoFrame, hit_test};
-use scenetree::ui::viewport::{
+use scenetree_core::model::{Entity, Transform};
+use scenetree_viewport::gizmo::{GizmoFrame, hit_test};
+use scenetree_viewport::{
     DrawItem, GizmoDelta, GizmoMode, GizmoSettings, GizmoTarget, Handle, OrbitCamera, Orientation,
     Shape, apply_delta, picking,
 };
@@ -114,7 +114,7 @@ fn orbit_zoom_and_frame_stay_within_limits() {
     let (min, max) = (Vec3::new(10.0, 0.0, 20.0), Vec3::new(30.0, 5.0, 26.0));
     cam.frame_bounds(min, max, SIZE.x / SIZE.y);
     assert!(close(cam.target, (min + max) * 0.5, 1e-5));
-    for c in (scenetree::ui::viewport::Aabb { min, max }).corners() {
+    for c in (scenetree_viewport::Aabb { min, max }).corners() {
         let s = cam.project(c, SIZE).unwrap();
         assert!(
             (0.0..=SIZE.x).contains(&s.x) && (0.0..=SIZE.y).contains(&s.y),
@@ -134,7 +134,7 @@ fn framing_a_flat_floor_fills_the_view_and_keeps_every_corner_in_it() {
     let mut cam = OrbitCamera::default();
     let (min, max) = (Vec3::new(0.0, -0.1, 0.0), Vec3::new(32.0, 0.0, 32.0));
     cam.frame_bounds(min, max, SIZE.x / SIZE.y);
-    let corners: Vec<Vec3> = (scenetree::ui::viewport::Aabb { min, max })
+    let corners: Vec<Vec3> = (scenetree_viewport::Aabb { min, max })
         .corners()
         .into_iter()
         .map(|c| cam.project(c, SIZE).unwrap())
@@ -224,7 +224,7 @@ fn picking_respects_rotation_and_non_uniform_scale() {
         Quat::from_rotation_y(std::f32::consts::FRAC_PI_2),
         Vec3::ZERO,
     );
-    let down = |x: f32, z: f32| scenetree::ui::viewport::Ray {
+    let down = |x: f32, z: f32| scenetree_viewport::Ray {
         origin: Vec3::new(x, 10.0, z),
         direction: -Vec3::Y,
     };
@@ -249,7 +249,7 @@ proptest! {
             Vec3::new(sx, sy, 1.0), Quat::from_rotation_y(angle * 0.2), Vec3::ZERO);
         let toward = m.transform_point3(Vec3::new(tx, ty, 0.0));
         let origin = Vec3::new(ox, oy, oz);
-        let ray = scenetree::ui::viewport::Ray { origin, direction: (toward - origin).normalize() };
+        let ray = scenetree_viewport::Ray { origin, direction: (toward - origin).normalize() };
         let t = picking::intersect_shape(&ray, &Shape::Box, &m);
         prop_assert!(t.is_some(), "aimed at the box centre plane");
         let local = m.inverse().transform_point3(ray.at(t.unwrap()));

@@ -13,11 +13,11 @@ use eframe::egui::{self, Color32};
 use egui_kittest::Harness;
 use glam::{Vec2, Vec3};
 use scenetree::editor::Document;
-use scenetree::model::Entity;
 use scenetree::ui::files::load_document;
-use scenetree::ui::viewport::{GlowViewportRenderer, OrbitCamera, Shape, ViewportScene, picking};
 use scenetree::ui::viewport_tab::{ModelState, ViewportTab};
 use scenetree::ui::workbench::Workbench;
+use scenetree_core::model::Entity;
+use scenetree_viewport::{GlowViewportRenderer, OrbitCamera, Shape, ViewportScene, picking};
 
 use crate::egl::headless_gl;
 use crate::projects::{cozy_house, gallery};
@@ -97,7 +97,7 @@ fn count_in(
 }
 
 /// A camera seeing a plane item face on, framed to fill the image.
-fn face_on(item: &scenetree::ui::viewport::DrawItem) -> OrbitCamera {
+fn face_on(item: &scenetree_viewport::DrawItem) -> OrbitCamera {
     let bounds = item.shape.local_bounds().transformed(&item.world);
     let normal = item.world.transform_vector3(Vec3::Z).normalize();
     let mut camera = OrbitCamera {
@@ -242,7 +242,7 @@ fn material_textures_colour_shapes_and_invisible_entities_are_not_drawn() {
     let scene = tab.scene().clone();
     // Opening framed the scene again once its models were in, on their real bounds: the
     // house and its yard, far larger than the 1 m boxes that stood in while loading.
-    let centre = |b: scenetree::ui::viewport::Aabb| (b.min + b.max) * 0.5;
+    let centre = |b: scenetree_viewport::Aabb| (b.min + b.max) * 0.5;
     let real = scene.all_bounds().unwrap();
     let mut placeholders = scene.clone();
     for item in &mut placeholders.items {

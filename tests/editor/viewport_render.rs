@@ -9,9 +9,9 @@ use crate::render_support::{Image, render};
 use eframe::egui::Color32;
 use egl::{Headless, headless_gl};
 use glam::{Mat4, Vec2, Vec3};
-use scenetree::model::Entity;
 use scenetree::ui::style;
-use scenetree::ui::viewport::{
+use scenetree_core::model::Entity;
+use scenetree_viewport::{
     DrawItem, GlowViewportRenderer, OrbitCamera, Shape, ViewportScene, demo, picking,
 };
 

@@ -5,9 +5,9 @@
 use eframe::egui::{self, Event, Key, Modifiers, PointerButton, Pos2, Rect};
 use egui_kittest::Harness;
 use glam::{Vec2, Vec3};
-use scenetree::model::Entity;
 use scenetree::ui::command::{self, CommandContext};
-use scenetree::ui::viewport::{
+use scenetree_core::model::Entity;
+use scenetree_viewport::{
     DragPhase, GizmoEvent, GizmoMode, NullRenderer, Orientation, Pick, RenderRequest, Viewport,
     ViewportRenderer, ViewportScene, demo,
 };

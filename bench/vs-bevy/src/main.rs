@@ -40,8 +40,8 @@ use bevy_transform::systems::{
     sync_simple_transforms,
 };
 use forest::{ChangeSet, Forest};
-use scenetree::model::Transform;
-use scenetree::scene::{SceneView, TransformTable};
+use scenetree_core::model::Transform;
+use scenetree_core::scene::{SceneView, TransformTable};
 
 /// Minimum measured time per case and side, and the sample count bounds.
 const TARGET_TIME: Duration = Duration::from_millis(800);
@@ -235,7 +235,7 @@ impl Bevy {
         let ids: Vec<BevyEntity> = world
             .spawn_batch(forest.transforms.iter().map(to_bevy))
             .collect();
-        let index = |e: scenetree::model::Entity| (e.0 - forest::FIRST_ID) as usize;
+        let index = |e: scenetree_core::model::Entity| (e.0 - forest::FIRST_ID) as usize;
         let links: Vec<(BevyEntity, ChildOf)> = forest
             .transforms
             .iter()

@@ -12,9 +12,9 @@ use std::time::{Duration, Instant};
 
 use super::ScenetreeApp;
 use crate::editor::{Document, SceneFile};
-use crate::io::SceneFormat;
-use crate::io::recovery::{OrphanedWork, RecoveryInfo};
-use crate::ui::workbench::Severity;
+use crate::ui::action::Severity;
+use scenetree_dcl::io::SceneFormat;
+use scenetree_dcl::io::recovery::{OrphanedWork, RecoveryInfo};
 
 impl ScenetreeApp {
     /// Forgets this editor's autosave: the work was saved, or the user chose not to keep it.
@@ -137,7 +137,7 @@ impl ScenetreeApp {
 /// models drawn, a save writing main.composite, main.crdt and entity-names.ts), and a save
 /// keeps the file's own layout. The document remembers the file as it was when the work was
 /// last saved, so a save asks first if another program changed it since.
-fn recovered_document(replica: crate::crdt::Replica, info: &RecoveryInfo) -> Document {
+fn recovered_document(replica: scenetree_core::crdt::Replica, info: &RecoveryInfo) -> Document {
     let Some(original) = &info.original else {
         return Document::recovered(replica, None);
     };

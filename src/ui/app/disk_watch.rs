@@ -12,8 +12,8 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use super::{Pending, ScenetreeApp};
-use crate::io::FileStamp;
-use crate::ui::workbench::Severity;
+use crate::ui::action::Severity;
+use scenetree_dcl::io::FileStamp;
 
 /// How often the watcher looks at the file.
 const POLL: Duration = Duration::from_secs(1);
@@ -124,7 +124,7 @@ impl ScenetreeApp {
         let doc = &self.bench.doc;
         let watched = (doc.file.as_ref().map(|f| f.path.as_path())).zip(doc.disk_stamp);
         self.disk_watch.watch(watched);
-        let focused = crate::ui::workbench::window_got_focus(ctx);
+        let focused = crate::ui::command::window_got_focus(ctx);
         // `|` on purpose: the watcher's flag is taken in any case.
         if !(self.disk_watch.take_changed() | focused) || self.jobs.loading.is_some() {
             return;

@@ -5,9 +5,10 @@
 use std::path::PathBuf;
 
 use super::{Pending, ScenetreeApp};
+use crate::ui::action::Severity;
+use crate::ui::file_dialog::DialogPurpose;
 use crate::ui::file_dialog::{FilePick, InAppDialog, NativePicker};
-use crate::ui::files::{DialogPurpose, JobResult};
-use crate::ui::workbench::Severity;
+use crate::ui::files::JobResult;
 
 impl ScenetreeApp {
     /// Asks for a file, starting at `suggested`: the system's dialog on a worker thread, or
@@ -132,7 +133,7 @@ impl ScenetreeApp {
         // A glTF model goes into the scene, as in the Decentraland Inspector, Unity or Godot;
         // anything else is opened.
         let (models, others): (Vec<PathBuf>, Vec<PathBuf>) =
-            (dropped.into_iter()).partition(|p| crate::io::project::is_model_file(p));
+            (dropped.into_iter()).partition(|p| scenetree_dcl::io::project::is_model_file(p));
         if !models.is_empty() {
             self.add_models(&models);
         } else if let Some(path) = others.into_iter().next() {

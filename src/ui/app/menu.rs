@@ -3,7 +3,7 @@
 
 use super::{Example, Pending, ScenetreeApp, cozy_house_dir};
 use crate::ui::command::{CommandContext, Menu, UiCommand};
-use crate::ui::files::DialogPurpose;
+use crate::ui::file_dialog::DialogPurpose;
 
 impl ScenetreeApp {
     /// Runs a command the workbench handed over (from the keyboard or a menu).

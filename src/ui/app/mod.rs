@@ -16,14 +16,17 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
+use super::action::Severity;
+use super::file_dialog::DialogPurpose;
 use super::file_dialog::InAppDialog;
-use super::files::{DialogPurpose, Jobs};
-use super::viewport::{GlowViewportRenderer, NullRenderer, ViewportRenderer};
-use super::workbench::{FileRequest, Severity, Workbench};
-use crate::editor::{Document, examples};
-use crate::io::recovery::{self, OrphanedWork, RecoverySession};
+use super::files::Jobs;
+use super::workbench::{FileRequest, Workbench};
+use crate::editor::Document;
 use disk_watch::{DiskNotice, DiskWatch};
 use saving::SaveConsent;
+use scenetree_core::examples;
+use scenetree_dcl::io::recovery::{self, OrphanedWork, RecoverySession};
+use scenetree_viewport::{GlowViewportRenderer, NullRenderer, ViewportRenderer};
 use screenshot::Screenshot;
 
 const RECENT_MAX: usize = 10;
@@ -38,7 +41,7 @@ pub struct Launch {
     /// Save a PNG of the window here after a few frames, then exit.
     pub screenshot: Option<PathBuf>,
     /// Entities to select once the scene is open.
-    pub select: Vec<crate::model::Entity>,
+    pub select: Vec<scenetree_core::model::Entity>,
     /// Lesson steps to play once a lesson file is open.
     pub lesson_steps: usize,
     /// The window's inner size in points (default 1280×800).
@@ -106,7 +109,7 @@ pub struct ScenetreeApp {
     /// The bar saying the document's file changed on disk or is gone.
     disk_notice: Option<DiskNotice>,
     /// The file's state on disk (`None`: gone) the user chose to keep this version over.
-    disk_kept: Option<Option<crate::io::FileStamp>>,
+    disk_kept: Option<Option<scenetree_dcl::io::FileStamp>>,
     /// The file or project being read again by Reload from Disk.
     reloading: Option<PathBuf>,
     /// This editor's crash-recovery folder (none in screenshot mode, or if it cannot be made);
@@ -121,9 +124,9 @@ pub struct ScenetreeApp {
     autosave_every: Duration,
     autosave_idle: Duration,
     /// The replica version last seen by the autosave, and when it was first seen.
-    changed_at: Option<(crate::crdt::ReplicaVersion, Instant)>,
+    changed_at: Option<(scenetree_core::crdt::ReplicaVersion, Instant)>,
     /// The replica state last written for recovery.
-    autosaved: Option<crate::crdt::ReplicaVersion>,
+    autosaved: Option<scenetree_core::crdt::ReplicaVersion>,
     screenshot: Option<Screenshot>,
     allow_close: bool,
     /// scenetree's own file dialog, while open.
@@ -144,7 +147,7 @@ pub struct ScenetreeApp {
     /// where instead of changing the bundled copy.
     opening_example: Option<PathBuf>,
     /// Applied to the first document shown (the bundled one or the launch file).
-    initial_selection: Vec<crate::model::Entity>,
+    initial_selection: Vec<scenetree_core::model::Entity>,
     initial_lesson_steps: usize,
 }
 

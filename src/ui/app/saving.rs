@@ -5,10 +5,10 @@ use std::path::{Path, PathBuf};
 
 use super::{RECENT_MAX, ScenetreeApp};
 use crate::editor::SceneFile;
-use crate::io::project::ProjectWriteError;
-use crate::io::{self, SceneFormat};
-use crate::ui::files::DialogPurpose;
-use crate::ui::workbench::Severity;
+use crate::ui::action::Severity;
+use crate::ui::file_dialog::DialogPurpose;
+use scenetree_dcl::io::project::ProjectWriteError;
+use scenetree_dcl::io::{self, SceneFormat};
 
 /// What the user already agreed to for one save, so that answering one question does not
 /// ask it again when the next one comes.
@@ -192,7 +192,7 @@ impl ScenetreeApp {
         }
     }
 
-    pub(super) fn export_peer(&mut self, peer: crate::crdt::network::PeerId, path: &Path) {
+    pub(super) fn export_peer(&mut self, peer: scenetree_core::crdt::network::PeerId, path: &Path) {
         let Some((sim, _)) = self.bench.doc.simulation() else {
             return;
         };

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::ScenetreeApp;
-use crate::ui::workbench::Severity;
+use crate::ui::action::Severity;
 
 impl ScenetreeApp {
     /// The flag a termination signal sets; the next frame ends the editor (see the module

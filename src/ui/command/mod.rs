@@ -10,9 +10,9 @@ pub use dispatch::dispatch;
 
 use egui::{Key, KeyboardShortcut, ModifierNames, Modifiers};
 
-use super::hierarchy_panel::TreeKey;
-use super::viewport::camera::ViewDirection;
-use super::viewport::{GizmoMode, ViewportCommand};
+use super::action::TreeKey;
+use scenetree_viewport::camera::ViewDirection;
+use scenetree_viewport::{GizmoMode, ViewportCommand};
 
 /// A command the user can give from the keyboard or a menu.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -464,6 +464,16 @@ impl UiCommand {
         }
     }
 
+    /// The viewport toolbar's tooltips, naming this table's shortcuts for its buttons.
+    pub fn viewport_toolbar_hints() -> scenetree_viewport::ToolbarHints {
+        scenetree_viewport::ToolbarHints {
+            translate: UiCommand::GizmoTranslate.hint(),
+            rotate: UiCommand::GizmoRotate.hint(),
+            scale: UiCommand::GizmoScale.hint(),
+            axes: UiCommand::ToggleGizmoAxes.hint(),
+        }
+    }
+
     /// What the viewport does for this command, if it is one of the viewport's.
     pub fn viewport_command(self) -> Option<ViewportCommand> {
         match self {
@@ -562,6 +572,12 @@ pub fn shortcut_table_markdown() -> String {
         out += &format!("| {keys} | {what} |\n");
     }
     out
+}
+
+/// True in the frame the window got the keyboard focus back (the user returns from another
+/// program): the moment to look for files other programs changed.
+pub fn window_got_focus(ctx: &egui::Context) -> bool {
+    ctx.input(|i| (i.events.iter()).any(|e| matches!(e, egui::Event::WindowFocused(true))))
 }
 
 #[cfg(test)]

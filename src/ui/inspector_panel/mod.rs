@@ -5,6 +5,8 @@
 //! `transform` draws the Transform sections, `rotation` the rotation entry, `numbers` the
 //! aligned number cells (one formatting rule: `model::present::fixed`).
 
+mod component_fields;
+mod model_and_project;
 mod numbers;
 mod rotation;
 mod transform;
@@ -14,8 +16,8 @@ use egui::RichText;
 use super::action::Action;
 use super::style;
 use crate::editor::Document;
-use crate::model::{Entity, EulerOrder, Transform, present};
-use crate::scene::Fallback;
+use scenetree_core::model::{Entity, EulerOrder, Transform, present};
+use scenetree_core::scene::Fallback;
 
 /// Inspector state kept between frames.
 #[derive(Debug, Default)]
@@ -33,10 +35,10 @@ pub struct InspectorPanel {
     /// The selection `error` was about, and the replica's state then: another selection, or
     /// any change since (an edit, an undo, a peer's message, a simulation started), does not
     /// show it.
-    error_subject: (Vec<Entity>, Option<crate::crdt::ReplicaVersion>),
+    error_subject: (Vec<Entity>, Option<scenetree_core::crdt::ReplicaVersion>),
     /// The scene summary's counts and the replica version they were made at: counting scans
     /// every node, so it is redone only when the replica changed.
-    scene_counts: Option<(crate::crdt::ReplicaVersion, SceneCounts)>,
+    scene_counts: Option<(scenetree_core::crdt::ReplicaVersion, SceneCounts)>,
     /// The name as typed in the Name field, until it is committed.
     pub(super) name_draft: Option<(Entity, String)>,
     /// A Material colour drag is coalescing edits until its picker closes.
@@ -124,7 +126,7 @@ impl InspectorPanel {
                 if let Some(model) = model {
                     egui::CollapsingHeader::new(RichText::new("Model (glTF)").strong())
                         .default_open(true)
-                        .show(ui, |ui| super::inspector_model::model_ui(ui, doc, model));
+                        .show(ui, |ui| model_and_project::model_ui(ui, doc, model));
                 }
                 egui::CollapsingHeader::new(RichText::new("Components").strong())
                     .default_open(true)
@@ -181,7 +183,7 @@ fn scene_summary_ui(ui: &mut egui::Ui, doc: &Document, counts: SceneCounts) {
         not_finite,
     } = counts;
     ui.heading("Scene");
-    super::inspector_model::project_ui(ui, doc);
+    model_and_project::project_ui(ui, doc);
     match &doc.file {
         Some(file) => {
             ui.label(file.path.display().to_string());

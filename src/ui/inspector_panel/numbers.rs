@@ -9,7 +9,7 @@ use std::cell::RefCell;
 
 use egui::{Align, Layout, Response, RichText, TextStyle, Vec2};
 
-use crate::model::present::{Quantity, fixed};
+use scenetree_core::model::present::{Quantity, fixed};
 
 /// Characters a cell is sized for: `-12.345` m, `-179.99`°, `-0.7071` (a longer value widens
 /// its own cell).

@@ -18,8 +18,8 @@ use glam::{Quat, Vec3};
 use super::numbers::{Cells, not_a_number, parse_number};
 use super::{Field, InspectorPanel};
 use crate::editor::{Command, Document};
-use crate::model::present::{Quantity, fixed};
-use crate::model::{Entity, EulerOrder, Transform};
+use scenetree_core::model::present::{Quantity, fixed};
+use scenetree_core::model::{Entity, EulerOrder, Transform};
 
 /// The quaternion's fields as typed and not yet committed.
 #[derive(Clone, Debug, PartialEq)]

@@ -9,9 +9,9 @@ use super::numbers::{Cells, GRID_SPACING};
 use super::rotation::EULER_NOTE;
 use super::{Action, Field, InspectorPanel, edit_all};
 use crate::editor::{Command, Document};
-use crate::model::present::Quantity;
-use crate::model::{Entity, EulerOrder, Transform, decompose, ids};
 use crate::ui::command::UiCommand;
+use scenetree_core::model::present::Quantity;
+use scenetree_core::model::{Entity, EulerOrder, Transform, decompose, ids};
 
 /// What one editable number cell did this frame.
 #[must_use]

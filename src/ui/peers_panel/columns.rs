@@ -7,18 +7,18 @@ use std::collections::HashSet;
 
 use egui::{Color32, RichText};
 
-use super::super::viewport::ViewportScene;
-use super::super::viewport::models::AssetLibrary;
-use super::super::viewport::shape::Aabb;
 use super::view3d::{PeerView3d, ViewInput};
 use super::{PeersPanel, PeersUiContext, RootFallbackTree, TreeSource};
-use crate::crdt::network::{Network, Op, PeerId};
 use crate::editor::Document;
-use crate::model::Entity;
-use crate::scene::SceneView;
 use crate::ui::action::{Action, PeersAction, SelectAction};
 use crate::ui::style;
 use crate::ui::tree_row::{Expander, ROW_HEIGHT, RowBadge, TreeRow};
+use scenetree_core::crdt::network::{Network, Op, PeerId};
+use scenetree_core::model::Entity;
+use scenetree_core::scene::SceneView;
+use scenetree_viewport::ViewportScene;
+use scenetree_viewport::models::AssetLibrary;
+use scenetree_viewport::shape::Aabb;
 
 /// The narrowest a column gets; more peers than fit scroll sideways.
 const MIN_COLUMN_WIDTH: f32 = 230.0;
@@ -301,7 +301,7 @@ pub(super) fn entity_name(network: &Network, peer: PeerId) -> impl Fn(Entity) ->
 pub(super) fn has_name(network: &Network, peer: PeerId) -> impl Fn(Entity) -> bool + '_ {
     move |e| {
         network.replicas()[peer.index()]
-            .component_data(e, crate::model::ids::NAME)
+            .component_data(e, scenetree_core::model::ids::NAME)
             .is_some()
     }
 }

@@ -3,9 +3,11 @@
 //! so nothing before them moves.
 
 use super::PeersPanel;
-use crate::crdt::network::{AutoDelivery, Convergence, DeliveryOrder, Network, Op, PeerId};
 use crate::ui::action::{Action, PeersAction};
 use crate::ui::style;
+use scenetree_core::crdt::network::{
+    AutoDelivery, Convergence, DeliveryOrder, Network, Op, PeerId,
+};
 
 pub(super) fn controls_ui(
     ui: &mut egui::Ui,

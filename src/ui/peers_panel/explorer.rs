@@ -1,10 +1,10 @@
 //! The order explorer: every delivery order of the messages waiting for the active peer.
 
 use super::PeersPanel;
-use crate::crdt::ReplicaVersion;
-use crate::crdt::network::{MessageId, Network, PeerId};
-use crate::scene::order_explorer::explore_inbox;
 use crate::ui::style;
+use scenetree_core::crdt::ReplicaVersion;
+use scenetree_core::crdt::network::{MessageId, Network, PeerId};
+use scenetree_core::scene::order_explorer::explore_inbox;
 
 /// What an exploration depends on: the peer, its replica's state, and the messages waiting
 /// for it, in order. A delivery, a new message, a reorder or a timeline seek changes it.

@@ -10,7 +10,7 @@ const TEXT_MAX_HEIGHT: f32 = 96.0;
 
 pub(super) fn lesson_ui(
     ui: &mut egui::Ui,
-    player: &crate::crdt::ScenarioPlayer,
+    player: &scenetree_core::crdt::ScenarioPlayer,
     actions: &mut Vec<Action>,
 ) {
     let scenario = player.scenario();

@@ -7,11 +7,11 @@ use egui::{Align, Layout, RichText};
 use egui_extras::{Column, TableBuilder};
 
 use super::PeersPanel;
-use crate::crdt::network::{MessageId, MessageKind, MessageRow, Network, Op};
-use crate::io::CompositeDoc;
-use crate::model::EulerOrder;
 use crate::ui::action::{Action, PeersAction};
 use crate::ui::style;
+use scenetree_core::crdt::network::{MessageId, MessageKind, MessageRow, Network, Op};
+use scenetree_core::model::EulerOrder;
+use scenetree_dcl::io::CompositeDoc;
 
 /// Height of one table row, points.
 const ROW_HEIGHT: f32 = 22.0;
@@ -196,7 +196,7 @@ fn component_text(
     composite: Option<&CompositeDoc>,
 ) -> String {
     let from_scene = id
-        .filter(|&id| crate::model::dcl::known_component_name(id).is_none())
+        .filter(|&id| scenetree_dcl::known_component_name(id).is_none())
         .and_then(|id| composite?.name_of(id));
     from_scene.or(label).unwrap_or("(entity)").to_owned()
 }
@@ -227,9 +227,10 @@ mod tests {
         );
         let text = std::fs::read_to_string(path).unwrap();
         let (_, composite, _) =
-            crate::io::dcl_composite::parse_composite(std::path::Path::new(path), &text).unwrap();
+            scenetree_dcl::io::dcl_composite::parse_composite(std::path::Path::new(path), &text)
+                .unwrap();
         // A component the scene defines for itself.
-        let tag = crate::model::component_id_from_name("scenetree::Tag");
+        let tag = scenetree_core::model::component_id_from_name("scenetree::Tag");
         let label = format!("component {tag}");
         assert_eq!(
             component_text(Some(tag), Some(&label), Some(&composite)),
@@ -237,7 +238,7 @@ mod tests {
         );
         assert_eq!(component_text(Some(tag), Some(&label), None), label);
         // scenetree's own short names stay.
-        let transform = crate::model::ids::TRANSFORM;
+        let transform = scenetree_core::model::ids::TRANSFORM;
         assert_eq!(
             component_text(Some(transform), Some("Transform"), Some(&composite)),
             "Transform"

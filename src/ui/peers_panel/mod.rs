@@ -19,15 +19,15 @@ use egui::RichText;
 
 use super::action::{Action, PeersAction};
 use super::lessons::LESSONS;
-use super::viewport::models::AssetLibrary;
-use super::viewport::{OrbitCamera, ViewportRenderer};
-use crate::crdt::ReplicaVersion;
-use crate::crdt::network::Convergence;
-use crate::crdt::network::{Network, PeerId};
 use crate::editor::{Document, InspectorFlags, Simulation};
-use crate::model::EulerOrder;
-use crate::scene::SceneView;
-use crate::scene::order_explorer::OrderExploration;
+use scenetree_core::crdt::ReplicaVersion;
+use scenetree_core::crdt::network::Convergence;
+use scenetree_core::crdt::network::{Network, PeerId};
+use scenetree_core::model::EulerOrder;
+use scenetree_core::scene::SceneView;
+use scenetree_core::scene::order_explorer::OrderExploration;
+use scenetree_viewport::models::AssetLibrary;
+use scenetree_viewport::{OrbitCamera, ViewportRenderer};
 
 pub use policies::ColumnsView;
 pub use tree_source::{PolicyTree, RootFallbackTree, TreeSource, policy_reasons};
@@ -290,7 +290,7 @@ impl PeersPanel {
     }
 
     /// What peer number `index` (from 0)'s 3D view draws, once it was shown.
-    pub fn peer_scene(&self, index: usize) -> Option<&super::viewport::ViewportScene> {
+    pub fn peer_scene(&self, index: usize) -> Option<&scenetree_viewport::ViewportScene> {
         self.views3d.get(index).map(view3d::PeerView3d::scene)
     }
 
@@ -302,7 +302,7 @@ impl PeersPanel {
 
     /// Peer number `index` (from 0)'s 3D view widget: where it was drawn and through which
     /// camera (the one all peers' views share).
-    pub fn peer_viewport(&self, index: usize) -> Option<&super::viewport::Viewport> {
+    pub fn peer_viewport(&self, index: usize) -> Option<&scenetree_viewport::Viewport> {
         self.views3d.get(index).map(view3d::PeerView3d::viewport)
     }
 
@@ -393,7 +393,7 @@ impl PeersPanel {
 }
 
 fn lesson_title(index: usize) -> Option<String> {
-    crate::crdt::scenario::parse(LESSONS.get(index)?.1)
+    scenetree_core::crdt::scenario::parse(LESSONS.get(index)?.1)
         .ok()
         .map(|s| s.title)
 }

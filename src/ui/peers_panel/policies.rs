@@ -12,12 +12,12 @@ use egui::RichText;
 use super::PeersPanel;
 use super::columns::{ColumnCache, TreeLook, entity_name, has_name, side_by_side, tree_ui};
 use super::tree_source::PolicyTree;
-use crate::crdt::network::{Network, PeerId};
 use crate::editor::Document;
-use crate::model::Entity;
-use crate::scene::policy::{PolicyBoard, TreePolicy};
 use crate::ui::action::Action;
 use crate::ui::style;
+use scenetree_core::crdt::network::{Network, PeerId};
+use scenetree_core::model::Entity;
+use scenetree_core::scene::policy::{PolicyBoard, TreePolicy};
 
 /// The narrowest a policy column gets; narrower panels scroll sideways. At 140 all five fit the
 /// Peers workspace of a 1280-wide window (at 190 the fifth, HideCycle, was cut off at the edge,

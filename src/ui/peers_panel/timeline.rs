@@ -3,8 +3,8 @@
 
 use egui::RichText;
 
-use crate::crdt::network::Network;
 use crate::ui::action::{Action, PeersAction};
+use scenetree_core::crdt::network::Network;
 
 /// Height of one event row, points.
 const EVENT_ROW_HEIGHT: f32 = 18.0;

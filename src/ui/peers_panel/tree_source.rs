@@ -4,12 +4,12 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::crdt::network::PeerId;
 use crate::editor::{InspectorFlags, SiblingOrder};
-use crate::model::Entity;
-use crate::scene::SceneView;
-use crate::scene::policy::{PolicyBoard, TreePolicy};
 use crate::ui::tree_row::RowBadge;
+use scenetree_core::crdt::network::PeerId;
+use scenetree_core::model::Entity;
+use scenetree_core::scene::SceneView;
+use scenetree_core::scene::policy::{PolicyBoard, TreePolicy};
 
 /// A tree to draw in a column: the entities in display order with their depths, and why an
 /// entity is drawn where it is when that is not under its declared parent.

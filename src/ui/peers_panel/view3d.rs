@@ -5,16 +5,14 @@
 
 use std::collections::HashSet;
 
-use super::super::viewport::models::AssetLibrary;
-use super::super::viewport::shape::Aabb;
-use super::super::viewport::{
-    OrbitCamera, Viewport, ViewportCommand, ViewportRenderer, ViewportScene,
-};
 use super::super::viewport_tab::{LookCache, draw_items};
-use crate::crdt::{Replica, ReplicaVersion};
-use crate::model::Entity;
-use crate::scene::SceneView;
 use crate::ui::action::{Action, SelectAction};
+use scenetree_core::crdt::{Replica, ReplicaVersion};
+use scenetree_core::model::Entity;
+use scenetree_core::scene::SceneView;
+use scenetree_viewport::models::AssetLibrary;
+use scenetree_viewport::shape::Aabb;
+use scenetree_viewport::{OrbitCamera, Viewport, ViewportCommand, ViewportRenderer, ViewportScene};
 
 /// One peer's view: its widget (camera copied in and out each frame) and the scene it draws.
 #[derive(Default)]

@@ -8,16 +8,16 @@ use std::collections::HashSet;
 use egui::Color32;
 use rustc_hash::FxHashSet;
 
-use crate::crdt::{Replica, ReplicaVersion};
 use crate::editor::Document;
-use crate::io::project::AssetPathError;
-use crate::model::dcl::{GltfModel, MaterialLook, TextureSource, Visibility};
-use crate::model::{Entity, ids};
-use crate::scene::policy::PolicyWorlds;
-use crate::scene::{Fallback, SceneView};
 use crate::ui::style;
-use crate::ui::viewport::models::{AssetLibrary, AssetStatus};
-use crate::ui::viewport::{DrawItem, GizmoTarget, Shape, ViewportScene};
+use scenetree_core::crdt::{Replica, ReplicaVersion};
+use scenetree_core::model::{Entity, ids};
+use scenetree_core::scene::policy::PolicyWorlds;
+use scenetree_core::scene::{Fallback, SceneView};
+use scenetree_dcl::io::project::AssetPathError;
+use scenetree_dcl::{GltfModel, MaterialLook, TextureSource, Visibility};
+use scenetree_viewport::models::{AssetLibrary, AssetStatus};
+use scenetree_viewport::{DrawItem, GizmoTarget, Shape, ViewportScene};
 
 /// Fills `scene` from the document: its items (see [`draw_items`]), moved and hidden as a tree
 /// policy draws them when `policy` is given, and the gizmo targets (the selection, except
@@ -343,7 +343,7 @@ pub enum ModelState {
         /// The file.
         path: std::path::PathBuf,
         /// Triangles, parts and textures.
-        stats: crate::ui::viewport::models::ModelStats,
+        stats: scenetree_viewport::models::ModelStats,
     },
     /// The file could not be read; the placeholder is drawn.
     Failed {

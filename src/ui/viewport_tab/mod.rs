@@ -7,12 +7,12 @@ mod policy;
 use std::collections::HashSet;
 
 use super::action::{Action, SelectAction};
-use super::viewport::models::AssetLibrary;
-use super::viewport::{DragPhase, OrbitCamera, Viewport, ViewportRenderer, ViewportScene};
-use crate::crdt::network::PeerId;
 use crate::editor::{Command, Document};
-use crate::model::Entity;
-use crate::scene::policy::{PolicyBoard, TreePolicy};
+use scenetree_core::crdt::network::PeerId;
+use scenetree_core::model::Entity;
+use scenetree_core::scene::policy::{PolicyBoard, TreePolicy};
+use scenetree_viewport::models::AssetLibrary;
+use scenetree_viewport::{DragPhase, OrbitCamera, Viewport, ViewportRenderer, ViewportScene};
 
 pub use build::{LookCache, ModelState, draw_items};
 pub use policy::PolicyDrawing;
@@ -97,7 +97,7 @@ const FRAMING_ASPECT: f32 = 1.4;
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct BuildKey {
     view_generation: u64,
-    replica: crate::crdt::ReplicaVersion,
+    replica: scenetree_core::crdt::ReplicaVersion,
     selection: u64,
     hidden: Vec<Entity>,
     locked: Vec<Entity>,
@@ -119,7 +119,7 @@ impl ViewportTab {
         let square = glam::Vec2::ONE;
         let ray = camera.ray(square * 0.5, square);
         let on_surface =
-            super::viewport::picking::pick(&ray, &self.scene.items, &self.scene.assets)
+            scenetree_viewport::picking::pick(&ray, &self.scene.items, &self.scene.assets)
                 .map(|hit| hit.distance);
         // The ground, in front of the camera and not beyond the far reaches of a scene.
         let on_ground = (ray.direction.y < -1e-3)

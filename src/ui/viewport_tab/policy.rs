@@ -1,11 +1,11 @@
 //! Which tree policy the viewport draws while peers are simulated: a selector over the view,
 //! and the active peer's [`PolicyWorlds`] under it, kept until that policy's tree changes.
 
-use crate::crdt::network::PeerId;
-use crate::model::Entity;
-use crate::scene::SceneView;
-use crate::scene::policy::{PolicyBoard, PolicyWorlds, TreePolicy};
-use crate::ui::viewport::ViewportScene;
+use scenetree_core::crdt::network::PeerId;
+use scenetree_core::model::Entity;
+use scenetree_core::scene::SceneView;
+use scenetree_core::scene::policy::{PolicyBoard, PolicyWorlds, TreePolicy};
+use scenetree_viewport::ViewportScene;
 
 /// The viewport's tree policy and what it draws differently from the render tree.
 #[derive(Debug)]

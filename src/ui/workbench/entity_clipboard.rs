@@ -3,9 +3,10 @@
 //! copy numbered as Duplicate numbers it) and selects the copies. What is pasted is the
 //! entities as they are at the paste, not at the copy, as in the Inspector.
 
-use super::{Severity, Workbench};
+use super::Workbench;
 use crate::editor::Command;
 use crate::ui::action::Action;
+use crate::ui::action::Severity;
 use crate::ui::command::UiCommand;
 
 impl Workbench {

@@ -11,41 +11,17 @@ mod transform_clipboard;
 use egui_dock::{DockArea, DockState, NodeIndex, Style, TabViewer};
 use serde::{Deserialize, Serialize};
 
-use super::action::{Action, PeersAction, SelectAction};
+use super::action::{Action, PeersAction, SelectAction, Severity};
 use super::command::{self, CommandContext, UiCommand};
-use super::hierarchy_panel::HierarchyPanel;
+use super::hierarchy::HierarchyPanel;
 use super::inspector_panel::InspectorPanel;
-use super::layout::PanelSizes;
+use super::layout::{PanelSizes, Tab};
 use super::peers_panel::{PeersPanel, PeersUiContext};
-use super::viewport::{ViewportCommand, ViewportRenderer};
 use super::viewport_tab::ViewportTab;
 use crate::editor::{Command, Document};
-use crate::model::{Entity, Transform};
-use crate::scene::policy::TreePolicy;
-
-/// The dockable tabs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum Tab {
-    /// The entity tree.
-    Hierarchy,
-    /// The 3D view.
-    Viewport,
-    /// The TRS inspector.
-    Inspector,
-    /// The multi-peer CRDT panel.
-    Peers,
-}
-
-impl Tab {
-    fn title(self) -> &'static str {
-        match self {
-            Tab::Hierarchy => "Hierarchy",
-            Tab::Viewport => "Viewport",
-            Tab::Inspector => "Inspector",
-            Tab::Peers => "Peers",
-        }
-    }
-}
+use scenetree_core::model::{Entity, Transform};
+use scenetree_core::scene::policy::TreePolicy;
+use scenetree_viewport::{ViewportCommand, ViewportRenderer};
 
 /// Which set of panels fills the window.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -56,12 +32,6 @@ pub enum Workspace {
     /// The simulated peers side by side, the messages between them, the active peer's
     /// viewport and inspector.
     Peers,
-}
-
-/// True in the frame the window got the keyboard focus back (the user returns from another
-/// program): the moment to look for files other programs changed.
-pub fn window_got_focus(ctx: &egui::Context) -> bool {
-    ctx.input(|i| (i.events.iter()).any(|e| matches!(e, egui::Event::WindowFocused(true))))
 }
 
 /// The Peers workspace: Peers | Viewport over Inspector, the peers taking most of the width.
@@ -89,21 +59,12 @@ pub fn default_dock() -> DockState<Tab> {
 #[derive(Clone, Debug, PartialEq)]
 pub enum FileRequest {
     /// Save a simulated peer's state as main.crdt.
-    ExportPeer(crate::crdt::network::PeerId),
+    ExportPeer(scenetree_core::crdt::network::PeerId),
     /// Save the peers run as a scenario file.
     SaveRun,
     /// Open bundled lesson number `n` (from 0): it replaces the document, so the app asks
     /// about unsaved changes first.
     OpenLesson(usize),
-}
-
-/// How serious a status message is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Severity {
-    /// Informational ("Undid Move Lamp").
-    Info,
-    /// An edit or file operation was refused.
-    Error,
 }
 
 /// Everything inside the editor window.
@@ -150,11 +111,13 @@ pub struct Workbench {
 impl Workbench {
     /// A workbench showing `doc` in the default layout.
     pub fn new(doc: Document) -> Self {
+        let mut viewport = ViewportTab::default();
+        viewport.viewport.toolbar_hints = UiCommand::viewport_toolbar_hints();
         Workbench {
             doc,
             hierarchy: HierarchyPanel::default(),
             inspector: InspectorPanel::default(),
-            viewport: ViewportTab::default(),
+            viewport,
             dock: default_dock(),
             peers_dock: peers_dock(),
             workspace: Workspace::default(),
@@ -213,7 +176,7 @@ impl Workbench {
     pub fn ui(&mut self, ui: &mut egui::Ui, renderer: &mut dyn ViewportRenderer) {
         // The keyboard, once, before any panel: a panel drawn later sees the result (the
         // viewport cancels a drag this frame) and no panel reads a key a command took.
-        if window_got_focus(ui.ctx()) {
+        if command::window_got_focus(ui.ctx()) {
             // Files changed while the window was in the background (a model exported again
             // from Blender): read them again, as Godot reimports when its window is focused.
             let reloading = self.viewport.assets.reload_changed();

@@ -1,8 +1,9 @@
 //! Applying the Peers panel's requests: starting and stopping the simulation, deliveries,
 //! the timeline, lessons and exports.
 
-use super::{FileRequest, Severity, Workbench, Workspace};
+use super::{FileRequest, Workbench, Workspace};
 use crate::ui::action::PeersAction;
+use crate::ui::action::Severity;
 
 impl Workbench {
     pub(super) fn apply_peers_action(&mut self, request: PeersAction) {
@@ -51,7 +52,7 @@ impl Workbench {
                 .map_err(|e| e.to_string()),
             PeersAction::DeliverAll(order) => {
                 let report = self.doc.with_network(|n| {
-                    n.deliver_all(order, crate::crdt::network::MessageFilter::ALL)
+                    n.deliver_all(order, scenetree_core::crdt::network::MessageFilter::ALL)
                 });
                 Ok(report.map(|r| format!("Delivered {} message(s)", r.delivered.len())))
             }

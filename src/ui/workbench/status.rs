@@ -2,10 +2,11 @@
 
 use egui::RichText;
 
-use super::{Severity, Workbench};
-use crate::model::Entity;
+use super::Workbench;
+use crate::ui::action::Severity;
 use crate::ui::action::{Action, SelectAction};
 use crate::ui::style;
+use scenetree_core::model::Entity;
 
 impl Workbench {
     /// Draws the status bar; returns what the user asked of it (a click on the model

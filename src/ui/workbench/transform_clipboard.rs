@@ -1,11 +1,12 @@
 //! Copy Transform and Paste Transform: the selected entity's local position, rotation and
 //! scale, pasted onto every selected entity (each keeps its parent).
 
-use super::{Severity, Workbench};
+use super::Workbench;
 use crate::editor::Command;
-use crate::model::Transform;
 use crate::ui::action::Action;
+use crate::ui::action::Severity;
 use crate::ui::command::UiCommand;
+use scenetree_core::model::Transform;
 
 impl Workbench {
     pub(super) fn copy_transform(&mut self) {
@@ -17,7 +18,7 @@ impl Workbench {
         // On the system clipboard too, as the native format writes a Transform (without the
         // parent): the window sends Ctrl+Shift+V to the app only when that clipboard holds
         // text, and the values can go elsewhere.
-        self.clipboard_text = Some(crate::io::native::pose_json(&t).to_string());
+        self.clipboard_text = Some(scenetree_dcl::io::native::pose_json(&t).to_string());
         self.status = Some((
             format!("Copied the transform of {}", self.doc.display_name(e)),
             Severity::Info,

@@ -1,0 +1,83 @@
+//! The one error type of every file reader: which file, where in it, and what was expected.
+
+use std::fmt;
+use std::path::PathBuf;
+
+/// Where in a file a problem is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Location {
+    /// The whole file (unreadable, wrong kind).
+    File,
+    /// A byte offset in a binary file.
+    Byte(usize),
+    /// A line and column in a text file (1-based).
+    LineColumn { line: usize, column: usize },
+    /// A JSON path such as `entities[3].components["core::Transform"].value.scale`.
+    JsonPath(String),
+}
+
+/// A file could not be loaded. Loading is all or nothing: the caller never gets half a scene.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoadError {
+    /// The file that was being read.
+    pub path: PathBuf,
+    /// Where the problem is.
+    pub location: Location,
+    /// What was expected and what was found.
+    pub message: String,
+}
+
+impl LoadError {
+    /// An error about the whole file.
+    pub fn file(path: impl Into<PathBuf>, message: impl Into<String>) -> Self {
+        LoadError {
+            path: path.into(),
+            location: Location::File,
+            message: message.into(),
+        }
+    }
+
+    /// A file that is not valid JSON: the line and column serde_json reports.
+    pub fn json_syntax(path: impl Into<PathBuf>, error: &serde_json::Error) -> Self {
+        LoadError {
+            path: path.into(),
+            location: Location::LineColumn {
+                line: error.line(),
+                column: error.column(),
+            },
+            message: format!(
+                "not valid JSON: {}",
+                scenetree_core::model::present::json_syntax_problem(error)
+            ),
+        }
+    }
+
+    /// An error at a JSON path.
+    pub fn at_json(
+        path: impl Into<PathBuf>,
+        json_path: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
+        LoadError {
+            path: path.into(),
+            location: Location::JsonPath(json_path.into()),
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let path = self.path.display();
+        match &self.location {
+            Location::File => write!(f, "{path}: {}", self.message),
+            Location::Byte(offset) => write!(f, "{path}: at byte {offset}: {}", self.message),
+            Location::LineColumn { line, column } => {
+                write!(f, "{path}:{line}:{column}: {}", self.message)
+            }
+            Location::JsonPath(p) => write!(f, "{path}: at {p}: {}", self.message),
+        }
+    }
+}
+
+impl std::error::Error for LoadError {}

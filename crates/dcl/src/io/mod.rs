@@ -1,0 +1,298 @@
+//! Files in and out: scenetree's native JSON, Decentraland's `main.crdt` and `main.composite`,
+//! scenario (lesson) files, atomic saves. Every reader is all or nothing and reports the file,
+//! the place in it, and what was wrong.
+//!
+//! [`open_scene`] returns the replica with a [`SaveContext`]: what the file held beyond the
+//! replica (a main.crdt's message order, a composite's structure and the values scenetree keeps
+//! without loading). The editor keeps the context with its document and passes it to
+//! [`save_scene_with`], so a file opened and saved unedited comes back unchanged.
+
+pub mod atomic;
+pub mod dcl_composite;
+pub mod dcl_crdt;
+pub mod entity_names;
+mod error;
+pub mod native;
+mod native_read;
+mod native_write;
+pub mod project;
+pub mod recovery;
+/// Scenario files of the peers simulation.
+pub mod scenario;
+
+use std::path::Path;
+
+pub use atomic::{FileStamp, PreparedFile, write_atomic};
+pub use dcl_composite::{CompositeDoc, CompositeReport};
+pub use dcl_crdt::CrdtLayout;
+pub use error::{LoadError, Location};
+
+use scenetree_core::crdt::Replica;
+use scenetree_core::model::{Entity, Transform};
+
+/// The file formats scenetree reads and writes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum SceneFormat {
+    /// `*.json` in the native `scenetree/1` format.
+    Native,
+    /// Decentraland's binary `main.crdt` (`*.crdt`).
+    DclCrdt,
+    /// The Decentraland Inspector's `main.composite` (`*.composite`).
+    DclComposite,
+}
+
+impl SceneFormat {
+    /// The format a path's extension names, if any.
+    pub fn from_path(path: &Path) -> Option<SceneFormat> {
+        match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {
+            "json" => Some(SceneFormat::Native),
+            "crdt" => Some(SceneFormat::DclCrdt),
+            "composite" => Some(SceneFormat::DclComposite),
+            _ => None,
+        }
+    }
+
+    /// The format of a file to open, by its extension, or an error that lists the formats
+    /// scenetree opens.
+    pub fn of_file_to_open(path: &Path) -> Result<SceneFormat, LoadError> {
+        Self::from_path(path).ok_or_else(|| {
+            LoadError::file(
+                path,
+                format!("unknown file type: scenetree opens {KNOWN_EXTENSIONS} files"),
+            )
+        })
+    }
+
+    /// A short name for messages (`main.crdt`, …).
+    pub fn label(self) -> &'static str {
+        match self {
+            SceneFormat::Native => "native scene (.json)",
+            SceneFormat::DclCrdt => "main.crdt",
+            SceneFormat::DclComposite => "main.composite",
+        }
+    }
+}
+
+const KNOWN_EXTENSIONS: &str =
+    ".json (native), .crdt (Decentraland main.crdt) or .composite (Decentraland main.composite)";
+
+/// What a scene file held beyond its replica, needed to write it back faithfully. Empty
+/// (`Default`) for a new scene.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SaveContext {
+    /// The message order of the main.crdt the scene was read from.
+    pub crdt_layout: Option<CrdtLayout>,
+    /// The composite the scene was read from (structure, untouched JSON, preserved values).
+    pub composite: Option<CompositeDoc>,
+}
+
+impl SaveContext {
+    /// What a save in `format` cannot hold of this context: components a composite keeps only
+    /// as JSON are lost in any other format.
+    fn lost_outside_composite(&self, format: SceneFormat) -> Vec<String> {
+        match (&self.composite, format) {
+            (Some(doc), SceneFormat::Native | SceneFormat::DclCrdt) => doc
+                .preserved_components()
+                .into_iter()
+                .map(|(name, n)| format!("{name}: {n} value(s) kept only as main.composite JSON"))
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// A scene file read into memory.
+#[derive(Debug)]
+pub struct OpenedScene {
+    /// The scene state.
+    pub replica: Replica,
+    /// The format it was read as.
+    pub format: SceneFormat,
+    /// What a faithful save needs; keep it with the document.
+    pub context: SaveContext,
+    /// Things worth telling the user (messages skipped, values kept but not loaded).
+    pub notes: Vec<String>,
+}
+
+/// Opens a scene file of any supported format (by extension).
+pub fn open_scene(path: &Path) -> Result<OpenedScene, LoadError> {
+    SceneFormat::of_file_to_open(path)?;
+    let bytes =
+        std::fs::read(path).map_err(|e| LoadError::file(path, format!("cannot read: {e}")))?;
+    open_scene_bytes(path, &bytes)
+}
+
+/// Opens a scene from its file's bytes (already read, e.g. with progress); `path` names the
+/// file in errors and decides the format by its extension.
+pub fn open_scene_bytes(path: &Path, bytes: &[u8]) -> Result<OpenedScene, LoadError> {
+    let format = SceneFormat::of_file_to_open(path)?;
+    let text = || {
+        std::str::from_utf8(bytes).map_err(|e| LoadError {
+            path: path.to_path_buf(),
+            location: Location::Byte(e.valid_up_to()),
+            message: format!("not UTF-8 text; a {} is JSON", format.label()),
+        })
+    };
+    let mut context = SaveContext::default();
+    let mut notes = Vec::new();
+    let replica = match format {
+        SceneFormat::Native => native::parse_native(path, text()?)?,
+        SceneFormat::DclCrdt => {
+            let file = dcl_crdt::parse_crdt(path, bytes)?;
+            notes.extend(file.skipped_unknown.iter().map(|(offset, ty)| {
+                format!("at byte {offset}: skipped a message of unknown type {ty}")
+            }));
+            context.crdt_layout = Some(CrdtLayout::from_messages(&file.messages));
+            Replica::from_messages(&file.messages)
+        }
+        SceneFormat::DclComposite => {
+            let (replica, doc, report) = dcl_composite::parse_composite(path, text()?)?;
+            notes.extend(report.preserved.iter().map(|(name, n, why)| {
+                format!("{name}: {n} value(s) kept as written, not loaded: {why}")
+            }));
+            notes.extend(report.warnings);
+            context.composite = Some(doc);
+            replica
+        }
+    };
+    notes.extend(non_finite_notes(&replica));
+    Ok(OpenedScene {
+        replica,
+        format,
+        context,
+        notes,
+    })
+}
+
+/// Notes naming the Transforms that hold a value that is not a finite number (a NaN, an
+/// infinity, or a JSON number beyond `f32`'s range): the viewport cannot draw those entities or
+/// anything below them. The values stay as they are (a save writes them back unchanged) until
+/// the user types finite ones. At most ten are named, then a count.
+fn non_finite_notes(replica: &Replica) -> Vec<String> {
+    const NAMED: usize = 10;
+    let mut bad: Vec<(Entity, Transform)> = replica
+        .live_entities()
+        .filter_map(|e| replica.transform(e).map(|t| (e, t)))
+        .filter(|(_, t)| !t.is_finite())
+        .collect();
+    bad.sort_unstable_by_key(|(e, _)| *e);
+    let mut notes: Vec<String> = bad
+        .iter()
+        .take(NAMED)
+        .map(|(e, t)| {
+            format!(
+                "entity {e}: its Transform's {} is not a finite number, so it and everything \
+                 under it cannot be drawn; type finite values in the inspector to fix it",
+                first_non_finite_value(t)
+            )
+        })
+        .collect();
+    if bad.len() > NAMED {
+        notes.push(format!(
+            "{} more entities have Transforms with values that are not finite numbers",
+            bad.len() - NAMED
+        ));
+    }
+    notes
+}
+
+/// Names the first value of `t` that is not finite, with the value: "position x (inf)".
+fn first_non_finite_value(t: &Transform) -> String {
+    let (p, r, s) = (t.position, t.rotation, t.scale);
+    let values = [
+        ("position x", p.x),
+        ("position y", p.y),
+        ("position z", p.z),
+        ("rotation x", r.x),
+        ("rotation y", r.y),
+        ("rotation z", r.z),
+        ("rotation w", r.w),
+        ("scale x", s.x),
+        ("scale y", s.y),
+        ("scale z", s.z),
+    ];
+    values
+        .iter()
+        .find(|(_, v)| !v.is_finite())
+        .map_or_else(|| "value".to_owned(), |(name, v)| format!("{name} ({v})"))
+}
+
+/// Loads a scene file of any supported format into a fresh replica (the context is dropped;
+/// use [`open_scene`] to save back faithfully).
+pub fn load_scene(path: &Path) -> Result<Replica, LoadError> {
+    open_scene(path).map(|s| s.replica)
+}
+
+/// A scene encoded for one format.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EncodedScene {
+    /// The file's bytes.
+    pub bytes: Vec<u8>,
+    /// What the format cannot hold of the scene (empty when nothing is lost).
+    pub lost: Vec<String>,
+}
+
+/// Encodes a replica in `format`, using what `context` kept of the file it came from.
+pub fn encode_scene(replica: &Replica, format: SceneFormat, context: &SaveContext) -> EncodedScene {
+    let mut lost = context.lost_outside_composite(format);
+    let bytes = match format {
+        SceneFormat::Native => native::to_native_json(replica).into_bytes(),
+        SceneFormat::DclCrdt => match (&context.crdt_layout, &context.composite) {
+            (Some(layout), _) => dcl_crdt::to_crdt_bytes_in_layout(replica, layout),
+            // A composite's scene in the order the SDK writes its main.crdt.
+            (None, Some(doc)) => dcl_crdt::to_crdt_bytes_in_layout(replica, &doc.sdk_crdt_layout()),
+            (None, None) => dcl_crdt::to_state_crdt_bytes(replica),
+        },
+        SceneFormat::DclComposite => {
+            let fresh;
+            let doc = match &context.composite {
+                Some(doc) => doc,
+                None => {
+                    fresh = CompositeDoc::new();
+                    &fresh
+                }
+            };
+            let out = dcl_composite::composite_json(replica, doc);
+            lost.extend(out.lost);
+            out.text.into_bytes()
+        }
+    };
+    EncodedScene { bytes, lost }
+}
+
+/// Saves a replica atomically in the format the path's extension names, with `context` from
+/// [`open_scene`]. When the format cannot hold everything, nothing is written and the error
+/// lists what would be lost, unless `allow_loss`; the list is returned either way.
+pub fn save_scene_with(
+    replica: &Replica,
+    context: &SaveContext,
+    path: &Path,
+    allow_loss: bool,
+) -> Result<Vec<String>, LoadError> {
+    let format = SceneFormat::from_path(path).ok_or_else(|| {
+        LoadError::file(
+            path,
+            format!("unknown file type: save as {KNOWN_EXTENSIONS}"),
+        )
+    })?;
+    let encoded = encode_scene(replica, format, context);
+    if !encoded.lost.is_empty() && !allow_loss {
+        return Err(LoadError::file(
+            path,
+            format!(
+                "a {} cannot hold all of this scene, so nothing was written; it would lose: {}",
+                format.label(),
+                encoded.lost.join("; ")
+            ),
+        ));
+    }
+    write_atomic(path, &encoded.bytes)
+        .map_err(|e| LoadError::file(path, format!("cannot save: {e}")))?;
+    Ok(encoded.lost)
+}
+
+/// Saves a replica atomically in the format the path's extension names (no saved context;
+/// components a composite cannot name are left out of one).
+pub fn save_scene(replica: &Replica, path: &Path) -> Result<(), LoadError> {
+    save_scene_with(replica, &SaveContext::default(), path, true).map(|_| ())
+}

@@ -1,0 +1,36 @@
+//! Scenario files (`*.scenario.json`): read, check that they play, and save.
+
+use std::path::Path;
+
+use super::atomic::write_atomic;
+use super::error::{LoadError, Location};
+use scenetree_core::crdt::scenario::{self, ErrorAt, Scenario, ScenarioError};
+
+/// Reads a scenario file and plays it once to the end, so a scenario that cannot play (a
+/// delivery with nothing in flight, say) is refused at load with the path of the action.
+pub fn read_scenario(path: &Path) -> Result<Scenario, LoadError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| LoadError::file(path, format!("cannot read: {e}")))?;
+    let scenario = scenario::parse(&text).map_err(|e| load_error(path, e))?;
+    scenario.run().map_err(|e| load_error(path, e))?;
+    Ok(scenario)
+}
+
+/// Saves a scenario atomically.
+pub fn save_scenario(scenario: &Scenario, path: &Path) -> Result<(), LoadError> {
+    write_atomic(path, scenario.to_json().as_bytes())
+        .map_err(|e| LoadError::file(path, format!("cannot save: {e}")))
+}
+
+fn load_error(path: &Path, e: ScenarioError) -> LoadError {
+    let location = match e.at {
+        ErrorAt::Syntax { line, column } => Location::LineColumn { line, column },
+        ErrorAt::Path(p) if p.is_empty() => Location::File,
+        ErrorAt::Path(p) => Location::JsonPath(p),
+    };
+    LoadError {
+        path: path.to_path_buf(),
+        location,
+        message: e.message,
+    }
+}

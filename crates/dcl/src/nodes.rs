@@ -1,0 +1,279 @@
+//! The Decentraland Inspector's editor components in a scene: `inspector::Nodes` (the tree the
+//! Inspector shows, with each entity's child order, one register on the root entity),
+//! `inspector::Hide` and `inspector::Lock` (`{value: boolean}` per entity).
+//!
+//! [`Nodes`] edits follow the Inspector's own helpers (`@dcl/inspector`, `lib/sdk/nodes.ts`:
+//! `pushChild`, `insertChildAfterInNodes`, `removeChild`, `removeNode`), so that a scene edited
+//! here opens in the Inspector as if it had been edited there; `oracle/inspector-nodes.cjs`
+//! runs the Inspector's operations for the comparison.
+
+use serde_json::{Value, json};
+
+use super::js::FieldError;
+use super::schema::Schema;
+use scenetree_core::model::Entity;
+use scenetree_core::model::component::component_id_from_name;
+
+/// Component names.
+pub const NODES_NAME: &str = "inspector::Nodes";
+/// `inspector::Hide`: hidden in the Inspector's viewport (and here).
+pub const HIDE_NAME: &str = "inspector::Hide";
+/// `inspector::Lock`: not selectable or movable in the Inspector's viewport (and here).
+pub const LOCK_NAME: &str = "inspector::Lock";
+
+/// The id of `inspector::Nodes`.
+pub fn nodes_id() -> u32 {
+    component_id_from_name(NODES_NAME)
+}
+
+/// The id of `inspector::Hide`.
+pub fn hide_id() -> u32 {
+    component_id_from_name(HIDE_NAME)
+}
+
+/// The id of `inspector::Lock`.
+pub fn lock_id() -> u32 {
+    component_id_from_name(LOCK_NAME)
+}
+
+/// The `jsonSchema` the Inspector declares for these components (its `COMPONENT_REGISTRY`, as
+/// a composite records it), for scenes that were not read from a composite.
+pub fn inspector_json_schema(id: u32) -> Option<(&'static str, Value)> {
+    let boolean_value = || {
+        json!({"type": "object", "properties": {
+            "value": {"type": "boolean", "serializationType": "boolean"}},
+            "serializationType": "map"})
+    };
+    if id == nodes_id() {
+        let entity = json!({"type": "integer", "serializationType": "entity"});
+        Some((
+            NODES_NAME,
+            json!({"type": "object", "properties": {"value": {"type": "array", "items": {
+                "type": "object", "properties": {
+                    "entity": entity,
+                    "open": {"type": "boolean", "serializationType": "optional",
+                        "optionalJsonSchema": {"type": "boolean", "serializationType": "boolean"}},
+                    "children": {"type": "array", "items": entity, "serializationType": "array"}},
+                "serializationType": "map"}, "serializationType": "array"}},
+                "serializationType": "map"}),
+        ))
+    } else if id == hide_id() {
+        Some((HIDE_NAME, boolean_value()))
+    } else if id == lock_id() {
+        Some((LOCK_NAME, boolean_value()))
+    } else {
+        None
+    }
+}
+
+fn schema(id: u32) -> Schema {
+    let (_, json) = inspector_json_schema(id).expect("an Inspector component");
+    Schema::from_json_schema(&json).expect("the Inspector's schemas are supported")
+}
+
+/// The bytes of `{value: true}`, what the Inspector writes for Hide and Lock.
+pub fn flag_value() -> Vec<u8> {
+    schema(hide_id())
+        .encode_component(&json!({"value": true}))
+        .expect("a boolean map encodes")
+}
+
+/// Whether a Hide or Lock value says true.
+pub fn flag_is_set(bytes: &[u8]) -> bool {
+    schema(hide_id())
+        .decode(bytes)
+        .is_ok_and(|v| v["value"] == Value::Bool(true))
+}
+
+/// One entry of `inspector::Nodes`: an entity, whether its row is expanded, its children in
+/// the order the Inspector shows them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Node {
+    /// The entity.
+    pub entity: Entity,
+    /// Expanded in the Inspector's tree (`None`: never set).
+    pub open: Option<bool>,
+    /// Its children, in display order.
+    pub children: Vec<Entity>,
+}
+
+/// The `inspector::Nodes` value: the Inspector's tree, in its own order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Nodes {
+    /// The entries in stored order (the root's first in files the Inspector writes).
+    pub nodes: Vec<Node>,
+}
+
+impl Nodes {
+    /// Decodes a stored value.
+    pub fn decode(bytes: &[u8]) -> Result<Nodes, FieldError> {
+        let json = schema(nodes_id()).decode(bytes)?;
+        let entity = |v: &Value| Entity(v.as_u64().unwrap_or(0) as u32);
+        let nodes = json["value"]
+            .as_array()
+            .map(|list| {
+                list.iter()
+                    .map(|n| Node {
+                        entity: entity(&n["entity"]),
+                        open: n["open"].as_bool(),
+                        children: n["children"]
+                            .as_array()
+                            .map(|c| c.iter().map(entity).collect())
+                            .unwrap_or_default(),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        Ok(Nodes { nodes })
+    }
+
+    /// The bytes the Inspector stores for this value.
+    pub fn encode(&self) -> Vec<u8> {
+        let value: Vec<Value> = self
+            .nodes
+            .iter()
+            .map(|n| {
+                let mut obj = serde_json::Map::new();
+                obj.insert("entity".into(), n.entity.0.into());
+                if let Some(open) = n.open {
+                    obj.insert("open".into(), open.into());
+                }
+                let children: Vec<Value> = n.children.iter().map(|c| c.0.into()).collect();
+                obj.insert("children".into(), children.into());
+                Value::Object(obj)
+            })
+            .collect();
+        schema(nodes_id())
+            .encode_component(&json!({ "value": value }))
+            .expect("a Nodes value always encodes")
+    }
+
+    /// The node of an entity.
+    pub fn node(&self, entity: Entity) -> Option<&Node> {
+        self.nodes.iter().find(|n| n.entity == entity)
+    }
+
+    /// The children of an entity in display order (empty when it has no node).
+    pub fn children_of(&self, entity: Entity) -> &[Entity] {
+        self.node(entity).map_or(&[], |n| &n.children)
+    }
+
+    /// The entity whose children list holds `entity` (`getParent`); the root when none does.
+    pub fn parent_of(&self, entity: Entity) -> Entity {
+        self.nodes
+            .iter()
+            .find(|n| n.children.contains(&entity))
+            .map_or(Entity::ROOT, |n| n.entity)
+    }
+
+    /// `pushChild`: append `child` to `parent`'s children unless it is there; give `child` a
+    /// node (at the end) unless it has one. A parent without a node gains no child.
+    pub fn push_child(&mut self, parent: Entity, child: Entity) {
+        self.insert_child(parent, child, None);
+    }
+
+    /// `insertChildAfterInNodes`: like [`push_child`](Self::push_child), but right after
+    /// `after` when `after` is one of the children.
+    pub fn insert_child_after(&mut self, parent: Entity, child: Entity, after: Entity) {
+        let index = self
+            .children_of(parent)
+            .iter()
+            .position(|c| *c == after)
+            .map(|i| i + 1);
+        self.insert_child(parent, child, index);
+    }
+
+    /// Inserts `child` among `parent`'s children at `index` (clamped; `None`: at the end),
+    /// unless it is there already; gives `child` a node unless it has one.
+    pub fn insert_child(&mut self, parent: Entity, child: Entity, index: Option<usize>) {
+        if let Some(node) = self.nodes.iter_mut().find(|n| n.entity == parent)
+            && !node.children.contains(&child)
+        {
+            let at = index.map_or(node.children.len(), |i| i.min(node.children.len()));
+            node.children.insert(at, child);
+        }
+        if self.node(child).is_none() {
+            self.nodes.push(Node {
+                entity: child,
+                open: None,
+                children: Vec::new(),
+            });
+        }
+    }
+
+    /// `removeChild`: drop `child` from `parent`'s children (its own node stays).
+    pub fn remove_child(&mut self, parent: Entity, child: Entity) {
+        if let Some(node) = self.nodes.iter_mut().find(|n| n.entity == parent) {
+            node.children.retain(|c| *c != child);
+        }
+    }
+
+    /// `removeNode`: drop the entity's node and every mention of it as a child.
+    pub fn remove_node(&mut self, entity: Entity) {
+        self.nodes.retain(|n| n.entity != entity);
+        for n in &mut self.nodes {
+            n.children.retain(|c| *c != entity);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_and_values_match_the_inspector() {
+        assert_eq!(nodes_id(), 2_032_030_903);
+        assert_eq!(flag_value(), [1]);
+        assert!(flag_is_set(&[1]));
+        assert!(!flag_is_set(&[0]));
+        let nodes = Nodes {
+            nodes: vec![
+                Node {
+                    entity: Entity::ROOT,
+                    open: Some(true),
+                    children: vec![Entity(512)],
+                },
+                Node {
+                    entity: Entity(512),
+                    open: None,
+                    children: vec![],
+                },
+            ],
+        };
+        assert_eq!(Nodes::decode(&nodes.encode()).unwrap(), nodes);
+    }
+
+    #[test]
+    fn edits_follow_the_inspector_helpers() {
+        let mut n = Nodes::default();
+        n.nodes.push(Node {
+            entity: Entity::ROOT,
+            open: Some(true),
+            children: vec![],
+        });
+        n.push_child(Entity::ROOT, Entity(512));
+        n.push_child(Entity::ROOT, Entity(513));
+        n.push_child(Entity::ROOT, Entity(512)); // already there: unchanged
+        assert_eq!(n.children_of(Entity::ROOT), [Entity(512), Entity(513)]);
+        n.insert_child_after(Entity::ROOT, Entity(514), Entity(512));
+        assert_eq!(
+            n.children_of(Entity::ROOT),
+            [Entity(512), Entity(514), Entity(513)]
+        );
+        n.push_child(Entity(999), Entity(515)); // no node for 999: only 515's node appears
+        assert!(n.node(Entity(515)).is_some());
+        assert_eq!(n.parent_of(Entity(515)), Entity::ROOT);
+        n.remove_child(Entity::ROOT, Entity(514));
+        n.push_child(Entity(512), Entity(514));
+        assert_eq!(n.parent_of(Entity(514)), Entity(512));
+        n.remove_node(Entity(512));
+        assert_eq!(n.children_of(Entity::ROOT), [Entity(513)]);
+        assert!(
+            n.node(Entity(514)).is_some(),
+            "removeNode drops only that entity"
+        );
+        n.insert_child(Entity::ROOT, Entity(516), Some(0));
+        assert_eq!(n.children_of(Entity::ROOT), [Entity(516), Entity(513)]);
+    }
+}

@@ -1,0 +1,17 @@
+//! Scene files: native JSON, main.crdt, main.composite, against the reference runtime.
+//!
+//! One test binary per area (fewer binaries, faster links).
+
+#[path = "../common/dcl.rs"]
+mod dcl;
+#[path = "../common/projects.rs"]
+mod project_fixtures;
+
+mod codec_oracle;
+mod codec_properties;
+mod dcl_convert;
+mod dcl_files;
+mod dcl_oracle;
+mod dcl_robustness;
+mod io_files;
+mod projects;

@@ -1,0 +1,96 @@
+//! Viewport costs for a scene at the protocol's limit of 65,535 entities:
+//! - `build_batches`: grouping items into per-mesh instance lists (CPU only);
+//! - `upload`: that plus three-d's instance buffers on a real GL context (Mesa llvmpipe via
+//!   surfaceless EGL), paid once per scene generation change;
+//! - `pick`: one click's ray against every item's exact shape;
+//! - `static_frame`: one egui frame of the viewport widget when nothing changed (no render);
+//! - `render_320x240`: a full software render on llvmpipe (a GPU is far faster).
+//!
+//! Run: `cargo bench --bench viewport`.
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use eframe::egui;
+use scenetree_viewport::{
+    GlowViewportRenderer, NullRenderer, OrbitCamera, RenderRequest, Viewport, demo,
+    gpu_scene::build_batches, picking,
+};
+
+/// The allocator the editor runs with (main.rs): huge pages under large arrays.
+#[global_allocator]
+static ALLOC: scenetree_core::model::HugePageAlloc = scenetree_core::model::HugePageAlloc;
+
+use scenetree_viewport::headless as egl;
+
+const N: usize = 65_535;
+
+fn bench(c: &mut Criterion) {
+    let mut scene = demo::stress(N);
+    let mut group = c.benchmark_group("viewport_65535");
+    group.sample_size(20);
+
+    group.bench_function("build_batches", |b| {
+        b.iter(|| build_batches(std::hint::black_box(&scene.items)))
+    });
+
+    let camera = OrbitCamera::default();
+    let ray = camera.ray(
+        glam::Vec2::new(640.0, 400.0),
+        glam::Vec2::new(1280.0, 800.0),
+    );
+    group.bench_function("pick", |b| {
+        b.iter(|| picking::pick(std::hint::black_box(&ray), &scene.items, &scene.assets))
+    });
+
+    let gl = egl::headless_gl().expect("surfaceless EGL (Mesa)");
+    let mut renderer = GlowViewportRenderer::new(gl.gl.clone()).expect("renderer");
+    group.bench_function("upload", |b| {
+        b.iter(|| {
+            scene.generation += 1;
+            renderer.upload(&scene);
+        })
+    });
+
+    let ctx = egui::Context::default();
+    let mut viewport = Viewport::default();
+    let mut null = NullRenderer::default();
+    let input = || egui::RawInput {
+        screen_rect: Some(egui::Rect::from_min_size(
+            egui::Pos2::ZERO,
+            egui::vec2(1280.0, 800.0),
+        )),
+        ..Default::default()
+    };
+    let _ = ctx.run_ui(input(), |ui| {
+        viewport.ui(ui, &scene, &mut null);
+    });
+    group.bench_function("static_frame", |b| {
+        b.iter(|| {
+            ctx.run_ui(input(), |ui| {
+                viewport.ui(ui, &scene, &mut null);
+            })
+        })
+    });
+    assert_eq!(null.renders, 1, "static frames must not render");
+
+    let mut camera = OrbitCamera::default();
+    let bounds = scene.focus_bounds().unwrap();
+    camera.frame_bounds(bounds.min, bounds.max, 320.0 / 240.0);
+    group.sample_size(10);
+    group.bench_function("render_320x240", |b| {
+        b.iter(|| {
+            let request = RenderRequest {
+                scene: &scene,
+                camera: &camera,
+                size_px: [320, 240],
+                background: egui::Color32::BLACK,
+                multisample: true,
+            };
+            renderer.render_offscreen(&request).unwrap();
+            renderer.read_pixels() // waits for the GPU (here: llvmpipe) to finish
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

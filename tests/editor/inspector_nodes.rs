@@ -1,0 +1,200 @@
+//! `inspector::Nodes` after scenetree's edits equals what the Decentraland Inspector's own
+//! rules make of the same edits (`oracle/inspector-nodes.cjs`, run on @dcl/ecs), and hide /
+//! lock are the Inspector's components.
+
+use crate::dcl;
+use crate::dcl::node;
+
+use std::path::Path;
+
+use scenetree::editor::{Command, Document};
+use scenetree_core::model::Entity;
+use scenetree_dcl::io;
+use scenetree_dcl::js::stringify;
+use scenetree_dcl::nodes::{Nodes, hide_id, lock_id, nodes_id};
+use scenetree_dcl::schema::Schema;
+use serde_json::{Value, json};
+
+fn nodes_json(doc: &Document) -> String {
+    let (_, schema) = scenetree_dcl::nodes::inspector_json_schema(nodes_id()).unwrap();
+    let bytes = doc
+        .replica()
+        .component_data(Entity::ROOT, nodes_id())
+        .unwrap();
+    let value = Schema::from_json_schema(&schema)
+        .unwrap()
+        .decode(bytes)
+        .unwrap();
+    stringify(&value["value"])
+}
+
+/// Two scene entities with Transforms, neither below the other.
+fn pick(doc: &Document) -> (Entity, Entity) {
+    let r = doc.replica();
+    let mut with_transform: Vec<Entity> = r
+        .live_entities()
+        .filter(|&e| !e.is_reserved() && r.transform(e).is_some())
+        .collect();
+    with_transform.sort_unstable();
+    let parent = with_transform[0];
+    let leaf = *with_transform
+        .iter()
+        .find(|&&e| e != parent && !doc.is_drawn_below(e, parent) && !doc.is_drawn_below(parent, e))
+        .unwrap();
+    (parent, leaf)
+}
+
+/// Creates a named entity under `parent` and returns it.
+fn create(doc: &mut Document, parent: Entity, name: &str) -> Entity {
+    doc.apply(Command::Create {
+        parent,
+        name: name.into(),
+        components: vec![],
+    })
+    .unwrap()
+    .created[0]
+}
+
+#[test]
+fn edits_leave_inspector_nodes_as_the_inspectors_own_rules_would() {
+    let dir = tempfile::tempdir().unwrap();
+    for pair in dcl::pairs().iter().take(2) {
+        let opened = io::open_scene(&pair.composite).unwrap();
+        let mut doc = Document::new(opened.replica, None);
+        assert!(
+            doc.inspector_nodes().is_some(),
+            "{}: the template has Nodes",
+            pair.label
+        );
+        let (parent, leaf) = pick(&doc);
+        let mut ops = Vec::new();
+        let created = create(&mut doc, Entity::ROOT, "A");
+        ops.push(json!({"op": "create", "parent": 0, "entity": created.0}));
+        let child = create(&mut doc, parent, "B");
+        ops.push(json!({"op": "create", "parent": parent.0, "entity": child.0}));
+        let grandchild = create(&mut doc, child, "C");
+        ops.push(json!({"op": "create", "parent": child.0, "entity": grandchild.0}));
+        for (entity, to) in [(leaf, parent), (created, parent), (created, child)] {
+            doc.apply(Command::Reparent {
+                entities: vec![entity],
+                parent: to,
+                keep_world: true,
+            })
+            .unwrap();
+            ops.push(json!({"op": "reparent", "entity": entity.0, "parent": to.0}));
+        }
+        // Drops between rows: within one parent (first), then to another parent.
+        for (entity, to, after) in [(leaf, parent, None), (child, Entity::ROOT, Some(parent))] {
+            doc.apply(Command::Reorder {
+                entities: vec![entity],
+                parent: to,
+                after,
+                keep_world: true,
+            })
+            .unwrap();
+            ops.push(json!({"op": "reorder", "entity": entity.0, "parent": to.0,
+                "after": after.map(|a| a.0)}));
+        }
+        assert_eq!(doc.inspector_nodes().unwrap().children_of(parent)[0], leaf);
+        let copies = doc
+            .apply(Command::Duplicate {
+                entities: vec![parent],
+            })
+            .unwrap()
+            .copies;
+        let map: serde_json::Map<String, Value> = copies
+            .iter()
+            .map(|(o, c)| (o.0.to_string(), Value::from(c.0)))
+            .collect();
+        ops.push(json!({"op": "duplicate", "entity": parent.0, "copies": map}));
+        doc.apply(Command::Delete {
+            entities: vec![leaf],
+        })
+        .unwrap();
+        ops.push(json!({"op": "delete", "entity": leaf.0}));
+        doc.apply(Command::Delete {
+            entities: vec![created],
+        })
+        .unwrap();
+        ops.push(json!({"op": "delete", "entity": created.0}));
+
+        let ops_path = dir.path().join("ops.json");
+        std::fs::write(&ops_path, Value::Array(ops).to_string()).unwrap();
+        let theirs =
+            String::from_utf8(node("inspector-nodes.cjs", &[&pair.composite, &ops_path])).unwrap();
+        assert_eq!(nodes_json(&doc), theirs, "{}", pair.label);
+        // Undo restores the Nodes value with everything else.
+        let before = io::open_scene(&pair.composite).unwrap().replica;
+        for _ in 0..11 {
+            doc.undo().unwrap();
+        }
+        assert_eq!(
+            doc.replica().component_data(Entity::ROOT, nodes_id()),
+            before.component_data(Entity::ROOT, nodes_id())
+        );
+    }
+}
+
+#[test]
+fn a_scene_without_nodes_gets_none_and_hide_lock_are_inspector_components() {
+    let mut doc = Document::new(scenetree_core::crdt::Replica::new(), None);
+    let a = create(&mut doc, Entity::ROOT, "A");
+    let b = create(&mut doc, a, "B");
+    assert!(doc.inspector_nodes().is_none(), "no Nodes invented");
+    // Hide applies to the subtree, lock to the entity only, as in the Inspector.
+    doc.apply(Command::SetHidden {
+        entities: vec![a],
+        hidden: true,
+    })
+    .unwrap();
+    assert_eq!(doc.replica().component_data(a, hide_id()), Some(&[1u8][..]));
+    assert!(doc.is_hidden(b));
+    doc.apply(Command::SetLocked {
+        entities: vec![a],
+        locked: true,
+    })
+    .unwrap();
+    assert!(doc.is_locked(a) && !doc.is_locked(b));
+    doc.undo().unwrap();
+    assert!(!doc.is_locked(a));
+    doc.apply(Command::SetHidden {
+        entities: vec![a],
+        hidden: false,
+    })
+    .unwrap();
+    assert!(!doc.is_hidden(a) && !doc.is_hidden(b));
+    assert_eq!(doc.replica().component_data(b, lock_id()), None);
+    // A drop between rows needs an order to store: the scene gets the Nodes value the
+    // Inspector builds when it opens a scene without one, with the move; undo removes it all.
+    let c = create(&mut doc, Entity::ROOT, "C");
+    let reorder = |entities: Vec<Entity>, parent: Entity, after: Option<Entity>| Command::Reorder {
+        entities,
+        parent,
+        after,
+        keep_world: true,
+    };
+    doc.apply(reorder(vec![c], Entity::ROOT, None)).unwrap();
+    let nodes = doc.inspector_nodes().expect("Nodes created for the order");
+    assert_eq!(nodes.children_of(Entity::ROOT), [c, a]);
+    assert_eq!(nodes.children_of(a), [b]);
+    assert_eq!(nodes.nodes[0].open, Some(true));
+    doc.undo().unwrap();
+    assert!(doc.inspector_nodes().is_none(), "one undo step removes it");
+    // Refused: under its own child, and a reserved entity.
+    assert!(matches!(
+        doc.apply(reorder(vec![a], b, None)),
+        Err(scenetree::editor::EditError::WouldCycle { .. })
+    ));
+    assert!(matches!(
+        doc.apply(reorder(vec![Entity(2)], Entity::ROOT, None)),
+        Err(scenetree::editor::EditError::Reserved(_))
+    ));
+    // A drop where the entity already is changes nothing and leaves no undo step.
+    doc.apply(reorder(vec![c], Entity::ROOT, None)).unwrap();
+    let steps = doc.history().undo_len();
+    doc.apply(reorder(vec![c], Entity::ROOT, None)).unwrap();
+    assert_eq!(doc.history().undo_len(), steps);
+    // A Nodes value decodes through the Inspector's schema.
+    assert!(Nodes::decode(&[0, 0, 0, 0]).unwrap().nodes.is_empty());
+    let _ = Path::new("");
+}
