@@ -35,6 +35,12 @@ pub enum FrameError {
         /// The frame's length in bytes.
         len: usize,
     },
+    /// A text WebSocket frame where `@dcl/rpc` sends only binary ones.
+    #[error("the host sent a {len}-byte text frame; @dcl/rpc sends binary frames only")]
+    Text {
+        /// The text's length in bytes.
+        len: usize,
+    },
 }
 
 /// A call of this client, named in errors: the two handshake requests and the procedures.

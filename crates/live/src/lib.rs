@@ -1,10 +1,15 @@
 #![doc = include_str!("../README.md")]
 #![deny(missing_docs)]
+#![deny(unsafe_code)]
 
+mod connection;
 pub mod envelope;
 mod error;
 mod session;
+mod target;
+mod worker;
 
+pub use connection::{LiveConnection, LiveOptions, Notify};
 pub use error::{
     Call, CloseError, ConnectError, ConnectStage, DisconnectReason, FlushError, FrameError,
     NotConnected, NotOpen, ProtocolError, RemoteError, StreamHalf,

@@ -7,6 +7,7 @@
 //! element 0, which we acknowledge; every later element waits for our STREAM_ACK of it. The host
 //! pulls our stream with STREAM_ACK(our stream, n) when it has taken element n (0 first), and we
 //! may send element n + 1 then, one per pull, with everything queued since batched into it.
+//! The snapshot is the host's first two elements (see [`LiveEvent::Snapshot`]).
 
 use std::collections::VecDeque;
 use std::fmt;
@@ -39,8 +40,11 @@ pub enum Phase {
     LoadingModule,
     /// The CrdtStream REQUEST sent, its offer not yet received.
     OpeningStream,
-    /// The stream is open; its first element, the host's whole scene, has not arrived.
+    /// The stream is open; its first element, the host's dump of its scene, has not arrived.
     AwaitingSnapshot,
+    /// The dump has arrived; the element of the host's first engine tick after our stream
+    /// opened, which completes it, has not.
+    AwaitingFirstTick,
     /// The snapshot has arrived; writes and incoming messages flow.
     Open,
     /// This side closed the session.
@@ -57,6 +61,7 @@ impl fmt::Display for Phase {
             Phase::LoadingModule => "loading module DataService",
             Phase::OpeningStream => "opening the CrdtStream",
             Phase::AwaitingSnapshot => "waiting for the scene snapshot",
+            Phase::AwaitingFirstTick => "waiting for the host's first tick after the snapshot",
             Phase::Open => "open",
             Phase::Closed => "closed",
             Phase::Failed => "failed",
@@ -67,8 +72,12 @@ impl fmt::Display for Phase {
 /// What a live session reports, in order.
 #[derive(Debug)]
 pub enum LiveEvent {
-    /// The first CrdtStream element: the host's whole scene as SDK7 CRDT messages back to back
-    /// (PUTs and DELETE_COMPONENT tombstones). Always the first event.
+    /// The host's whole scene as SDK7 CRDT messages back to back (PUTs and DELETE_COMPONENT
+    /// tombstones): the first two CrdtStream elements, concatenated. The first is the host's
+    /// dump of its engine; the second, from the engine tick the host runs when a stream
+    /// opens, carries what the host had loaded but not yet committed (after a restart, when
+    /// no migration ran, the dump is empty and the whole scene comes in that tick). Always
+    /// the first event.
     Snapshot(Vec<u8>),
     /// A later element with CRDT messages from another client or the host itself (never an
     /// echo of our own writes). The host's empty keep-alive elements are not reported.
@@ -121,10 +130,19 @@ pub struct Session {
     stream: Stream,
     /// Message numbers of Save calls awaiting their answer.
     saves: Vec<u32>,
+    /// Save calls not sent yet, each with the count of writes that must be acknowledged
+    /// first (see [`Session::save`]).
+    deferred_saves: VecDeque<u64>,
+    /// Writes queued since the start.
+    written: u64,
+    /// Writes acknowledged since the start.
+    acknowledged: u64,
     /// Writes not yet sent, oldest first.
     outbox: VecDeque<Vec<u8>>,
     /// Writes in the element sent and not yet acknowledged.
     in_flight: usize,
+    /// The first element, until the second completes the snapshot.
+    snapshot: Vec<u8>,
     transmit: VecDeque<Vec<u8>>,
     events: VecDeque<LiveEvent>,
 }
@@ -147,8 +165,12 @@ impl Session {
             save_procedure: 0,
             stream: Stream::default(),
             saves: Vec::new(),
+            deferred_saves: VecDeque::new(),
+            written: 0,
+            acknowledged: 0,
             outbox: VecDeque::new(),
             in_flight: 0,
+            snapshot: Vec::new(),
             transmit: VecDeque::new(),
             events: VecDeque::new(),
         }
@@ -184,24 +206,24 @@ impl Session {
     pub fn send_crdt(&mut self, bytes: Vec<u8>) -> Result<(), NotOpen> {
         self.ensure_running()?;
         if !bytes.is_empty() {
+            self.written += 1;
             self.outbox.push_back(bytes);
             self.flush_outbox();
         }
         Ok(())
     }
 
-    /// Calls `DataService.Save`: the host writes main.composite now. Answered by
-    /// [`LiveEvent::Saved`] or [`LiveEvent::RemoteError`].
+    /// Calls `DataService.Save`: the host writes main.composite now. The call goes out once
+    /// every write queued before it is acknowledged, so the save includes them: the host
+    /// applies a stream element asynchronously and would otherwise save the old value.
+    /// Answered by [`LiveEvent::Saved`] or [`LiveEvent::RemoteError`].
     pub fn save(&mut self) -> Result<(), NotOpen> {
         self.ensure_running()?;
         if self.save_procedure == 0 {
             return Err(NotOpen { phase: self.phase });
         }
-        let number = self.next_number();
-        self.saves.push(number);
-        let payload = pb::Empty {}.encode_to_vec();
-        let frame = envelope::encode_request(number, self.port, self.save_procedure, 0, payload);
-        self.transmit.push_back(frame);
+        self.deferred_saves.push_back(self.written);
+        self.send_due_saves();
         Ok(())
     }
 
@@ -392,11 +414,19 @@ impl Session {
                         source,
                     }
                 })?;
-            if self.phase == Phase::AwaitingSnapshot {
-                self.phase = Phase::Open;
-                self.events.push_back(LiveEvent::Snapshot(element.data));
-            } else if !element.data.is_empty() {
-                self.events.push_back(LiveEvent::Incoming(element.data));
+            match self.phase {
+                Phase::AwaitingSnapshot => {
+                    self.snapshot = element.data;
+                    self.phase = Phase::AwaitingFirstTick;
+                }
+                Phase::AwaitingFirstTick => {
+                    let mut snapshot = std::mem::take(&mut self.snapshot);
+                    snapshot.extend_from_slice(&element.data);
+                    self.phase = Phase::Open;
+                    self.events.push_back(LiveEvent::Snapshot(snapshot));
+                }
+                _ if element.data.is_empty() => {}
+                _ => self.events.push_back(LiveEvent::Incoming(element.data)),
             }
         }
         self.stream.received = m.sequence_id;
@@ -422,6 +452,8 @@ impl Session {
         }
         self.stream.credit = true;
         let writes = std::mem::take(&mut self.in_flight);
+        self.acknowledged += writes as u64;
+        self.send_due_saves();
         self.flush_outbox();
         if writes > 0 {
             let pending = self.pending();
@@ -429,6 +461,23 @@ impl Session {
                 .push_back(LiveEvent::Acknowledged { writes, pending });
         }
         Ok(())
+    }
+
+    /// Sends the Save calls whose preceding writes are all acknowledged.
+    fn send_due_saves(&mut self) {
+        while self
+            .deferred_saves
+            .front()
+            .is_some_and(|&after| after <= self.acknowledged)
+        {
+            self.deferred_saves.pop_front();
+            let number = self.next_number();
+            self.saves.push(number);
+            let payload = pb::Empty {}.encode_to_vec();
+            let frame =
+                envelope::encode_request(number, self.port, self.save_procedure, 0, payload);
+            self.transmit.push_back(frame);
+        }
     }
 
     /// Sends everything queued as one element if the host has given credit.

@@ -49,6 +49,7 @@ fn open_session() -> Session {
         hex(OFFER),
         hex(PULL_0),
         element(1, b"snapshot"),
+        element(2, b""),
     ] {
         s.receive(&frame).unwrap();
     }
@@ -95,8 +96,18 @@ fn the_captured_handshake_sends_the_captured_frames() {
         transmitted(&mut s),
         [hex("0d 04000020 15 01000000 25 01000000 40 01")]
     );
+    assert!(
+        events(&mut s).is_empty(),
+        "the snapshot waits for the first tick"
+    );
+    assert_eq!(s.phase(), Phase::AwaitingFirstTick);
+    // The host's first tick: the 220-byte SceneMetadata PUT of the capture, then the snapshot.
+    let tick = vec![0x33; 220];
+    s.receive(&element(2, &tick)).unwrap();
+    assert_eq!(transmitted(&mut s), [envelope::encode_stream_ack(4, 1, 2)]);
     let got = events(&mut s);
-    assert!(matches!(&got[..], [LiveEvent::Snapshot(bytes)] if *bytes == snapshot));
+    let whole = [snapshot, tick].concat();
+    assert!(matches!(&got[..], [LiveEvent::Snapshot(bytes)] if *bytes == whole));
     assert_eq!(s.phase(), Phase::Open);
 
     // Our write, with the credit of the host's first pull.
@@ -237,13 +248,13 @@ fn batches_stop_at_the_item_size_limit() {
 #[test]
 fn host_elements_are_acknowledged_and_empty_ones_not_reported() {
     let mut s = open_session();
-    s.receive(&element(2, b"")).unwrap();
-    s.receive(&element(3, b"remote put")).unwrap();
+    s.receive(&element(3, b"")).unwrap();
+    s.receive(&element(4, b"remote put")).unwrap();
     assert_eq!(
         transmitted(&mut s),
         [
-            envelope::encode_stream_ack(4, 1, 2),
-            envelope::encode_stream_ack(4, 1, 3)
+            envelope::encode_stream_ack(4, 1, 3),
+            envelope::encode_stream_ack(4, 1, 4)
         ]
     );
     let got = events(&mut s);
@@ -256,13 +267,13 @@ fn host_elements_are_acknowledged_and_empty_ones_not_reported() {
 #[test]
 fn out_of_order_elements_and_acks_are_sequence_errors() {
     let mut s = open_session();
-    let err = s.receive(&element(3, b"skipped 2")).unwrap_err();
+    let err = s.receive(&element(4, b"skipped 3")).unwrap_err();
     assert!(matches!(
         err,
         ProtocolError::Sequence {
             half: StreamHalf::FromHost,
-            expected: 2,
-            got: 3
+            expected: 3,
+            got: 4
         }
     ));
 
@@ -295,10 +306,10 @@ fn out_of_order_elements_and_acks_are_sequence_errors() {
 fn an_element_that_is_not_a_crdt_stream_message_is_a_payload_error() {
     let mut s = open_session();
     // Payload 0a 05 00: a length of 5 with 1 byte behind it.
-    let frame = envelope::encode_stream_message(4, 1, 2, hex("0a 05 00"));
+    let frame = envelope::encode_stream_message(4, 1, 3, hex("0a 05 00"));
     let err = s.receive(&frame).unwrap_err();
     assert!(
-        matches!(err, ProtocolError::Payload { sequence: 2, .. }),
+        matches!(err, ProtocolError::Payload { sequence: 3, .. }),
         "{err:?}"
     );
 }
@@ -468,6 +479,28 @@ fn save_is_answered_by_saved_or_a_remote_error_and_the_session_goes_on() {
 }
 
 #[test]
+fn save_waits_for_the_writes_before_it_to_be_acknowledged() {
+    let mut s = open_session();
+    s.send_crdt(b"x = 15.8".to_vec()).unwrap();
+    transmitted(&mut s);
+    s.save().unwrap();
+    s.send_crdt(b"after the save".to_vec()).unwrap();
+    assert!(
+        transmitted(&mut s).is_empty(),
+        "Save waits for the ACK of the write before it"
+    );
+    s.receive(&pull(1)).unwrap();
+    let payload = envelope::encode_crdt_payload(b"after the save".to_vec());
+    assert_eq!(
+        transmitted(&mut s),
+        [
+            envelope::encode_request(5, 1, 13, 0, Vec::new()),
+            envelope::encode_stream_message(3, 1, 2, payload),
+        ]
+    );
+}
+
+#[test]
 fn save_before_the_module_is_loaded_is_refused() {
     let mut s = Session::new();
     assert_eq!(
@@ -488,7 +521,7 @@ fn close_ends_both_streams_and_the_port_as_dcl_rpc_does() {
         transmitted(&mut s),
         [
             envelope::encode_close_stream(3, 1, 1),
-            envelope::encode_close_stream(4, 1, 1),
+            envelope::encode_close_stream(4, 1, 2),
             envelope::encode_destroy_port(1),
         ]
     );
@@ -519,7 +552,8 @@ fn any_bytes_in_any_phase_never_panic() {
         hex(OFFER),
         hex(PULL_0),
         element(1, b"snapshot"),
-        element(2, b"more"),
+        element(2, b"tick"),
+        element(3, b"more"),
         pull(1),
     ];
     for _ in 0..2_000 {
