@@ -19,7 +19,8 @@ use tungstenite::{Message, WebSocket};
 use crate::error::{
     CloseError, ConnectError, ConnectStage, FlushError, FrameError, NotConnected, ProtocolError,
 };
-use crate::session::{LiveEvent, Phase, Session};
+use crate::event::{LiveEvent, Phase};
+use crate::session::Session;
 use crate::target::{self, Target};
 use crate::worker::{Command, SOCKET_KEY, Worker};
 

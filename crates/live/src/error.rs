@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use thiserror::Error;
 
-use crate::session::Phase;
+use crate::event::Phase;
 
 /// A binary frame that is not a message of `@dcl/rpc`'s envelope.
 #[derive(Debug, Error)]

@@ -5,6 +5,7 @@
 mod connection;
 pub mod envelope;
 mod error;
+mod event;
 mod session;
 mod target;
 mod worker;
@@ -14,6 +15,5 @@ pub use error::{
     Call, CloseError, ConnectError, ConnectStage, DisconnectReason, FlushError, FrameError,
     NotConnected, NotOpen, ProtocolError, RemoteError, StreamHalf,
 };
-pub use session::{
-    CRDT_STREAM, LiveEvent, MAX_ITEM_BYTES, MODULE_NAME, PORT_NAME, Phase, SAVE, Session,
-};
+pub use event::{LiveEvent, Phase};
+pub use session::{CRDT_STREAM, MAX_ITEM_BYTES, MODULE_NAME, PORT_NAME, SAVE, Session};

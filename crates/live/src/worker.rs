@@ -16,7 +16,8 @@ use tungstenite::{Message, WebSocket};
 
 use crate::connection::{Notify, Shared};
 use crate::error::{DisconnectReason, FrameError, ProtocolError};
-use crate::session::{LiveEvent, Session};
+use crate::event::LiveEvent;
+use crate::session::Session;
 
 /// The poller key of the socket (the only source; wake-ups come through `notify`).
 pub(crate) const SOCKET_KEY: usize = 0;

@@ -3,3 +3,4 @@
 
 pub mod crdt;
 pub mod dcl_host;
+pub mod fake_host;
