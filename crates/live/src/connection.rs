@@ -237,7 +237,8 @@ impl LiveConnection {
     }
 
     /// What happened, in order: [`LiveEvent::Snapshot`] first, [`LiveEvent::Disconnected`]
-    /// last. Poll it with `try_recv` (e.g. once per UI frame) or block on it.
+    /// last. Poll it with `try_recv` (e.g. once per UI frame) or block on it. Events queue
+    /// without bound (the host's elements are acknowledged as they arrive), so read them.
     pub fn events(&self) -> &Receiver<LiveEvent> {
         &self.events
     }

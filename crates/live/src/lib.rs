@@ -6,6 +6,7 @@ mod connection;
 pub mod envelope;
 mod error;
 mod event;
+mod reconnect;
 mod session;
 mod target;
 mod worker;
@@ -16,4 +17,5 @@ pub use error::{
     NotConnected, NotOpen, ProtocolError, RemoteError, StreamHalf,
 };
 pub use event::{LiveEvent, Phase};
+pub use reconnect::Backoff;
 pub use session::{CRDT_STREAM, MAX_ITEM_BYTES, MODULE_NAME, PORT_NAME, SAVE, Session};

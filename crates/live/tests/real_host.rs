@@ -219,6 +219,9 @@ fn a_killed_host_is_a_disconnect_and_a_restarted_one_sends_a_fresh_snapshot() {
     );
     assert!(!a.is_connected());
     assert_eq!(a.send_crdt(vec![1, 2, 3]), Err(NotConnected));
+    // While it is down, connecting fails with an error worth retrying.
+    let down = LiveConnection::connect(&host.url(), LiveOptions::default()).unwrap_err();
+    assert!(down.is_transient(), "{down:?}");
 
     // The app reconnects by connecting again; the new host read what was saved.
     host.restart();
