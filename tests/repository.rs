@@ -732,6 +732,7 @@ fn modules_import_one_another_in_one_direction() {
         "crates/core/src",
         "crates/dcl/src",
         "crates/viewport/src",
+        "crates/live/src",
     ];
     for krate in crates {
         let dir = root().join(krate);
