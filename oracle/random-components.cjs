@@ -1,7 +1,7 @@
 // Random values of every protocol-buffer component, serialized by @dcl/ecs 7.28.0 itself: the
 // reference for scenetree's component codec (src/model/dcl/codec). For each component, COUNT
 // random objects shaped as the SDK's generated code holds them (camel-case properties, oneofs
-// as {$case, …}, enums as numbers), built from the .proto files scenetree ships (proto/) with
+// as {$case, …}, enums as numbers), built from the .proto files scenetree ships (crates/dcl/proto/) with
 // protobufjs's reflection; then the component's own schema serializes each one (after a JSON
 // round trip, so both sides see exactly the JSON text) and deserializes the bytes.
 // Some values are deliberately off (missing keys, null, out-of-range numbers, unknown cases):
@@ -34,7 +34,7 @@ const pick = (list) => list[Math.floor(random() * list.length)]
 const int = (lo, hi) => lo + Math.floor(random() * (hi - lo + 1))
 
 // The shipped protocol, read with protobufjs's reflection (field names as written).
-const protoDir = path.join(__dirname, '..', 'proto')
+const protoDir = path.join(__dirname, '..', 'crates', 'dcl', 'proto')
 const root = new protobuf.Root()
 root.resolvePath = (_origin, target) =>
   target.startsWith('google/')

@@ -661,7 +661,12 @@ fn named_modules(module: &[String], text: &str) -> Vec<Vec<String>> {
             resolved.extend(rest.iter().filter(|s| !s.is_empty()).map(|s| s.to_string()));
             Some(resolved)
         })
-        .collect()
+        .fold(Vec::new(), |mut unique, path| {
+            if !unique.contains(&path) {
+                unique.push(path);
+            }
+            unique
+        })
 }
 
 /// The import cycles among sibling modules, at every folder of one crate: (folder's module

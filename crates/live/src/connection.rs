@@ -6,8 +6,8 @@
 use std::fmt;
 use std::io;
 use std::net::TcpStream;
+use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver, Sender};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -19,18 +19,16 @@ use tungstenite::{Message, WebSocket};
 use crate::error::{
     CloseError, ConnectError, ConnectStage, FlushError, FrameError, NotConnected, ProtocolError,
 };
-use crate::event::{LiveEvent, Phase};
+use crate::event::LiveEvent;
+use crate::phase::Phase;
 use crate::session::Session;
 use crate::target::{self, Target};
-use crate::worker::{Command, SOCKET_KEY, Worker};
+use crate::worker::{Command, Notify, SOCKET_KEY, Shared, Worker};
 
 /// The largest WebSocket message (and frame) accepted from the host, in bytes: a whole
 /// scene's snapshot comes as one frame, and tungstenite's default frame limit (16 MiB) is
 /// smaller than a large scene.
 const MAX_MESSAGE_BYTES: usize = 256 << 20;
-
-/// A callback the worker calls after queuing events (e.g. egui's `request_repaint`).
-pub type Notify = Arc<dyn Fn() + Send + Sync>;
 
 /// How to connect.
 #[derive(Clone)]
@@ -68,33 +66,6 @@ impl fmt::Debug for LiveOptions {
             .field("allow_remote", &self.allow_remote)
             .field("notify", &self.notify.is_some())
             .finish()
-    }
-}
-
-/// What the app and the worker both see.
-#[derive(Debug, Default)]
-pub(crate) struct Shared {
-    state: Mutex<SharedState>,
-    changed: Condvar,
-}
-
-#[derive(Debug, Default)]
-pub(crate) struct SharedState {
-    /// Writes queued by the app and not yet acknowledged by the host.
-    pub pending: usize,
-    /// The worker is running (the connection has not ended).
-    pub running: bool,
-}
-
-impl Shared {
-    /// The state, even if a thread panicked while holding it (it holds two counters).
-    pub(crate) fn lock(&self) -> MutexGuard<'_, SharedState> {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// Wakes whoever waits in [`LiveConnection::wait_acknowledged`].
-    pub(crate) fn changed(&self) {
-        self.changed.notify_all();
     }
 }
 

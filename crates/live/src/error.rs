@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use thiserror::Error;
 
-use crate::event::Phase;
+use crate::phase::Phase;
 
 /// A binary frame that is not a message of `@dcl/rpc`'s envelope.
 #[derive(Debug, Error)]

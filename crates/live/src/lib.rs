@@ -6,16 +6,19 @@ mod connection;
 pub mod envelope;
 mod error;
 mod event;
+mod phase;
 mod reconnect;
 mod session;
 mod target;
 mod worker;
 
-pub use connection::{LiveConnection, LiveOptions, Notify};
+pub use connection::{LiveConnection, LiveOptions};
 pub use error::{
     Call, CloseError, ConnectError, ConnectStage, DisconnectReason, FlushError, FrameError,
     NotConnected, NotOpen, ProtocolError, RemoteError, StreamHalf,
 };
-pub use event::{LiveEvent, Phase};
+pub use event::LiveEvent;
+pub use phase::Phase;
 pub use reconnect::Backoff;
 pub use session::{CRDT_STREAM, MAX_ITEM_BYTES, MODULE_NAME, PORT_NAME, SAVE, Session};
+pub use worker::Notify;

@@ -70,7 +70,7 @@ impl Iterator for Backoff {
 mod tests {
     use super::*;
     use crate::error::ConnectStage;
-    use crate::event::Phase;
+    use crate::phase::Phase;
 
     #[test]
     fn backoff_doubles_to_its_cap_and_resets() {

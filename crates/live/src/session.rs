@@ -15,7 +15,8 @@ use prost::Message;
 
 use crate::envelope::{self, Frame, MAX_MESSAGE_NUMBER, pb, type_name};
 use crate::error::{Call, NotOpen, ProtocolError, RemoteError, StreamHalf};
-use crate::event::{LiveEvent, Phase};
+use crate::event::LiveEvent;
+use crate::phase::Phase;
 
 /// The port the Inspector and every data-layer client create.
 pub const PORT_NAME: &str = "scene-ctx";

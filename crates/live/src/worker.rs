@@ -5,8 +5,8 @@
 
 use std::io;
 use std::net::TcpStream;
-use std::sync::Arc;
 use std::sync::mpsc::{Receiver, Sender, TryRecvError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use polling::{Event, Events, Poller};
@@ -14,10 +14,39 @@ use tungstenite::protocol::CloseFrame;
 use tungstenite::protocol::frame::coding::CloseCode;
 use tungstenite::{Message, WebSocket};
 
-use crate::connection::{Notify, Shared};
 use crate::error::{DisconnectReason, FrameError, ProtocolError};
 use crate::event::LiveEvent;
 use crate::session::Session;
+
+/// A callback the worker calls after queuing events (e.g. egui's `request_repaint`).
+pub type Notify = Arc<dyn Fn() + Send + Sync>;
+
+/// What the app and the worker both see.
+#[derive(Debug, Default)]
+pub(crate) struct Shared {
+    state: Mutex<SharedState>,
+    pub(crate) changed: Condvar,
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct SharedState {
+    /// Writes queued by the app and not yet acknowledged by the host.
+    pub pending: usize,
+    /// The worker is running (the connection has not ended).
+    pub running: bool,
+}
+
+impl Shared {
+    /// The state, even if a thread panicked while holding it (it holds two counters).
+    pub(crate) fn lock(&self) -> MutexGuard<'_, SharedState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Wakes whoever waits in [`crate::LiveConnection::wait_acknowledged`].
+    pub(crate) fn changed(&self) {
+        self.changed.notify_all();
+    }
+}
 
 /// The poller key of the socket (the only source; wake-ups come through `notify`).
 pub(crate) const SOCKET_KEY: usize = 0;

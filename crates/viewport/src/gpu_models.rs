@@ -17,8 +17,7 @@ use three_d::{
     TextureData, Viewer, Wrapping, WriteMask,
 };
 
-use super::gpu_scene::set_instances;
-use super::gpu_upload::{PendingModel, SurfaceSlots};
+use super::gpu_upload::{PendingModel, SurfaceSlots, set_instances};
 use super::models::{AlphaMode, AssetId, LoadedModel, SceneAssets};
 use super::shaded::opaque_write_mask;
 

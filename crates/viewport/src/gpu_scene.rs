@@ -26,6 +26,7 @@ use three_d::{
 use crate::style;
 
 use super::gpu_models::{GpuModels, ModelInstances, ModelPass};
+use super::gpu_upload::set_instances;
 use super::models::load::LoadedTexture;
 use super::models::{AssetId, SceneAssets};
 use super::shaded::{ShadedMaterial, cone_mesh, marker_mesh};
@@ -454,13 +455,6 @@ enum Pass {
     Normal,
     Selected,
     Outline,
-}
-
-/// Sets a mesh's instances, skipping the upload when it stays empty.
-pub(crate) fn set_instances(mesh: &mut InstancedMesh, instances: &Instances) {
-    if mesh.instance_count() > 0 || !instances.transformations.is_empty() {
-        mesh.set_instances(instances);
-    }
 }
 
 /// three-d's view of our camera: the exact matrices of [`OrbitCamera`], so the left-handed

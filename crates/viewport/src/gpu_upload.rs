@@ -205,3 +205,10 @@ fn min_filter(within: Interpolation, between: Interpolation) -> u32 {
         _ => glow::LINEAR_MIPMAP_LINEAR,
     }
 }
+
+/// Sets a mesh's instances, skipping the upload when it stays empty.
+pub(crate) fn set_instances(mesh: &mut InstancedMesh, instances: &Instances) {
+    if mesh.instance_count() > 0 || !instances.transformations.is_empty() {
+        mesh.set_instances(instances);
+    }
+}

@@ -21,6 +21,7 @@
 //! Keys (W/E/R mode, X axes, F frame, Escape cancels a drag) belong to the editor's command
 //! table (`ui::command`), which gives them to the widget as [`ViewportCommand`]s.
 
+pub mod bounds;
 pub mod camera;
 pub mod demo;
 pub mod gizmo;
@@ -43,13 +44,14 @@ use glam::Mat4;
 
 use scenetree_core::model::{Entity, Transform};
 
+pub use bounds::Aabb;
 pub use camera::{OrbitCamera, Ray};
 pub use gizmo::{GizmoMode, GizmoSettings, Handle, Orientation, SnapSteps};
 pub use gizmo_drag::{DragPhase, DragTarget, GizmoDelta, GizmoEvent, apply_delta};
 pub use renderer::{
     GlowViewportRenderer, NullRenderer, RenderRequest, RenderStats, RendererError, ViewportRenderer,
 };
-pub use shape::{Aabb, Shape};
+pub use shape::Shape;
 pub use widget::{Pick, ToolbarHints, Viewport, ViewportCommand, ViewportResponse};
 
 /// One entity as the viewport draws it.

@@ -8,7 +8,7 @@
 use glam::{Mat4, Vec3};
 
 use super::{
-    DrawItem, camera::Ray, models::SceneAssets, shape::Aabb, shape::MARKER_SIZE, shape::Shape,
+    DrawItem, bounds::Aabb, camera::Ray, models::SceneAssets, shape::MARKER_SIZE, shape::Shape,
 };
 use scenetree_core::model::Entity;
 

@@ -9,12 +9,12 @@ use glam::{Vec2, Vec3};
 
 use super::{
     DrawItem, GizmoEvent, OrbitCamera, ViewportScene,
+    bounds::Aabb,
     camera::ViewDirection,
     gizmo::{self, GizmoFrame, GizmoMode, GizmoSettings, Orientation},
     gizmo_drag::{ActiveGizmoDrag, DragPhase, DragTarget},
     picking,
     renderer::{RenderRequest, ViewportRenderer},
-    shape::Aabb,
 };
 use crate::style;
 use scenetree_core::model::Entity;

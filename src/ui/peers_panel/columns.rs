@@ -16,9 +16,9 @@ use crate::ui::tree_row::{Expander, ROW_HEIGHT, RowBadge, TreeRow};
 use scenetree_core::crdt::network::{Network, Op, PeerId};
 use scenetree_core::model::Entity;
 use scenetree_core::scene::SceneView;
+use scenetree_viewport::Aabb;
 use scenetree_viewport::ViewportScene;
 use scenetree_viewport::models::AssetLibrary;
-use scenetree_viewport::shape::Aabb;
 
 /// The narrowest a column gets; more peers than fit scroll sideways.
 const MIN_COLUMN_WIDTH: f32 = 230.0;

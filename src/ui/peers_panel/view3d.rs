@@ -10,8 +10,8 @@ use crate::ui::action::{Action, SelectAction};
 use scenetree_core::crdt::{Replica, ReplicaVersion};
 use scenetree_core::model::Entity;
 use scenetree_core::scene::SceneView;
+use scenetree_viewport::Aabb;
 use scenetree_viewport::models::AssetLibrary;
-use scenetree_viewport::shape::Aabb;
 use scenetree_viewport::{OrbitCamera, Viewport, ViewportCommand, ViewportRenderer, ViewportScene};
 
 /// One peer's view: its widget (camera copied in and out each frame) and the scene it draws.

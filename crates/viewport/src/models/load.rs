@@ -15,7 +15,7 @@ use glam::{Mat4, Vec3};
 use three_d::{CpuMaterial, CpuMesh, CpuTexture, Positions, TextureData};
 
 use super::levels::StagedTexture;
-use crate::shape::Aabb;
+use crate::bounds::Aabb;
 
 /// How a material treats the alpha of its base colour (glTF `alphaMode`).
 #[derive(Copy, Clone, Debug, PartialEq)]
