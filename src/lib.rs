@@ -16,4 +16,5 @@
 
 pub mod cli;
 pub mod editor;
+pub mod logging;
 pub mod ui;

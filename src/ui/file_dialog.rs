@@ -35,7 +35,6 @@ pub enum NativeOutcome {
 /// Runs `picker` on the current thread and tells a cancel from a dialog that could not be
 /// shown (rfd logged that its last resort failed).
 pub fn pick_natively(picker: NativePicker, pick: &FilePick) -> NativeOutcome {
-    install_logger();
     NATIVE_DIALOG_FAILED.with(|f| f.set(false));
     let picked = picker(pick);
     if picked.is_none() && NATIVE_DIALOG_FAILED.with(Cell::get) {
@@ -92,38 +91,16 @@ thread_local! {
     static NATIVE_DIALOG_FAILED: Cell<bool> = const { Cell::new(false) };
 }
 
-/// Notices rfd's failures and prints every error to stderr (nothing else listens to `log`).
-struct DialogLogger;
-
-impl log::Log for DialogLogger {
-    fn enabled(&self, metadata: &log::Metadata) -> bool {
-        metadata.level() <= log::Level::Error
+/// Notices, in a log record, that rfd could not show a system dialog (its portal backend falls
+/// back to zenity; an error about zenity means no dialog), so the pick on this thread reports
+/// it instead of looking cancelled. The app's logger (`crate::logging`) passes every record.
+pub fn notice_dialog_failure(record: &log::Record) {
+    if record.level() <= log::Level::Error
+        && record.target().starts_with("rfd")
+        && record.args().to_string().contains("zenity")
+    {
+        NATIVE_DIALOG_FAILED.with(|f| f.set(true));
     }
-
-    fn log(&self, record: &log::Record) {
-        if record.level() > log::Level::Error {
-            return;
-        }
-        let message = record.args().to_string();
-        // rfd's portal backend falls back to zenity; an error about zenity means no dialog.
-        if record.target().starts_with("rfd") && message.contains("zenity") {
-            NATIVE_DIALOG_FAILED.with(|f| f.set(true));
-        }
-        eprintln!("error: {}: {message}", record.target());
-    }
-
-    fn flush(&self) {}
-}
-
-/// Installs the logger once; if the host installed another one, failures look like cancels.
-fn install_logger() {
-    static LOGGER: DialogLogger = DialogLogger;
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        if log::set_logger(&LOGGER).is_ok() {
-            log::set_max_level(log::LevelFilter::Error);
-        }
-    });
 }
 
 /// scenetree's own file dialog (egui-file-dialog), shown in the window.
