@@ -541,7 +541,7 @@ fn the_seed_check_can_fail() {
 
 /// Module import cycles that are allowed, each with why: (folder, members). Anything else
 /// that forms a cycle fails the test below.
-const ALLOWED_IMPORT_CYCLES: [(&str, &[&str], &str); 3] = [
+const ALLOWED_IMPORT_CYCLES: [(&str, &[&str], &str); 2] = [
     (
         "crates/core/src/scene",
         &["hierarchy", "propagate", "sweep"],
@@ -553,11 +553,6 @@ const ALLOWED_IMPORT_CYCLES: [(&str, &[&str], &str); 3] = [
         &["document", "peers"],
         "peers is Document's simulated-peers backend: it implements Document's methods for \
          that backend and is called from them",
-    ),
-    (
-        "crates/dcl/src/io",
-        &["native", "native_read", "native_write"],
-        "native is the format's entry point; its reader and writer share its value helpers",
     ),
 ];
 

@@ -3,9 +3,7 @@
 //! matrix computed).
 //!
 //! - `load/native_json_to_view`: the native JSON text (about 30 MB) through
-//!   `io::native::parse_native` (the typed reader).
-//! - `load/native_json_detailed_to_view`: the same through the detailed reader alone (the
-//!   whole document as a `serde_json::Value` first), which the typed one replaced.
+//!   `io::native::parse_native` (the typed reader, following its JSON path for errors).
 //! - `load/main_crdt_to_view`: the same scene as `main.crdt` bytes (about 7 MB), decoded and
 //!   applied (`Replica::apply_all`).
 //! - `load/write_native_json`, `load/write_main_crdt`: the other way, the replica written as
@@ -47,12 +45,6 @@ fn load(c: &mut Criterion) {
     group.bench_function("native_json_to_view", |b| {
         b.iter(|| {
             let replica = native::parse_native(path, black_box(&json)).expect("reads");
-            SceneView::from_source(&replica)
-        })
-    });
-    group.bench_function("native_json_detailed_to_view", |b| {
-        b.iter(|| {
-            let replica = native::parse_native_detailed(path, black_box(&json)).expect("reads");
             SceneView::from_source(&replica)
         })
     });

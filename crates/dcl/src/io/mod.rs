@@ -13,8 +13,6 @@ pub mod dcl_crdt;
 pub mod entity_names;
 mod error;
 pub mod native;
-mod native_read;
-mod native_write;
 pub mod project;
 pub mod recovery;
 /// Scenario files of the peers simulation.

@@ -153,8 +153,7 @@ fn bad_native_files_name_the_place_and_the_problem() {
             r#"{"format":"scenetree/1","entities":[{"entity":512,"components":{"core::Transform":{"timestamp":1,"value":{"position":[0,0,0],"rotation":[0,0,0,1],"scale":[1,1,1],"parnet":513}}}}]}"#,
             "value: unknown key \"parnet\" (expected position, rotation, scale, parent",
         ),
-        // Found by fuzzing: a number beyond f64 under an unknown key. The typed reader skipped
-        // it unparsed and loaded the file; the detailed reader refused it. Both refuse now.
+        // Found by fuzzing: a number beyond f64 under an unknown key, once skipped unparsed.
         (
             r#"{"format":"scenetree/1","entities":[{"entity":512,"components":{"core::Transform":{"timestamp":1,"value":{"position":[0,0,0],"rotation":[0,0,0,1],"scale":[1,1,1],"np":4E444}}}}]}"#,
             "number out of range",
@@ -181,49 +180,98 @@ fn bad_native_files_name_the_place_and_the_problem() {
     );
 }
 
-/// Valid but unusual documents, and invalid ones: the reader in use (typed, falling back to
-/// the detailed one) reads each exactly as the detailed reader alone does.
+/// Valid but unusual documents, and invalid ones: what each means, or why it is refused.
 #[test]
-fn unusual_native_files_read_as_the_detailed_reader_reads_them() {
+fn unusual_native_files_read_as_the_format_says() {
     let t = r#""core::Transform":{"timestamp":2,"value":{"position":[1,2.5,3],"rotation":[0,0,0,1],"scale":[1,1,1],"parent":513}}"#;
-    let docs = [
-        // Keys in another order, unknown keys (refused by both), integers as floats.
-        format!(r#"{{"entities":[{{"components":{{{t}}},"x":[1,{{}}],"entity":512}}],"format":"scenetree/1","extra":null}}"#),
-        // One component under its id and its name: both writes apply, the newer wins.
-        format!(r#"{{"format":"scenetree/1","entities":[{{"entity":512,"components":{{{t},"1":{{"timestamp":3,"value":{{"position":[9,9,9],"rotation":[0,0,0,1],"scale":[1,1,1]}}}}}}}}]}}"#),
-        // A key given twice (JSON keeps the last).
-        format!(r#"{{"format":"scenetree/1","entities":[{{"entity":512,"entity":513,"components":{{{t}}}}}]}}"#),
-        r#"{"format":"scenetree/1","entities":[{"entity":512,"components":{"core::Transform":{"timestamp":9,"timestamp":2,"base64":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="}}}]}"#.to_string(),
-        // An escaped key, a null parent, a deleted flag that is not a boolean, both a value and
-        // base64 (base64 wins), a bad value under a deleted entry (ignored).
-        r#"{"format":"scenetree/1","entities":[{"entity":512,"components":{"core-schema::Name":{"timestamp":1,"value":"A"}}}]}"#.to_string(),
-        r#"{"format":"scenetree/1","entities":[{"entity":512,"components":{"core::Transform":{"timestamp":1,"value":{"position":[0,0,0],"rotation":[0,0,0,1],"scale":[1,1,1],"parent":null}}}}]}"#.to_string(),
-        r#"{"format":"scenetree/1","entities":[{"entity":512,"components":{"7000":{"timestamp":1,"deleted":"yes","base64":"AQ=="}}}]}"#.to_string(),
-        r#"{"format":"scenetree/1","entities":[{"entity":512,"components":{"core-schema::Name":{"timestamp":1,"value":5,"base64":"AQAAAEE="}}}]}"#.to_string(),
-        r#"{"format":"scenetree/1","entities":[{"entity":512,"components":{"7000":{"timestamp":4,"deleted":true,"value":{"no":"codec"}}}}],"deleted_entities":[513]}"#.to_string(),
-        // Invalid: a short Transform, a trailing comma, a grow-only key that is not one.
-        r#"{"format":"scenetree/1","entities":[{"entity":512,"components":{"core::Transform":{"timestamp":1,"base64":"AQ=="}}}]}"#.to_string(),
-        r#"{"format":"scenetree/1","entities":[],}"#.to_string(),
-        r#"{"format":"scenetree/1","entities":[{"entity":512,"appended":{"7000":["AQ=="]}}]}"#.to_string(),
-    ];
-    for text in &docs {
-        let p = Path::new("u.json");
-        match (
-            native::parse_native(p, text),
-            native::parse_native_detailed(p, text),
-        ) {
-            (Ok(a), Ok(b)) => {
-                assert_eq!(a.state_messages(), b.state_messages(), "{text}");
-                assert_eq!(a.deleted_entities(), b.deleted_entities(), "{text}");
-            }
-            (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{text}"),
-            (a, b) => panic!(
-                "{text}\n  read as {:?}\n  detailed: {:?}",
-                a.map(|r| r.digest()),
-                b.map(|r| r.digest())
-            ),
-        }
-    }
+    let doc = |entities: &str| format!(r#"{{"format":"scenetree/1","entities":[{entities}]}}"#);
+    let read = |text: &str| native::parse_native(Path::new("u.json"), text);
+    let refused = |text: &str, expected: &str| {
+        let err = read(text).expect_err(text).to_string();
+        assert!(err.contains(expected), "{text}\n  gave: {err}");
+    };
+    // Keys in another order, integers as floats.
+    let r = read(&format!(
+        r#"{{"entities":[{{"components":{{{t}}},"entity":512}}],"format":"scenetree/1"}}"#
+    ))
+    .unwrap();
+    let lamp = r.transform(Entity(512)).unwrap();
+    assert_eq!((lamp.position.y, lamp.parent), (2.5, Entity(513)));
+    // One component under its id and its name: both writes apply, the newer wins.
+    let r = read(&doc(&format!(
+        r#"{{"entity":512,"components":{{{t},"1":{{"timestamp":3,"value":{{"position":[9,9,9],"rotation":[0,0,0,1],"scale":[1,1,1]}}}}}}}}"#
+    )))
+    .unwrap();
+    assert_eq!(r.transform(Entity(512)).unwrap().position.x, 9.0);
+    // An escaped key is the key it spells.
+    let r = read(&doc(
+        r#"{"entity":512,"components":{"core-schema\u003a:Name":{"timestamp":1,"value":"A"}}}"#,
+    ))
+    .unwrap();
+    assert_eq!(
+        r.component_data(Entity(512), ids::NAME),
+        Some(&encode_name("A")[..])
+    );
+    // A deleted entry ignores its value; deleted entities are retired last.
+    let r = read(&format!(
+        r#"{{"format":"scenetree/1","entities":[{{"entity":512,"components":{{"7000":{{"timestamp":4,"deleted":true,"value":{{"no":"codec"}}}}}}}}],"deleted_entities":[513]}}"#
+    ))
+    .unwrap();
+    assert_eq!(r.component_data(Entity(512), 7000), None);
+    assert_eq!(r.deleted_entities(), vec![Entity(513)]);
+
+    // Unknown keys, anywhere; JSON does not say which of two equal keys counts, so neither
+    // does the format.
+    refused(
+        &format!(
+            r#"{{"entities":[{{"components":{{{t}}},"x":[1,{{}}],"entity":512}}],"format":"scenetree/1"}}"#
+        ),
+        "unknown key \"x\"",
+    );
+    refused(
+        &doc(&format!(
+            r#"{{"entity":512,"entity":513,"components":{{{t}}}}}"#
+        )),
+        "\"entity\" is given twice",
+    );
+    refused(
+        &doc(
+            r#"{"entity":512,"components":{"core::Transform":{"timestamp":9,"timestamp":2,"base64":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="}}}"#,
+        ),
+        "\"timestamp\" is given twice",
+    );
+    // Values of the wrong kind.
+    refused(
+        &doc(
+            r#"{"entity":512,"components":{"core::Transform":{"timestamp":1,"value":{"position":[0,0,0],"rotation":[0,0,0,1],"scale":[1,1,1],"parent":null}}}}"#,
+        ),
+        "parent: expected an entity id",
+    );
+    refused(
+        &doc(
+            r#"{"entity":512,"components":{"7000":{"timestamp":1,"deleted":"yes","base64":"AQ=="}}}"#,
+        ),
+        "expected a boolean",
+    );
+    refused(
+        &doc(
+            r#"{"entity":512,"components":{"core-schema::Name":{"timestamp":1,"value":5,"base64":"AQAAAEE="}}}"#,
+        ),
+        "a Name value is a string",
+    );
+    // A short Transform, a trailing comma, a grow-only key that is not one.
+    refused(
+        &doc(r#"{"entity":512,"components":{"core::Transform":{"timestamp":1,"base64":"AQ=="}}}"#),
+        "a Transform is 44 bytes, found 1",
+    );
+    refused(
+        r#"{"format":"scenetree/1","entities":[],}"#,
+        "not valid JSON",
+    );
+    refused(
+        &doc(r#"{"entity":512,"appended":{"7000":["AQ=="]}}"#),
+        "is not a grow-only set",
+    );
 }
 
 #[test]

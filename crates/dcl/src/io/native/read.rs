@@ -1,38 +1,91 @@
-//! The fast reader of native JSON: typed serde straight into a [`Replica`], with no
+//! The reader of native JSON: typed serde straight into a [`Replica`], with no
 //! `serde_json::Value` tree for the document (only a non-Transform, non-Name decoded value is
-//! read as a small `Value`, for its component codec).
+//! read as a small `Value`, for its component codec). `serde_path_to_error` follows where the
+//! reader is, so every problem is reported at its JSON path.
 //!
-//! It reads exactly the documents [`super::native::parse_native`] accepts, with the same
-//! result, and gives up (`None`) on anything else: a malformed file, and also a few valid but
-//! unusual ones (a key given twice, an escaped component key). The caller then runs the
-//! detailed reader, which accepts what it accepts and names the JSON path of any problem, so
-//! an error costs a second read while a good file is read once.
+//! Each seed below reads one level of the format and says what it expected; a problem found
+//! after a value was read (a key the format does not have, a value its component's codec
+//! refuses) is reported at the object that holds it, with the key in the message.
 
+use std::borrow::Cow;
 use std::fmt;
+use std::path::Path;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
-use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
-use super::native::{FORMAT, parse_component_key};
+use super::{FORMAT, parse_component_key};
 use crate::ComponentCodec;
+use crate::io::error::LoadError;
 use scenetree_core::crdt::{CrdtMessage, Replica};
+use scenetree_core::model::present::json_syntax_problem;
 use scenetree_core::model::{Entity, Transform, component, encode_name, ids};
 
-/// Reads a native document, or `None` when the detailed reader must decide (see the module
-/// docs).
-pub(super) fn read_fast(text: &str) -> Option<Replica> {
+/// The keys of the document, an entity, a component entry and a Transform value.
+const DOCUMENT_KEYS: [&str; 3] = ["format", "entities", "deleted_entities"];
+const ENTITY_KEYS: [&str; 3] = ["entity", "components", "appended"];
+const ENTRY_KEYS: [&str; 4] = ["timestamp", "deleted", "base64", "value"];
+const TRANSFORM_KEYS: [&str; 4] = ["position", "rotation", "scale", "parent"];
+
+/// Reads a native document into a fresh replica; any problem is an error naming its place.
+pub(super) fn read_native_text(path: &Path, text: &str) -> Result<Replica, LoadError> {
     let mut loader = Loader::default();
-    let mut de = serde_json::Deserializer::from_str(text);
-    Document(&mut loader).deserialize(&mut de).ok()?;
-    de.end().ok()?;
-    // Deletions last, as the detailed reader does.
+    let mut json = serde_json::Deserializer::from_str(text);
+    let mut track = serde_path_to_error::Track::new();
+    let result = Document(&mut loader)
+        .deserialize(serde_path_to_error::Deserializer::new(
+            &mut json, &mut track,
+        ))
+        .and_then(|()| json.end());
+    if let Err(e) = result {
+        return Err(match e.classify() {
+            serde_json::error::Category::Data => {
+                let at = json_path(&track.path());
+                let message = json_syntax_problem(&e);
+                if at.is_empty() {
+                    LoadError::file(path, message)
+                } else {
+                    LoadError::at_json(path, at, message)
+                }
+            }
+            _ => LoadError::json_syntax(path, &e),
+        });
+    }
+    // Deletions last: entity ids only grow with versions, and a value of an old version that
+    // the file still holds (the reference keeps those) must be stored before it is retired.
     for entity in std::mem::take(&mut loader.deletes) {
         loader.replica.apply(&CrdtMessage::DeleteEntity { entity });
     }
-    Some(loader.replica)
+    Ok(loader.replica)
+}
+
+/// A path as the format's errors name it: `entities[3].components["core::Transform"]` (keys
+/// that are not plain words are quoted in brackets, as a component's name or number is).
+fn json_path(path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    let mut out = String::new();
+    for segment in path.iter() {
+        match segment {
+            Segment::Seq { index } => out.push_str(&format!("[{index}]")),
+            Segment::Map { key } | Segment::Enum { variant: key } => {
+                let word = !key.is_empty()
+                    && !key.starts_with(|c: char| c.is_ascii_digit())
+                    && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+                if word {
+                    if !out.is_empty() {
+                        out.push('.');
+                    }
+                    out.push_str(key);
+                } else {
+                    out.push_str(&format!("[{key:?}]"));
+                }
+            }
+            Segment::Unknown => out.push_str("[?]"),
+        }
+    }
+    out
 }
 
 /// What the reader builds while it goes.
@@ -47,7 +100,6 @@ struct Loader {
 /// One write read from an entity's object.
 enum Pending {
     Transform {
-        component_key: u32,
         timestamp: u32,
         value: [u8; Transform::BYTE_LEN],
     },
@@ -66,34 +118,30 @@ enum Pending {
     },
 }
 
-impl Pending {
-    /// The component of a `components` entry (appends are not).
-    fn registered(&self) -> Option<u32> {
-        match self {
-            Pending::Transform { component_key, .. } => Some(*component_key),
-            Pending::Put { component, .. } | Pending::Delete { component, .. } => Some(*component),
-            Pending::Append { .. } => None,
-        }
-    }
+fn fail<E: de::Error>(message: impl fmt::Display) -> E {
+    E::custom(message)
 }
 
-fn fail<E: de::Error>(what: &str) -> E {
-    E::custom(what)
+fn unknown_key<E: de::Error>(key: &str, keys: &[&str]) -> E {
+    fail(format!(
+        "unknown key {key:?} (expected {}; a file from a newer scenetree?)",
+        keys.join(", ")
+    ))
 }
 
-/// Marks a key as seen; a key given twice is left to the detailed reader.
-fn first_time<E: de::Error>(seen: &mut bool) -> Result<(), E> {
+/// Marks a key as seen: JSON does not say which of two equal keys counts, so neither does.
+fn first_time<E: de::Error>(seen: &mut bool, key: &str) -> Result<(), E> {
     if std::mem::replace(seen, true) {
-        return Err(fail("a key given twice"));
+        return Err(fail(format!("the key {key:?} is given twice")));
     }
     Ok(())
 }
 
 /// A seed that reads itself with its own visitor: the `DeserializeSeed` and `Visitor` impls of
 /// `$ty`, given the value, the `deserialize_*` call, what is expected and the `visit_*`
-/// methods.
+/// methods (in braces, so that rustfmt leaves them as items).
 macro_rules! seed {
-    ($ty:ty, $value:ty, $how:ident, $expecting:literal, $($visit:tt)*) => {
+    ($ty:ty, $value:ty, $how:ident, $expecting:literal, { $($visit:tt)* }) => {
         impl<'de> DeserializeSeed<'de> for $ty {
             type Value = $value;
             fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<$value, D::Error> {
@@ -111,14 +159,44 @@ macro_rules! seed {
     };
 }
 
-/// A map key read without allocating when it has no escapes.
-struct Key<'de>(&'de str);
+/// A map key, borrowed from the text when it has no escapes.
+struct Key;
 
-impl<'de> Deserialize<'de> for Key<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        <&'de str>::deserialize(d).map(Key)
+seed!(Key, Cow<'de, str>, deserialize_str, "a key", {
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Cow::Borrowed(v))
     }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(v.to_owned()))
+    }
+});
+
+/// An unsigned 32-bit number: an entity id or a timestamp (`$expecting` says which).
+macro_rules! u32_seed {
+    ($name:ident, $expecting:literal) => {
+        struct $name;
+
+        seed!($name, u32, deserialize_u64, $expecting, {
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<u32, E> {
+                u32::try_from(v).map_err(|_| E::invalid_value(de::Unexpected::Unsigned(v), &self))
+            }
+        });
+    };
 }
+
+u32_seed!(EntityId, "an entity id (an integer below 2^32)");
+u32_seed!(Timestamp, "a timestamp (an integer below 2^32)");
+
+/// A base64 string, decoded.
+struct Base64;
+
+seed!(Base64, Vec<u8>, deserialize_str, "a base64 string", {
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Vec<u8>, E> {
+        BASE64
+            .decode(v)
+            .map_err(|_| fail(format!("{v:?} is not valid base64")))
+    }
+});
 
 struct Document<'l>(&'l mut Loader);
 
@@ -126,49 +204,85 @@ seed!(
     Document<'_>,
     (),
     deserialize_map,
-    "a native scene",
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let (mut format, mut entities, mut deleted) = (false, false, false);
-        while let Some(Key(key)) = map.next_key()? {
-            match key {
-                "format" => {
-                    first_time(&mut format)?;
-                    if map.next_value::<&str>()? != FORMAT {
-                        return Err(fail("another format"));
+    "a native scene (a JSON object)",
+    {
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            let (mut format, mut entities, mut deleted) = (false, false, false);
+            while let Some(key) = map.next_key_seed(Key)? {
+                match &*key {
+                    "format" => {
+                        first_time(&mut format, &key)?;
+                        map.next_value_seed(Format)?;
                     }
+                    "entities" => {
+                        first_time(&mut entities, &key)?;
+                        map.next_value_seed(Entities(&mut *self.0))?;
+                    }
+                    "deleted_entities" => {
+                        first_time(&mut deleted, &key)?;
+                        map.next_value_seed(DeletedEntities(&mut self.0.deletes))?;
+                    }
+                    _ => return Err(unknown_key(&key, &DOCUMENT_KEYS)),
                 }
-                "entities" => {
-                    first_time(&mut entities)?;
-                    map.next_value_seed(Entities(&mut *self.0))?;
-                }
-                "deleted_entities" => {
-                    first_time(&mut deleted)?;
-                    let ids: Vec<u32> = map.next_value()?;
-                    self.0.deletes.extend(ids.into_iter().map(Entity));
-                }
-                // The detailed reader names the unknown key.
-                _ => return Err(fail("an unknown key")),
             }
+            if !format {
+                return Err(fail(format!(
+                    "\"format\" is missing; a native scene starts with \"format\": \"{FORMAT}\""
+                )));
+            }
+            if !entities {
+                return Err(fail("\"entities\" is missing: expected a list of entities"));
+            }
+            Ok(())
         }
-        if !(format && entities) {
-            return Err(fail("format or entities missing"));
+    }
+);
+
+/// The format tag: this version's, or a clear word that the file is newer.
+struct Format;
+
+seed!(
+    Format,
+    (),
+    deserialize_str,
+    "the format tag \"scenetree/1\"",
+    {
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<(), E> {
+            if v != FORMAT {
+                return Err(fail(format!(
+                    "expected \"{FORMAT}\", found \"{v}\" (a newer scenetree?)"
+                )));
+            }
+            Ok(())
         }
-        Ok(())
+    }
+);
+
+struct DeletedEntities<'d>(&'d mut Vec<Entity>);
+
+seed!(
+    DeletedEntities<'_>,
+    (),
+    deserialize_seq,
+    "a list of entity ids",
+    {
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+            while let Some(id) = seq.next_element_seed(EntityId)? {
+                self.0.push(Entity(id));
+            }
+            Ok(())
+        }
     }
 );
 
 struct Entities<'l>(&'l mut Loader);
 
-seed!(
-    Entities<'_>,
-    (),
-    deserialize_seq,
-    "a list of entities",
+seed!(Entities<'_>, (), deserialize_seq, "a list of entities", {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         while seq.next_element_seed(EntityObject(&mut *self.0))?.is_some() {}
         Ok(())
     }
-);
+});
 
 struct EntityObject<'l>(&'l mut Loader);
 
@@ -176,73 +290,81 @@ seed!(
     EntityObject<'_>,
     (),
     deserialize_map,
-    "an entity",
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let loader = self.0;
-        loader.pending.clear();
-        let mut entity = None;
-        let (mut components, mut appended) = (false, false);
-        while let Some(Key(key)) = map.next_key()? {
-            match key {
-                "entity" => {
-                    if entity.replace(Entity(map.next_value::<u32>()?)).is_some() {
-                        return Err(fail("a key given twice"));
+    "an entity (an object with \"entity\" and \"components\")",
+    {
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            let loader = self.0;
+            loader.pending.clear();
+            let mut entity = None;
+            let (mut components, mut appended) = (false, false);
+            while let Some(key) = map.next_key_seed(Key)? {
+                match &*key {
+                    "entity" => {
+                        if entity
+                            .replace(Entity(map.next_value_seed(EntityId)?))
+                            .is_some()
+                        {
+                            return Err(fail("the key \"entity\" is given twice"));
+                        }
                     }
-                }
-                "components" => {
-                    first_time(&mut components)?;
-                    map.next_value_seed(Components(&mut loader.pending))?;
-                }
-                "appended" => {
-                    first_time(&mut appended)?;
-                    map.next_value_seed(Appended(&mut loader.pending))?;
-                }
-                // The detailed reader names the unknown key.
-                _ => return Err(fail("an unknown key")),
-            }
-        }
-        let entity = entity.ok_or_else(|| fail("an entity without its id"))?;
-        let replica = &mut loader.replica;
-        for write in loader.pending.drain(..) {
-            match write {
-                Pending::Transform {
-                    timestamp, value, ..
-                } => replica.receive_transform_put(entity, timestamp, &value),
-                Pending::Put {
-                    component,
-                    timestamp,
-                    data,
-                } => {
-                    replica.apply(&CrdtMessage::PutComponent {
-                        entity,
-                        component,
-                        timestamp,
-                        data,
-                    });
-                }
-                Pending::Delete {
-                    component,
-                    timestamp,
-                } => {
-                    replica.apply(&CrdtMessage::DeleteComponent {
-                        entity,
-                        component,
-                        timestamp,
-                    });
-                }
-                Pending::Append { component, data } => {
-                    replica.apply(&CrdtMessage::AppendValue {
-                        entity,
-                        component,
-                        timestamp: 0,
-                        data,
-                    });
+                    "components" => {
+                        first_time(&mut components, &key)?;
+                        map.next_value_seed(Components(&mut loader.pending))?;
+                    }
+                    "appended" => {
+                        first_time(&mut appended, &key)?;
+                        map.next_value_seed(Appended(&mut loader.pending))?;
+                    }
+                    _ => return Err(unknown_key(&key, &ENTITY_KEYS)),
                 }
             }
+            let entity = entity.ok_or_else(|| {
+                fail::<A::Error>(
+                    "\"entity\" is missing: expected an entity id (an integer below 2^32)",
+                )
+            })?;
+            apply_pending(&mut loader.replica, entity, &mut loader.pending);
+            Ok(())
         }
-        Ok(())
     }
 );
+
+/// Writes an entity's values, read before its id was known, into the replica.
+fn apply_pending(replica: &mut Replica, entity: Entity, pending: &mut Vec<Pending>) {
+    for write in pending.drain(..) {
+        let message = match write {
+            Pending::Transform { timestamp, value } => {
+                replica.receive_transform_put(entity, timestamp, &value);
+                continue;
+            }
+            Pending::Put {
+                component,
+                timestamp,
+                data,
+            } => CrdtMessage::PutComponent {
+                entity,
+                component,
+                timestamp,
+                data,
+            },
+            Pending::Delete {
+                component,
+                timestamp,
+            } => CrdtMessage::DeleteComponent {
+                entity,
+                component,
+                timestamp,
+            },
+            Pending::Append { component, data } => CrdtMessage::AppendValue {
+                entity,
+                component,
+                timestamp: 0,
+                data,
+            },
+        };
+        replica.apply(&message);
+    }
+}
 
 struct Components<'p>(&'p mut Vec<Pending>);
 
@@ -251,51 +373,23 @@ seed!(
     (),
     deserialize_map,
     "an object of components",
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        while let Some(Key(key)) = map.next_key()? {
-            let id = parse_component_key(key);
-            // Two keys naming one component (an id and a name): both are applied by the
-            // detailed reader, in an order this reader does not keep.
-            if self.0.iter().any(|p| p.registered() == Some(id)) {
-                return Err(fail("a component given twice"));
+    {
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            // One component under its id and its name is two writes; the newer wins, as any two
+            // writes of a register.
+            while let Some(key) = map.next_key_seed(Key)? {
+                let write = map.next_value_seed(ComponentEntry(parse_component_key(&key)))?;
+                self.0.push(write);
             }
-            let write = map.next_value_seed(ComponentEntry(id))?;
-            self.0.push(write);
+            Ok(())
         }
-        Ok(())
     }
 );
 
-/// A decoded Transform as the file writes it (numbers read as f64, then rounded to f32, as
-/// the detailed reader does).
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct TransformJson {
-    position: [f64; 3],
-    rotation: [f64; 4],
-    scale: [f64; 3],
-    #[serde(default)]
-    parent: u32,
-}
-
-impl TransformJson {
-    fn to_bytes(&self) -> [u8; Transform::BYTE_LEN] {
-        let [px, py, pz] = self.position.map(|v| v as f32);
-        let [rx, ry, rz, rw] = self.rotation.map(|v| v as f32);
-        let [sx, sy, sz] = self.scale.map(|v| v as f32);
-        Transform {
-            position: glam::Vec3::new(px, py, pz),
-            rotation: glam::Quat::from_xyzw(rx, ry, rz, rw),
-            scale: glam::Vec3::new(sx, sy, sz),
-            parent: Entity(self.parent),
-        }
-        .to_bytes()
-    }
-}
-
-/// A decoded value, read by what its component is.
+/// A decoded value, read by what its component is; `Err` says what is wrong with it (reported
+/// at the component entry, naming the field).
 enum Decoded {
-    Transform([u8; Transform::BYTE_LEN]),
+    Transform(Result<Transform, String>),
     Name(String),
     Other(Value),
 }
@@ -306,77 +400,219 @@ seed!(
     ComponentEntry,
     Pending,
     deserialize_map,
-    "a component entry",
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Pending, A::Error> {
-        let id = self.0;
-        let mut timestamp: Option<u32> = None;
-        let mut deleted: Option<bool> = None;
-        let mut base64: Option<&'de str> = None;
-        let mut value: Option<Decoded> = None;
-        while let Some(Key(key)) = map.next_key()? {
-            let twice = match key {
-                "timestamp" => timestamp.replace(map.next_value()?).is_some(),
-                "deleted" => deleted.replace(map.next_value()?).is_some(),
-                "base64" => base64.replace(map.next_value()?).is_some(),
-                "value" => {
-                    let decoded = match id {
-                        ids::TRANSFORM => {
-                            Decoded::Transform(map.next_value::<TransformJson>()?.to_bytes())
-                        }
-                        ids::NAME => Decoded::Name(map.next_value()?),
-                        _ => Decoded::Other(map.next_value()?),
-                    };
-                    value.replace(decoded).is_some()
+    "a component entry (an object with \"timestamp\" and \"value\", \"base64\" or \"deleted\")",
+    {
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Pending, A::Error> {
+            let id = self.0;
+            let mut timestamp: Option<u32> = None;
+            let mut deleted: Option<bool> = None;
+            let mut base64: Option<Vec<u8>> = None;
+            let mut value: Option<Decoded> = None;
+            while let Some(key) = map.next_key_seed(Key)? {
+                let twice = match &*key {
+                    "timestamp" => timestamp.replace(map.next_value_seed(Timestamp)?).is_some(),
+                    "deleted" => deleted.replace(map.next_value()?).is_some(),
+                    "base64" => base64.replace(map.next_value_seed(Base64)?).is_some(),
+                    "value" => {
+                        let decoded = match id {
+                            ids::TRANSFORM => {
+                                Decoded::Transform(map.next_value_seed(TransformValue)?)
+                            }
+                            ids::NAME => Decoded::Name(
+                                map.next_value()
+                                    .map_err(|_| fail::<A::Error>("a Name value is a string"))?,
+                            ),
+                            _ => Decoded::Other(map.next_value()?),
+                        };
+                        value.replace(decoded).is_some()
+                    }
+                    _ => return Err(unknown_key(&key, &ENTRY_KEYS)),
+                };
+                if twice {
+                    return Err(fail(format!("the key {key:?} is given twice")));
                 }
-                _ => return Err(fail("an unknown key")),
-            };
-            if twice {
-                return Err(fail("a key given twice"));
             }
-        }
-        let timestamp = timestamp.ok_or_else(|| fail("no timestamp"))?;
-        if deleted == Some(true) {
-            return Ok(Pending::Delete {
-                component: id,
-                timestamp,
-            });
-        }
-        let data = match (base64, value) {
-            (Some(text), _) => BASE64
-                .decode(text)
-                .map_err(|_| fail::<A::Error>("bad base64"))?,
-            (None, Some(Decoded::Transform(value))) => {
-                return Ok(Pending::Transform {
-                    component_key: id,
+            let timestamp = timestamp.ok_or_else(|| {
+                fail::<A::Error>(
+                    "\"timestamp\" is missing: expected a timestamp (an integer below 2^32)",
+                )
+            })?;
+            if deleted == Some(true) {
+                return Ok(Pending::Delete {
+                    component: id,
                     timestamp,
-                    value,
                 });
             }
-            (None, Some(Decoded::Name(name))) => encode_name(&name),
-            (None, Some(Decoded::Other(json))) => ComponentCodec::builtin(id)
-                .ok_or_else(|| fail::<A::Error>("no codec"))?
-                .encode(&json)
-                .map_err(|_| fail::<A::Error>("the codec refused the value"))?,
-            (None, None) => return Err(fail("no value")),
-        };
-        if id == ids::TRANSFORM {
-            let value = data
-                .as_slice()
-                .try_into()
-                .map_err(|_| fail::<A::Error>("a Transform is 44 bytes"))?;
-            return Ok(Pending::Transform {
-                component_key: id,
+            let data = match (base64, value) {
+                (Some(data), _) => data,
+                (None, Some(Decoded::Transform(transform))) => {
+                    let transform = transform.map_err(fail::<A::Error>)?;
+                    return Ok(Pending::Transform {
+                        timestamp,
+                        value: transform.to_bytes(),
+                    });
+                }
+                (None, Some(Decoded::Name(name))) => encode_name(&name),
+                (None, Some(Decoded::Other(json))) => ComponentCodec::builtin(id)
+                    .ok_or_else(|| {
+                        fail::<A::Error>(
+                            "scenetree cannot encode a decoded value of this component; give it as \
+                             \"base64\"",
+                        )
+                    })?
+                    .encode(&json)
+                    .map_err(fail::<A::Error>)?,
+                (None, None) => {
+                    return Err(fail("expected \"value\", \"base64\" or \"deleted\": true"));
+                }
+            };
+            if id == ids::TRANSFORM {
+                let value = data.as_slice().try_into().map_err(|_| {
+                    fail::<A::Error>(format!("a Transform is 44 bytes, found {}", data.len()))
+                })?;
+                return Ok(Pending::Transform { timestamp, value });
+            }
+            Ok(Pending::Put {
+                component: id,
                 timestamp,
-                value,
-            });
+                data,
+            })
         }
-        Ok(Pending::Put {
-            component: id,
-            timestamp,
-            data,
-        })
     }
 );
+
+/// A decoded Transform as the file writes it: numbers read as f64, then rounded to f32. What
+/// is wrong with it is the inner `Err`, naming the field (`position: expected 3 numbers,
+/// found 2`); only broken JSON fails the reader here.
+struct TransformValue;
+
+seed!(
+    TransformValue,
+    Result<Transform, String>,
+    deserialize_map,
+    "a Transform (an object with \"position\", \"rotation\", \"scale\" and \"parent\")",
+    {
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let (mut position, mut rotation, mut scale) = (None, None, None);
+            let mut parent = Entity::ROOT;
+            let mut problem: Option<String> = None;
+            let mut note = |p: String| {
+                problem.get_or_insert(p);
+            };
+            while let Some(key) = map.next_key_seed(Key)? {
+                match &*key {
+                    "position" => match map.next_value_seed(Floats::<3>("position"))? {
+                        Ok(v) => position = Some(v),
+                        Err(p) => note(p),
+                    },
+                    "rotation" => match map.next_value_seed(Floats::<4>("rotation"))? {
+                        Ok(v) => rotation = Some(v),
+                        Err(p) => note(p),
+                    },
+                    "scale" => match map.next_value_seed(Floats::<3>("scale"))? {
+                        Ok(v) => scale = Some(v),
+                        Err(p) => note(p),
+                    },
+                    "parent" => match map.next_value::<Value>()?.as_u64().map(u32::try_from) {
+                        Some(Ok(id)) => parent = Entity(id),
+                        _ => note("parent: expected an entity id".into()),
+                    },
+                    _ => {
+                        let keys = TRANSFORM_KEYS.join(", ");
+                        note(format!(
+                            "value: unknown key {key:?} (expected {keys}; a file from a newer \
+                             scenetree?)"
+                        ));
+                        map.next_value::<Value>()?;
+                    }
+                }
+            }
+            if let Some(problem) = problem {
+                return Ok(Err(problem));
+            }
+            let missing = |field: &str, n: usize| format!("{field}: expected a list of {n} numbers");
+            let build = || -> Result<Transform, String> {
+                let [px, py, pz] = position.ok_or_else(|| missing("position", 3))?;
+                let [rx, ry, rz, rw] = rotation.ok_or_else(|| missing("rotation", 4))?;
+                let [sx, sy, sz] = scale.ok_or_else(|| missing("scale", 3))?;
+                Ok(Transform {
+                    position: glam::Vec3::new(px, py, pz),
+                    rotation: glam::Quat::from_xyzw(rx, ry, rz, rw),
+                    scale: glam::Vec3::new(sx, sy, sz),
+                    parent,
+                })
+            };
+            Ok(build())
+        }
+    }
+);
+
+/// Visits of a scalar where [`Floats`] wanted a list: a problem with the value, not the JSON.
+macro_rules! not_a_list {
+    ($($visit:ident: $ty:ty),*) => {$(
+        fn $visit<E: de::Error>(self, _: $ty) -> Result<Self::Value, E> {
+            Ok(Err(self.not_a_list()))
+        }
+    )*};
+}
+
+/// A field of `N` numbers (`self.0` names it), rounded to f32; `Err` says what is wrong.
+struct Floats<const N: usize>(&'static str);
+
+impl<'de, const N: usize> DeserializeSeed<'de> for Floats<N> {
+    type Value = Result<[f32; N], String>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de, const N: usize> Visitor<'de> for Floats<N> {
+    type Value = Result<[f32; N], String>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "a list of {N} numbers")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let field = self.0;
+        let mut out = [0.0; N];
+        let (mut count, mut problem) = (0, None);
+        // Elements are read as JSON values (a number allocates nothing), so a wrong one is
+        // named in the message and the list is still read to its end.
+        while let Some(x) = seq.next_element::<Value>()? {
+            match (x.as_f64(), out.get_mut(count)) {
+                (Some(v), Some(slot)) => *slot = v as f32,
+                (None, _) => {
+                    problem.get_or_insert_with(|| format!("{field}: {x} is not a number"));
+                }
+                (Some(_), None) => {}
+            }
+            count += 1;
+        }
+        Ok(match problem {
+            Some(p) => Err(p),
+            None if count != N => Err(format!("{field}: expected {N} numbers, found {count}")),
+            None => Ok(out),
+        })
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        while map.next_entry::<Value, Value>()?.is_some() {}
+        Ok(Err(self.not_a_list()))
+    }
+
+    not_a_list!(visit_str: &str, visit_f64: f64, visit_u64: u64, visit_i64: i64, visit_bool: bool);
+
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(Err(self.not_a_list()))
+    }
+}
+
+impl<const N: usize> Floats<N> {
+    fn not_a_list(&self) -> String {
+        format!("{}: expected a list of {N} numbers", self.0)
+    }
+}
 
 struct Appended<'p>(&'p mut Vec<Pending>);
 
@@ -385,41 +621,59 @@ seed!(
     (),
     deserialize_map,
     "an object of appended values",
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        while let Some(Key(key)) = map.next_key()? {
-            let id = parse_component_key(key);
-            if !component::is_grow_only(id) {
-                return Err(fail("not a grow-only set"));
-            }
-            for text in map.next_value::<Vec<&'de str>>()? {
-                let data = BASE64
-                    .decode(text)
-                    .map_err(|_| fail::<A::Error>("bad base64"))?;
-                self.0.push(Pending::Append {
+    {
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            while let Some(key) = map.next_key_seed(Key)? {
+                let id = parse_component_key(&key);
+                if !component::is_grow_only(id) {
+                    return Err(fail(format!("component {key} is not a grow-only set")));
+                }
+                map.next_value_seed(AppendedValues {
                     component: id,
+                    out: &mut *self.0,
+                })?;
+            }
+            Ok(())
+        }
+    }
+);
+
+struct AppendedValues<'p> {
+    component: u32,
+    out: &'p mut Vec<Pending>,
+}
+
+seed!(
+    AppendedValues<'_>,
+    (),
+    deserialize_seq,
+    "a list of base64 strings",
+    {
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+            while let Some(data) = seq.next_element_seed(Base64)? {
+                self.out.push(Pending::Append {
+                    component: self.component,
                     data,
                 });
             }
+            Ok(())
         }
-        Ok(())
     }
 );
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::io::native::{parse_native_detailed, to_native_json};
-    use crate::io::native_write::tests::every_kind;
+    use crate::io::native::to_native_json;
+    use crate::io::native::write::tests::every_kind;
 
     #[test]
-    fn written_files_take_the_fast_reader_and_read_as_the_detailed_one_does() {
+    fn what_the_writer_writes_reads_back_as_the_same_state() {
         let original = every_kind();
         let text = to_native_json(&original);
-        let fast = read_fast(&text).expect("a file scenetree wrote is read by the fast reader");
-        let detailed = parse_native_detailed(std::path::Path::new("m.json"), &text).unwrap();
-        assert_eq!(fast.state_messages(), detailed.state_messages());
-        assert_eq!(fast.deleted_entities(), detailed.deleted_entities());
-        assert_eq!(fast.digest(), original.digest());
+        let read = read_native_text(Path::new("m.json"), &text).unwrap();
+        assert_eq!(read.digest(), original.digest());
+        assert_eq!(read.deleted_entities(), original.deleted_entities());
         for kind in [
             "\"base64\"",
             "\"deleted\": true",
@@ -428,5 +682,19 @@ mod tests {
         ] {
             assert!(text.contains(kind), "{kind} in {text}");
         }
+    }
+
+    #[test]
+    fn paths_name_keys_as_the_format_writes_them() {
+        let text = r#"{"format":"scenetree/1","entities":[{"entity":512,"components":{"core::Transform":{"timestamp":"x"}}}]}"#;
+        let err = read_native_text(Path::new("p.json"), text).unwrap_err();
+        assert_eq!(
+            err.location,
+            crate::io::error::Location::JsonPath(
+                "entities[0].components[\"core::Transform\"].timestamp".into()
+            ),
+            "{err}"
+        );
+        assert!(err.message.contains("a timestamp"), "{err}");
     }
 }

@@ -14,7 +14,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use serde_json::Value;
 
-use super::native::FORMAT;
+use super::FORMAT;
 use crate::ComponentCodec;
 use scenetree_core::crdt::{CrdtMessage, Replica};
 use scenetree_core::model::{Transform, component, decode_name, encode_name, ids};
@@ -313,7 +313,7 @@ pub(super) mod tests {
     #[test]
     fn the_layout_is_the_golden_files_byte_for_byte() {
         // Written by the Value-tree printer this writer replaced; files must not change.
-        let golden = include_str!("../../../../tests/fixtures/native/every_kind.json");
+        let golden = include_str!("../../../../../tests/fixtures/native/every_kind.json");
         assert_eq!(to_native_json(&every_kind()), golden);
     }
 
