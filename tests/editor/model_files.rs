@@ -99,7 +99,9 @@ fn broken_model_files_give_a_reason_never_a_panic() {
         ),
     ];
     for (path, expected) in cases {
-        let err = load_model(&path).expect_err(&path.display().to_string());
+        let err = load_model(&path)
+            .expect_err(&path.display().to_string())
+            .to_string();
         assert!(!err.is_empty());
         assert!(err.contains(expected), "{}: {err}", path.display());
     }
@@ -108,7 +110,9 @@ fn broken_model_files_give_a_reason_never_a_panic() {
         let path = write(dir.path(), "cut.glb", &real[..cut]);
         let _ = load_model(&path);
     }
-    let err = load_texture(&write(dir.path(), "bad.png", b"\x89PNG\r\n\x1a\nnope")).unwrap_err();
+    let err = load_texture(&write(dir.path(), "bad.png", b"\x89PNG\r\n\x1a\nnope"))
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("not an image"), "{err}");
 }
 
@@ -249,7 +253,7 @@ fn a_gltf_is_read_again_when_a_file_it_names_changes_or_appears() {
     assert_eq!(library.reload_changed(), 1);
     assert!(library.wait_until_loaded(Duration::from_secs(60)));
     match library.status(id) {
-        AssetStatus::Failed(why) => assert!(why.contains("tri.bin"), "{why}"),
+        AssetStatus::Failed(why) => assert!(why.to_string().contains("tri.bin"), "{why}"),
         other => panic!("{other:?}"),
     }
     write_triangle(dir.path(), 2.0);

@@ -14,32 +14,54 @@ pub struct Headless {
     _context: PossiblyCurrentContext,
 }
 
+/// Why no headless context could be made: the step that failed and EGL's reason.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{step}: {reason}")]
+pub struct HeadlessGlError {
+    /// What was being done ("EGL display", "make current", …).
+    pub step: &'static str,
+    /// What EGL said, or what was missing.
+    pub reason: String,
+}
+
+fn failed(step: &'static str) -> impl FnOnce(glutin::error::Error) -> HeadlessGlError {
+    move |e| HeadlessGlError {
+        step,
+        reason: e.to_string(),
+    }
+}
+
 /// Creates an OpenGL 3.3 context on Mesa's software EGL device and makes it current,
 /// or says why it cannot.
-pub fn headless_gl() -> Result<Headless, String> {
+pub fn headless_gl() -> Result<Headless, HeadlessGlError> {
     let device = Device::query_devices()
-        .map_err(|e| format!("no EGL devices: {e}"))?
+        .map_err(failed("EGL devices"))?
         .find(|d| d.extensions().contains("EGL_MESA_device_software"))
-        .ok_or("no EGL device with EGL_MESA_device_software (is Mesa's libEGL installed?)")?;
+        .ok_or_else(|| HeadlessGlError {
+            step: "EGL devices",
+            reason: "none with EGL_MESA_device_software (is Mesa's libEGL installed?)".into(),
+        })?;
     // SAFETY: a device display needs no native display handle.
-    let display =
-        unsafe { Display::with_device(&device, None) }.map_err(|e| format!("EGL display: {e}"))?;
+    let display = unsafe { Display::with_device(&device, None) }.map_err(failed("EGL display"))?;
     let template = ConfigTemplateBuilder::new()
         .with_surface_type(ConfigSurfaceTypes::empty())
         .build();
     // SAFETY: the display outlives the config and context created from it (kept inside).
     let config = unsafe { display.find_configs(template) }
-        .map_err(|e| format!("EGL configs: {e}"))?
+        .map_err(failed("EGL configs"))?
         .next()
-        .ok_or("no surfaceless EGL config")?;
+        .ok_or_else(|| HeadlessGlError {
+            step: "EGL configs",
+            reason: "no surfaceless config".into(),
+        })?;
     let attributes = ContextAttributesBuilder::new()
         .with_context_api(ContextApi::OpenGl(Some(Version::new(3, 3))))
         .build(None);
     // SAFETY: the config came from this display, which outlives the context (both kept).
     let context = unsafe { display.create_context(&config, &attributes) }
-        .map_err(|e| format!("EGL context: {e}"))?
+        .map_err(failed("EGL context"))?
         .make_current_surfaceless()
-        .map_err(|e| format!("make current: {e}"))?;
+        .map_err(failed("make current"))?;
     // SAFETY: the context is current on this thread; symbols come from the same display.
     let gl = unsafe {
         eframe::glow::Context::from_loader_function_cstr(|s| display.get_proc_address(s).cast())

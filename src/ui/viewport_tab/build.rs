@@ -388,7 +388,7 @@ pub fn model_state(
         },
         AssetStatus::Failed(reason) => ModelState::Failed {
             path,
-            reason: reason.clone(),
+            reason: reason.to_string(),
         },
     })
 }

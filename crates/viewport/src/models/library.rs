@@ -12,7 +12,8 @@ use std::time::{Duration, Instant};
 use rustc_hash::FxHashMap as HashMap;
 
 use super::load::{
-    LoadedModel, LoadedTexture, is_model_path, load_model, load_texture, model_dependencies,
+    AssetLoadError, LoadedModel, LoadedTexture, is_model_path, load_model, load_texture,
+    model_dependencies,
 };
 use scenetree_dcl::io::FileStamp;
 use scenetree_dcl::io::project::{AssetPathError, Project};
@@ -37,8 +38,8 @@ pub enum AssetStatus {
     Loading,
     /// Ready.
     Ready(Loaded),
-    /// Could not be loaded; the message says why.
-    Failed(String),
+    /// Could not be loaded, and why.
+    Failed(AssetLoadError),
 }
 
 /// How far loading has come, for the status bar.
@@ -81,7 +82,7 @@ type Job = (AssetId, PathBuf);
 /// A finished load.
 struct Done {
     id: AssetId,
-    result: Result<Loaded, String>,
+    result: Result<Loaded, AssetLoadError>,
     /// How the file looked just before it was read.
     stamp: Option<FileStamp>,
     /// The files a model names, and how each looked just after the model was read (they are
@@ -380,7 +381,7 @@ impl AssetLibrary {
                         let why = format!("cannot start a loader thread: {e}");
                         let failed = Done {
                             id,
-                            result: Err(why),
+                            result: Err(AssetLoadError::Unreadable(why)),
                             stamp: None,
                             dependencies: Vec::new(),
                         };

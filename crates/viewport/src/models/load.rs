@@ -147,24 +147,60 @@ pub fn gltf_to_decentraland() -> Mat4 {
 /// [`scenetree_dcl::io::project::is_model_file`].
 pub use scenetree_dcl::io::project::is_model_file as is_model_path;
 
-/// Reads and prepares a model. Every failure is a message naming what went wrong; a panic
-/// inside the third-party parser (it has a few `unwrap`s on malformed input) is caught and
-/// reported the same way.
-pub fn load_model(path: &Path) -> Result<LoadedModel, String> {
+/// Why a model or a texture could not be loaded; shown to the user as one line.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum AssetLoadError {
+    /// The path does not name a `.glb` or `.gltf` file.
+    #[error("not a glTF model (.glb or .gltf)")]
+    NotAModel,
+    /// The file, or one it names (a buffer, an image), could not be read.
+    #[error("{0}")]
+    Unreadable(String),
+    /// The loader refused the file; its message and causes.
+    #[error("{0}")]
+    Loader(String),
+    /// The file is not valid glTF.
+    #[error("not a valid glTF file: {0}")]
+    NotGltf(String),
+    /// The glTF has no scene, so nothing to show.
+    #[error("the glTF file has no scene to show")]
+    NoScene,
+    /// The loader read the file but could not build the model.
+    #[error("cannot read the model: {0}")]
+    Unusable(String),
+    /// A mesh's placement could not be applied.
+    #[error("cannot place a mesh: {0}")]
+    Placement(String),
+    /// A mesh's data is inconsistent (index out of range, attribute lengths differ).
+    #[error("a mesh is malformed: {0}")]
+    MalformedMesh(String),
+    /// Nothing to draw: no triangles in any visible mesh.
+    #[error("the model has no triangles to draw")]
+    NoTriangles,
+    /// A vertex position is a NaN or an infinity.
+    #[error("the model has vertices that are not finite numbers")]
+    NotFinite,
+    /// A texture that is not a PNG or JPEG this loader decodes.
+    #[error("not an image scenetree can read (PNG or JPEG): {0}")]
+    NotAnImage(String),
+    /// The third-party parser panicked on this file (caught).
+    #[error("the glTF reader failed on this file: {0}")]
+    ReaderPanicked(String),
+}
+
+/// Reads and prepares a model. A panic inside the third-party parser (it has a few `unwrap`s
+/// on malformed input) is caught and reported as [`AssetLoadError::ReaderPanicked`].
+pub fn load_model(path: &Path) -> Result<LoadedModel, AssetLoadError> {
     guarded(|| load_model_unguarded(path))
 }
 
 /// Reads and decodes a texture image (PNG or JPEG).
-pub fn load_texture(path: &Path) -> Result<LoadedTexture, String> {
+pub fn load_texture(path: &Path) -> Result<LoadedTexture, AssetLoadError> {
     guarded(|| {
-        let bytes = std::fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
+        let bytes = std::fs::read(path)
+            .map_err(|e| AssetLoadError::Unreadable(format!("cannot read: {e}")))?;
         let mut cpu: CpuTexture = three_d_asset::io::deserialize(&path.to_string_lossy(), bytes)
-            .map_err(|e| {
-                format!(
-                    "not an image scenetree can read (PNG or JPEG): {}",
-                    describe(path, &e)
-                )
-            })?;
+            .map_err(|e| AssetLoadError::NotAnImage(describe(path, &e)))?;
         to_color_data(&mut cpu.data);
         let has_alpha = matches!(&cpu.data, TextureData::RgbaU8(d) if d.iter().any(|p| p[3] < 255));
         cpu.data.to_linear_srgb();
@@ -176,28 +212,30 @@ pub fn load_texture(path: &Path) -> Result<LoadedTexture, String> {
     })
 }
 
-fn guarded<T>(f: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
+fn guarded<T>(f: impl FnOnce() -> Result<T, AssetLoadError>) -> Result<T, AssetLoadError> {
     catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|panic| {
         let why = panic
             .downcast_ref::<&str>()
             .map(|s| s.to_string())
             .or_else(|| panic.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "unknown error".into());
-        Err(format!("the glTF reader failed on this file: {why}"))
+        Err(AssetLoadError::ReaderPanicked(why))
     })
 }
 
-fn load_model_unguarded(path: &Path) -> Result<LoadedModel, String> {
+fn load_model_unguarded(path: &Path) -> Result<LoadedModel, AssetLoadError> {
     if !is_model_path(path) {
-        return Err("not a glTF model (.glb or .gltf)".into());
+        return Err(AssetLoadError::NotAModel);
     }
-    let mut raw = three_d_asset::io::load(&[path]).map_err(|e| describe(path, &e))?;
-    let bytes = raw.get(path).map_err(|e| e.to_string())?;
+    let mut raw = three_d_asset::io::load(&[path]).map_err(|e| loader_error(path, &e))?;
+    let bytes = raw
+        .get(path)
+        .map_err(|e| AssetLoadError::Loader(e.to_string()))?;
     let document = gltf::Gltf::from_slice(bytes)
-        .map_err(|e| format!("not a valid glTF file: {e}"))?
+        .map_err(|e| AssetLoadError::NotGltf(e.to_string()))?
         .document;
     if document.scenes().next().is_none() {
-        return Err("the glTF file has no scene to show".into());
+        return Err(AssetLoadError::NoScene);
     }
     let dependencies = dependencies_of(path, &document);
     let looks: Vec<(AlphaMode, bool)> = document
@@ -214,7 +252,7 @@ fn load_model_unguarded(path: &Path) -> Result<LoadedModel, String> {
         .collect();
     let scene: three_d_asset::Scene = raw
         .deserialize(path)
-        .map_err(|e| format!("cannot read the model: {}", describe(path, &e)))?;
+        .map_err(|e| AssetLoadError::Unusable(describe(path, &e)))?;
     let mut model = prepare(path, scene, &looks)?;
     model.dependencies = dependencies;
     Ok(model)
@@ -281,6 +319,14 @@ fn visible_meshes(node: three_d_asset::Node, parent: Mat4, out: &mut Vec<Placed>
     }
 }
 
+/// A loader error of reading the model: unreadable files apart from the rest.
+fn loader_error(path: &Path, e: &three_d_asset::Error) -> AssetLoadError {
+    match e {
+        three_d_asset::Error::FailedLoading(..) => AssetLoadError::Unreadable(describe(path, e)),
+        _ => AssetLoadError::Loader(describe(path, e)),
+    }
+}
+
 /// A loader error as one line, with the causes three-d-asset keeps as sources.
 fn describe(path: &Path, e: &three_d_asset::Error) -> String {
     if let three_d_asset::Error::FailedLoading(file, io) = e {
@@ -304,7 +350,7 @@ fn prepare(
     path: &Path,
     scene: three_d_asset::Scene,
     looks: &[(AlphaMode, bool)],
-) -> Result<LoadedModel, String> {
+) -> Result<LoadedModel, AssetLoadError> {
     let to_dcl = gltf_to_decentraland();
     let mut placed = Vec::new();
     for node in scene.children {
@@ -356,9 +402,9 @@ fn prepare(
             continue; // a degenerate node shows nothing
         }
         mesh.transform(three_d::Mat4::from(placed.to_cols_array_2d()))
-            .map_err(|e| format!("cannot place a mesh: {e}"))?;
+            .map_err(|e| AssetLoadError::Placement(e.to_string()))?;
         mesh.validate()
-            .map_err(|e| format!("a mesh is malformed: {e}"))?;
+            .map_err(|e| AssetLoadError::MalformedMesh(e.to_string()))?;
         let material = material.filter(|&i| i < materials.len());
         uniform_attributes(&mut mesh);
         let before = triangles.len();
@@ -371,9 +417,9 @@ fn prepare(
     }
     stats.triangles = triangles.len();
     let bounds = Aabb::from_points(triangles.iter().flatten().copied())
-        .ok_or_else(|| "the model has no triangles to draw".to_string())?;
+        .ok_or(AssetLoadError::NoTriangles)?;
     if !bounds.min.is_finite() || !bounds.max.is_finite() {
-        return Err("the model has vertices that are not finite numbers".into());
+        return Err(AssetLoadError::NotFinite);
     }
     Ok(LoadedModel {
         path: path.to_path_buf(),

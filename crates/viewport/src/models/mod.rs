@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 pub use library::{AssetId, AssetLibrary, AssetStatus, LoadProgress, Loaded};
-pub use load::{AlphaMode, LoadedModel, LoadedTexture, ModelStats};
+pub use load::{AlphaMode, AssetLoadError, LoadedModel, LoadedTexture, ModelStats};
 
 /// The loaded models and textures a [`super::ViewportScene`]'s items refer to by [`AssetId`].
 /// Two scenes' assets are equal when they hold the same loaded files (compared by identity).
