@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::codec::ProtoMessage;
 use super::js::FieldError;
 use super::json_forms::{transform_from_json, transform_to_json};
-use super::schema::Schema;
+use super::schema::{Schema, SchemaError};
 use super::{builtin_json_schema, core_component_id, is_core_grow_only};
 use scenetree_core::model::Transform;
 use scenetree_core::model::component::ids;
@@ -25,17 +25,34 @@ pub enum ComponentCodec {
     Schema(Schema),
 }
 
+/// Why no codec fits a component: its values can be kept as bytes, not read as JSON.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum NoCodec {
+    /// A grow-only set (APPEND_VALUE) has no single value to write.
+    #[error("a grow-only component cannot hold composite values")]
+    GrowOnly,
+    /// A `core::` name the runtime does not define.
+    #[error("@dcl/ecs 7.28.0 has no core component of this name")]
+    UnknownCore,
+    /// A jsonSchema this codec cannot encode.
+    #[error("its jsonSchema is not one scenetree can encode: {0}")]
+    UnsupportedSchema(SchemaError),
+    /// No jsonSchema, so its JSON values have no known layout.
+    #[error("it has no jsonSchema, so its JSON values have no known layout")]
+    NoSchema,
+}
+
 impl ComponentCodec {
     /// The codec the runtime uses for a component: its own definition when it has one (core
     /// components, `core-schema::*`), else the one `json_schema` describes. `Err` says why no
-    /// codec fits (a grow-only component, an unknown core name, no or an unsupported schema).
+    /// codec fits.
     pub fn for_component(
         name: &str,
         id: u32,
         json_schema: Option<&Value>,
-    ) -> Result<ComponentCodec, String> {
+    ) -> Result<ComponentCodec, NoCodec> {
         if is_core_grow_only(id) {
-            return Err("a grow-only component cannot hold composite values".into());
+            return Err(NoCodec::GrowOnly);
         }
         if id == ids::TRANSFORM {
             return Ok(ComponentCodec::Transform);
@@ -44,7 +61,7 @@ impl ComponentCodec {
             return Ok(ComponentCodec::Protobuf(message));
         }
         if name.starts_with("core::") && core_component_id(name).is_none() {
-            return Err("@dcl/ecs 7.28.0 has no core component of this name".into());
+            return Err(NoCodec::UnknownCore);
         }
         // The runtime prefers a definition it already has over the composite's schema.
         let builtin = builtin_json_schema(id).map(|(_, s)| s);
@@ -54,10 +71,8 @@ impl ComponentCodec {
             .map(Schema::from_json_schema)
         {
             Some(Ok(s)) => Ok(ComponentCodec::Schema(s)),
-            Some(Err(e)) => Err(format!(
-                "its jsonSchema is not one scenetree can encode: {e}"
-            )),
-            None => Err("it has no jsonSchema, so its JSON values have no known layout".into()),
+            Some(Err(e)) => Err(NoCodec::UnsupportedSchema(e)),
+            None => Err(NoCodec::NoSchema),
         }
     }
 

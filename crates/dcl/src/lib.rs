@@ -23,7 +23,7 @@ pub mod tool_schemas;
 use std::fmt::Write as _;
 
 pub use builtin::builtin_json_schema;
-pub use component_codec::ComponentCodec;
+pub use component_codec::{ComponentCodec, NoCodec};
 // Component names and ids are the core's (the CRDT layer names components too); they are
 // re-exported here beside the codecs that use them.
 pub use looks::{MATERIAL, MaterialLook, Shading, TextureSource, VISIBILITY, Visibility};

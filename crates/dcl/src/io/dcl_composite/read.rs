@@ -175,8 +175,8 @@ fn choose_codec(
     }
     match ComponentCodec::for_component(name, id, json_schema) {
         Ok(codec) => (Codec::Value(codec), None),
-        Err(why) if is_core_grow_only(id) => (Codec::Preserved, Some(why)),
-        Err(why) => (Codec::BinaryOnly, Some(why)),
+        Err(why) if is_core_grow_only(id) => (Codec::Preserved, Some(why.to_string())),
+        Err(why) => (Codec::BinaryOnly, Some(why.to_string())),
     }
 }
 
