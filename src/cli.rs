@@ -79,6 +79,9 @@ pub enum Command {
         /// Write even when the output format cannot hold everything (what is lost is printed).
         #[arg(long)]
         lossy: bool,
+        /// Replace the output file even when it is read-only for you (its mode is kept).
+        #[arg(long)]
+        force: bool,
     },
     /// Print the effective render tree of a scene.
     Tree {
@@ -147,7 +150,8 @@ pub fn run_headless(cli: &Cli) -> Option<ExitCode> {
             input,
             output,
             lossy,
-        } => convert(input, output, *lossy),
+            force,
+        } => convert(input, output, *lossy, *force),
         Command::Scenario {
             action: ScenarioAction::Run { json, file, policy },
         } => match policy.as_deref().map(policies::parse_policies).transpose() {
@@ -187,16 +191,24 @@ fn crdt_apply(files: &[PathBuf], out: &Path) -> Result<(), String> {
         }
     }
     let bytes = encode_stream(&replica.canonical_messages());
-    io::write_atomic(out, &bytes).map_err(|e| format!("{}: cannot write: {e}", out.display()))
+    io::write_atomic(out, &bytes).map_err(|e| e.to_string())
 }
 
-fn convert(input: &Path, output: &Path, lossy: bool) -> Result<(), String> {
+fn convert(input: &Path, output: &Path, lossy: bool, force: bool) -> Result<(), String> {
     let opened = io::open_scene(input).map_err(|e| e.to_string())?;
     for note in &opened.notes {
         eprintln!("note: {}: {note}", input.display());
     }
-    let lost = io::save_scene_with(&opened.replica, &opened.context, output, lossy)
-        .map_err(|e| format!("{e} (pass --lossy to write it anyway)"))?;
+    let consent = io::WriteConsent {
+        overwrite_read_only: force,
+    };
+    let lost = io::save_scene_consenting(&opened.replica, &opened.context, output, lossy, consent)
+        .map_err(|e| match e.kind {
+            // Only these refusals can be overridden; a failed write cannot be helped by a flag.
+            io::SaveErrorKind::WouldLose => format!("{e} (pass --lossy to write it anyway)"),
+            io::SaveErrorKind::ReadOnly => format!("{e} (pass --force to replace it anyway)"),
+            io::SaveErrorKind::UnknownFormat | io::SaveErrorKind::Io { .. } => e.to_string(),
+        })?;
     for item in lost {
         eprintln!("warning: {}: not written: {item}", output.display());
     }

@@ -22,10 +22,13 @@ pub mod scenario;
 
 use std::path::Path;
 
-pub use atomic::{FileStamp, PreparedFile, write_atomic};
+pub use atomic::{
+    FileStamp, PreparedFile, WriteConsent, WriteError, is_read_only, write_atomic,
+    write_atomic_with,
+};
 pub use dcl_composite::{CompositeDoc, CompositeReport};
 pub use dcl_crdt::CrdtLayout;
-pub use error::{LoadError, Location};
+pub use error::{LoadError, Location, SaveError, SaveErrorKind};
 
 use crate::crdt::Replica;
 use crate::model::{Entity, Transform};
@@ -262,23 +265,37 @@ pub fn encode_scene(replica: &Replica, format: SceneFormat, context: &SaveContex
 
 /// Saves a replica atomically in the format the path's extension names, with `context` from
 /// [`open_scene`]. When the format cannot hold everything, nothing is written and the error
-/// lists what would be lost, unless `allow_loss`; the list is returned either way.
+/// lists what would be lost, unless `allow_loss`; the list is returned either way. A read-only
+/// target is refused (see [`save_scene_consenting`]).
 pub fn save_scene_with(
     replica: &Replica,
     context: &SaveContext,
     path: &Path,
     allow_loss: bool,
-) -> Result<Vec<String>, LoadError> {
+) -> Result<Vec<String>, SaveError> {
+    save_scene_consenting(replica, context, path, allow_loss, WriteConsent::default())
+}
+
+/// [`save_scene_with`], replacing a read-only target when `consent` says the user agreed.
+pub fn save_scene_consenting(
+    replica: &Replica,
+    context: &SaveContext,
+    path: &Path,
+    allow_loss: bool,
+    consent: WriteConsent,
+) -> Result<Vec<String>, SaveError> {
     let format = SceneFormat::from_path(path).ok_or_else(|| {
-        LoadError::file(
+        SaveError::new(
             path,
+            SaveErrorKind::UnknownFormat,
             format!("unknown file type: save as {KNOWN_EXTENSIONS}"),
         )
     })?;
     let encoded = encode_scene(replica, format, context);
     if !encoded.lost.is_empty() && !allow_loss {
-        return Err(LoadError::file(
+        return Err(SaveError::new(
             path,
+            SaveErrorKind::WouldLose,
             format!(
                 "a {} cannot hold all of this scene, so nothing was written; it would lose: {}",
                 format.label(),
@@ -286,13 +303,12 @@ pub fn save_scene_with(
             ),
         ));
     }
-    write_atomic(path, &encoded.bytes)
-        .map_err(|e| LoadError::file(path, format!("cannot save: {e}")))?;
+    write_atomic_with(path, &encoded.bytes, consent)?;
     Ok(encoded.lost)
 }
 
 /// Saves a replica atomically in the format the path's extension names (no saved context;
 /// components a composite cannot name are left out of one).
-pub fn save_scene(replica: &Replica, path: &Path) -> Result<(), LoadError> {
+pub fn save_scene(replica: &Replica, path: &Path) -> Result<(), SaveError> {
     save_scene_with(replica, &SaveContext::default(), path, true).map(|_| ())
 }

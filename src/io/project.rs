@@ -12,8 +12,8 @@ use std::path::{Component, Path, PathBuf};
 
 use super::entity_names::{ENTITY_NAMES_PATH, entity_names_ts};
 use super::{
-    CrdtLayout, EncodedScene, LoadError, OpenedScene, PreparedFile, SaveContext, SceneFormat,
-    dcl_crdt, encode_scene, open_scene,
+    CrdtLayout, EncodedScene, LoadError, OpenedScene, PreparedFile, SaveContext, SaveError,
+    SaveErrorKind, SceneFormat, WriteConsent, dcl_crdt, encode_scene, open_scene,
 };
 use crate::crdt::Replica;
 
@@ -496,9 +496,18 @@ pub fn encode_project(replica: &Replica, context: &SaveContext, project: &Projec
 
 /// Writes encoded project files, each atomically, and all of them or none as far as the file
 /// system allows: every file's new contents are written and synced beside it first (a full
-/// disk or a folder that refuses writes stops the save there, before any file is replaced),
-/// then each is renamed into place, the composite first (it is what the Inspector edits).
+/// disk, a folder that refuses writes or a read-only file stops the save there, before any
+/// file is replaced), then each is renamed into place, the composite first (it is what the
+/// Inspector edits).
 pub fn write_project(files: &ProjectFiles) -> Result<(), ProjectWriteError> {
+    write_project_consenting(files, WriteConsent::default())
+}
+
+/// [`write_project`], replacing read-only files when `consent` says the user agreed.
+pub fn write_project_consenting(
+    files: &ProjectFiles,
+    consent: WriteConsent,
+) -> Result<(), ProjectWriteError> {
     let unwritten = |error| ProjectWriteError {
         error,
         written: Vec::new(),
@@ -508,14 +517,17 @@ pub fn write_project(files: &ProjectFiles) -> Result<(), ProjectWriteError> {
     for (path, encoded) in &files.files {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(|e| {
-                unwritten(LoadError::file(
+                unwritten(SaveError::new(
                     dir,
-                    format!("cannot create the folder: {e}"),
+                    SaveErrorKind::Io {
+                        os_error: e.raw_os_error(),
+                    },
+                    format!("cannot create the folder: {e}; nothing was replaced"),
                 ))
             })?;
         }
-        let file = PreparedFile::write(path, &encoded.bytes)
-            .map_err(|e| unwritten(LoadError::file(path, format!("cannot save: {e}"))))?;
+        let file = PreparedFile::write_with(path, &encoded.bytes, consent)
+            .map_err(|e| unwritten(e.into()))?;
         prepared.push(file);
     }
     let mut written = Vec::with_capacity(prepared.len());
@@ -526,7 +538,7 @@ pub fn write_project(files: &ProjectFiles) -> Result<(), ProjectWriteError> {
             // Renames within a folder the temporary was just written to rarely fail; when one
             // does, the files after it are left as they were (their temporaries are dropped).
             return Err(ProjectWriteError {
-                error: LoadError::file(&path, format!("cannot save: {e}")),
+                error: e.into(),
                 written,
                 not_written: std::iter::once(path)
                     .chain(prepared.map(|f| f.path().to_path_buf()))
@@ -543,7 +555,7 @@ pub fn write_project(files: &ProjectFiles) -> Result<(), ProjectWriteError> {
 #[derive(Clone, Debug, PartialEq)]
 pub struct ProjectWriteError {
     /// What failed, on which file.
-    pub error: LoadError,
+    pub error: SaveError,
     /// Files already replaced with their new contents.
     pub written: Vec<PathBuf>,
     /// Files left as they were.

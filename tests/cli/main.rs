@@ -3,5 +3,6 @@
 //! One test binary per area (each links the whole editor; fewer binaries, faster builds).
 
 mod cli;
+mod file_safety_cli;
 mod policy_cli;
 mod scenario_cli;

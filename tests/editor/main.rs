@@ -13,6 +13,7 @@ mod component_ui;
 mod disk_changes;
 mod editor;
 mod file_dialogs;
+mod file_safety_ui;
 mod layout;
 mod model_files;
 mod peers_flows;

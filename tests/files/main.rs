@@ -13,6 +13,8 @@ mod dcl_convert;
 mod dcl_files;
 mod dcl_oracle;
 mod dcl_robustness;
+mod file_safety;
 mod inspector_nodes;
 mod io_files;
 mod projects;
+mod save_properties;

@@ -1,0 +1,48 @@
+//! The editor's side of file safety: a save over a read-only file asks first.
+
+use std::os::unix::fs::PermissionsExt;
+
+use egui::{Key, Modifiers};
+use egui_kittest::kittest::Queryable;
+use scenetree::editor::examples::showroom;
+use scenetree::io;
+use scenetree::ui::app::Launch;
+
+use super::app_flows::{app, rename_lamp};
+
+fn mode(path: &std::path::Path) -> u32 {
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o7777
+}
+
+#[test]
+fn saving_over_a_read_only_file_asks_first_and_keeps_it_read_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("showroom.json");
+    io::save_scene(&showroom(), &path).unwrap();
+    let mut h = app(
+        Launch {
+            file: Some(path.clone()),
+            ..Launch::default()
+        },
+        None,
+    );
+    rename_lamp(&mut h, "Desk lamp");
+    h.run();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let before = std::fs::read(&path).unwrap();
+    for answer in ["Cancel", "Replace anyway"] {
+        h.key_press_modifiers(Modifiers::COMMAND, Key::S);
+        h.run();
+        assert!(
+            h.query_by_label("The file is read-only").is_some(),
+            "asked before replacing a read-only file"
+        );
+        assert_eq!(std::fs::read(&path).unwrap(), before, "nothing written yet");
+        h.get_by_label(answer).click();
+        h.run();
+        assert!(h.query_by_label("The file is read-only").is_none());
+    }
+    assert!(!h.state().workbench().doc.is_modified(), "saved");
+    assert_ne!(std::fs::read(&path).unwrap(), before);
+    assert_eq!(mode(&path), 0o444, "still read-only");
+}
