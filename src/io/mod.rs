@@ -158,6 +158,7 @@ pub fn open_scene_bytes(path: &Path, bytes: &[u8]) -> Result<OpenedScene, LoadEr
             replica
         }
     };
+    notes.extend(retired_entity_notes(&replica));
     notes.extend(non_finite_notes(&replica));
     Ok(OpenedScene {
         replica,
@@ -165,6 +166,52 @@ pub fn open_scene_bytes(path: &Path, bytes: &[u8]) -> Result<OpenedScene, LoadEr
         context,
         notes,
     })
+}
+
+/// Notes naming the entities that hold components although a newer version of their number
+/// retired them (a main.crdt with messages for 512 and for 512v1, id 66048): as in @dcl/ecs,
+/// a message for version v retires the versions below it, which then ignore every message. The
+/// editor still shows what the file held for them, but a save writes the numbers' newest
+/// versions only (a native file lists them as deleted). At most ten are named, then a count.
+fn retired_entity_notes(replica: &Replica) -> Vec<String> {
+    const NAMED: usize = 10;
+    let mut retired: Vec<Entity> = (replica.live_entities())
+        .filter(|&e| replica.is_deleted(e))
+        .collect();
+    if retired.is_empty() {
+        return Vec::new();
+    }
+    retired.sort_unstable();
+    // The newest live version of each number, which the note names as the one that stays.
+    let mut newest: rustc_hash::FxHashMap<u16, Entity> = rustc_hash::FxHashMap::default();
+    for e in replica.live_entities().filter(|&e| !replica.is_deleted(e)) {
+        let slot = newest.entry(e.number()).or_insert(e);
+        *slot = (*slot).max(e);
+    }
+    let mut notes: Vec<String> = (retired.iter().take(NAMED))
+        .map(|&e| {
+            let by = match newest.get(&e.number()) {
+                Some(kept) => format!(
+                    "entity {kept} (id {}), a newer version of its number",
+                    kept.0
+                ),
+                None => "a newer version of its number".to_owned(),
+            };
+            format!(
+                "entity {e} (id {}) is retired by {by}: Decentraland's runtime ignores every \
+                 message for a retired version, so its components are shown as read but are \
+                 not saved",
+                e.0
+            )
+        })
+        .collect();
+    if retired.len() > NAMED {
+        notes.push(format!(
+            "{} more entities are retired by newer versions of their numbers and are not saved",
+            retired.len() - NAMED
+        ));
+    }
+    notes
 }
 
 /// Notes naming the Transforms that hold a value that is not a finite number (a NaN, an

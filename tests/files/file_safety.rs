@@ -1,11 +1,12 @@
 //! What a save keeps of the file it replaces: its permission mode and owner, a symbolic link
 //! (the file it names is replaced, the link stays), and a read-only file (refused without the
-//! user's consent); temporaries of killed saves are cleaned up.
+//! user's consent); temporaries of killed saves are cleaned up; retired entity versions are
+//! named at load and never contradict a native file.
 
 use std::os::unix::fs::{MetadataExt, PermissionsExt, symlink};
 use std::path::{Path, PathBuf};
 
-use scenetree::crdt::Replica;
+use scenetree::crdt::{CrdtMessage, Replica, encode_stream};
 use scenetree::io::{self, PreparedFile, SaveContext, SaveErrorKind, WriteConsent, project};
 use scenetree::model::{Entity, Transform};
 
@@ -218,4 +219,61 @@ fn a_save_removes_the_temporaries_of_killed_saves_but_never_a_running_ones() {
         folder.is_dir() && unrelated.exists(),
         "only files of the pattern go"
     );
+}
+
+/// A main.crdt PUT_COMPONENT of a Transform (44 bytes), as the generator writes it.
+fn transform_put(entity: u32, parent: u32) -> CrdtMessage {
+    let t = Transform {
+        parent: Entity(parent),
+        ..Transform::IDENTITY
+    };
+    CrdtMessage::PutComponent {
+        entity: Entity(entity),
+        component: 1,
+        timestamp: 1,
+        data: t.to_bytes().to_vec(),
+    }
+}
+
+#[test]
+fn retired_entity_versions_are_named_at_load_and_a_native_file_never_contradicts_itself() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("versions.crdt");
+    // 512 version 0, then 512 version 1 (id 512 | 1 << 16 = 66048), and 513 alone.
+    let messages = [
+        transform_put(512, 0),
+        transform_put(66048, 0),
+        transform_put(513, 0),
+    ];
+    std::fs::write(&input, encode_stream(&messages)).unwrap();
+    let opened = io::open_scene(&input).unwrap();
+    let retired: Vec<&String> = (opened.notes.iter())
+        .filter(|n| n.contains("retired"))
+        .collect();
+    assert_eq!(retired.len(), 1, "{:?}", opened.notes);
+    assert!(
+        retired[0].contains("entity 512 (id 512)") && retired[0].contains("512v1 (id 66048)"),
+        "{}",
+        retired[0]
+    );
+
+    let out = dir.path().join("versions.json");
+    io::save_scene_with(&opened.replica, &opened.context, &out, false).unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    let listed: Vec<u64> = (json["entities"].as_array().unwrap().iter())
+        .map(|e| e["entity"].as_u64().unwrap())
+        .collect();
+    let deleted: Vec<u64> = (json["deleted_entities"].as_array().unwrap().iter())
+        .map(|e| e.as_u64().unwrap())
+        .collect();
+    assert!(
+        listed.iter().all(|e| !deleted.contains(e)),
+        "listed {listed:?}, deleted {deleted:?}"
+    );
+    assert_eq!(listed, [513, 66048]);
+    assert_eq!(deleted, [512]);
+    // Read back, the scene is what the runtime keeps, and nothing is retired any more.
+    let back = io::open_scene(&out).unwrap();
+    assert_eq!(back.replica.digest(), opened.replica.digest());
+    assert!(!back.notes.iter().any(|n| n.contains("retired")));
 }
