@@ -71,7 +71,7 @@ impl Project {
         };
         start
             .ancestors()
-            .find(|dir| dir.join(SCENE_JSON).is_file())
+            .find(|dir| is_project_manifest(&dir.join(SCENE_JSON)))
             .map(Path::to_path_buf)
     }
 
@@ -244,6 +244,39 @@ impl Project {
     }
 }
 
+/// Whether the file at `path` is a Decentraland project's `scene.json` (its manifest) rather
+/// than a native scenetree scene that happens to have that name; every path that looks for a
+/// project asks this. Decided by content: a native scene says `"format": "scenetree/…"` and has
+/// neither of the manifest's `main` and `scene` keys. Any other file is a manifest, also one
+/// that cannot be read or parsed (the project then opens with a note saying why).
+pub fn is_project_manifest(path: &Path) -> bool {
+    if !path.is_file() {
+        return false;
+    }
+    std::fs::read(path).map_or(true, |bytes| !is_native_scene_json(&bytes))
+}
+
+/// Whether JSON bytes are a native scene by their top-level keys (values are skipped unread,
+/// so a large scene costs one pass over its text).
+fn is_native_scene_json(bytes: &[u8]) -> bool {
+    use serde::de::IgnoredAny;
+    #[derive(serde::Deserialize)]
+    struct TopLevel {
+        format: Option<serde_json::Value>,
+        main: Option<IgnoredAny>,
+        scene: Option<IgnoredAny>,
+    }
+    let Ok(top) = serde_json::from_slice::<TopLevel>(bytes) else {
+        return false;
+    };
+    let native_tag = top
+        .format
+        .as_ref()
+        .and_then(|f| f.as_str())
+        .is_some_and(|f| f.starts_with("scenetree/"));
+    native_tag && top.main.is_none() && top.scene.is_none()
+}
+
 /// `display.title` of a scene.json's bytes (`None` when it has none); `Err` says what is wrong.
 fn scene_title(bytes: &[u8]) -> Result<Option<String>, String> {
     let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| {
@@ -336,7 +369,7 @@ pub fn resolve_open(path: &Path) -> Result<OpenTarget, LoadError> {
     }
     let is_scene_file = path.is_file()
         && SceneFormat::from_path(path).is_some()
-        && path.file_name().is_none_or(|n| n != SCENE_JSON);
+        && !(path.file_name().is_some_and(|n| n == SCENE_JSON) && is_project_manifest(path));
     let project = Project::containing(path);
     if is_scene_file {
         return Ok(match project {

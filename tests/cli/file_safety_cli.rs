@@ -1,6 +1,7 @@
 //! The command line's side of file safety: `convert` refuses a read-only output unless
 //! `--force`, and says what failed without suggesting `--lossy` when the file system refuses
-//! (a full disk, a read-only file system, a folder the user may not write).
+//! (a full disk, a read-only file system, a folder the user may not write); `tree` opens a
+//! native scene named scene.json.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
@@ -140,4 +141,15 @@ fn a_folder_the_user_may_not_write_is_named_and_never_suggests_lossy() {
     assert!(!run.status.success());
     assert_io_refusal(&stderr(&run), "os error 13");
     assert_eq!(std::fs::read(&out).unwrap(), b"old");
+}
+
+#[test]
+fn tree_opens_a_native_scene_named_scene_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("scene.json");
+    let run = scenetree(&["example", "showroom", path.to_str().unwrap()]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let run = scenetree(&["tree", path.to_str().unwrap()]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    assert!(String::from_utf8_lossy(&run.stdout).starts_with("root\n"));
 }

@@ -1,7 +1,7 @@
 //! What a save keeps of the file it replaces: its permission mode and owner, a symbolic link
 //! (the file it names is replaced, the link stays), and a read-only file (refused without the
 //! user's consent); temporaries of killed saves are cleaned up; retired entity versions are
-//! named at load and never contradict a native file.
+//! named at load and never contradict a native file; a native scene named scene.json is a scene.
 
 use std::os::unix::fs::{MetadataExt, PermissionsExt, symlink};
 use std::path::{Path, PathBuf};
@@ -276,4 +276,37 @@ fn retired_entity_versions_are_named_at_load_and_a_native_file_never_contradicts
     let back = io::open_scene(&out).unwrap();
     assert_eq!(back.replica.digest(), opened.replica.digest());
     assert!(!back.notes.iter().any(|n| n.contains("retired")));
+}
+
+#[test]
+fn a_native_scene_named_scene_json_opens_as_a_scene_not_as_a_project() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("scene.json");
+    io::save_scene(&scene(), &path).unwrap();
+    match project::resolve_open(&path) {
+        Ok(project::OpenTarget::File { path: p, project }) => {
+            assert_eq!(p, path);
+            assert_eq!(project, None);
+        }
+        other => panic!("{other:?}"),
+    }
+    // Its folder is no project either: there is nothing to open as one.
+    let folder = project::resolve_open(dir.path()).unwrap_err();
+    assert!(
+        folder.message.contains("not a Decentraland project"),
+        "{folder}"
+    );
+    assert!(!project::is_project_manifest(&path));
+    assert_eq!(project::Project::find_root(&path), None);
+    // A Decentraland scene.json beside it is a project again, decided by content.
+    std::fs::write(
+        &path,
+        br#"{"main": "bin/index.js", "scene": {"parcels": ["0,0"], "base": "0,0"}}"#,
+    )
+    .unwrap();
+    assert!(project::is_project_manifest(&path));
+    assert_eq!(
+        project::Project::find_root(&path).as_deref(),
+        Some(dir.path())
+    );
 }
