@@ -1,14 +1,19 @@
-//! The editor's side of file safety: a save over a read-only file asks first.
+//! The editor's side of file safety: a save over a read-only file asks first; and the
+//! hierarchy's header counts every row.
 
 use std::os::unix::fs::PermissionsExt;
 
 use egui::{Key, Modifiers};
 use egui_kittest::kittest::Queryable;
+use scenetree::crdt::Replica;
+use scenetree::editor::Document;
 use scenetree::editor::examples::showroom;
 use scenetree::io;
+use scenetree::model::{Entity, Transform};
 use scenetree::ui::app::Launch;
 
 use super::app_flows::{app, rename_lamp};
+use super::ui_flows::harness;
 
 fn mode(path: &std::path::Path) -> u32 {
     std::fs::metadata(path).unwrap().permissions().mode() & 0o7777
@@ -45,4 +50,29 @@ fn saving_over_a_read_only_file_asks_first_and_keeps_it_read_only() {
     assert!(!h.state().workbench().doc.is_modified(), "saved");
     assert_ne!(std::fs::read(&path).unwrap(), before);
     assert_eq!(mode(&path), 0o444, "still read-only");
+}
+
+/// One parenting cycle through entities `first ..= last` (each under the next, the last under
+/// the first).
+fn cycle(first: u32, last: u32) -> Replica {
+    let mut r = Replica::new();
+    for n in first..=last {
+        let parent = if n == last { first } else { n + 1 };
+        let t = Transform {
+            parent: Entity(parent),
+            ..Transform::IDENTITY
+        };
+        r.put_transform(Entity(n), &t).unwrap();
+    }
+    r
+}
+
+#[test]
+fn the_header_counts_every_row_reserved_numbers_included() {
+    // Entities 1 to 600, all re-rooted by one cycle: 511 of them have reserved numbers.
+    let doc = Document::new(cycle(1, 600), None);
+    assert_eq!(doc.scene_entity_count(), 600);
+    let mut h = harness(doc);
+    h.run();
+    assert!(h.query_by_label("600 entities").is_some());
 }
