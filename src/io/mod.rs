@@ -31,7 +31,7 @@ pub use dcl_crdt::CrdtLayout;
 pub use error::{LoadError, Location, SaveError, SaveErrorKind};
 
 use crate::crdt::Replica;
-use crate::model::{Entity, Transform};
+use crate::model::{Entity, TransformProblem};
 
 /// The file formats scenetree reads and writes.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -214,57 +214,43 @@ fn retired_entity_notes(replica: &Replica) -> Vec<String> {
     notes
 }
 
-/// Notes naming the Transforms that hold a value that is not a finite number (a NaN, an
-/// infinity, or a JSON number beyond `f32`'s range): the viewport cannot draw those entities or
-/// anything below them. The values stay as they are (a save writes them back unchanged) until
-/// the user types finite ones. At most ten are named, then a count.
+/// Notes naming the Transforms that give no finite local matrix: a value that is not a finite
+/// number (a NaN, an infinity, or a JSON number beyond `f32`'s range), or a rotation too large
+/// to normalize (see [`crate::model::TransformProblem`]). The viewport cannot draw those
+/// entities or anything below them; `tree`, the hierarchy and the inspector count the same
+/// entities. The values stay as they are (a save writes them back unchanged) until the user
+/// types others. At most ten are named, then a count.
 fn non_finite_notes(replica: &Replica) -> Vec<String> {
     const NAMED: usize = 10;
-    let mut bad: Vec<(Entity, Transform)> = replica
+    let mut bad: Vec<(Entity, TransformProblem)> = replica
         .live_entities()
-        .filter_map(|e| replica.transform(e).map(|t| (e, t)))
-        .filter(|(_, t)| !t.is_finite())
+        .filter_map(|e| {
+            replica
+                .transform(e)
+                .and_then(|t| t.problem())
+                .map(|p| (e, p))
+        })
         .collect();
     bad.sort_unstable_by_key(|(e, _)| *e);
     let mut notes: Vec<String> = bad
         .iter()
         .take(NAMED)
-        .map(|(e, t)| {
+        .map(|(e, problem)| {
             format!(
-                "entity {e}: its Transform's {} is not a finite number, so it and everything \
-                 under it cannot be drawn; type finite values in the inspector to fix it",
-                first_non_finite_value(t)
+                "entity {e}: its Transform {}, so it and everything under it cannot be drawn; \
+                 type other values in the inspector to fix it",
+                crate::model::present::transform_problem(problem)
             )
         })
         .collect();
     if bad.len() > NAMED {
         notes.push(format!(
-            "{} more entities have Transforms with values that are not finite numbers",
+            "{} more entities have Transforms that cannot be drawn (values that are not finite \
+             numbers, or rotations too large to normalize)",
             bad.len() - NAMED
         ));
     }
     notes
-}
-
-/// Names the first value of `t` that is not finite, with the value: "position x (inf)".
-fn first_non_finite_value(t: &Transform) -> String {
-    let (p, r, s) = (t.position, t.rotation, t.scale);
-    let values = [
-        ("position x", p.x),
-        ("position y", p.y),
-        ("position z", p.z),
-        ("rotation x", r.x),
-        ("rotation y", r.y),
-        ("rotation z", r.z),
-        ("rotation w", r.w),
-        ("scale x", s.x),
-        ("scale y", s.y),
-        ("scale z", s.z),
-    ];
-    values
-        .iter()
-        .find(|(_, v)| !v.is_finite())
-        .map_or_else(|| "value".to_owned(), |(name, v)| format!("{name} ({v})"))
 }
 
 /// Loads a scene file of any supported format into a fresh replica (the context is dropped;

@@ -78,6 +78,24 @@ pub fn cycle_ring(members: &[Entity], mut label: impl FnMut(Entity) -> String) -
     names.join(" → ")
 }
 
+/// What keeps an entity's Transform from giving a local matrix, in words that complete "its
+/// Transform …": which value is not a finite number, or that the rotation cannot be
+/// normalized.
+pub fn transform_problem(problem: &crate::model::TransformProblem) -> String {
+    use crate::model::TransformProblem as P;
+    match problem {
+        P::NotFinite { field, value } => {
+            format!("holds {field} ({value}), which is not a finite number")
+        }
+        P::RotationNotNormalizable => "holds a rotation whose components are too large to \
+             normalize (the quaternion's length overflows a 32-bit float)"
+            .to_owned(),
+        P::MatrixOverflow => "holds values so large that its local matrix overflows a 32-bit \
+             float"
+            .to_owned(),
+    }
+}
+
 /// Why an entity on a parenting cycle is drawn at the root, in one sentence; `ring` is its
 /// [`cycle_ring`].
 pub fn cycle_note(ring: &str) -> String {

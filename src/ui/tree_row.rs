@@ -7,7 +7,7 @@ use egui::text::{LayoutJob, TextFormat};
 use egui::{Align, Color32, Layout, Response, RichText, Sense, TextStyle};
 
 use super::style;
-use crate::model::{Entity, present};
+use crate::model::{Entity, TransformProblem, present};
 use crate::scene::{Fallback, SceneView};
 
 /// Height of one tree row in points.
@@ -30,7 +30,7 @@ pub enum Expander {
 
 /// What a row's badge says: why the render tree draws the entity at the root, or why the
 /// viewport cannot draw it as its components say.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum RowBadge {
     /// Drawn under its declared parent.
     None,
@@ -39,8 +39,10 @@ pub enum RowBadge {
     /// The declared parent (named `declared`) has no Transform.
     MissingParent { declared: String },
     /// Drawn under its declared parent, but its Transform gives a local matrix that is not
-    /// finite: neither it nor anything below it can be drawn.
-    NotFinite,
+    /// finite: neither it nor anything below it can be drawn. `problem` says why (a value
+    /// that is not a finite number, a rotation too large to normalize) when the row's
+    /// source knows the Transform; [`RowBadge::of`] leaves it to the caller.
+    BadTransform(Option<TransformProblem>),
     /// Drawn where it belongs, but the model or texture file it names is missing or could
     /// not be read (a placeholder is drawn instead).
     FileProblem,
@@ -51,7 +53,7 @@ impl RowBadge {
     pub fn of(view: &SceneView, entity: Entity, name: impl Fn(Entity) -> String) -> RowBadge {
         let declared = || name(view.declared_parent_of(entity).unwrap_or(Entity::ROOT));
         match view.fallback_reason(entity) {
-            Fallback::None if view.has_non_finite_local(entity) => RowBadge::NotFinite,
+            Fallback::None if view.has_non_finite_local(entity) => RowBadge::BadTransform(None),
             Fallback::None => RowBadge::None,
             Fallback::Cycle(members) => RowBadge::Cycle {
                 ring: present::cycle_ring(members, &name),
@@ -280,13 +282,29 @@ fn badge_text(badge: &RowBadge) -> Option<(RichText, String)> {
                 .small(),
             present::missing_parent_note(declared),
         )),
-        RowBadge::NotFinite => Some((
-            RichText::new("△ not finite").color(style::ERROR).small(),
-            "Its Transform holds a value that is not a finite number (NaN, an infinity, or too \
-             large), so neither it nor anything under it can be drawn. Type finite values in \
-             the inspector to fix it."
-                .to_owned(),
-        )),
+        RowBadge::BadTransform(problem) => {
+            let label = match problem {
+                Some(TransformProblem::NotFinite { .. }) => "△ not finite",
+                Some(TransformProblem::RotationNotNormalizable) => "△ bad rotation",
+                Some(TransformProblem::MatrixOverflow) => "△ overflow",
+                None => "△ not drawn",
+            };
+            let why = problem.as_ref().map_or_else(
+                || {
+                    "gives no finite matrix (a value that is not a finite number, or a \
+                     rotation too large to normalize)"
+                        .to_owned()
+                },
+                present::transform_problem,
+            );
+            Some((
+                RichText::new(label).color(style::ERROR).small(),
+                format!(
+                    "Its Transform {why}, so neither it nor anything under it can be drawn. \
+                     Type other values in the inspector to fix it."
+                ),
+            ))
+        }
         RowBadge::FileProblem => Some((
             RichText::new("△ file").color(style::WARNING).small(),
             "The model or texture file it names is missing or could not be read, so a \
