@@ -34,7 +34,9 @@ pub enum Expander {
 pub enum RowBadge {
     /// Drawn under its declared parent.
     None,
-    /// On a parenting cycle: `ring` reads "Lamp → Table → Lamp"; `declared` names the parent.
+    /// On a parenting cycle: `ring` reads "Lamp → Table → Lamp" (a long cycle's first ten
+    /// members and a count, see [`present::cycle_ring`], so a row costs the same whatever
+    /// the cycle's size); `declared` names the parent.
     Cycle { ring: String, declared: String },
     /// The declared parent (named `declared`) has no Transform.
     MissingParent { declared: String },

@@ -1,12 +1,15 @@
-//! The command line's side of file safety: `convert` refuses a read-only output unless
-//! `--force`, and says what failed without suggesting `--lossy` when the file system refuses
-//! (a full disk, a read-only file system, a folder the user may not write); `tree` opens a
-//! native scene named scene.json.
+//! The command line's side of file safety and of large scenes: `convert` refuses a read-only
+//! output unless `--force`, says what failed without suggesting `--lossy` when the file system
+//! refuses (a full disk, a read-only file system, a folder the user may not write), `tree`
+//! prints a cycle once and grows linearly with the scene, names what is wrong with a Transform
+//! and opens a native scene named scene.json.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::Command;
 
+use scenetree::crdt::{CrdtMessage, encode_stream};
+use scenetree::model::{Entity, Transform};
 
 fn scenetree(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_scenetree"))
@@ -17,6 +20,41 @@ fn scenetree(args: &[&str]) -> std::process::Output {
 
 fn stderr(run: &std::process::Output) -> String {
     String::from_utf8_lossy(&run.stderr).into_owned()
+}
+
+fn transform(entity: u32, t: Transform) -> CrdtMessage {
+    CrdtMessage::PutComponent {
+        entity: Entity(entity),
+        component: 1,
+        timestamp: 1,
+        data: t.to_bytes().to_vec(),
+    }
+}
+
+fn under(entity: u32, parent: u32) -> CrdtMessage {
+    let t = Transform {
+        parent: Entity(parent),
+        ..Transform::IDENTITY
+    };
+    transform(entity, t)
+}
+
+/// A main.crdt of one parenting cycle through `n` entities (512 → 513 → … → 512).
+fn cycle_file(dir: &Path, n: u32) -> String {
+    let messages: Vec<CrdtMessage> = (0..n).map(|i| under(512 + i, 512 + (i + 1) % n)).collect();
+    let path = dir.join(format!("cycle{n}.crdt"));
+    std::fs::write(&path, encode_stream(&messages)).unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+/// A main.crdt of a chain `n` entities deep (512 at the root, each next one under the last).
+fn chain_file(dir: &Path, n: u32) -> String {
+    let messages: Vec<CrdtMessage> = (0..n)
+        .map(|i| under(512 + i, if i == 0 { 0 } else { 511 + i }))
+        .collect();
+    let path = dir.join(format!("chain{n}.crdt"));
+    std::fs::write(&path, encode_stream(&messages)).unwrap();
+    path.to_string_lossy().into_owned()
 }
 
 fn showroom(dir: &Path) -> String {
@@ -141,6 +179,106 @@ fn a_folder_the_user_may_not_write_is_named_and_never_suggests_lossy() {
     assert!(!run.status.success());
     assert_io_refusal(&stderr(&run), "os error 13");
     assert_eq!(std::fs::read(&out).unwrap(), b"old");
+}
+
+#[test]
+fn tree_prints_a_cycle_once_and_both_outputs_grow_linearly_with_the_scene() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut sizes = Vec::new();
+    for n in [4_000, 8_000] {
+        for file in [cycle_file(dir.path(), n), chain_file(dir.path(), n)] {
+            let text = scenetree(&["tree", &file]);
+            let json = scenetree(&["tree", "--json", &file]);
+            assert!(text.status.success() && json.status.success());
+            sizes.push((file, n, text.stdout.len(), json.stdout.len()));
+        }
+    }
+    for (small, large) in [(0, 2), (1, 3)] {
+        let (file, _, text_small, json_small) = &sizes[small];
+        let (_, _, text_large, json_large) = &sizes[large];
+        let text_ratio = *text_large as f64 / *text_small as f64;
+        let json_ratio = *json_large as f64 / *json_small as f64;
+        assert!(
+            text_ratio < 2.5,
+            "{file}: text grew {text_ratio:.2}× for 2× the entities"
+        );
+        assert!(
+            json_ratio < 2.5,
+            "{file}: JSON grew {json_ratio:.2}× for 2× the entities"
+        );
+    }
+    // The cycle is listed once, its rows name it.
+    let file = cycle_file(dir.path(), 3);
+    let text = String::from_utf8(scenetree(&["tree", &file]).stdout).unwrap();
+    assert!(
+        text.contains("512  [re-rooted: cycle 1; declared parent 513]"),
+        "{text}"
+    );
+    assert!(
+        text.contains("cycle 1: 3 entities, 512 → 513 → 514 → 512"),
+        "{text}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_slice(&scenetree(&["tree", "--json", &file]).stdout).unwrap();
+    assert_eq!(
+        json["cycles"],
+        serde_json::json!([{"cycle": 1, "members": [512, 513, 514]}])
+    );
+    let rows = json["entities"].as_array().unwrap();
+    assert_eq!(rows.len(), 3);
+    assert!(
+        rows.iter()
+            .all(|r| r["cycle"] == 1 && r["reason"] == "cycle")
+    );
+}
+
+#[test]
+fn tree_and_the_load_notes_name_the_same_transform_problems_once_each() {
+    let dir = tempfile::tempdir().unwrap();
+    let with_rotation = |x: f32, y: f32, z: f32, w: f32| Transform {
+        rotation: glam::Quat::from_xyzw(x, y, z, w),
+        ..Transform::IDENTITY
+    };
+    let nan = Transform {
+        position: glam::Vec3::new(f32::NAN, 0.0, 0.0),
+        ..Transform::IDENTITY
+    };
+    let messages = [
+        transform(512, with_rotation(f32::MAX, 0.0, 0.0, 1.0)),
+        transform(513, with_rotation(1e30, 1e30, 1e30, 1e30)),
+        transform(514, nan),
+        transform(515, Transform::IDENTITY),
+        under(516, 512), // below a bad one: not drawn, but not tagged itself
+    ];
+    let file = dir.path().join("bad.crdt");
+    std::fs::write(&file, encode_stream(&messages)).unwrap();
+    let file = file.to_string_lossy().into_owned();
+    let text = String::from_utf8(scenetree(&["tree", &file]).stdout).unwrap();
+    let tagged: Vec<&str> = text.lines().filter(|l| l.contains("not drawn]")).collect();
+    assert_eq!(tagged.len(), 3, "{text}");
+    assert!(
+        tagged[0].contains("512  [rotation not normalizable:"),
+        "{text}"
+    );
+    assert!(!tagged[0].contains("not finite"), "{text}");
+    assert!(
+        tagged[2].contains("514  [not finite: its Transform holds position x (NaN), which"),
+        "{text}"
+    );
+    let opened = scenetree::io::open_scene(Path::new(&file)).unwrap();
+    let noted = (opened.notes.iter())
+        .filter(|n| n.contains("cannot be drawn"))
+        .count();
+    assert_eq!(noted, tagged.len(), "{:?}", opened.notes);
+    let json: serde_json::Value =
+        serde_json::from_slice(&scenetree(&["tree", "--json", &file]).stdout).unwrap();
+    let rows = json["entities"].as_array().unwrap();
+    let problems = rows
+        .iter()
+        .filter(|r| !r["transform_problem"].is_null())
+        .count();
+    let not_finite = rows.iter().filter(|r| r["not_finite"] == true).count();
+    assert_eq!((problems, not_finite), (3, 1));
 }
 
 #[test]

@@ -1,5 +1,6 @@
-//! The editor's side of file safety: a save over a read-only file asks first; and the
-//! hierarchy's header counts every row.
+//! The editor's side of file safety and of large cycles: a save over a read-only file asks
+//! first, the hierarchy's header counts every row, and a cycle's badge costs the same whatever
+//! the cycle's size.
 
 use std::os::unix::fs::PermissionsExt;
 
@@ -10,7 +11,9 @@ use scenetree::editor::Document;
 use scenetree::editor::examples::showroom;
 use scenetree::io;
 use scenetree::model::{Entity, Transform};
+use scenetree::scene::SceneView;
 use scenetree::ui::app::Launch;
+use scenetree::ui::tree_row::RowBadge;
 
 use super::app_flows::{app, rename_lamp};
 use super::ui_flows::harness;
@@ -75,4 +78,17 @@ fn the_header_counts_every_row_reserved_numbers_included() {
     let mut h = harness(doc);
     h.run();
     assert!(h.query_by_label("600 entities").is_some());
+}
+
+#[test]
+fn a_cycle_badge_costs_the_same_whatever_the_cycle_size() {
+    let replica = cycle(512, 512 + 5_000);
+    let view = SceneView::from_source(&replica);
+    let badge = RowBadge::of(&view, Entity(700), |e| format!("Entity {e}"));
+    let RowBadge::Cycle { ring, declared } = badge else {
+        panic!("{badge:?}");
+    };
+    assert_eq!(declared, "Entity 701");
+    assert!(ring.contains("4,991 more"), "{ring}");
+    assert!(ring.len() < 300, "{} bytes", ring.len());
 }
