@@ -11,7 +11,7 @@ use clap::{Parser, Subcommand};
 use serde_json::json;
 
 use scenetree_core::crdt::{Replica, encode_stream};
-use scenetree_core::model::{Entity, decode_name, ids, present};
+use scenetree_core::model::{Entity, TransformProblem, decode_name, ids, present};
 use scenetree_core::scene::{Fallback, SceneView};
 use scenetree_dcl::io::{self, dcl_crdt};
 
@@ -79,6 +79,9 @@ pub enum Command {
         /// Write even when the output format cannot hold everything (what is lost is printed).
         #[arg(long)]
         lossy: bool,
+        /// Replace the output file even when it is read-only for you (its mode is kept).
+        #[arg(long)]
+        force: bool,
     },
     /// Print the effective render tree of a scene.
     Tree {
@@ -147,7 +150,8 @@ pub fn run_headless(cli: &Cli) -> Option<ExitCode> {
             input,
             output,
             lossy,
-        } => convert(input, output, *lossy),
+            force,
+        } => convert(input, output, *lossy, *force),
         Command::Scenario {
             action: ScenarioAction::Run { json, file, policy },
         } => match policy.as_deref().map(policies::parse_policies).transpose() {
@@ -187,97 +191,195 @@ fn crdt_apply(files: &[PathBuf], out: &Path) -> Result<(), String> {
         }
     }
     let bytes = encode_stream(&replica.canonical_messages());
-    io::write_atomic(out, &bytes).map_err(|e| format!("{}: cannot write: {e}", out.display()))
+    io::write_atomic(out, &bytes).map_err(|e| e.to_string())
 }
 
-fn convert(input: &Path, output: &Path, lossy: bool) -> Result<(), String> {
+fn convert(input: &Path, output: &Path, lossy: bool, force: bool) -> Result<(), String> {
     let opened = io::open_scene(input).map_err(|e| e.to_string())?;
     for note in &opened.notes {
         eprintln!("note: {}: {note}", input.display());
     }
-    let lost = io::save_scene_with(&opened.replica, &opened.context, output, lossy)
-        .map_err(|e| format!("{e} (pass --lossy to write it anyway)"))?;
+    let consent = io::WriteConsent {
+        overwrite_read_only: force,
+    };
+    let lost = io::save_scene_consenting(&opened.replica, &opened.context, output, lossy, consent)
+        .map_err(|e| match e.kind {
+            // Only these refusals can be overridden; a failed write cannot be helped by a flag.
+            io::SaveErrorKind::WouldLose => format!("{e} (pass --lossy to write it anyway)"),
+            io::SaveErrorKind::ReadOnly => format!("{e} (pass --force to replace it anyway)"),
+            io::SaveErrorKind::UnknownFormat | io::SaveErrorKind::Io { .. } => e.to_string(),
+        })?;
     for item in lost {
         eprintln!("warning: {}: not written: {item}", output.display());
     }
     Ok(())
 }
 
+/// Prints the render tree: one row per entity, each cycle once. A row on a cycle names its
+/// cycle by number; the cycles follow the rows (text) or sit beside them (JSON: `entities` and
+/// `cycles`), so the output grows with the scene, not with the square of a cycle's size.
 fn print_tree(file: &Path, as_json: bool) -> Result<(), String> {
     // A project folder (or a file in one) prints the project's scene.
     let target = io::project::resolve_open(file).map_err(|e| e.to_string())?;
     let replica = io::load_scene(target.scene_path()).map_err(|e| e.to_string())?;
     let view = SceneView::from_source(&replica);
-    let name_of = |e: Entity| replica.component_data(e, ids::NAME).and_then(decode_name);
     let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    let result = if as_json {
-        let items: Vec<serde_json::Value> = view
-            .preorder()
-            .into_iter()
-            .filter(|(e, _)| !e.is_root())
-            .map(|(e, _)| {
-                let reason = view.fallback_reason(e);
-                let world = view.world_matrix(e).unwrap_or_default().to_cols_array();
-                let mut obj = json!({
-                    "entity": e.0,
-                    "name": name_of(e),
-                    "declared_parent": view.declared_parent_of(e).map(|p| p.0),
-                    "effective_parent": view.effective_parent_of(e).map(|p| p.0),
-                    "reason": reason.as_str(),
-                    "implicit": view.is_implicit(e),
-                    "not_finite": view.has_non_finite_local(e),
-                    "world": world,
-                });
-                if let Fallback::Cycle(members) = reason {
-                    obj["cycle"] = json!(members.iter().map(|m| m.0).collect::<Vec<_>>());
-                }
-                obj
-            })
-            .collect();
-        writeln!(
-            out,
-            "{}",
-            serde_json::to_string_pretty(&items).expect("JSON values serialize")
-        )
-    } else {
-        (|| {
-            for (e, depth) in view.preorder() {
-                let indent = "  ".repeat(depth as usize);
-                if e.is_root() {
-                    writeln!(out, "root")?;
-                    continue;
-                }
-                let label = present::entity_tag(e, name_of(e).as_deref());
-                let declared = view.declared_parent_of(e).unwrap_or(Entity::ROOT);
-                let marker = match view.fallback_reason(e) {
-                    Fallback::None => String::new(),
-                    Fallback::MissingParent => {
-                        format!("  [missing parent: {declared} has no Transform]")
-                    }
-                    Fallback::Cycle(members) => {
-                        let ring = present::cycle_ring(members, |m| m.to_string());
-                        format!("  [re-rooted: cycle {ring}; declared parent {declared}]")
-                    }
-                };
-                let implicit = if view.is_implicit(e) {
-                    "  (implicit: no components)"
-                } else {
-                    ""
-                };
-                let not_finite = if view.has_non_finite_local(e) {
-                    "  [not finite: its Transform holds a value that is not a finite number; not drawn]"
-                } else {
-                    ""
-                };
-                writeln!(out, "{indent}{label}{implicit}{marker}{not_finite}")?;
-            }
-            Ok(())
-        })()
-    };
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let result = write_tree(&replica, &view, as_json, &mut out).and_then(|()| out.flush());
     match result {
         // A closed pipe (`scenetree tree … | head`) is the reader's choice, not an error.
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         other => other.map_err(|e| format!("cannot write output: {e}")),
     }
+}
+
+/// Writes what `scenetree tree` prints for a replica and its render tree: text, or JSON when
+/// `as_json` (`{"entities": [one object per row], "cycles": [{"cycle": 1, "members": […]}]}`).
+/// Either grows linearly with the scene: a cycle is written once and its rows name it by number,
+/// and rows deeper than 32 levels write their depth instead of more indentation.
+pub fn write_tree(
+    replica: &Replica,
+    view: &SceneView,
+    as_json: bool,
+    out: &mut impl Write,
+) -> std::io::Result<()> {
+    if as_json {
+        tree_json(replica, view, out)
+    } else {
+        tree_text(replica, view, out)
+    }
+}
+
+/// The scene's cycles numbered from 1 in [`SceneView::cycles`] order, and each cycle's number
+/// by its first member (a cycle's members are listed from its smallest entity, and an entity
+/// is on one cycle at most).
+fn numbered_cycles(view: &SceneView) -> (Vec<&[Entity]>, rustc_hash::FxHashMap<Entity, usize>) {
+    let cycles = view.cycles();
+    let numbers = (cycles.iter().enumerate())
+        .filter_map(|(i, members)| members.first().map(|&first| (first, i + 1)))
+        .collect();
+    (cycles, numbers)
+}
+
+/// What keeps `e` from being drawn, when its own Transform does.
+fn transform_problem(replica: &Replica, view: &SceneView, e: Entity) -> Option<TransformProblem> {
+    view.has_non_finite_local(e)
+        .then(|| replica.transform(e).and_then(|t| t.problem()))
+        .flatten()
+}
+
+/// Levels `tree` indents before it writes a row's depth instead.
+const MAX_INDENT: u32 = 32;
+
+fn tree_text(replica: &Replica, view: &SceneView, out: &mut impl Write) -> std::io::Result<()> {
+    let name_of = |e: Entity| replica.component_data(e, ids::NAME).and_then(decode_name);
+    let (cycles, numbers) = numbered_cycles(view);
+    for (e, depth) in view.preorder() {
+        if e.is_root() {
+            writeln!(out, "root")?;
+            continue;
+        }
+        // Indented up to a depth, then the depth written out, so a deep chain's output grows
+        // with its length and not with its square (as the hierarchy's rows do).
+        let indent = if depth <= MAX_INDENT {
+            "  ".repeat(depth as usize)
+        } else {
+            format!("{}{depth}› ", "  ".repeat(MAX_INDENT as usize))
+        };
+        let label = present::entity_tag(e, name_of(e).as_deref());
+        let declared = view.declared_parent_of(e).unwrap_or(Entity::ROOT);
+        write!(out, "{indent}{label}")?;
+        if view.is_implicit(e) {
+            write!(out, "  (implicit: no components)")?;
+        }
+        match view.fallback_reason(e) {
+            Fallback::None => {}
+            Fallback::MissingParent => {
+                write!(out, "  [missing parent: {declared} has no Transform]")?;
+            }
+            Fallback::Cycle(members) => {
+                let number = members.first().and_then(|m| numbers.get(m)).copied();
+                let number = number.unwrap_or_default();
+                write!(
+                    out,
+                    "  [re-rooted: cycle {number}; declared parent {declared}]"
+                )?;
+            }
+        }
+        if let Some(problem) = transform_problem(replica, view, e) {
+            let tag = match problem {
+                TransformProblem::NotFinite { .. } => "not finite",
+                TransformProblem::RotationNotNormalizable => "rotation not normalizable",
+                TransformProblem::MatrixOverflow => "overflow",
+            };
+            let why = present::transform_problem(&problem);
+            write!(out, "  [{tag}: its Transform {why}; not drawn]")?;
+        }
+        writeln!(out)?;
+    }
+    for (i, members) in cycles.iter().enumerate() {
+        let ring = present::cycle_ring_full(members, |m| m.to_string());
+        let count = present::thousands(members.len());
+        writeln!(out, "cycle {}: {count} entities, {ring}", i + 1)?;
+    }
+    Ok(())
+}
+
+/// One row of `tree --json`, serialized straight to the output (no `Value` per row: a
+/// 100,000-row tree spent most of its time building and dropping those maps).
+#[derive(serde::Serialize)]
+struct JsonRow {
+    entity: u32,
+    name: Option<String>,
+    declared_parent: Option<u32>,
+    effective_parent: Option<u32>,
+    reason: &'static str,
+    implicit: bool,
+    not_finite: bool,
+    transform_problem: Option<String>,
+    world: [f32; 16],
+    /// The number of the row's cycle in `cycles`, only on a cycle's rows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cycle: Option<usize>,
+}
+
+fn tree_json(replica: &Replica, view: &SceneView, out: &mut impl Write) -> std::io::Result<()> {
+    let name_of = |e: Entity| replica.component_data(e, ids::NAME).and_then(decode_name);
+    let (cycles, numbers) = numbered_cycles(view);
+    // Written row by row: a tree of values for the whole scene would hold it all twice.
+    writeln!(out, "{{\n  \"entities\": [")?;
+    let mut first = true;
+    for (e, _) in view.preorder().into_iter().filter(|(e, _)| !e.is_root()) {
+        let reason = view.fallback_reason(e);
+        let problem = transform_problem(replica, view, e);
+        let row = JsonRow {
+            entity: e.0,
+            name: name_of(e),
+            declared_parent: view.declared_parent_of(e).map(|p| p.0),
+            effective_parent: view.effective_parent_of(e).map(|p| p.0),
+            reason: reason.as_str(),
+            implicit: view.is_implicit(e),
+            not_finite: matches!(problem, Some(TransformProblem::NotFinite { .. })),
+            transform_problem: problem.map(|p| present::transform_problem(&p)),
+            world: view.world_matrix(e).unwrap_or_default().to_cols_array(),
+            cycle: match reason {
+                Fallback::Cycle(members) => members.first().and_then(|m| numbers.get(m)).copied(),
+                _ => None,
+            },
+        };
+        out.write_all(if std::mem::take(&mut first) {
+            b"    "
+        } else {
+            b",\n    "
+        })?;
+        serde_json::to_writer(&mut *out, &row)?;
+    }
+    writeln!(out, "\n  ],\n  \"cycles\": [")?;
+    for (i, members) in cycles.iter().enumerate() {
+        let ids: Vec<u32> = members.iter().map(|m| m.0).collect();
+        let cycle = json!({ "cycle": i + 1, "members": ids });
+        let separator = if i == 0 { "" } else { ",\n" };
+        write!(out, "{separator}    {}", serde_json::to_string(&cycle)?)?;
+    }
+    writeln!(out, "\n  ]\n}}")
 }

@@ -16,5 +16,4 @@
 
 pub mod cli;
 pub mod editor;
-pub mod logging;
 pub mod ui;

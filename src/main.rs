@@ -10,7 +10,7 @@ use clap::Parser as _;
 static ALLOC: scenetree_core::model::HugePageAlloc = scenetree_core::model::HugePageAlloc;
 
 fn main() -> ExitCode {
-    scenetree::logging::install();
+    scenetree::ui::logging::install();
     let cli = scenetree::cli::Cli::parse();
     if let Some(code) = scenetree::cli::run_headless(&cli) {
         return code;

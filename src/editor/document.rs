@@ -170,14 +170,13 @@ impl Document {
         self.history.clear();
     }
 
-    /// How many entities the scene has, the engine's reserved ones (the root, the player, the
-    /// camera) left out even when they hold components, as the root holds `inspector::Nodes`.
+    /// How many entities the scene has: every entity holding a component except the root,
+    /// which holds the scene's own values (`inspector::Nodes`) and heads the tree instead of
+    /// being a row. Other reserved entities (the player, the camera, any number below 512)
+    /// holding components are rows of the hierarchy like any other, so they count.
     pub fn scene_entity_count(&self) -> usize {
         let replica = self.replica();
-        let reserved = (0..u32::from(Entity::RESERVED_STATIC_COUNT))
-            .filter(|&n| replica.is_live(Entity(n)))
-            .count();
-        replica.live_entity_count() - reserved
+        replica.live_entity_count() - usize::from(replica.is_live(Entity::ROOT))
     }
 
     /// The replica (read-only: all writes go through [`Self::apply`]).

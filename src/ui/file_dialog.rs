@@ -6,10 +6,11 @@
 //! crate, so scenetree installs a small logger that notices rfd's errors about its last resort
 //! (zenity) on the thread that asked, and the app then shows its own dialog instead.
 
-use std::cell::Cell;
 use std::path::{Path, PathBuf};
 
 use egui_file_dialog::{DialogState, FileDialog, OpeningMode};
+
+use super::logging;
 
 /// A file dialog to show: what for, and the file to suggest (its folder and name).
 #[derive(Clone, Debug, PartialEq)]
@@ -35,9 +36,9 @@ pub enum NativeOutcome {
 /// Runs `picker` on the current thread and tells a cancel from a dialog that could not be
 /// shown (rfd logged that its last resort failed).
 pub fn pick_natively(picker: NativePicker, pick: &FilePick) -> NativeOutcome {
-    NATIVE_DIALOG_FAILED.with(|f| f.set(false));
+    logging::watch_for_dialog_failure();
     let picked = picker(pick);
-    if picked.is_none() && NATIVE_DIALOG_FAILED.with(Cell::get) {
+    if picked.is_none() && logging::dialog_failed() {
         NativeOutcome::Unavailable
     } else {
         NativeOutcome::Picked(picked)
@@ -83,23 +84,6 @@ fn filters(purpose: DialogPurpose) -> &'static [(&'static str, &'static [&'stati
         DialogPurpose::OpenProject => &[], // a folder
         DialogPurpose::SaveRun => &[("scenetree scenario (.scenario.json)", &["json"])],
         DialogPurpose::AddModel => &[("glTF models (.glb, .gltf)", &["glb", "gltf"])],
-    }
-}
-
-thread_local! {
-    /// Set when rfd logs, on this thread, that its last way to show a dialog failed.
-    static NATIVE_DIALOG_FAILED: Cell<bool> = const { Cell::new(false) };
-}
-
-/// Notices, in a log record, that rfd could not show a system dialog (its portal backend falls
-/// back to zenity; an error about zenity means no dialog), so the pick on this thread reports
-/// it instead of looking cancelled. The app's logger (`crate::logging`) passes every record.
-pub fn notice_dialog_failure(record: &log::Record) {
-    if record.level() <= log::Level::Error
-        && record.target().starts_with("rfd")
-        && record.args().to_string().contains("zenity")
-    {
-        NATIVE_DIALOG_FAILED.with(|f| f.set(true));
     }
 }
 

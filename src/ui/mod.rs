@@ -11,6 +11,7 @@ pub mod hierarchy;
 pub mod inspector_panel;
 pub mod layout;
 pub mod lessons;
+pub mod logging;
 pub mod peers_panel;
 pub mod style;
 pub mod tree_row;

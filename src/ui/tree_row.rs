@@ -7,7 +7,7 @@ use egui::text::{LayoutJob, TextFormat};
 use egui::{Align, Color32, Layout, Response, RichText, Sense, TextStyle};
 
 use super::style;
-use scenetree_core::model::{Entity, present};
+use scenetree_core::model::{Entity, TransformProblem, present};
 use scenetree_core::scene::{Fallback, SceneView};
 
 /// Height of one tree row in points.
@@ -30,17 +30,21 @@ pub enum Expander {
 
 /// What a row's badge says: why the render tree draws the entity at the root, or why the
 /// viewport cannot draw it as its components say.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum RowBadge {
     /// Drawn under its declared parent.
     None,
-    /// On a parenting cycle: `ring` reads "Lamp → Table → Lamp"; `declared` names the parent.
+    /// On a parenting cycle: `ring` reads "Lamp → Table → Lamp" (a long cycle's first ten
+    /// members and a count, see [`present::cycle_ring`], so a row costs the same whatever
+    /// the cycle's size); `declared` names the parent.
     Cycle { ring: String, declared: String },
     /// The declared parent (named `declared`) has no Transform.
     MissingParent { declared: String },
     /// Drawn under its declared parent, but its Transform gives a local matrix that is not
-    /// finite: neither it nor anything below it can be drawn.
-    NotFinite,
+    /// finite: neither it nor anything below it can be drawn. `problem` says why (a value
+    /// that is not a finite number, a rotation too large to normalize) when the row's
+    /// source knows the Transform; [`RowBadge::of`] leaves it to the caller.
+    BadTransform(Option<TransformProblem>),
     /// Drawn where it belongs, but the model or texture file it names is missing or could
     /// not be read (a placeholder is drawn instead).
     FileProblem,
@@ -51,7 +55,7 @@ impl RowBadge {
     pub fn of(view: &SceneView, entity: Entity, name: impl Fn(Entity) -> String) -> RowBadge {
         let declared = || name(view.declared_parent_of(entity).unwrap_or(Entity::ROOT));
         match view.fallback_reason(entity) {
-            Fallback::None if view.has_non_finite_local(entity) => RowBadge::NotFinite,
+            Fallback::None if view.has_non_finite_local(entity) => RowBadge::BadTransform(None),
             Fallback::None => RowBadge::None,
             Fallback::Cycle(members) => RowBadge::Cycle {
                 ring: present::cycle_ring(members, &name),
@@ -280,13 +284,29 @@ fn badge_text(badge: &RowBadge) -> Option<(RichText, String)> {
                 .small(),
             present::missing_parent_note(declared),
         )),
-        RowBadge::NotFinite => Some((
-            RichText::new("△ not finite").color(style::ERROR).small(),
-            "Its Transform holds a value that is not a finite number (NaN, an infinity, or too \
-             large), so neither it nor anything under it can be drawn. Type finite values in \
-             the inspector to fix it."
-                .to_owned(),
-        )),
+        RowBadge::BadTransform(problem) => {
+            let label = match problem {
+                Some(TransformProblem::NotFinite { .. }) => "△ not finite",
+                Some(TransformProblem::RotationNotNormalizable) => "△ bad rotation",
+                Some(TransformProblem::MatrixOverflow) => "△ overflow",
+                None => "△ not drawn",
+            };
+            let why = problem.as_ref().map_or_else(
+                || {
+                    "gives no finite matrix (a value that is not a finite number, or a \
+                     rotation too large to normalize)"
+                        .to_owned()
+                },
+                present::transform_problem,
+            );
+            Some((
+                RichText::new(label).color(style::ERROR).small(),
+                format!(
+                    "Its Transform {why}, so neither it nor anything under it can be drawn. \
+                     Type other values in the inspector to fix it."
+                ),
+            ))
+        }
         RowBadge::FileProblem => Some((
             RichText::new("△ file").color(style::WARNING).small(),
             "The model or texture file it names is missing or could not be read, so a \

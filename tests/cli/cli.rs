@@ -133,7 +133,8 @@ fn tree_json_reports_parents_reasons_cycles_and_world_matrices() {
         "{}",
         String::from_utf8_lossy(&run.stderr)
     );
-    let list: Vec<Value> = serde_json::from_slice(&run.stdout).unwrap();
+    let tree: Value = serde_json::from_slice(&run.stdout).unwrap();
+    let list = tree["entities"].as_array().unwrap();
     let get = |e: u64| {
         list.iter()
             .find(|o| o["entity"] == e)
@@ -143,7 +144,11 @@ fn tree_json_reports_parents_reasons_cycles_and_world_matrices() {
     assert_eq!(get(513)["effective_parent"], 512);
     assert_eq!(get(513)["world"][12], 4.0, "translation x of 513 = 3 + 1");
     assert_eq!(get(600)["reason"], "cycle");
-    assert_eq!(get(600)["cycle"], serde_json::json!([600, 601]));
+    assert_eq!(get(600)["cycle"], 1);
+    assert_eq!(
+        tree["cycles"],
+        serde_json::json!([{"cycle": 1, "members": [600, 601]}])
+    );
     assert_eq!(get(600)["effective_parent"], 0);
     assert_eq!(get(600)["declared_parent"], 601);
     assert_eq!(get(700)["reason"], "missing_parent");
@@ -165,7 +170,11 @@ fn tree_text_marks_rerooted_entities() {
     let run = scenetree(&["tree", &file]);
     let text = String::from_utf8_lossy(&run.stdout);
     assert!(
-        text.contains("600  [re-rooted: cycle 600 → 601 → 600; declared parent 601]"),
+        text.contains("600  [re-rooted: cycle 1; declared parent 601]"),
+        "{text}"
+    );
+    assert!(
+        text.contains("cycle 1: 2 entities, 600 → 601 → 600"),
         "{text}"
     );
 }
@@ -255,7 +264,8 @@ fn tree_text_marks_transforms_that_are_not_finite() {
     assert!(marked[0].trim_start().starts_with("512"), "{text}");
 
     let run = scenetree(&["tree", "--json", &file]);
-    let list: Vec<Value> = serde_json::from_slice(&run.stdout).unwrap();
+    let tree: Value = serde_json::from_slice(&run.stdout).unwrap();
+    let list = tree["entities"].as_array().unwrap();
     let flagged: Vec<&Value> = list.iter().filter(|o| o["not_finite"] == true).collect();
     assert_eq!(flagged.len(), 1);
     assert_eq!(flagged[0]["entity"], 512);

@@ -6,5 +6,6 @@
 mod dcl;
 
 mod cli;
+mod file_safety_cli;
 mod policy_cli;
 mod scenario_cli;

@@ -14,6 +14,7 @@ mod component_ui;
 mod disk_changes;
 mod editor;
 mod file_dialogs;
+mod file_safety_ui;
 mod inspector_nodes;
 mod layout;
 mod model_files;

@@ -603,8 +603,10 @@ fn a_transform_that_is_not_finite_is_badged_explained_and_fixed_by_typing_a_numb
     h.get_by_label(&row("Chair", CHAIR)).click();
     h.run();
     assert!(
-        h.query_by_label_contains("Not drawn: its own Transform holds a value")
-            .is_some()
+        h.query_by_label_contains(
+            "Not drawn: its own Transform holds position x (inf), which is not a finite number"
+        )
+        .is_some()
     );
 
     type_into_chair_field(&mut h, "Local position x", "-3");

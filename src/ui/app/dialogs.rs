@@ -1,5 +1,5 @@
 //! The app's modal dialogs: unsaved changes (and reloading over them), a file changed on disk,
-//! lossy save, errors, crash recovery, loading progress, and the keyboard-shortcuts window.
+//! lossy save, a read-only file, errors, crash recovery, loading progress, and the keyboard-shortcuts window.
 
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -99,6 +99,28 @@ impl ScenetreeApp {
                     );
                 } else {
                     self.save_abandoned();
+                }
+            }
+        }
+        if let Some((path, read_only, consent)) = self.read_only_save.clone() {
+            let text = format!(
+                "{} is read-only: you have no permission to write it. Replacing it anyway keeps                  its permissions, so it stays read-only.",
+                read_only.display()
+            );
+            let buttons = ["Replace anyway", "Save As…", "Cancel"];
+            let asked = question(ctx, "The file is read-only", &text, &buttons, Some(2));
+            if let Some(answer) = asked {
+                self.read_only_save = None;
+                match answer {
+                    0 => self.save_to_confirmed(
+                        path,
+                        SaveConsent {
+                            read_only: true,
+                            ..consent
+                        },
+                    ),
+                    1 => self.save_as(),
+                    _ => self.save_abandoned(),
                 }
             }
         }

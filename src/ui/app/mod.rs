@@ -104,6 +104,8 @@ pub struct ScenetreeApp {
     lossy_save: Option<(PathBuf, Vec<String>, SaveConsent)>,
     /// A save over the document's file, which another program changed since: asked first.
     overwrite_prompt: Option<(PathBuf, SaveConsent)>,
+    /// A save refused because a file it replaces is read-only (that file named): asked first.
+    read_only_save: Option<(PathBuf, PathBuf, SaveConsent)>,
     /// Looks for other programs' changes to the document's file (see `disk_watch.rs`).
     disk_watch: DiskWatch,
     /// The bar saying the document's file changed on disk or is gone.
@@ -222,6 +224,7 @@ impl ScenetreeApp {
             error: None,
             lossy_save: None,
             overwrite_prompt: None,
+            read_only_save: None,
             disk_watch: DiskWatch::start({
                 let ctx = ctx.clone();
                 move || ctx.request_repaint()
@@ -324,6 +327,7 @@ impl ScenetreeApp {
             || self.error.is_some()
             || self.lossy_save.is_some()
             || self.overwrite_prompt.is_some()
+            || self.read_only_save.is_some()
             || self.recovery_offer.is_some()
             || self.jobs.loading.is_some()
             || self.in_app_dialog.is_some();

@@ -18,6 +18,17 @@ pub(super) struct SaveConsent {
     pub loss: bool,
     /// Replace the file although another program changed it.
     pub overwrite: bool,
+    /// Replace files that are read-only for the user (their mode is kept).
+    pub read_only: bool,
+}
+
+impl SaveConsent {
+    /// What the atomic writer may do for this save.
+    fn write(self) -> io::WriteConsent {
+        io::WriteConsent {
+            overwrite_read_only: self.read_only,
+        }
+    }
 }
 
 impl ScenetreeApp {
@@ -36,8 +47,8 @@ impl ScenetreeApp {
 
     /// Saves atomically. Nothing is written until the user confirms when the document's own
     /// file changed on disk since it was read or saved (another program's changes would be
-    /// replaced), or when the target format cannot hold everything (a composite's Material
-    /// JSON in a main.crdt, …).
+    /// replaced), when the target format cannot hold everything (a composite's Material
+    /// JSON in a main.crdt, …), or when a file it replaces is read-only for the user.
     pub(super) fn save_to_confirmed(&mut self, path: PathBuf, consent: SaveConsent) {
         if !consent.overwrite && self.changed_on_disk(&path) {
             self.overwrite_prompt = Some((path, consent));
@@ -65,7 +76,8 @@ impl ScenetreeApp {
                     self.lossy_save = Some((path, lost, consent));
                     return;
                 }
-                io::project::write_project(&files).map(|()| files.names())
+                io::project::write_project_consenting(&files, consent.write())
+                    .map(|()| files.names())
             }
             None => {
                 if !consent.loss {
@@ -75,13 +87,19 @@ impl ScenetreeApp {
                         return;
                     }
                 }
-                io::save_scene_with(doc.replica(), &doc.save_context, &path, true)
-                    .map(|_| String::new())
-                    .map_err(|error| ProjectWriteError {
-                        error,
-                        written: Vec::new(),
-                        not_written: vec![path.clone()],
-                    })
+                io::save_scene_consenting(
+                    doc.replica(),
+                    &doc.save_context,
+                    &path,
+                    true,
+                    consent.write(),
+                )
+                .map(|_| String::new())
+                .map_err(|error| ProjectWriteError {
+                    error,
+                    written: Vec::new(),
+                    not_written: vec![path.clone()],
+                })
             }
         };
         match written {
@@ -118,6 +136,10 @@ impl ScenetreeApp {
                 if let Some(next) = self.after_save.take() {
                     self.carry_out(next);
                 }
+            }
+            // The writer refused before replacing anything: ask, as for the questions above.
+            Err(failure) if failure.error.kind == io::SaveErrorKind::ReadOnly => {
+                self.read_only_save = Some((path, failure.error.path, consent));
             }
             Err(failure) => {
                 self.save_abandoned();

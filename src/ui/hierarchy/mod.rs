@@ -367,6 +367,9 @@ impl HierarchyPanel {
             highlight: &self.search,
             badge: match RowBadge::of(doc.view(), entity, |e| doc.display_name(e)) {
                 RowBadge::None if self.file_problems.contains(&entity) => RowBadge::FileProblem,
+                RowBadge::BadTransform(_) => RowBadge::BadTransform(
+                    (doc.replica().transform(entity)).and_then(|t| t.problem()),
+                ),
                 badge => badge,
             },
         };

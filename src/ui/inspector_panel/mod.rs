@@ -201,8 +201,9 @@ fn scene_summary_ui(ui: &mut egui::Ui, doc: &Document, counts: SceneCounts) {
         ui.colored_label(
             style::ERROR,
             format!(
-                "△ {not_finite} with a Transform that is not finite: not drawn, nor anything \
-                 under them (badged in the hierarchy)"
+                "△ {not_finite} with a Transform that is not finite or has a rotation too \
+                 large to normalize: not drawn, nor anything under them (badged in the \
+                 hierarchy)"
             ),
         );
     }

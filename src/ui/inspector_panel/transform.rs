@@ -261,9 +261,15 @@ impl InspectorPanel {
             } else {
                 format!("the Transform of {}", doc.display_name(source))
             };
+            let why = (doc.replica().transform(source))
+                .and_then(|t| t.problem())
+                .map_or_else(
+                    || "gives no finite matrix".to_owned(),
+                    |p| scenetree_core::model::present::transform_problem(&p),
+                );
             ui.colored_label(
                 crate::ui::style::ERROR,
-                format!("△ Not drawn: {whose} holds a value that is not a finite number"),
+                format!("△ Not drawn: {whose} {why}"),
             );
         }
         let world = decompose(&world);

@@ -98,7 +98,7 @@ impl ColumnCache {
         let mut lines = Vec::new();
         for &e in &self.rerooted {
             match source.badge(e, name) {
-                RowBadge::None | RowBadge::NotFinite | RowBadge::FileProblem => {}
+                RowBadge::None | RowBadge::BadTransform(_) | RowBadge::FileProblem => {}
                 RowBadge::Cycle { ring, .. } => {
                     if rings.insert(ring.clone()) {
                         lines.push((format!("⟲ {ring}"), style::CYCLE));

@@ -67,15 +67,66 @@ pub fn entity_tag(entity: Entity, name: Option<&str>) -> String {
     }
 }
 
+/// Members a ring names before it says how many more there are.
+const RING_NAMED: usize = 10;
+
 /// A parenting cycle as people read it, back to where it started: `Lamp → Table → Lamp`.
-/// `label` says how to write each member (see [`entity_name`], [`entity_tag`]).
+/// `label` says how to write each member (see [`entity_name`], [`entity_tag`]). A cycle of
+/// more than a dozen members names its first ten and counts the rest
+/// (`A → B → … → J → … 65,525 more … → A`), so a row, a badge or a tooltip costs the same
+/// whatever the cycle's size; [`cycle_ring_full`] names them all.
 pub fn cycle_ring(members: &[Entity], mut label: impl FnMut(Entity) -> String) -> String {
+    if members.len() <= RING_NAMED + 2 {
+        return cycle_ring_full(members, label);
+    }
+    let mut names: Vec<String> = members[..RING_NAMED].iter().map(|&m| label(m)).collect();
+    names.push(format!(
+        "… {} more …",
+        thousands(members.len() - RING_NAMED)
+    ));
+    names.push(label(members[0]));
+    names.join(" → ")
+}
+
+/// [`cycle_ring`] naming every member, however many: for output written once per cycle.
+pub fn cycle_ring_full(members: &[Entity], mut label: impl FnMut(Entity) -> String) -> String {
     let names: Vec<String> = members
         .iter()
         .chain(members.first())
         .map(|&m| label(m))
         .collect();
     names.join(" → ")
+}
+
+/// A count with thousands separated by commas, as the rest of the UI writes them: `65,525`.
+pub fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// What keeps an entity's Transform from giving a local matrix, in words that complete "its
+/// Transform …": which value is not a finite number, or that the rotation cannot be
+/// normalized.
+pub fn transform_problem(problem: &crate::model::TransformProblem) -> String {
+    use crate::model::TransformProblem as P;
+    match problem {
+        P::NotFinite { field, value } => {
+            format!("holds {field} ({value}), which is not a finite number")
+        }
+        P::RotationNotNormalizable => "holds a rotation whose components are too large to \
+             normalize (the quaternion's length overflows a 32-bit float)"
+            .to_owned(),
+        P::MatrixOverflow => "holds values so large that its local matrix overflows a 32-bit \
+             float"
+            .to_owned(),
+    }
 }
 
 /// Why an entity on a parenting cycle is drawn at the root, in one sentence; `ring` is its
@@ -151,5 +202,24 @@ mod tests {
         let ring = cycle_ring(&[Entity(600), Entity(601)], |e| e.to_string());
         assert_eq!(ring, "600 → 601 → 600");
         assert_eq!(cycle_ring(&[], |e| e.to_string()), "");
+    }
+
+    #[test]
+    fn a_long_ring_names_ten_members_and_counts_the_rest() {
+        let members: Vec<Entity> = (512..512 + 65_535).map(Entity).collect();
+        let ring = cycle_ring(&members, |e| e.to_string());
+        assert_eq!(
+            ring,
+            "512 → 513 → 514 → 515 → 516 → 517 → 518 → 519 → 520 → 521 → … 65,525 more … → 512"
+        );
+        let twelve: Vec<Entity> = (512..524).map(Entity).collect();
+        assert_eq!(
+            cycle_ring(&twelve, |e| e.to_string()),
+            cycle_ring_full(&twelve, |e| e.to_string())
+        );
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1_000), "1,000");
+        assert_eq!(thousands(1_234_567), "1,234,567");
     }
 }

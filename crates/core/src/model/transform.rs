@@ -119,6 +119,37 @@ impl Transform {
         self.position.is_finite() && self.rotation.is_finite() && self.scale.is_finite()
     }
 
+    /// What keeps this Transform from giving a finite local matrix, or `None` when it gives
+    /// one. `Some` exactly when [`Self::local_affine`] is not finite, which is what the render
+    /// tree tests, so every place that reports it (load notes, `tree`, the hierarchy, the
+    /// inspector) counts the same entities.
+    pub fn problem(&self) -> Option<TransformProblem> {
+        let (p, r, s) = (self.position, self.rotation, self.scale);
+        let values = [
+            ("position x", p.x),
+            ("position y", p.y),
+            ("position z", p.z),
+            ("rotation x", r.x),
+            ("rotation y", r.y),
+            ("rotation z", r.z),
+            ("rotation w", r.w),
+            ("scale x", s.x),
+            ("scale y", s.y),
+            ("scale z", s.z),
+        ];
+        if let Some(&(field, value)) = values.iter().find(|(_, v)| !v.is_finite()) {
+            return Some(TransformProblem::NotFinite { field, value });
+        }
+        if self.local_affine().is_finite() {
+            return None;
+        }
+        // The rotation matrix squares the quaternion's components, as normalizing does.
+        if !glam::Mat3::from_quat(r).is_finite() {
+            return Some(TransformProblem::RotationNotNormalizable);
+        }
+        Some(TransformProblem::MatrixOverflow)
+    }
+
     /// Builds the local transform that places an object at `world` when its parent sits at
     /// `parent_world` ("keep world transform" on reparent). Returns `None` when the parent's
     /// matrix cannot be inverted (zero scale) or the result is not finite.
@@ -140,6 +171,27 @@ impl Transform {
         };
         t.is_finite().then_some(t)
     }
+}
+
+/// Why a Transform gives no finite local matrix, so that neither its entity nor anything below
+/// it can be drawn (see [`Transform::problem`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum TransformProblem {
+    /// A value is not a finite number (NaN or an infinity): the first such field
+    /// ("position x", "rotation w", "scale z") and its value.
+    NotFinite {
+        /// Which value.
+        field: &'static str,
+        /// The value itself.
+        value: f32,
+    },
+    /// Every value is finite, but the rotation quaternion's components are so large (a
+    /// component of `f32::MAX`, or `1e30`) that its squared length overflows: it cannot be
+    /// normalized into a rotation.
+    RotationNotNormalizable,
+    /// Every value is finite and the rotation is usable, but the local matrix still overflows
+    /// (a scale near `f32::MAX` times a rotation that is not of unit length).
+    MatrixOverflow,
 }
 
 /// An affine matrix split into scale, rotation and translation (`M = T * R * S`), in the space
@@ -253,6 +305,49 @@ mod tests {
                 found: 43
             })
         );
+    }
+
+    #[test]
+    fn a_problem_is_named_exactly_when_the_local_matrix_is_not_finite() {
+        let with = |rotation: Quat, scale: Vec3| Transform {
+            rotation,
+            scale,
+            ..Transform::IDENTITY
+        };
+        assert_eq!(Transform::IDENTITY.problem(), None);
+        let nan = Transform {
+            position: Vec3::new(0.0, f32::NAN, 0.0),
+            ..Transform::IDENTITY
+        };
+        assert!(matches!(
+            nan.problem(),
+            Some(TransformProblem::NotFinite {
+                field: "position y",
+                ..
+            })
+        ));
+        let max = with(Quat::from_xyzw(f32::MAX, 0.0, 0.0, 1.0), Vec3::ONE);
+        assert_eq!(
+            max.problem(),
+            Some(TransformProblem::RotationNotNormalizable)
+        );
+        let huge = with(Quat::from_xyzw(1e30, 1e30, 1e30, 1e30), Vec3::ONE);
+        assert_eq!(
+            huge.problem(),
+            Some(TransformProblem::RotationNotNormalizable)
+        );
+        let overflow = with(Quat::from_xyzw(1.0, 1.0, 0.0, 1.0), Vec3::splat(f32::MAX));
+        assert_eq!(overflow.problem(), Some(TransformProblem::MatrixOverflow));
+        // A large scale with a unit rotation is finite: no problem.
+        let large = with(Quat::IDENTITY, Vec3::splat(f32::MAX));
+        assert_eq!(large.problem(), None);
+        for t in [Transform::IDENTITY, nan, max, huge, overflow, large] {
+            assert_eq!(
+                t.problem().is_some(),
+                !t.local_affine().is_finite(),
+                "{t:?}"
+            );
+        }
     }
 
     #[test]

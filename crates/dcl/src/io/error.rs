@@ -81,3 +81,64 @@ impl fmt::Display for LoadError {
 }
 
 impl std::error::Error for LoadError {}
+
+/// Why a save wrote nothing. The old file on disk is intact whatever the reason (a project
+/// save that stopped half way says which files it did replace: `project::ProjectWriteError`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SaveError {
+    /// The file that was to be written, as the caller named it.
+    pub path: PathBuf,
+    /// Which kind of refusal or failure.
+    pub kind: SaveErrorKind,
+    /// What failed, for people, without the path.
+    pub message: String,
+}
+
+/// The kinds of [`SaveError`]: what the user can do about it differs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SaveErrorKind {
+    /// The extension names no format scenetree writes.
+    UnknownFormat,
+    /// The format cannot hold everything; the user may accept the loss (`--lossy`).
+    WouldLose,
+    /// The target is read-only for the saving user; the user may consent (`--force`).
+    ReadOnly,
+    /// The file system refused (a full disk, a read-only file system, a folder the user may
+    /// not write): `os_error` is the system's error number when there is one.
+    Io {
+        /// 28: no space left on the device, 30: read-only file system, 13: permission denied.
+        os_error: Option<i32>,
+    },
+}
+
+impl SaveError {
+    /// A save refused or failed for the whole file.
+    pub fn new(path: impl Into<PathBuf>, kind: SaveErrorKind, message: impl Into<String>) -> Self {
+        SaveError {
+            path: path.into(),
+            kind,
+            message: message.into(),
+        }
+    }
+}
+
+impl From<super::atomic::WriteError> for SaveError {
+    fn from(e: super::atomic::WriteError) -> Self {
+        let kind = if e.is_read_only() {
+            SaveErrorKind::ReadOnly
+        } else {
+            SaveErrorKind::Io {
+                os_error: e.os_error(),
+            }
+        };
+        SaveError::new(e.path(), kind, e.reason())
+    }
+}
+
+impl fmt::Display for SaveError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path.display(), self.message)
+    }
+}
+
+impl std::error::Error for SaveError {}

@@ -20,13 +20,16 @@ pub mod scenario;
 
 use std::path::Path;
 
-pub use atomic::{FileStamp, PreparedFile, write_atomic};
+pub use atomic::{
+    FileStamp, PreparedFile, WriteConsent, WriteError, is_read_only, write_atomic,
+    write_atomic_with,
+};
 pub use dcl_composite::{CompositeDoc, CompositeReport};
 pub use dcl_crdt::CrdtLayout;
-pub use error::{LoadError, Location};
+pub use error::{LoadError, Location, SaveError, SaveErrorKind};
 
 use scenetree_core::crdt::Replica;
-use scenetree_core::model::{Entity, Transform};
+use scenetree_core::model::{Entity, TransformProblem};
 
 /// The file formats scenetree reads and writes.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -153,6 +156,7 @@ pub fn open_scene_bytes(path: &Path, bytes: &[u8]) -> Result<OpenedScene, LoadEr
             replica
         }
     };
+    notes.extend(retired_entity_notes(&replica));
     notes.extend(non_finite_notes(&replica));
     Ok(OpenedScene {
         replica,
@@ -162,57 +166,89 @@ pub fn open_scene_bytes(path: &Path, bytes: &[u8]) -> Result<OpenedScene, LoadEr
     })
 }
 
-/// Notes naming the Transforms that hold a value that is not a finite number (a NaN, an
-/// infinity, or a JSON number beyond `f32`'s range): the viewport cannot draw those entities or
-/// anything below them. The values stay as they are (a save writes them back unchanged) until
-/// the user types finite ones. At most ten are named, then a count.
-fn non_finite_notes(replica: &Replica) -> Vec<String> {
+/// Notes naming the entities that hold components although a newer version of their number
+/// retired them (a main.crdt with messages for 512 and for 512v1, id 66048): as in @dcl/ecs,
+/// a message for version v retires the versions below it, which then ignore every message. The
+/// editor still shows what the file held for them, but a save writes the numbers' newest
+/// versions only (a native file lists them as deleted). At most ten are named, then a count.
+fn retired_entity_notes(replica: &Replica) -> Vec<String> {
     const NAMED: usize = 10;
-    let mut bad: Vec<(Entity, Transform)> = replica
-        .live_entities()
-        .filter_map(|e| replica.transform(e).map(|t| (e, t)))
-        .filter(|(_, t)| !t.is_finite())
+    let mut retired: Vec<Entity> = (replica.live_entities())
+        .filter(|&e| replica.is_deleted(e))
         .collect();
-    bad.sort_unstable_by_key(|(e, _)| *e);
-    let mut notes: Vec<String> = bad
-        .iter()
-        .take(NAMED)
-        .map(|(e, t)| {
+    if retired.is_empty() {
+        return Vec::new();
+    }
+    retired.sort_unstable();
+    // The newest live version of each number, which the note names as the one that stays.
+    let mut newest: rustc_hash::FxHashMap<u16, Entity> = rustc_hash::FxHashMap::default();
+    for e in replica.live_entities().filter(|&e| !replica.is_deleted(e)) {
+        let slot = newest.entry(e.number()).or_insert(e);
+        *slot = (*slot).max(e);
+    }
+    let mut notes: Vec<String> = (retired.iter().take(NAMED))
+        .map(|&e| {
+            let by = match newest.get(&e.number()) {
+                Some(kept) => format!(
+                    "entity {kept} (id {}), a newer version of its number",
+                    kept.0
+                ),
+                None => "a newer version of its number".to_owned(),
+            };
             format!(
-                "entity {e}: its Transform's {} is not a finite number, so it and everything \
-                 under it cannot be drawn; type finite values in the inspector to fix it",
-                first_non_finite_value(t)
+                "entity {e} (id {}) is retired by {by}: Decentraland's runtime ignores every \
+                 message for a retired version, so its components are shown as read but are \
+                 not saved",
+                e.0
             )
         })
         .collect();
-    if bad.len() > NAMED {
+    if retired.len() > NAMED {
         notes.push(format!(
-            "{} more entities have Transforms with values that are not finite numbers",
-            bad.len() - NAMED
+            "{} more entities are retired by newer versions of their numbers and are not saved",
+            retired.len() - NAMED
         ));
     }
     notes
 }
 
-/// Names the first value of `t` that is not finite, with the value: "position x (inf)".
-fn first_non_finite_value(t: &Transform) -> String {
-    let (p, r, s) = (t.position, t.rotation, t.scale);
-    let values = [
-        ("position x", p.x),
-        ("position y", p.y),
-        ("position z", p.z),
-        ("rotation x", r.x),
-        ("rotation y", r.y),
-        ("rotation z", r.z),
-        ("rotation w", r.w),
-        ("scale x", s.x),
-        ("scale y", s.y),
-        ("scale z", s.z),
-    ];
-    values
+/// Notes naming the Transforms that give no finite local matrix: a value that is not a finite
+/// number (a NaN, an infinity, or a JSON number beyond `f32`'s range), or a rotation too large
+/// to normalize (see [`scenetree_core::model::TransformProblem`]). The viewport cannot draw those
+/// entities or anything below them; `tree`, the hierarchy and the inspector count the same
+/// entities. The values stay as they are (a save writes them back unchanged) until the user
+/// types others. At most ten are named, then a count.
+fn non_finite_notes(replica: &Replica) -> Vec<String> {
+    const NAMED: usize = 10;
+    let mut bad: Vec<(Entity, TransformProblem)> = replica
+        .live_entities()
+        .filter_map(|e| {
+            replica
+                .transform(e)
+                .and_then(|t| t.problem())
+                .map(|p| (e, p))
+        })
+        .collect();
+    bad.sort_unstable_by_key(|(e, _)| *e);
+    let mut notes: Vec<String> = bad
         .iter()
-        .find(|(_, v)| !v.is_finite())
-        .map_or_else(|| "value".to_owned(), |(name, v)| format!("{name} ({v})"))
+        .take(NAMED)
+        .map(|(e, problem)| {
+            format!(
+                "entity {e}: its Transform {}, so it and everything under it cannot be drawn; \
+                 type other values in the inspector to fix it",
+                scenetree_core::model::present::transform_problem(problem)
+            )
+        })
+        .collect();
+    if bad.len() > NAMED {
+        notes.push(format!(
+            "{} more entities have Transforms that cannot be drawn (values that are not finite \
+             numbers, or rotations too large to normalize)",
+            bad.len() - NAMED
+        ));
+    }
+    notes
 }
 
 /// Loads a scene file of any supported format into a fresh replica (the context is dropped;
@@ -260,23 +296,37 @@ pub fn encode_scene(replica: &Replica, format: SceneFormat, context: &SaveContex
 
 /// Saves a replica atomically in the format the path's extension names, with `context` from
 /// [`open_scene`]. When the format cannot hold everything, nothing is written and the error
-/// lists what would be lost, unless `allow_loss`; the list is returned either way.
+/// lists what would be lost, unless `allow_loss`; the list is returned either way. A read-only
+/// target is refused (see [`save_scene_consenting`]).
 pub fn save_scene_with(
     replica: &Replica,
     context: &SaveContext,
     path: &Path,
     allow_loss: bool,
-) -> Result<Vec<String>, LoadError> {
+) -> Result<Vec<String>, SaveError> {
+    save_scene_consenting(replica, context, path, allow_loss, WriteConsent::default())
+}
+
+/// [`save_scene_with`], replacing a read-only target when `consent` says the user agreed.
+pub fn save_scene_consenting(
+    replica: &Replica,
+    context: &SaveContext,
+    path: &Path,
+    allow_loss: bool,
+    consent: WriteConsent,
+) -> Result<Vec<String>, SaveError> {
     let format = SceneFormat::from_path(path).ok_or_else(|| {
-        LoadError::file(
+        SaveError::new(
             path,
+            SaveErrorKind::UnknownFormat,
             format!("unknown file type: save as {KNOWN_EXTENSIONS}"),
         )
     })?;
     let encoded = encode_scene(replica, format, context);
     if !encoded.lost.is_empty() && !allow_loss {
-        return Err(LoadError::file(
+        return Err(SaveError::new(
             path,
+            SaveErrorKind::WouldLose,
             format!(
                 "a {} cannot hold all of this scene, so nothing was written; it would lose: {}",
                 format.label(),
@@ -284,13 +334,12 @@ pub fn save_scene_with(
             ),
         ));
     }
-    write_atomic(path, &encoded.bytes)
-        .map_err(|e| LoadError::file(path, format!("cannot save: {e}")))?;
+    write_atomic_with(path, &encoded.bytes, consent)?;
     Ok(encoded.lost)
 }
 
 /// Saves a replica atomically in the format the path's extension names (no saved context;
 /// components a composite cannot name are left out of one).
-pub fn save_scene(replica: &Replica, path: &Path) -> Result<(), LoadError> {
+pub fn save_scene(replica: &Replica, path: &Path) -> Result<(), SaveError> {
     save_scene_with(replica, &SaveContext::default(), path, true).map(|_| ())
 }

@@ -12,8 +12,8 @@ use std::path::{Component, Path, PathBuf};
 
 use super::entity_names::{ENTITY_NAMES_PATH, entity_names_ts};
 use super::{
-    CrdtLayout, EncodedScene, LoadError, OpenedScene, PreparedFile, SaveContext, SceneFormat,
-    dcl_crdt, encode_scene, open_scene,
+    CrdtLayout, EncodedScene, LoadError, OpenedScene, PreparedFile, SaveContext, SaveError,
+    SaveErrorKind, SceneFormat, WriteConsent, dcl_crdt, encode_scene, open_scene,
 };
 use scenetree_core::crdt::Replica;
 
@@ -71,7 +71,7 @@ impl Project {
         };
         start
             .ancestors()
-            .find(|dir| dir.join(SCENE_JSON).is_file())
+            .find(|dir| is_project_manifest(&dir.join(SCENE_JSON)))
             .map(Path::to_path_buf)
     }
 
@@ -244,6 +244,39 @@ impl Project {
     }
 }
 
+/// Whether the file at `path` is a Decentraland project's `scene.json` (its manifest) rather
+/// than a native scenetree scene that happens to have that name; every path that looks for a
+/// project asks this. Decided by content: a native scene says `"format": "scenetree/…"` and has
+/// neither of the manifest's `main` and `scene` keys. Any other file is a manifest, also one
+/// that cannot be read or parsed (the project then opens with a note saying why).
+pub fn is_project_manifest(path: &Path) -> bool {
+    if !path.is_file() {
+        return false;
+    }
+    std::fs::read(path).map_or(true, |bytes| !is_native_scene_json(&bytes))
+}
+
+/// Whether JSON bytes are a native scene by their top-level keys (values are skipped unread,
+/// so a large scene costs one pass over its text).
+fn is_native_scene_json(bytes: &[u8]) -> bool {
+    use serde::de::IgnoredAny;
+    #[derive(serde::Deserialize)]
+    struct TopLevel {
+        format: Option<serde_json::Value>,
+        main: Option<IgnoredAny>,
+        scene: Option<IgnoredAny>,
+    }
+    let Ok(top) = serde_json::from_slice::<TopLevel>(bytes) else {
+        return false;
+    };
+    let native_tag = top
+        .format
+        .as_ref()
+        .and_then(|f| f.as_str())
+        .is_some_and(|f| f.starts_with("scenetree/"));
+    native_tag && top.main.is_none() && top.scene.is_none()
+}
+
 /// `display.title` of a scene.json's bytes (`None` when it has none); `Err` says what is wrong.
 fn scene_title(bytes: &[u8]) -> Result<Option<String>, String> {
     let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| {
@@ -336,7 +369,7 @@ pub fn resolve_open(path: &Path) -> Result<OpenTarget, LoadError> {
     }
     let is_scene_file = path.is_file()
         && SceneFormat::from_path(path).is_some()
-        && path.file_name().is_none_or(|n| n != SCENE_JSON);
+        && !(path.file_name().is_some_and(|n| n == SCENE_JSON) && is_project_manifest(path));
     let project = Project::containing(path);
     if is_scene_file {
         return Ok(match project {
@@ -496,9 +529,18 @@ pub fn encode_project(replica: &Replica, context: &SaveContext, project: &Projec
 
 /// Writes encoded project files, each atomically, and all of them or none as far as the file
 /// system allows: every file's new contents are written and synced beside it first (a full
-/// disk or a folder that refuses writes stops the save there, before any file is replaced),
-/// then each is renamed into place, the composite first (it is what the Inspector edits).
+/// disk, a folder that refuses writes or a read-only file stops the save there, before any
+/// file is replaced), then each is renamed into place, the composite first (it is what the
+/// Inspector edits).
 pub fn write_project(files: &ProjectFiles) -> Result<(), ProjectWriteError> {
+    write_project_consenting(files, WriteConsent::default())
+}
+
+/// [`write_project`], replacing read-only files when `consent` says the user agreed.
+pub fn write_project_consenting(
+    files: &ProjectFiles,
+    consent: WriteConsent,
+) -> Result<(), ProjectWriteError> {
     let unwritten = |error| ProjectWriteError {
         error,
         written: Vec::new(),
@@ -508,14 +550,17 @@ pub fn write_project(files: &ProjectFiles) -> Result<(), ProjectWriteError> {
     for (path, encoded) in &files.files {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(|e| {
-                unwritten(LoadError::file(
+                unwritten(SaveError::new(
                     dir,
-                    format!("cannot create the folder: {e}"),
+                    SaveErrorKind::Io {
+                        os_error: e.raw_os_error(),
+                    },
+                    format!("cannot create the folder: {e}; nothing was replaced"),
                 ))
             })?;
         }
-        let file = PreparedFile::write(path, &encoded.bytes)
-            .map_err(|e| unwritten(LoadError::file(path, format!("cannot save: {e}"))))?;
+        let file = PreparedFile::write_with(path, &encoded.bytes, consent)
+            .map_err(|e| unwritten(e.into()))?;
         prepared.push(file);
     }
     let mut written = Vec::with_capacity(prepared.len());
@@ -526,7 +571,7 @@ pub fn write_project(files: &ProjectFiles) -> Result<(), ProjectWriteError> {
             // Renames within a folder the temporary was just written to rarely fail; when one
             // does, the files after it are left as they were (their temporaries are dropped).
             return Err(ProjectWriteError {
-                error: LoadError::file(&path, format!("cannot save: {e}")),
+                error: e.into(),
                 written,
                 not_written: std::iter::once(path)
                     .chain(prepared.map(|f| f.path().to_path_buf()))
@@ -543,7 +588,7 @@ pub fn write_project(files: &ProjectFiles) -> Result<(), ProjectWriteError> {
 #[derive(Clone, Debug, PartialEq)]
 pub struct ProjectWriteError {
     /// What failed, on which file.
-    pub error: LoadError,
+    pub error: SaveError,
     /// Files already replaced with their new contents.
     pub written: Vec<PathBuf>,
     /// Files left as they were.

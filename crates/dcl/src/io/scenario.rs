@@ -19,7 +19,7 @@ pub fn read_scenario(path: &Path) -> Result<Scenario, LoadError> {
 /// Saves a scenario atomically.
 pub fn save_scenario(scenario: &Scenario, path: &Path) -> Result<(), LoadError> {
     write_atomic(path, scenario.to_json().as_bytes())
-        .map_err(|e| LoadError::file(path, format!("cannot save: {e}")))
+        .map_err(|e| LoadError::file(path, format!("cannot save: {}", e.reason())))
 }
 
 fn load_error(path: &Path, e: ScenarioError) -> LoadError {

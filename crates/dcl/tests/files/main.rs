@@ -13,5 +13,7 @@ mod dcl_convert;
 mod dcl_files;
 mod dcl_oracle;
 mod dcl_robustness;
+mod file_safety;
 mod io_files;
 mod projects;
+mod save_properties;

@@ -24,8 +24,10 @@
 //! gives back the exact bytes (so a Transform holding NaN, or a malformed Name, is kept as
 //! `base64`): Transform and Name as above, every other core component in the JSON form of
 //! `scenetree_dcl::ComponentCodec` (what a main.composite holds); everything else is base64.
-//! `deleted` records a tombstone with its timestamp. Entities are sorted by id and components
-//! by id, so files diff well.
+//! `deleted` records a tombstone with its timestamp. A deleted entity, or one a newer version
+//! of its number retired, is never written with values (tombstones only: a runtime's own
+//! main.crdt keeps those, and a round trip keeps them byte for byte). Entities are sorted by
+//! id and components by id, so files diff well.
 
 mod read;
 mod write;

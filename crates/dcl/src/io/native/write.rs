@@ -25,6 +25,12 @@ const INLINE_ITEMS: usize = 16;
 /// Serializes a replica as native JSON (pretty-printed, newline-terminated).
 pub fn to_native_json(replica: &Replica) -> String {
     let mut messages = replica.state_messages();
+    // A value of a deleted entity (one a newer version of its number retired still holds
+    // its values, as in @dcl/ecs) would contradict `deleted_entities`: the runtime ignores
+    // every message for it, so only its tombstones, which say it holds nothing, are written.
+    messages.retain(|m| {
+        matches!(m, CrdtMessage::DeleteComponent { .. }) || !replica.is_deleted(m.entity())
+    });
     // state_messages is sorted by (component, entity); the file groups by entity.
     messages.sort_by_key(|m| (m.entity(), m.component()));
     // About 300 bytes per entity with a Transform and a name.
