@@ -23,4 +23,4 @@ pub use entity::Entity;
 pub use euler::EulerOrder;
 pub use huge_pages::HugePageAlloc;
 pub use prefetch::prefetch;
-pub use transform::{Decomposed, Transform, TransformDecodeError, decompose};
+pub use transform::{Decomposed, Transform, TransformDecodeError, decompose, shown_quat};
