@@ -168,7 +168,7 @@ fn with_a_lesson_open_in_the_editors_layout_every_policys_tree_shows_its_rows() 
         h.state_mut().run_command(UiCommand::EditorWorkspace);
         h.run();
         h.run();
-        let lower = h.get_by_label("Messages in flight (0)").rect();
+        let lower = h.get_by_label("Messages (0)").rect();
         let header_bottom = TreePolicy::ALL
             .iter()
             .map(|p| h.get_by_label(p.name()).rect().bottom())
@@ -187,6 +187,36 @@ fn with_a_lesson_open_in_the_editors_layout_every_policys_tree_shows_its_rows() 
             assert_eq!(
                 whole, 5,
                 "at {size:?}: {label} shown whole in {whole} of the five policies' trees"
+            );
+        }
+    }
+}
+
+#[test]
+fn with_a_lesson_open_in_the_editors_layout_every_peers_tree_shows_its_rows() {
+    for size in SIZES {
+        let mut h = lesson(6, size);
+        next_step(&mut h);
+        h.state_mut().run_command(UiCommand::EditorWorkspace);
+        h.run();
+        h.run();
+        // The lower view's row (the switch beside its tabs) is whole in the strip.
+        for tab in ["Peers", "Policies", "Messages (0)", "Explorer"] {
+            assert_whole(&h, size, tab);
+        }
+        let strip = crate::layout::panel(&h, scenetree::ui::Tab::Peers);
+        let lower = h.get_by_label("Messages (0)").rect();
+        let header = h.get_by_label("Peer 1 (editing)").rect();
+        for label in ["Shelf  ·  514", "Lamp  ·  512", "Table  ·  513"] {
+            let whole = h
+                .get_all_by_label(label)
+                .map(|n| n.rect())
+                .filter(|r| r.left() >= strip.left())
+                .filter(|r| r.top() >= header.bottom() && r.bottom() <= lower.top() + 0.5)
+                .count();
+            assert_eq!(
+                whole, 2,
+                "at {size:?}: {label} whole in {whole} of the two peers' trees"
             );
         }
     }

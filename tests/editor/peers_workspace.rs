@@ -376,7 +376,7 @@ fn in_the_editor_layout_the_peers_strip_still_shows_each_peers_tree() {
     // The hierarchy's row and one in each peer's column (inside the Peers strip), the
     // columns' rows below their headers and above the lower view: not squeezed out by the
     // lesson text above or the lower view below.
-    let lower = h.get_by_label("Messages in flight (0)").rect();
+    let lower = h.get_by_label("Messages (0)").rect();
     let strip = crate::layout::panel(&h, scenetree::ui::Tab::Peers);
     let header = h.get_by_label("Peer 1 (editing)").rect();
     let rows: Vec<egui::Rect> = h

@@ -21,6 +21,9 @@ use scenetree_viewport::Aabb;
 use scenetree_viewport::ViewportScene;
 use scenetree_viewport::models::AssetLibrary;
 
+/// Columns narrower than this (points) leave their digest to the tooltip, so the header
+/// stays on one line.
+const NARROW_COLUMN_WIDTH: f32 = 360.0;
 /// The narrowest a column gets; more peers than fit scroll sideways.
 const MIN_COLUMN_WIDTH: f32 = 230.0;
 /// The most width a separator between columns takes (points; no more than the spacing
@@ -420,8 +423,16 @@ impl PeersPanel {
         let spacing = ui.spacing().item_spacing.x;
         let room_for_views = ui.available_height() >= MIN_HEIGHT_FOR_VIEWS;
         if self.show_views && !room_for_views {
-            // Ticked but not drawn: say why rather than nothing (found by hand).
-            ui.weak("3D views need more height: drag the bar above the messages down, or use the Peers workspace (Ctrl+F2)");
+            // Ticked but not drawn: say why, on one small line (found by hand: nothing did).
+            ui.label(
+                RichText::new("3D views need more height (Ctrl+F2)")
+                    .weak()
+                    .small(),
+            )
+            .on_hover_text(
+                "Too short here for the peers' 3D views: drag the bar above the messages \
+                     down, or use the Peers workspace (Ctrl+F2)",
+            );
         }
         side_by_side(
             ui,
@@ -518,6 +529,7 @@ impl PeersPanel {
         let i = peer.index();
         let is_active = peer == active;
         // One line when the column is wide enough: name, online switch, clock and digest.
+        let column_width = ui.available_width();
         ui.horizontal_wrapped(|ui| {
             let text = if is_active {
                 format!("Peer {} (editing)", peer.0)
@@ -544,17 +556,19 @@ impl PeersPanel {
                 })));
             }
             let (_, clock, digest) = self.summaries[i];
-            ui.label(
-                RichText::new(format!(
-                    "Lamport {clock} · digest {:08x}",
-                    (digest >> 96) as u32
-                ))
-                .monospace(),
-            )
-            .on_hover_text(
-                "The highest Lamport timestamp this peer holds (its Lamport clock), and a hash \
-                 of its state: equal digests mean equal states",
-            );
+            let digest = format!("{:08x}", (digest >> 96) as u32);
+            // A narrow column (the editor's strip) keeps its header on one line: the digest
+            // goes to the tooltip.
+            let text = if column_width >= NARROW_COLUMN_WIDTH {
+                format!("Lamport {clock} · digest {digest}")
+            } else {
+                format!("Lamport {clock}")
+            };
+            ui.label(RichText::new(text).monospace())
+                .on_hover_text(format!(
+                    "The highest Lamport timestamp this peer holds (its Lamport clock, {clock}), \
+                 and a hash of its state ({digest}): equal digests mean equal states"
+                ));
         });
         // The re-rooted list comes from the same rows the tree draws.
         let name = |e: Entity| network.entity_label(e, peer);

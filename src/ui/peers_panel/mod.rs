@@ -358,17 +358,24 @@ impl PeersPanel {
                 ui.separator();
             }
             let flying = network.in_flight().len();
-            for (view, label) in [
-                (
-                    LowerView::Messages,
+            let events = network.events().len();
+            // Short names in a short strip, where the switch shares the row (found by hand:
+            // the last tab was cut at 1024 points).
+            let labels = if self.short {
+                [
+                    format!("Messages ({flying})"),
+                    format!("Events ({events})"),
+                    "Explorer".to_string(),
+                ]
+            } else {
+                [
                     format!("Messages in flight ({flying})"),
-                ),
-                (
-                    LowerView::Events,
-                    format!("Timeline events ({})", network.events().len()),
-                ),
-                (LowerView::Explorer, "Order explorer".to_string()),
-            ] {
+                    format!("Timeline events ({events})"),
+                    "Order explorer".to_string(),
+                ]
+            };
+            let views = [LowerView::Messages, LowerView::Events, LowerView::Explorer];
+            for (view, label) in views.into_iter().zip(labels) {
                 let tab = ui.selectable_value(&mut self.lower, view, RichText::new(label).strong());
                 if tab.clicked() && self.short && !self.lower_moved {
                     // A tab clicked in a short strip opens the lower view at its share.
