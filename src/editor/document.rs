@@ -3,8 +3,6 @@
 
 use std::path::PathBuf;
 
-use rustc_hash::{FxHashMap, FxHashSet};
-
 use scenetree_core::crdt::network::LocalWrite;
 use scenetree_core::crdt::{CrdtMessage, Replica};
 use scenetree_core::model::{Entity, Transform, decode_name, ids, present};
@@ -165,6 +163,22 @@ impl Document {
         self.edited_in_lesson = false;
     }
 
+    /// True when the user edited a lesson's scene themselves (see [`Self::is_modified`]).
+    pub(super) fn edited_in_lesson(&self) -> bool {
+        self.edited_in_lesson
+    }
+
+    /// A lesson stopped, its kept state now the document: unmodified unless the user had
+    /// edited the lesson's scene (`edited`), in which case nothing on disk holds it.
+    pub(super) fn keep_lesson_state(&mut self, edited: bool) {
+        if edited {
+            self.saved = SavedState::default();
+            self.modified = true;
+        } else {
+            self.mark_unmodified();
+        }
+    }
+
     /// Forgets undo history (a lesson starts from its own state).
     pub(super) fn clear_history(&mut self) {
         self.history.clear();
@@ -262,45 +276,18 @@ impl Document {
 
     /// `entity` and everything drawn below it, parents first (iterative, any depth).
     pub fn subtree(&self, entity: Entity) -> Vec<Entity> {
-        let mut out = Vec::new();
-        let mut stack = vec![entity];
-        while let Some(e) = stack.pop() {
-            out.push(e);
-            stack.extend(self.view.children_of(e));
-        }
-        out
+        super::tree::subtree(&self.view, entity)
     }
 
     /// True when `ancestor` is `entity`'s effective parent, grandparent, …
     pub fn is_drawn_below(&self, entity: Entity, ancestor: Entity) -> bool {
-        let mut cur = entity;
-        for _ in 0..=self.view.len() {
-            match self.view.effective_parent_of(cur) {
-                Some(p) if p == ancestor => return true,
-                Some(p) if !p.is_root() => cur = p,
-                _ => return false,
-            }
-        }
-        false
+        super::tree::is_drawn_below(&self.view, entity, ancestor)
     }
 
     /// True when putting `entity` under `parent` would make a parenting cycle: `parent` is
     /// `entity` or lies below it along declared parents.
     pub fn would_cycle(&self, entity: Entity, parent: Entity) -> bool {
-        let mut cur = parent;
-        for _ in 0..=self.view.len() {
-            if cur == entity {
-                return true;
-            }
-            if cur.is_root() {
-                return false;
-            }
-            cur = self
-                .replica()
-                .transform(cur)
-                .map_or(Entity::ROOT, |t| t.parent);
-        }
-        false // an existing cycle upstream that does not contain `entity`
+        super::tree::would_cycle(self.replica(), self.view.len(), entity, parent)
     }
 
     /// The entity's local Transform as stored, or the identity at the root without one.
@@ -311,42 +298,9 @@ impl Document {
     }
 
     /// Keeps only the top-most entities of a set (a child moves with its selected parent), in
-    /// the order given, without repeats. The work is proportional to the entities and their
-    /// ancestors: each ancestor is walked once, however many of the entities lie below it.
+    /// the order given, without repeats (see [`super::tree::top_level`]).
     pub fn top_level(&self, entities: &[Entity]) -> Vec<Entity> {
-        let chosen: FxHashSet<Entity> = entities.iter().copied().collect();
-        // Entity → whether a chosen entity lies strictly above it, for every node walked.
-        let mut below_chosen: FxHashMap<Entity, bool> = FxHashMap::default();
-        let mut path = Vec::new();
-        let mut out = Vec::new();
-        let mut seen = FxHashSet::default();
-        for &e in entities {
-            if !seen.insert(e) {
-                continue;
-            }
-            // Walk up until a chosen entity, a node already answered, or the top.
-            path.clear();
-            let mut cur = e;
-            let answer = loop {
-                match self.view.effective_parent_of(cur) {
-                    Some(p) if chosen.contains(&p) => break true,
-                    Some(p) if !p.is_root() => {
-                        if let Some(&known) = below_chosen.get(&p) {
-                            break known;
-                        }
-                        path.push(p);
-                        cur = p;
-                    }
-                    _ => break false,
-                }
-            };
-            // Every node on the path has the same chosen entity (or none) above it.
-            below_chosen.extend(path.iter().map(|&p| (p, answer)));
-            if !answer {
-                out.push(e);
-            }
-        }
-        out
+        super::tree::top_level(&self.view, entities)
     }
 
     // ----- edits ---------------------------------------------------------------------------

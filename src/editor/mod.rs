@@ -11,6 +11,7 @@ mod peers;
 mod plan;
 mod saved;
 mod selection;
+pub mod tree;
 
 pub use command::{Command, EditError, add_model};
 pub use document::{Applied, Document, SceneFile};

@@ -89,13 +89,20 @@ impl Document {
         Ok(())
     }
 
-    /// Ends the simulation, keeping `keep`'s state as the document.
+    /// Ends the simulation, keeping `keep`'s state as the document. A lesson's kept state is
+    /// the lesson's, not the user's work: it counts as unsaved only when the user edited the
+    /// lesson's scene themselves (and once they edit it afterwards).
     pub fn stop_simulation(&mut self, keep: PeerId) -> Result<(), NetworkError> {
         let Backend::Peers { sim, .. } = &self.backend() else {
             return Ok(());
         };
+        let lesson = sim.lesson().is_some();
         let replica = sim.network().replica(keep)?.clone();
+        let edited = self.edited_in_lesson();
         self.set_backend(Backend::Solo(replica));
+        if lesson {
+            self.keep_lesson_state(edited);
+        }
         Ok(())
     }
 

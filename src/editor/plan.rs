@@ -51,6 +51,13 @@ impl Document {
                     return Err(EditError::Nothing("move"));
                 }
                 for entity in movers {
+                    // Already there: nothing to write (keeping the world pose through its
+                    // matrices would change the last bits of the values, and so the
+                    // timestamp, the history and the peers, for nothing).
+                    if self.declared_parent(entity) == parent {
+                        self.check_editable(entity)?;
+                        continue;
+                    }
                     let t = self.transform_under(entity, parent, keep_world)?;
                     let old = self.replica().transform(entity).map(|t| t.parent);
                     inspector_nodes.reparented(entity, old, parent);
@@ -260,6 +267,14 @@ impl Document {
             t.parent = parent;
         }
         Ok(t)
+    }
+
+    /// The parent `entity`'s Transform names; the root without a Transform (where it is
+    /// drawn).
+    pub fn declared_parent(&self, entity: Entity) -> Entity {
+        self.replica()
+            .transform(entity)
+            .map_or(Entity::ROOT, |t| t.parent)
     }
 
     /// Whether `entity` may be moved, renamed, duplicated or deleted: not one of the engine's

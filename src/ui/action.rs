@@ -59,6 +59,8 @@ pub enum PeersAction {
     Stop(PeerId),
     /// Show and edit another peer.
     Activate(PeerId),
+    /// Make an edit as `peer` (a drop in its column): it becomes the peer shown and edited.
+    EditAs { peer: PeerId, command: Command },
     /// One network operation (deliver, drop, duplicate, reorder, online, auto-delivery).
     Op(Op),
     /// Deliver everything deliverable, in this order.

@@ -13,8 +13,12 @@ use egui_dock::{DockState, Node, NodeIndex, Tree};
 use serde::{Deserialize, Serialize};
 
 /// A panel never takes more than this share of the split it sits in, so the viewport keeps
-/// the largest share however small the window is.
-const MAX_SHARE: f32 = 0.35;
+/// the largest share however small the window is: 35% beside it, 42% below it (the Peers
+/// strip, whose lesson header, trees and tabs found by hand no room at 35% of a 700-point
+/// window).
+fn max_share(horizontal: bool) -> f32 {
+    if horizontal { 0.35 } else { 0.42 }
+}
 
 /// A panel keeps at least this many points (or the whole share above, if smaller).
 const MIN_POINTS: f32 = 120.0;
@@ -25,7 +29,9 @@ fn default_points(tab: Tab) -> f32 {
         Tab::Hierarchy => 250.0,
         Tab::Inspector => 330.0,
         Tab::Viewport => 400.0,
-        Tab::Peers => 240.0,
+        // Room for the lesson's header, four rows of every peer's (or policy's) tree and
+        // the lower view's tabs: at 240 a lesson showed about one row (found by hand).
+        Tab::Peers => 270.0,
     }
 }
 
@@ -84,7 +90,7 @@ impl PanelSizes {
                 {
                     let share = |f: f32| if viewport_first { 1.0 - f } else { f };
                     let fraction_for = |points: f32| {
-                        let upper = extent * MAX_SHARE;
+                        let upper = extent * max_share(horizontal);
                         let points = points.clamp(MIN_POINTS.min(upper), upper);
                         share(points / extent)
                     };

@@ -33,6 +33,17 @@ pub const LESSONS: &[(&str, &str)] = &[
     ),
 ];
 
+/// Every bundled lesson's title, in order (its file name when it does not parse).
+pub fn titles() -> Vec<String> {
+    LESSONS
+        .iter()
+        .map(|(name, text)| {
+            scenetree_core::crdt::scenario::parse(text)
+                .map_or_else(|_| (*name).to_string(), |s| s.title)
+        })
+        .collect()
+}
+
 /// Lesson `index` (from 0) as a document of its own: untitled, its peers at the lesson's
 /// start, unmodified. Returns it with the lesson's title.
 pub fn lesson_document(index: usize) -> Result<(crate::editor::Document, String), String> {

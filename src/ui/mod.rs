@@ -5,6 +5,7 @@
 pub mod action;
 pub mod app;
 pub mod command;
+pub mod drop_hint;
 pub mod file_dialog;
 pub mod files;
 pub mod hierarchy;

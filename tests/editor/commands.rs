@@ -107,7 +107,8 @@ fn the_viewport_keys_go_through_the_table_and_text_fields_keep_theirs() {
         "F framed the lamp"
     );
 
-    // Typing in the search box: the letters are text, Delete and Escape are the field's.
+    // Typing in the search box: the letters are text, Delete and Escape are the field's
+    // (Escape clears the search, as in Unity's and Godot's filters).
     // The search box (the inspector's Name field is the other text input).
     h.get_by(|n| {
         n.role() == egui::accesskit::Role::TextInput && n.value().unwrap_or_default().is_empty()
@@ -116,9 +117,11 @@ fn the_viewport_keys_go_through_the_table_and_text_fields_keep_theirs() {
     h.run();
     h.get_by(|n| n.is_focused()).type_text("rewx");
     h.key_press(Key::Delete);
-    h.key_press(Key::Escape);
     h.run();
     assert_eq!(h.state().hierarchy.search, "rewx");
+    h.key_press(Key::Escape);
+    h.run();
+    assert_eq!(h.state().hierarchy.search, "", "Escape cleared the search");
     assert_eq!(
         gizmo(&h).mode,
         GizmoMode::Translate,

@@ -299,7 +299,7 @@ fn a_models_file_is_chosen_among_the_projects_model_files_with_undo() {
     };
     let before = model(&h);
     assert_eq!(before.src, "assets/scene/Models/shelf/shelf.glb");
-    h.get_by_label("model").click();
+    h.get_by_label("GltfContainer model").click();
     h.run();
     // Every model file of the project is offered, by its path in the project.
     for offered in [

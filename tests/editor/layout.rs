@@ -10,9 +10,17 @@ use scenetree_viewport::NullRenderer;
 use crate::ui_flows::room;
 
 pub(crate) fn harness_at(size: egui::Vec2) -> Harness<'static, Workbench> {
+    harness_with(room(), size)
+}
+
+/// A workbench of `size` points showing `doc` in the default layout.
+pub(crate) fn harness_with(
+    doc: scenetree::editor::Document,
+    size: egui::Vec2,
+) -> Harness<'static, Workbench> {
     let mut h = Harness::builder().with_size(size).build_ui_state(
         |ui, bench: &mut Workbench| bench.ui(ui, &mut NullRenderer::default()),
-        Workbench::new(room()),
+        Workbench::new(doc),
     );
     h.run();
     h

@@ -88,7 +88,11 @@ fn lesson_one_by_hand_shows_the_cycle_then_convergence() {
     // Deliver the rest: both peers hold both edits — converged, but still a cycle.
     h.get_by_label("Deliver").click();
     h.run();
-    assert!(h.query_by_label_contains("✓ Converged").is_some());
+    assert!(
+        h.query_by_label_contains("Converged into a cycle no further message will resolve")
+            .is_some(),
+        "converged, and said to be a cycle, not a success"
+    );
     assert_eq!(h.get_all_by_label("⟲ cycle").count(), 4, "on both peers");
     // The lesson's last step breaks the cycle and delivers everything.
     h.get_by_label("Next step ⏵").click();

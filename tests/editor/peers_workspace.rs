@@ -373,20 +373,18 @@ fn in_the_editor_layout_the_peers_strip_still_shows_each_peers_tree() {
         .run_command(scenetree::ui::command::UiCommand::EditorWorkspace);
     h.run();
     assert_eq!(h.state().workspace, Workspace::Editor);
-    // The hierarchy's row and one in each peer's column (the strip starts where the lower
-    // view's tabs do), the columns' rows below their headers and above the lower view: not
-    // squeezed out by the lesson text above or the lower view below.
-    let lower = h.get_by_label("Messages in flight (0)").rect();
+    // The hierarchy's row and one in each peer's column (inside the Peers strip), the
+    // columns' rows below their headers and above the lower view: not squeezed out by the
+    // lesson text above or the lower view below.
+    let lower = h.get_by_label("Messages (0)").rect();
+    let strip = crate::layout::panel(&h, scenetree::ui::Tab::Peers);
     let header = h.get_by_label("Peer 1 (editing)").rect();
     let rows: Vec<egui::Rect> = h
         .get_all_by_label("Lamp  ·  512")
         .map(|n| n.rect())
         .collect();
     assert_eq!(rows.len(), 3);
-    let in_columns: Vec<&egui::Rect> = rows
-        .iter()
-        .filter(|r| r.left() >= lower.left() - 20.0)
-        .collect();
+    let in_columns: Vec<&egui::Rect> = rows.iter().filter(|r| r.left() >= strip.left()).collect();
     assert_eq!(in_columns.len(), 2, "{rows:?}, lower view at {lower:?}");
     for row in in_columns {
         assert!(

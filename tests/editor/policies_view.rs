@@ -262,7 +262,7 @@ fn in_the_editor_layout_each_policys_tree_starts_above_the_lower_view() {
         .run_command(scenetree::ui::command::UiCommand::EditorWorkspace);
     h.run();
     // Step 1: Lamp under Shelf everywhere; Shelf is the first row of every policy's tree.
-    let lower = h.get_by_label("Messages in flight (0)").rect();
+    let lower = h.get_by_label("Messages (0)").rect();
     let headers: Vec<egui::Rect> = TreePolicy::ALL
         .iter()
         .map(|p| h.get_by_label(p.name()).rect())

@@ -34,6 +34,17 @@ pub enum Orientation {
     World,
 }
 
+/// Where rotate and scale turn and grow a selection about, as Unity's Pivot/Center toggle and
+/// Godot's pivot modes.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub enum PivotMode {
+    /// The active entity's origin (the gizmo's first target).
+    #[default]
+    Pivot,
+    /// The centre of the selection's bounds (with what lies below it, as drawn).
+    Center,
+}
+
 /// Increments used while Ctrl is held during a gizmo drag.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct SnapSteps {
@@ -63,6 +74,8 @@ pub struct GizmoSettings {
     pub mode: GizmoMode,
     /// Local or world axes for translate and rotate.
     pub orientation: Orientation,
+    /// What rotate and scale turn and grow about.
+    pub pivot: PivotMode,
     /// Snapping increments (used while Ctrl is held).
     pub snap: SnapSteps,
     /// Length of an axis handle on screen, points.
@@ -74,6 +87,7 @@ impl Default for GizmoSettings {
         GizmoSettings {
             mode: GizmoMode::Translate,
             orientation: Orientation::World,
+            pivot: PivotMode::Pivot,
             snap: SnapSteps::default(),
             size_points: 90.0,
         }
@@ -105,7 +119,7 @@ const MIN_AXIS_POINTS: f32 = 12.0; // shorter on screen = pointing at the viewer
 /// The gizmo placed in the world for one frame.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct GizmoFrame {
-    /// The pivot: the first target's world position (meters).
+    /// The pivot: the first target's world position, or the selection's centre (meters).
     pub origin: Vec3,
     /// Unit handle directions, world space (X, Y, Z of the chosen orientation).
     pub axes: [Vec3; 3],
@@ -122,8 +136,23 @@ impl GizmoFrame {
         camera: &OrbitCamera,
         size: Vec2,
     ) -> Option<GizmoFrame> {
+        Self::new_at(targets, settings, camera, size, None)
+    }
+
+    /// [`Self::new`] with the gizmo at `center` (world space, meters) instead of the first
+    /// target's origin when given (the selection's bounds centre, [`PivotMode::Center`]); the
+    /// axes stay the first target's.
+    pub fn new_at(
+        targets: &[GizmoTarget],
+        settings: &GizmoSettings,
+        camera: &OrbitCamera,
+        size: Vec2,
+        center: Option<Vec3>,
+    ) -> Option<GizmoFrame> {
         let world = targets.first()?.world();
-        let origin = world.w_axis.truncate();
+        let origin = center
+            .filter(|c| c.is_finite())
+            .unwrap_or_else(|| world.w_axis.truncate());
         if !origin.is_finite() {
             return None;
         }

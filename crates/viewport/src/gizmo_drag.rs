@@ -61,6 +61,9 @@ pub enum GizmoDelta {
     Rotate(Quat),
     /// Multiply each target's local scale by these factors (local axes).
     Scale(Vec3),
+    /// As [`GizmoDelta::Scale`], each scaled value then snapped to a multiple of the step
+    /// (Ctrl held): 1.3 grown by half is 2.0, not 1.95.
+    ScaleSnapped(Vec3, f32),
 }
 
 /// Applies `delta` to every target's start pose and returns the new local Transforms and world
@@ -89,6 +92,9 @@ pub fn apply_delta(targets: &[GizmoTarget], pivot: Vec3, delta: &GizmoDelta) -> 
                             (parent_rot.inverse() * q * parent_rot * t.local.rotation).normalize();
                     }
                     GizmoDelta::Scale(f) => local.scale = t.local.scale * f,
+                    GizmoDelta::ScaleSnapped(f, step) => {
+                        local.scale = snapped_scale(t.local.scale, f, step);
+                    }
                 }
                 if !local.is_finite() {
                     local = t.local;
@@ -101,6 +107,23 @@ pub fn apply_delta(targets: &[GizmoTarget], pivot: Vec3, delta: &GizmoDelta) -> 
             }
         })
         .collect()
+}
+
+/// `scale` times `factors`, each value that changes snapped to a multiple of `step` (never
+/// to 0: a zero scale collapses the entity; the smallest is one step, with the sign kept).
+fn snapped_scale(scale: Vec3, factors: Vec3, step: f32) -> Vec3 {
+    let mut out = scale;
+    for i in 0..3 {
+        if factors[i] != 1.0 {
+            let v = snap(scale[i] * factors[i], step);
+            out[i] = if v.abs() < step * 0.5 {
+                step.copysign(scale[i])
+            } else {
+                v
+            };
+        }
+    }
+    out
 }
 
 /// The point on the line `origin + s·axis` closest to the ray, as `s` (meters along the unit
@@ -226,10 +249,10 @@ impl ActiveGizmoDrag {
                 let moved =
                     closest_param_on_axis(&ray, f.origin, f.axes[i]).map_or(0.0, |s| s - s0);
                 if self.mode == GizmoMode::Scale {
-                    let factor = step(1.0 + moved / f.length, steps.scale).max(MIN_SCALE_FACTOR);
+                    let factor = (1.0 + moved / f.length).max(MIN_SCALE_FACTOR);
                     let mut v = Vec3::ONE;
                     v[i] = factor;
-                    GizmoDelta::Scale(v)
+                    scale_delta(v, snapping, steps.scale)
                 } else {
                     GizmoDelta::Translate(f.axes[i] * step(moved, steps.translate))
                 }
@@ -247,7 +270,11 @@ impl ActiveGizmoDrag {
             (Grab::Screen, _) => {
                 let moved = pointer - self.start_pointer;
                 let factor = 1.0 + (moved.x - moved.y) / self.size_points.max(1.0);
-                GizmoDelta::Scale(Vec3::splat(step(factor, steps.scale).max(MIN_SCALE_FACTOR)))
+                scale_delta(
+                    Vec3::splat(factor.max(MIN_SCALE_FACTOR)),
+                    snapping,
+                    steps.scale,
+                )
             }
             (
                 Grab::RingScreen {
@@ -274,9 +301,41 @@ impl ActiveGizmoDrag {
         }
     }
 
-    /// The targets' poses for `delta`.
+    /// The targets' poses for `delta`. A scale also moves each target's origin away from the
+    /// pivot along the gizmo's axes, as Unity and Godot scale a selection about its pivot or
+    /// centre (the one target at the pivot stays where it is).
     pub fn apply(&self, delta: &GizmoDelta) -> Vec<DragTarget> {
-        apply_delta(&self.targets, self.frame.origin, delta)
+        let mut out = apply_delta(&self.targets, self.frame.origin, delta);
+        let factors = match *delta {
+            GizmoDelta::Scale(f) | GizmoDelta::ScaleSnapped(f, _) => f,
+            _ => return out,
+        };
+        let pivot = self.frame.origin;
+        for (moved, start) in out.iter_mut().zip(&self.targets) {
+            let det = start.parent_world.determinant();
+            if !(det.is_finite() && det.abs() > 1e-12) {
+                continue;
+            }
+            let offset = start.world().w_axis.truncate() - pivot;
+            let grown: Vec3 = (0..3)
+                .map(|i| self.frame.axes[i] * factors[i] * offset.dot(self.frame.axes[i]))
+                .sum();
+            let position = start.parent_world.inverse().transform_point3(pivot + grown);
+            if position.is_finite() {
+                moved.local.position = position;
+                moved.world = start.parent_world * moved.local.local_matrix();
+            }
+        }
+        out
+    }
+}
+
+/// A scale by `factors`, its values snapped to `step` when `snapping`.
+fn scale_delta(factors: Vec3, snapping: bool, step: f32) -> GizmoDelta {
+    if snapping && step > 0.0 && step.is_finite() {
+        GizmoDelta::ScaleSnapped(factors, step)
+    } else {
+        GizmoDelta::Scale(factors)
     }
 }
 
@@ -333,6 +392,29 @@ fn ring_tangent(frame: &GizmoFrame, axis: Vec3, camera: &OrbitCamera, size: Vec2
 mod tests {
     use super::*;
     use glam::Mat4;
+
+    #[test]
+    fn ctrl_snaps_the_scaled_value_to_tenths_not_the_factor() {
+        // Found by hand: a scale of 1.3 grown with Ctrl went to 1.95 (the factor 1.5 snapped),
+        // where Unity and Godot show 2.0 (the value snapped).
+        let target = GizmoTarget {
+            entity: Entity::from_parts(512, 0),
+            local: Transform {
+                scale: Vec3::new(1.3, 0.7, -1.0),
+                ..Transform::IDENTITY
+            },
+            parent_world: Mat4::IDENTITY,
+        };
+        let out = apply_delta(
+            &[target],
+            Vec3::ZERO,
+            &GizmoDelta::ScaleSnapped(Vec3::new(1.6, 1.0, 0.01), 0.1),
+        );
+        let s = out[0].local.scale;
+        assert!((s.x - 2.1).abs() < 1e-5, "{s}");
+        assert_eq!(s.y, 0.7, "an axis not scaled keeps its value");
+        assert!((s.z + 0.1).abs() < 1e-6, "never 0, the sign kept: {s}");
+    }
     use scenetree_core::model::Transform;
 
     const SIZE: Vec2 = Vec2::new(800.0, 600.0);
@@ -497,8 +579,11 @@ mod tests {
             at(&cam, tip),
         )
         .unwrap();
-        let d = drag.delta(&cam, SIZE, at(&cam, tip * 2.0), true, &settings.snap);
-        assert_eq!(d, GizmoDelta::Scale(Vec3::new(2.0, 1.0, 1.0)));
+        let d = drag.delta(&cam, SIZE, at(&cam, tip * 2.0), false, &settings.snap);
+        let GizmoDelta::Scale(f) = d else {
+            panic!("{d:?}")
+        };
+        assert!(f.abs_diff_eq(Vec3::new(2.0, 1.0, 1.0), 0.05), "{f}");
         let d = drag.delta(&cam, SIZE, at(&cam, -tip * 3.0), false, &settings.snap);
         assert_eq!(d, GizmoDelta::Scale(Vec3::new(MIN_SCALE_FACTOR, 1.0, 1.0)));
     }

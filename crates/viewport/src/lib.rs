@@ -46,7 +46,7 @@ use scenetree_core::model::{Entity, Transform};
 
 pub use bounds::Aabb;
 pub use camera::{OrbitCamera, Ray};
-pub use gizmo::{GizmoMode, GizmoSettings, Handle, Orientation, SnapSteps};
+pub use gizmo::{GizmoMode, GizmoSettings, Handle, Orientation, PivotMode, SnapSteps};
 pub use gizmo_drag::{DragPhase, DragTarget, GizmoDelta, GizmoEvent, apply_delta};
 pub use renderer::{
     GlowViewportRenderer, NullRenderer, RenderRequest, RenderStats, RendererError, ViewportRenderer,

@@ -11,7 +11,7 @@ use super::{
     DrawItem, GizmoEvent, OrbitCamera, ViewportScene,
     bounds::Aabb,
     camera::ViewDirection,
-    gizmo::{self, GizmoFrame, GizmoMode, GizmoSettings, Orientation},
+    gizmo::{self, GizmoFrame, GizmoMode, GizmoSettings, Orientation, PivotMode},
     gizmo_drag::{ActiveGizmoDrag, DragPhase, DragTarget},
     picking,
     renderer::{RenderRequest, ViewportRenderer},
@@ -109,6 +109,8 @@ pub struct ToolbarHints {
     pub scale: String,
     /// The Local/World axes button.
     pub axes: String,
+    /// The Pivot/Center button.
+    pub pivot: String,
 }
 
 impl Default for ToolbarHints {
@@ -118,6 +120,8 @@ impl Default for ToolbarHints {
             rotate: "Rotate".into(),
             scale: "Scale".into(),
             axes: "Gizmo axes: local or world".into(),
+            pivot: "Rotate and scale about the active entity's origin or the selection's centre"
+                .into(),
         }
     }
 }
@@ -139,6 +143,9 @@ pub enum ViewportCommand {
     Mode(GizmoMode),
     /// Switch the gizmo between local and world axes (ignored during a drag).
     ToggleOrientation,
+    /// Switch what rotate and scale work about: the active entity's origin or the selection's
+    /// centre (ignored during a drag).
+    TogglePivot,
     /// Cancel the gizmo drag in progress: its targets go back to their values before it.
     CancelDrag,
     /// Point the camera at the selection (the gizmo targets' items), or at everything.
@@ -182,6 +189,7 @@ impl Viewport {
         match command {
             ViewportCommand::Mode(mode) if idle => self.gizmo.mode = mode,
             ViewportCommand::ToggleOrientation if idle => self.toggle_orientation(),
+            ViewportCommand::TogglePivot if idle => self.toggle_pivot(),
             ViewportCommand::CancelDrag => self.cancel_requested = self.is_dragging_gizmo(),
             ViewportCommand::Frame => self.frame_requested = Some(FrameTarget::Focus),
             ViewportCommand::FrameBounds(bounds) => {
@@ -190,8 +198,16 @@ impl Viewport {
             ViewportCommand::LookAlong(view) if idle => self.camera.look_along(view),
             ViewportCommand::Mode(_)
             | ViewportCommand::ToggleOrientation
+            | ViewportCommand::TogglePivot
             | ViewportCommand::LookAlong(_) => {}
         }
+    }
+
+    fn toggle_pivot(&mut self) {
+        self.gizmo.pivot = match self.gizmo.pivot {
+            PivotMode::Pivot => PivotMode::Center,
+            PivotMode::Center => PivotMode::Pivot,
+        };
     }
 
     fn toggle_orientation(&mut self) {
@@ -199,6 +215,22 @@ impl Viewport {
             Orientation::Local => Orientation::World,
             Orientation::World => Orientation::Local,
         };
+    }
+
+    /// The gizmo for `scene` in a view of `size` points: at the active entity's origin, or
+    /// at the centre of the selection's bounds ([`PivotMode::Center`]).
+    fn gizmo_frame(&self, scene: &ViewportScene, size: Vec2) -> Option<GizmoFrame> {
+        let center = match self.gizmo.pivot {
+            PivotMode::Pivot => None,
+            PivotMode::Center => scene.selection_bounds().map(|b| (b.min + b.max) * 0.5),
+        };
+        GizmoFrame::new_at(
+            &scene.gizmo_targets,
+            &self.gizmo,
+            &self.camera,
+            size,
+            center,
+        )
     }
 
     /// Where the widget was last drawn (screen points).
@@ -247,6 +279,11 @@ impl Viewport {
     ) -> ViewportResponse {
         let (rect, response) = ui.allocate_exact_size(ui.available_size(), Sense::click_and_drag());
         self.rect = rect;
+        if response.drag_started() || response.clicked() {
+            // Working in the view takes the keyboard, as in Unity and Godot: a text field
+            // clicked before (a search box) must not get the W/E/R meant for the gizmo.
+            ui.memory_mut(|m| m.stop_text_input());
+        }
         let painter = ui.painter_at(rect);
         // Reserve the image's place first so everything painted later lies on top of it.
         let image_slot = painter.add(EguiShape::Noop);
@@ -320,8 +357,7 @@ impl Viewport {
             },
         );
 
-        if let Some(frame) = GizmoFrame::new(&scene.gizmo_targets, &self.gizmo, &self.camera, size)
-        {
+        if let Some(frame) = self.gizmo_frame(scene, size) {
             let hot = match &self.drag {
                 Some(Drag::Gizmo { drag, .. }) => Some(drag.handle),
                 Some(_) => None,
@@ -385,7 +421,7 @@ impl Viewport {
         out: &mut ViewportResponse,
     ) {
         let modifiers = ui.input(|i| i.modifiers);
-        let frame = GizmoFrame::new(&scene.gizmo_targets, &self.gizmo, &self.camera, size);
+        let frame = self.gizmo_frame(scene, size);
         let mode = self.gizmo.mode;
         let handle_at = |camera: &OrbitCamera, p: Vec2| {
             frame.and_then(|f| gizmo::hit_test(&f, mode, camera, size, p))
@@ -509,6 +545,10 @@ impl Viewport {
                         Orientation::Local => "Local",
                         Orientation::World => "World",
                     };
+                    let pivot = match g.pivot {
+                        PivotMode::Pivot => "Pivot",
+                        PivotMode::Center => "Center",
+                    };
                     if ui
                         .button(label)
                         .on_hover_text(format!(
@@ -518,6 +558,13 @@ impl Viewport {
                         .clicked()
                     {
                         self.toggle_orientation();
+                    }
+                    if ui
+                        .button(pivot)
+                        .on_hover_text(&self.toolbar_hints.pivot)
+                        .clicked()
+                    {
+                        self.toggle_pivot();
                     }
                 });
             });

@@ -125,10 +125,22 @@ impl ScenetreeApp {
             }
         }
         if let Some(message) = self.error.clone() {
+            let offer = self.open_offer.clone();
             let shown = egui::Modal::new(egui::Id::new("error")).show(ctx, |ui| {
                 ui.heading("△ Problem");
                 ui.label(message);
-                ui.button("OK").clicked()
+                ui.horizontal(|ui| {
+                    // A folder that is not a project but holds a scene: open that file.
+                    let open = offer.as_ref().and_then(|file| {
+                        let name = file.file_name()?.to_string_lossy().into_owned();
+                        ui.button(format!("Open {name}")).clicked().then_some(file)
+                    });
+                    if let Some(file) = open {
+                        self.pending_offer = Some(file.clone());
+                    }
+                    ui.button("OK").clicked() || open.is_some()
+                })
+                .inner
             });
             // Not Enter: the error may come from an Enter pressed this very frame (a file
             // dialog's), which would close it unseen.
@@ -136,6 +148,10 @@ impl ScenetreeApp {
                 && ctx.input_mut(|i| i.consume_key(Modifiers::NONE, Key::Escape));
             if shown.inner || escape {
                 self.error = None;
+                self.open_offer = None;
+                if let Some(file) = self.pending_offer.take() {
+                    self.request(Pending::Open(file));
+                }
             }
         }
         if let Some(work) = &self.recovery_offer {

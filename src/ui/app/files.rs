@@ -60,8 +60,13 @@ impl ScenetreeApp {
         };
         self.replace_document(doc);
         self.apply_initial_selection();
+        let empty = (self.bench.doc.load_notes.iter())
+            .any(|n| n.starts_with(scenetree_dcl::io::EMPTY_FILE_NOTE));
         let status = if example {
             format!("Opened {what} (an example: Save asks where to keep a copy)")
+        } else if empty {
+            // Found by hand: a 0-byte main.crdt opened as an empty scene without a word.
+            format!("Opened {what}: the file is empty (0 bytes), so the scene has no entities")
         } else {
             format!("Opened {what}")
         };
@@ -106,19 +111,45 @@ impl ScenetreeApp {
                     ));
                     self.in_app_dialog = Some(InAppDialog::open(&pick, self.last_dir()));
                 }
-                JobResult::Loaded(path, result) => match *result {
-                    Ok(doc) => self.opened(path, doc),
-                    // The open document stays untouched.
-                    Err(err) => {
-                        self.opening_example = None;
-                        self.reloading = None;
-                        self.error = Some(format!(
-                            "Could not open the scene. Nothing was changed.\n\n{err}"
-                        ))
+                JobResult::Loaded(path, result) => {
+                    let launched = self.launching.take().is_some_and(|l| l == path);
+                    match *result {
+                        Ok(doc) => self.opened(path, doc),
+                        Err(err) => self.not_opened(&path, &err.to_string(), launched),
                     }
-                },
+                }
             }
         }
+    }
+
+    /// `path` could not be read (`why`). The open document stays untouched, except at start
+    /// (`launched`: the file named on the command line), where the window starts untitled
+    /// rather than on the bundled showroom, which the user did not ask for. A folder that is
+    /// not a project but holds a scene file offers to open that file.
+    fn not_opened(&mut self, path: &std::path::Path, why: &str, launched: bool) {
+        self.opening_example = None;
+        self.reloading = None;
+        self.open_offer = path
+            .is_dir()
+            .then(|| scenetree_dcl::io::project::scene_file_in(path))
+            .flatten();
+        let mut text = if launched {
+            self.replace_document(crate::editor::Document::default());
+            format!(
+                "Could not open {}: scenetree started with a new, empty scene instead.\n\n{why}",
+                path.display()
+            )
+        } else {
+            format!("Could not open the scene. Nothing was changed.\n\n{why}")
+        };
+        if let Some(file) = &self.open_offer {
+            text.push_str(&format!(
+                "\n\nThe folder holds {}: it opens as a scene of its own (without a project's \
+                 models and title).",
+                file.display()
+            ));
+        }
+        self.error = Some(text);
     }
 
     pub(super) fn handle_dropped_files(&mut self, ctx: &egui::Context) {

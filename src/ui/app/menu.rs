@@ -64,6 +64,16 @@ impl ScenetreeApp {
             });
             ui.menu_button("Help", |ui| {
                 self.menu_items(ui, &context, Menu::Help, &[]);
+                // The lessons, reachable without starting a simulation first (found by hand:
+                // they were only on the Peers panel's start page).
+                ui.menu_button("Lessons", |ui| {
+                    for (i, title) in crate::ui::lessons::titles().into_iter().enumerate() {
+                        if ui.button(format!("{}. {title}", i + 1)).clicked() {
+                            self.request(Pending::OpenLesson(i));
+                            ui.close();
+                        }
+                    }
+                });
                 ui.label(format!("scenetree {}", env!("CARGO_PKG_VERSION")));
             });
         });

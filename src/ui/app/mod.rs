@@ -100,6 +100,13 @@ pub struct ScenetreeApp {
     /// (which may need a file dialog or a lossy-save confirmation first).
     after_save: Option<Pending>,
     error: Option<String>,
+    /// A scene file the error's folder holds (it is not a project): the error offers to open it.
+    open_offer: Option<PathBuf>,
+    /// The offered file, chosen: opened once the error closes.
+    pending_offer: Option<PathBuf>,
+    /// The file given on the command line, while it loads: if it cannot be opened, the
+    /// window starts untitled instead of on the showroom.
+    launching: Option<PathBuf>,
     /// A save that would lose data the target format cannot hold, waiting for confirmation.
     lossy_save: Option<(PathBuf, Vec<String>, SaveConsent)>,
     /// A save over the document's file, which another program changed since: asked first.
@@ -222,6 +229,9 @@ impl ScenetreeApp {
             pending: None,
             after_save: None,
             error: None,
+            open_offer: None,
+            pending_offer: None,
+            launching: launch.file.clone(),
             lossy_save: None,
             overwrite_prompt: None,
             read_only_save: None,

@@ -87,6 +87,8 @@ pub enum UiCommand {
     GizmoScale,
     /// Gizmo axes: local or world.
     ToggleGizmoAxes,
+    /// Rotate and scale about the active entity's origin or the selection's centre.
+    ToggleGizmoPivot,
     /// Switch to the editor's layout (hierarchy, viewport, inspector).
     EditorWorkspace,
     /// Switch to the Peers workspace (simulated peers side by side, the message table).
@@ -128,6 +130,10 @@ pub struct CommandContext {
     pub has_file: bool,
     /// The scene belongs to a Decentraland project (its models can be added).
     pub has_project: bool,
+    /// Entities were copied: Paste has something to paste.
+    pub can_paste: bool,
+    /// A transform was copied: Paste Transform has something to paste.
+    pub can_paste_transform: bool,
 }
 
 const fn key(modifiers: Modifiers, key: Key) -> KeyboardShortcut {
@@ -142,7 +148,7 @@ const ALT_SHIFT: Modifiers = Modifiers::ALT.plus(Modifiers::SHIFT);
 
 impl UiCommand {
     /// Every command, in menu order. Where two share a key, the first that applies wins.
-    pub const ALL: [UiCommand; 44] = [
+    pub const ALL: [UiCommand; 45] = [
         UiCommand::New,
         UiCommand::Open,
         UiCommand::OpenProject,
@@ -183,6 +189,7 @@ impl UiCommand {
         UiCommand::GizmoRotate,
         UiCommand::GizmoScale,
         UiCommand::ToggleGizmoAxes,
+        UiCommand::ToggleGizmoPivot,
         UiCommand::EditorWorkspace,
         UiCommand::PeersWorkspace,
         UiCommand::ResetLayout,
@@ -244,7 +251,10 @@ impl UiCommand {
                 "Select nothing (after closing the Keyboard Shortcuts window, when no gizmo drag is in progress)",
             ),
             UiCommand::SelectAll => ("Select All", "Select every entity in the scene"),
-            UiCommand::Find => ("Find…", "Search the hierarchy by name or id"),
+            UiCommand::Find => (
+                "Find…",
+                "Search the hierarchy by name or id, or by component (t:GltfContainer)",
+            ),
             UiCommand::SelectPrevious => ("Select Previous", "Select the hierarchy row above"),
             UiCommand::SelectNext => ("Select Next", "Select the hierarchy row below"),
             UiCommand::ExtendSelectionUp => (
@@ -279,6 +289,10 @@ impl UiCommand {
             UiCommand::GizmoRotate => ("Rotate", "Gizmo: rotate"),
             UiCommand::GizmoScale => ("Scale", "Gizmo: scale along local axes"),
             UiCommand::ToggleGizmoAxes => ("Local / World Axes", "Gizmo: local or world axes"),
+            UiCommand::ToggleGizmoPivot => (
+                "Pivot / Center",
+                "Gizmo: rotate and scale about the active entity's origin or the selection's centre",
+            ),
             UiCommand::EditorWorkspace => (
                 "Editor Workspace",
                 "Show the editor: hierarchy, viewport and inspector",
@@ -340,6 +354,8 @@ impl UiCommand {
             UiCommand::GizmoRotate => const { &[key(NONE, Key::E)] },
             UiCommand::GizmoScale => const { &[key(NONE, Key::R)] },
             UiCommand::ToggleGizmoAxes => const { &[key(NONE, Key::X)] },
+            // Unity's Pivot/Center toggle.
+            UiCommand::ToggleGizmoPivot => const { &[key(NONE, Key::Z)] },
             // As Godot switches its workspaces (Ctrl+F1 2D, Ctrl+F2 3D, …).
             UiCommand::EditorWorkspace => const { &[key(CTRL, Key::F1)] },
             UiCommand::PeersWorkspace => const { &[key(CTRL, Key::F2)] },
@@ -380,6 +396,7 @@ impl UiCommand {
             | UiCommand::GizmoRotate
             | UiCommand::GizmoScale
             | UiCommand::ToggleGizmoAxes
+            | UiCommand::ToggleGizmoPivot
             | UiCommand::EditorWorkspace
             | UiCommand::PeersWorkspace
             | UiCommand::ResetLayout => Some(Menu::View),
@@ -422,10 +439,10 @@ impl UiCommand {
             | UiCommand::Rename
             | UiCommand::Copy
             | UiCommand::CopyTransform
-            | UiCommand::PasteTransform
             | UiCommand::ClearSelection => editing && c.has_selection,
-            // With nothing copied it says so.
-            UiCommand::Paste => editing,
+            // Greyed out with nothing copied, as Unity greys it: it would change nothing.
+            UiCommand::PasteTransform => editing && c.has_selection && c.can_paste_transform,
+            UiCommand::Paste => editing && c.can_paste,
             UiCommand::CancelGizmoDrag => c.gizmo_dragging,
             UiCommand::SelectAll
             | UiCommand::SelectPrevious
@@ -439,7 +456,8 @@ impl UiCommand {
             | UiCommand::GizmoTranslate
             | UiCommand::GizmoRotate
             | UiCommand::GizmoScale
-            | UiCommand::ToggleGizmoAxes => editing,
+            | UiCommand::ToggleGizmoAxes
+            | UiCommand::ToggleGizmoPivot => editing,
             UiCommand::EditorWorkspace
             | UiCommand::PeersWorkspace
             | UiCommand::ResetLayout
@@ -471,6 +489,7 @@ impl UiCommand {
             rotate: UiCommand::GizmoRotate.hint(),
             scale: UiCommand::GizmoScale.hint(),
             axes: UiCommand::ToggleGizmoAxes.hint(),
+            pivot: UiCommand::ToggleGizmoPivot.hint(),
         }
     }
 
@@ -484,6 +503,7 @@ impl UiCommand {
             UiCommand::GizmoRotate => Some(ViewportCommand::Mode(GizmoMode::Rotate)),
             UiCommand::GizmoScale => Some(ViewportCommand::Mode(GizmoMode::Scale)),
             UiCommand::ToggleGizmoAxes => Some(ViewportCommand::ToggleOrientation),
+            UiCommand::ToggleGizmoPivot => Some(ViewportCommand::TogglePivot),
             _ => None,
         }
     }
@@ -581,72 +601,4 @@ pub fn window_got_focus(ctx: &egui::Context) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_command_is_in_the_table_once_and_every_key_means_one_thing_at_a_time() {
-        for (i, a) in UiCommand::ALL.iter().enumerate() {
-            assert!(!UiCommand::ALL[i + 1..].contains(a), "{a:?} twice");
-        }
-        // Two commands on one key must never apply together.
-        let contexts = (0..64u8).map(|bits| CommandContext {
-            typing: bits & 1 != 0,
-            modal: bits & 2 != 0,
-            gizmo_dragging: bits & 4 != 0,
-            has_selection: bits & 8 != 0,
-            can_undo: bits & 16 != 0,
-            can_redo: bits & 32 != 0,
-            popup_open: false,
-            has_file: true,
-            has_project: true,
-        });
-        for c in contexts {
-            for a in UiCommand::ALL {
-                for b in UiCommand::ALL {
-                    let shared = a.shortcuts().iter().any(|s| b.shortcuts().contains(s));
-                    assert!(
-                        a == b || !shared || !(a.applies(&c) && b.applies(&c)),
-                        "{a:?} and {b:?} share a key and both apply in {c:?}"
-                    );
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn the_readme_lists_exactly_the_table() {
-        let readme = include_str!("../../../README.md");
-        let table = shortcut_table_markdown();
-        assert!(
-            readme.contains(&format!("### Keyboard shortcuts\n\n{table}")),
-            "README.md's shortcut table is out of date; it should read:\n\n{table}"
-        );
-    }
-
-    #[test]
-    fn escape_cancels_a_drag_before_it_clears_the_selection() {
-        let dragging = CommandContext {
-            gizmo_dragging: true,
-            has_selection: true,
-            ..CommandContext::default()
-        };
-        assert!(UiCommand::CancelGizmoDrag.applies(&dragging));
-        assert!(!UiCommand::ClearSelection.applies(&dragging));
-        let idle = CommandContext {
-            has_selection: true,
-            ..CommandContext::default()
-        };
-        assert!(!UiCommand::CancelGizmoDrag.applies(&idle));
-        assert!(UiCommand::ClearSelection.applies(&idle));
-        let typing = CommandContext {
-            typing: true,
-            ..idle
-        };
-        assert!(
-            !UiCommand::ClearSelection.applies(&typing),
-            "a text field keeps Escape"
-        );
-        assert!(UiCommand::Save.applies(&typing));
-    }
-}
+mod tests;

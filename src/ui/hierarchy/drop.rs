@@ -9,6 +9,8 @@ use egui::{Pos2, Rect, RichText, vec2};
 use super::{DraggedEntities, HierarchyPanel};
 use crate::editor::{Command, Document};
 use crate::ui::action::{Action, Severity};
+use crate::ui::drop_hint::DropSpot;
+use crate::ui::drop_hint::{DropTree, check_drop};
 use crate::ui::style;
 use crate::ui::tree_row::INDENT;
 use scenetree_core::model::Entity;
@@ -18,18 +20,6 @@ use scenetree_core::model::Entity;
 const EDGE_SHARE: f32 = 0.25;
 /// Names listed in the drag preview before "and N more".
 const PREVIEW_NAMES: usize = 3;
-
-/// Where a drop would put the dragged entities.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum DropSpot {
-    /// Under this entity, after its children.
-    Onto(Entity),
-    /// Among `parent`'s children, right after `after` (`None`: first).
-    Between {
-        parent: Entity,
-        after: Option<Entity>,
-    },
-}
 
 /// The row under the pointer during a drag, as the panel drew it.
 #[derive(Clone, Copy, Debug)]
@@ -134,52 +124,15 @@ impl HierarchyPanel {
         actions: &mut Vec<Action>,
     ) -> bool {
         let movers = doc.top_level(&payload.0);
-        let parent = match spot {
-            DropSpot::Onto(p) | DropSpot::Between { parent: p, .. } => p,
-        };
-        let refusal = movers
-            .iter()
-            .find(|&&e| doc.would_cycle(e, parent))
-            .map(|&e| {
-                format!(
-                    "Cannot move {} under {}: it would become its own ancestor",
-                    doc.display_name(e),
-                    doc.display_name(parent)
-                )
-            });
         let keep_local = ui.input(|i| i.modifiers.shift);
-        let names: Vec<String> = movers.iter().map(|&e| doc.display_name(e)).collect();
-        let moves_parent = movers
-            .iter()
-            .any(|&e| doc.view().effective_parent_of(e) != Some(parent));
-        let what = match spot {
-            DropSpot::Onto(_) => format!("Move {} under {}", names.join(", "), name(doc, parent)),
-            DropSpot::Between { after: None, .. } => {
-                format!(
-                    "Place {} first under {}",
-                    names.join(", "),
-                    name(doc, parent)
-                )
-            }
-            DropSpot::Between { after: Some(a), .. } => format!(
-                "Place {} after {} under {}",
-                names.join(", "),
-                doc.display_name(a),
-                name(doc, parent)
-            ),
+        let tree = DropTree {
+            name: &|e| doc.display_name(e),
+            declared_parent: &|e| doc.declared_parent(e),
+            drawn_parent: &|e| doc.view().effective_parent_of(e),
+            would_cycle: &|e, p| doc.would_cycle(e, p),
         };
-        let how = match (
-            moves_parent || matches!(spot, DropSpot::Onto(_)),
-            keep_local,
-        ) {
-            (false, _) => "",
-            (true, true) => " — keeping local values (Shift)",
-            (true, false) => " — keeping world position (hold Shift to keep local values)",
-        };
-        let hint = match &refusal {
-            Some(why) => (why.clone(), false),
-            None => (format!("{what}{how}"), true),
-        };
+        let check = check_drop(&tree, &movers, spot, keep_local);
+        let hint = (check.text.clone(), !check.refused);
         // The hint is drawn above the rows, so a new one shows next frame: make sure there is
         // one even when the pointer rests.
         if self.hint_shown.as_ref() != Some(&hint) {
@@ -188,9 +141,10 @@ impl HierarchyPanel {
         self.drop_hint = Some(hint);
         let released = ui.input(|i| i.pointer.any_released());
         if released && egui::DragAndDrop::take_payload::<DraggedEntities>(ui.ctx()).is_some() {
-            actions.push(match refusal.clone() {
-                Some(why) => Action::Status(why, Severity::Error),
-                None => Action::Edit(match spot {
+            if check.refused {
+                actions.push(Action::Status(check.text, Severity::Error));
+            } else if !check.changes_nothing {
+                actions.push(Action::Edit(match spot {
                     DropSpot::Onto(parent) => Command::Reparent {
                         entities: payload.0.clone(),
                         parent,
@@ -202,10 +156,10 @@ impl HierarchyPanel {
                         after,
                         keep_world: !keep_local,
                     },
-                }),
-            });
+                }));
+            }
         }
-        refusal.is_some()
+        check.refused
     }
 
     /// The parent a row is drawn under.
@@ -221,15 +175,6 @@ impl HierarchyPanel {
         self.flags.sibling_order.sort(parent, &mut siblings);
         let at = siblings.iter().position(|&s| s == entity)?;
         at.checked_sub(1).map(|i| siblings[i])
-    }
-}
-
-/// "the scene root" or the entity's name.
-fn name(doc: &Document, entity: Entity) -> String {
-    if entity.is_root() {
-        "the scene root".into()
-    } else {
-        doc.display_name(entity)
     }
 }
 

@@ -20,9 +20,9 @@ mod drop;
 mod rows;
 
 use drop::{RowUnderDrag, drag_preview};
-use rows::{Row, RowsKey, build_rows, matches_search};
+use rows::{Row, RowsKey, build_rows, count_matches, matches_search};
 use scenetree_core::crdt::ReplicaVersion;
-use scenetree_core::model::Entity;
+use scenetree_core::model::{Entity, present};
 
 /// What is being dragged in the tree.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -39,6 +39,10 @@ pub struct HierarchyPanel {
     rows_key: Option<RowsKey>,
     /// The entity being renamed inline, and the text typed so far.
     renaming: Option<(Entity, String, bool)>,
+    /// Something was copied (Ctrl+C): the row menu's Paste applies. The workbench sets it.
+    pub can_paste: bool,
+    /// A transform was copied: the row menu's Paste transform applies. The workbench sets it.
+    pub can_paste_transform: bool,
     /// The scene's `inspector::Hide` / `inspector::Lock` flags (locked entities cannot be
     /// selected in the viewport or dragged), refreshed from the document every frame.
     pub flags: InspectorFlags,
@@ -53,6 +57,8 @@ pub struct HierarchyPanel {
     shown_span: (f32, f32),
     /// Give the search box the keyboard on the next frame (Find, Ctrl+F).
     focus_search: bool,
+    /// How many entities the search finds (with the rows it was counted for).
+    match_count: usize,
     /// Entities whose model or texture file is missing or unreadable (a `△ file` badge),
     /// kept up to date by the workbench, which owns the model files.
     pub file_problems: HashSet<Entity>,
@@ -201,6 +207,7 @@ impl HierarchyPanel {
             &self.flags.hidden,
             &self.search,
         );
+        self.match_count = count_matches(doc, &self.flags.sibling_order, &self.search);
         self.rows_key = Some(key);
     }
 
@@ -209,6 +216,16 @@ impl HierarchyPanel {
         let mut actions = Vec::new();
         self.toolbar_ui(ui, doc, &mut actions);
         self.refresh_rows(doc);
+        if !self.search.trim().is_empty() {
+            // The count of what the search found, as Unity's and Godot's filters show it.
+            let text = match self.match_count {
+                0 => "No match".to_string(),
+                1 => "1 match".to_string(),
+                n => format!("{n} matches"),
+            };
+            ui.label(RichText::new(text).small())
+                .on_hover_text("Names and ids; t:Component finds entities holding a component");
+        }
         let scroll_index = self
             .scroll_to
             .take()
@@ -290,7 +307,7 @@ impl HierarchyPanel {
                 }));
             }
             let output = egui::TextEdit::singleline(&mut self.search)
-                .hint_text("🔍 Search names or ids")
+                .hint_text("🔍 Names, ids, t:Component")
                 .desired_width(f32::INFINITY)
                 .show(ui);
             if std::mem::take(&mut self.focus_search) {
@@ -307,6 +324,14 @@ impl HierarchyPanel {
                 && ui.input(|i| i.key_pressed(egui::Key::ArrowDown) && i.modifiers.is_none());
             let entered =
                 output.response.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+            // Escape clears the search, as in Unity's and Godot's filters (egui has already
+            // let go of the box by now; the selection is left alone).
+            let escaped = (output.response.has_focus() || output.response.lost_focus())
+                && ui.input(|i| i.key_pressed(egui::Key::Escape));
+            if escaped {
+                self.search.clear();
+                output.response.surrender_focus();
+            }
             if (down || entered) && !self.search.trim().is_empty() {
                 output.response.surrender_focus();
                 actions.extend(self.go_to_results(doc));
@@ -338,7 +363,7 @@ impl HierarchyPanel {
                 ui.set_min_height(ROW_HEIGHT);
                 ui.label(RichText::new("Scene root").strong());
                 ui.label(
-                    RichText::new(format!("{} entities", doc.scene_entity_count()))
+                    RichText::new(present::entity_count(doc.scene_entity_count()))
                         .weak()
                         .small(),
                 );
@@ -495,60 +520,67 @@ impl HierarchyPanel {
             if !selected {
                 actions.push(Action::Select(SelectAction::Only(entity)));
             }
-            // Unity's "Frame Selected" from the hierarchy, without its double-click (which
-            // renames here, as in Godot).
-            if ui.button("Frame in viewport  (F)").clicked() {
-                actions.push(Action::FrameSelection);
-                ui.close();
-            }
-            if ui.button("Rename  (F2)").clicked() {
-                actions.push(Action::BeginRename(entity));
-                ui.close();
-            }
-            if ui.button("Create child").clicked() {
-                actions.push(Action::Edit(Command::Create {
-                    parent: entity,
-                    name: "Entity".into(),
-                    components: vec![],
-                }));
-                ui.close();
-            }
             let targets = if selected {
                 doc.selection.entities().to_vec()
             } else {
                 vec![entity]
             };
-            if ui.button("Duplicate  (Ctrl+D)").clicked() {
-                actions.push(Action::Edit(Command::Duplicate {
-                    entities: targets.clone(),
-                }));
-                ui.close();
+            // Unity's "Frame Selected" from the hierarchy, without its double-click (which
+            // renames here, as in Godot).
+            let items = [
+                (UiCommand::FrameSelection, "Frame in viewport", true),
+                (UiCommand::Rename, "Rename", true),
+                (UiCommand::CreateChild, "Create child", true),
+                (UiCommand::Duplicate, "Duplicate", true),
+                (UiCommand::Delete, "Delete", true),
+                (UiCommand::Copy, "Copy", true),
+                // Greyed out as Unity greys them: with nothing copied a paste does nothing.
+                (UiCommand::Paste, "Paste", self.can_paste),
+                (UiCommand::CopyTransform, "Copy transform", true),
+                (
+                    UiCommand::PasteTransform,
+                    "Paste transform",
+                    self.can_paste_transform,
+                ),
+            ];
+            for (command, text, enabled) in items {
+                if command == UiCommand::Copy {
+                    ui.separator();
+                }
+                let label = format!("{text}  ({})", short_keys(command));
+                if ui.add_enabled(enabled, egui::Button::new(label)).clicked() {
+                    actions.push(match command {
+                        UiCommand::FrameSelection => Action::FrameSelection,
+                        UiCommand::Rename => Action::BeginRename(entity),
+                        UiCommand::CreateChild => Action::Edit(Command::Create {
+                            parent: entity,
+                            name: "Entity".into(),
+                            components: vec![],
+                        }),
+                        UiCommand::Duplicate => Action::Edit(Command::Duplicate {
+                            entities: targets.clone(),
+                        }),
+                        UiCommand::Delete => Action::Edit(Command::Delete {
+                            entities: targets.clone(),
+                        }),
+                        // The row was selected when the menu opened: Copy takes the selection.
+                        UiCommand::Copy => Action::CopyEntities,
+                        UiCommand::Paste => Action::PasteEntities,
+                        UiCommand::CopyTransform => Action::CopyTransform,
+                        _ => Action::PasteTransform,
+                    });
+                    ui.close();
+                }
             }
-            if ui.button("Delete  (Del)").clicked() {
-                actions.push(Action::Edit(Command::Delete {
-                    entities: targets.clone(),
-                }));
-                ui.close();
-            }
-            ui.separator();
-            // The row was selected when the menu opened: Copy takes the selection.
-            if ui.button("Copy  (Ctrl+C)").clicked() {
-                actions.push(Action::CopyEntities);
-                ui.close();
-            }
-            if ui.button("Paste  (Ctrl+V)").clicked() {
-                actions.push(Action::PasteEntities);
-                ui.close();
-            }
-            if ui.button("Copy transform  (Ctrl+Shift+C)").clicked() {
-                actions.push(Action::CopyTransform);
-                ui.close();
-            }
-            if ui.button("Paste transform  (Ctrl+Shift+V)").clicked() {
-                actions.push(Action::PasteTransform);
-                ui.close();
-            }
-            if ui.button("Move to root").clicked() {
+            // Moving what is already at the root would change nothing: not offered.
+            let movable = targets
+                .iter()
+                .any(|&e| doc.declared_parent(e) != Entity::ROOT);
+            if ui
+                .add_enabled(movable, egui::Button::new("Move to root"))
+                .on_disabled_hover_text("Already at the root")
+                .clicked()
+            {
                 actions.push(Action::Edit(Command::Reparent {
                     entities: targets,
                     parent: Entity::ROOT,
@@ -564,5 +596,17 @@ impl HierarchyPanel {
             rect: inner_response.rect,
         };
         self.row_drop_target(ui, doc, under_drag, actions);
+    }
+}
+
+/// A command's first shortcut as the row menu shows it ("Ctrl+D", "Del").
+fn short_keys(command: UiCommand) -> String {
+    match command {
+        UiCommand::Delete => "Del".to_string(),
+        other => other
+            .shortcuts()
+            .first()
+            .map(|s| s.format(&egui::ModifierNames::NAMES, false))
+            .unwrap_or_default(),
     }
 }

@@ -108,8 +108,41 @@ pub(super) fn build_rows(
     (1..preorder.len()).filter(|&i| keep[i]).map(row).collect()
 }
 
-/// Whether the search (`needle`, trimmed and lower case) finds `entity`: in its id or its name.
+/// Whether the search (`needle`, trimmed and lower case) finds `entity`: in its id or its name,
+/// or, for `t:Component` (Unity's hierarchy search by type), in the name of a component it
+/// holds ("t:gltf" finds `core::GltfContainer`).
 pub(super) fn matches_search(doc: &Document, entity: Entity, needle: &str) -> bool {
+    if let Some(component) = needle.strip_prefix("t:") {
+        let component = component.trim();
+        let replica = doc.replica();
+        return replica.components_of(entity).into_iter().any(|id| {
+            replica.component_data(entity, id).is_some()
+                && component_label(doc, id).to_lowercase().contains(component)
+        });
+    }
     entity.to_string().contains(needle)
         || (doc.name_of(entity)).is_some_and(|n| n.to_lowercase().contains(needle))
+}
+
+/// A component's name as the scene knows it: the runtime's or the Inspector's, else the one
+/// its composite gives, else its id.
+fn component_label(doc: &Document, id: u32) -> String {
+    scenetree_core::model::component_name(id)
+        .map(str::to_owned)
+        .or_else(|| {
+            let composite = doc.save_context.composite.as_ref()?;
+            composite.name_of(id).map(str::to_owned)
+        })
+        .unwrap_or_else(|| id.to_string())
+}
+
+/// How many entities the search finds (not counting the ancestors shown around them).
+pub(super) fn count_matches(doc: &Document, order: &SiblingOrder, search: &str) -> usize {
+    let needle = search.trim().to_lowercase();
+    if needle.is_empty() {
+        return 0;
+    }
+    (order.preorder(doc.view()).into_iter().skip(1))
+        .filter(|&(e, _)| matches_search(doc, e, &needle))
+        .count()
 }

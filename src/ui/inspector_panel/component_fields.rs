@@ -57,18 +57,29 @@ fn model_ui(
     let mut chosen = current.clone();
     // The path shows its end (the file), cut to the panel's width; the list shows it whole.
     let shown = chosen.rsplit('/').next().unwrap_or(&chosen).to_owned();
-    egui::ComboBox::from_label("model")
-        .selected_text(shown)
-        .width((ui.available_width() - 60.0).max(80.0))
-        .truncate()
-        .show_ui(ui, |ui| {
-            if models.is_empty() {
-                ui.weak("No .glb or .gltf files in the project");
-            }
-            for src in models {
-                ui.selectable_value(&mut chosen, src.clone(), src);
-            }
+    // The label first, the list in the width left (the file name cut with "…" when narrow):
+    // with the list first, a narrow inspector pushed the label past its edge ("mode", found
+    // by hand at 1024×700).
+    ui.horizontal(|ui| {
+        ui.label("model");
+        let around = 2.0 * ui.spacing().button_padding.x;
+        let combo = egui::ComboBox::from_id_salt(("gltf-model", entity))
+            .selected_text(shown)
+            .width((ui.available_width() - around).max(24.0))
+            .truncate()
+            .show_ui(ui, |ui| {
+                if models.is_empty() {
+                    ui.weak("No .glb or .gltf files in the project");
+                }
+                for src in models {
+                    ui.selectable_value(&mut chosen, src.clone(), src);
+                }
+            });
+        // Named for screen readers (and the UI tests) as the label beside it names it.
+        ui.ctx().accesskit_node_builder(combo.response.id, |node| {
+            node.set_label("GltfContainer model");
         });
+    });
     if chosen != current {
         let mut next = value.clone();
         next["src"] = chosen.into();

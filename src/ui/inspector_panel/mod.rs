@@ -194,8 +194,8 @@ fn scene_summary_ui(ui: &mut egui::Ui, doc: &Document, counts: SceneCounts) {
         }
     }
     ui.label(format!(
-        "{} entities · {cycles} parenting cycle(s) · {rerooted} re-rooted",
-        doc.scene_entity_count(),
+        "{} · {cycles} parenting cycle(s) · {rerooted} re-rooted",
+        present::entity_count(doc.scene_entity_count()),
     ));
     if not_finite > 0 {
         ui.colored_label(

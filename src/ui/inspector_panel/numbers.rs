@@ -9,7 +9,12 @@ use std::cell::RefCell;
 
 use egui::{Align, Layout, Response, RichText, TextStyle, Vec2};
 
+use crate::editor::Document;
+use scenetree_core::model::Transform;
 use scenetree_core::model::present::{Quantity, fixed};
+
+/// What a cell shows when the selected entities hold different values there.
+pub(super) const MIXED: &str = "—";
 
 /// Characters a cell is sized for: `-12.345` m, `-179.99`°, `-0.7071` (a longer value widens
 /// its own cell).
@@ -122,7 +127,9 @@ impl Cells {
     /// An editable number: drag to change it, or click and type (the value changes when Enter
     /// is pressed or the field loses focus). Typing something that is not a finite number
     /// leaves the value and sets `refused` to why. `name` is the accessible label ("Local
-    /// position x") and the start of the refusal message.
+    /// position x") and the start of the refusal message. `mixed`: the selected entities hold
+    /// different values here, shown as "—" (Godot's indeterminate field) until one is set.
+    #[allow(clippy::too_many_arguments)]
     pub fn drag_number(
         &self,
         ui: &mut egui::Ui,
@@ -131,8 +138,15 @@ impl Cells {
         speed: f64,
         name: &str,
         refused: &RefCell<Option<String>>,
+        mixed: bool,
     ) -> Response {
-        let shown = Self::text(f64::from(*value), quantity);
+        let dash = format!("{:>CELL_CHARS$}", MIXED);
+        let before = f64::from(*value);
+        let shown = if mixed {
+            dash.clone()
+        } else {
+            Self::text(before, quantity)
+        };
         let response = ui
             .scope(|ui| {
                 ui.style_mut().drag_value_text_style = number_style();
@@ -142,8 +156,17 @@ impl Cells {
                     egui::DragValue::new(value)
                         .speed(speed)
                         .update_while_editing(false)
-                        .custom_formatter(|v, _| Self::text(v, quantity))
+                        .custom_formatter(|v, _| {
+                            if mixed && v == before {
+                                dash.clone()
+                            } else {
+                                Self::text(v, quantity)
+                            }
+                        })
                         .custom_parser(|text| {
+                            if mixed && text.trim() == MIXED {
+                                return None; // left as it was: nothing typed
+                            }
                             let parsed = parse_number(text);
                             if parsed.is_none() {
                                 *refused.borrow_mut() = Some(not_a_number(name, text, "value"));
@@ -222,4 +245,17 @@ pub(super) fn not_a_number(name: &str, text: &str, kept: &str) -> String {
             text.trim()
         )
     }
+}
+
+/// True when some selected entity's value (read by `value` from its local Transform) is shown
+/// otherwise than `shown` (as `quantity` prints it): the field is mixed.
+pub(super) fn differs(
+    doc: &Document,
+    quantity: Quantity,
+    shown: f32,
+    value: impl Fn(&Transform) -> f32,
+) -> bool {
+    let text = Cells::text(f64::from(shown), quantity);
+    (doc.selection.entities().iter())
+        .any(|&e| Cells::text(f64::from(value(&doc.local_transform(e))), quantity) != text)
 }

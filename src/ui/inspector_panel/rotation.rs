@@ -15,11 +15,11 @@
 use egui::{Key, RichText};
 use glam::{Quat, Vec3};
 
-use super::numbers::{Cells, not_a_number, parse_number};
+use super::numbers::{Cells, differs, not_a_number, parse_number};
 use super::{Field, InspectorPanel};
 use crate::editor::{Command, Document};
 use scenetree_core::model::present::{Quantity, fixed};
-use scenetree_core::model::{Entity, EulerOrder, Transform};
+use scenetree_core::model::{Entity, EulerOrder, Transform, shown_quat};
 
 /// The quaternion's fields as typed and not yet committed.
 #[derive(Clone, Debug, PartialEq)]
@@ -91,6 +91,10 @@ impl InspectorPanel {
         for (i, axis) in ["X", "Y", "Z"].into_iter().enumerate() {
             let mut v = shown[i];
             let name = format!("Local Euler {axis}");
+            let order = self.euler_order;
+            let mixed = differs(doc, Quantity::Degrees, v, |t| {
+                order.to_xyz_degrees(t.rotation)[i]
+            });
             let edit = self.number_cell(
                 ui,
                 cells,
@@ -99,6 +103,7 @@ impl InspectorPanel {
                 Quantity::Degrees,
                 &mut v,
                 Field::Euler(i),
+                mixed,
             );
             let order = self.euler_order;
             let hint = &mut self.euler_hint;
@@ -155,14 +160,26 @@ impl InspectorPanel {
             // The fields now show another entity, so the draft's fields lost the focus.
             self.commit_quaternion(doc, actions);
         }
-        let current = doc.local_transform(entity).rotation.to_array();
+        let current = shown_quat(doc.local_transform(entity).rotation).to_array();
         let ids = QUATERNION_AXES.map(|axis| egui::Id::new(("inspector-quaternion", axis)));
+        // Several selected with different rotations: "—" until a value is typed (the four
+        // commit together, so the rotation typed is set on all).
+        let mixed: [bool; 4] = std::array::from_fn(|i| {
+            differs(doc, Quantity::QuaternionComponent, current[i], |t| {
+                shown_quat(t.rotation).to_array()[i]
+            })
+        });
         let mut enter = false;
         for (i, axis) in QUATERNION_AXES.into_iter().enumerate() {
             let typed = self.quat_draft.as_ref().and_then(|d| d.texts[i].clone());
             let pending = typed.is_some();
-            let mut text = typed
-                .unwrap_or_else(|| fixed(f64::from(current[i]), Quantity::QuaternionComponent));
+            let mut text = typed.unwrap_or_else(|| {
+                if mixed[i] {
+                    super::numbers::MIXED.to_string()
+                } else {
+                    fixed(f64::from(current[i]), Quantity::QuaternionComponent)
+                }
+            });
             let name = format!("Local rotation {axis}");
             let response = ui
                 .scope(|ui| {
@@ -237,11 +254,11 @@ impl InspectorPanel {
         if !doc.view().contains(draft.subject) {
             return;
         }
-        let current = doc.local_transform(draft.subject).rotation.to_array();
+        let current = shown_quat(doc.local_transform(draft.subject).rotation).to_array();
         let mut components = current;
         for (i, typed) in draft.texts.iter().enumerate() {
             let Some(text) = typed else { continue };
-            match parse_number(text) {
+            match parse_number(text.trim().trim_start_matches(super::numbers::MIXED)) {
                 Some(v) => components[i] = v as f32,
                 None => {
                     let name = format!("Local rotation {}", QUATERNION_AXES[i]);

@@ -5,13 +5,13 @@
 use egui::RichText;
 use glam::{Quat, Vec3};
 
-use super::numbers::{Cells, GRID_SPACING};
+use super::numbers::{Cells, GRID_SPACING, differs};
 use super::rotation::EULER_NOTE;
 use super::{Action, Field, InspectorPanel, edit_all};
 use crate::editor::{Command, Document};
 use crate::ui::command::UiCommand;
 use scenetree_core::model::present::Quantity;
-use scenetree_core::model::{Entity, EulerOrder, Transform, decompose, ids};
+use scenetree_core::model::{Entity, EulerOrder, Transform, decompose, ids, shown_quat};
 
 /// What one editable number cell did this frame.
 #[must_use]
@@ -73,8 +73,9 @@ const SCALE_ROW: VectorRow = VectorRow {
 };
 
 impl InspectorPanel {
-    /// One editable number of the Transform grid (`name` is its accessible label). Typing
-    /// something that is not a finite number is refused with a message.
+    /// One editable number of the Transform grid (`name` is its accessible label; `mixed`:
+    /// the selected entities differ there, shown "—"). Typing something that is not a finite
+    /// number is refused with a message.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn number_cell(
         &mut self,
@@ -85,6 +86,7 @@ impl InspectorPanel {
         quantity: Quantity,
         value: &mut f32,
         field: Field,
+        mixed: bool,
     ) -> NumberEdit {
         let speed = match quantity {
             Quantity::Meters | Quantity::Scale => 0.01,
@@ -92,7 +94,7 @@ impl InspectorPanel {
             Quantity::QuaternionComponent => 0.005,
         };
         let refused = std::cell::RefCell::new(None);
-        let response = cells.drag_number(ui, value, quantity, speed, name, &refused);
+        let response = cells.drag_number(ui, value, quantity, speed, name, &refused, mixed);
         if let Some(why) = refused.into_inner() {
             self.refuse(doc, why);
         }
@@ -121,7 +123,11 @@ impl InspectorPanel {
         for (i, axis) in ["x", "y", "z"].into_iter().enumerate() {
             let mut v = (row.vector)(t)[i];
             let name = format!("{} {axis}", row.name);
-            self.number_cell(ui, cells, doc, &name, row.quantity, &mut v, (row.field)(i))
+            // Different values (as shown) among the selected: "—"; an edit sets this axis on
+            // all of them and leaves their other axes alone.
+            let mixed = differs(doc, row.quantity, v, |t| (row.vector)(t)[i]);
+            let field = (row.field)(i);
+            self.number_cell(ui, cells, doc, &name, row.quantity, &mut v, field, mixed)
                 .push(actions, || {
                     Command::SetTransforms(edit_all(doc, |t| (row.vector_mut)(t)[i] = v))
                 });
@@ -183,19 +189,28 @@ impl InspectorPanel {
         self.quaternion_draft_ui(ui, doc, actions);
         self.turn_buttons_ui(ui, doc, actions);
         ui.horizontal(|ui| {
+            // Greyed out when they would change nothing (a command that changes nothing is
+            // not offered).
+            let reset = edit_all(doc, |t| *t = Transform::identity_under(t.parent));
+            let changes = |edits: &[(Entity, Transform)]| {
+                (edits.iter()).any(|(e, t)| doc.replica().transform(*e).as_ref() != Some(t))
+            };
             if ui
-                .button("Reset")
+                .add_enabled(changes(&reset), egui::Button::new("Reset"))
                 .on_hover_text("Identity position, rotation and scale; the parent stays")
                 .clicked()
             {
-                actions.push(Action::Edit(Command::SetTransforms(edit_all(doc, |t| {
-                    *t = Transform::identity_under(t.parent);
-                }))));
+                actions.push(Action::Edit(Command::SetTransforms(reset)));
             }
-            if ui.button("Normalize rotation").clicked() {
-                actions.push(Action::Edit(Command::SetTransforms(edit_all(doc, |t| {
-                    t.rotation = t.rotation.normalize()
-                }))));
+            let normalized = edit_all(doc, |t| t.rotation = t.rotation.normalize());
+            if ui
+                .add_enabled(
+                    changes(&normalized),
+                    egui::Button::new("Normalize rotation"),
+                )
+                .clicked()
+            {
+                actions.push(Action::Edit(Command::SetTransforms(normalized)));
             }
             if ui
                 .button("Copy")
@@ -308,7 +323,7 @@ impl InspectorPanel {
                         "World rotation: unit quaternion (x, y, z, w) in the scene's space",
                         "World rotation",
                         Quantity::QuaternionComponent,
-                        &rotation.to_array(),
+                        &shown_quat(rotation).to_array(),
                     ),
                     None => {
                         cells.row_label(ui, "Rotation", FLAT_WORLD);

@@ -7,6 +7,7 @@ use std::collections::HashSet;
 
 use egui::{Color32, RichText};
 
+use super::column_drag::{PeerDrops, below_rows};
 use super::view3d::{PeerView3d, ViewInput};
 use super::{PeersPanel, PeersUiContext, RootFallbackTree, TreeSource};
 use crate::editor::Document;
@@ -20,12 +21,17 @@ use scenetree_viewport::Aabb;
 use scenetree_viewport::ViewportScene;
 use scenetree_viewport::models::AssetLibrary;
 
+/// Columns narrower than this (points) leave their digest to the tooltip, so the header
+/// stays on one line.
+const NARROW_COLUMN_WIDTH: f32 = 360.0;
 /// The narrowest a column gets; more peers than fit scroll sideways.
 const MIN_COLUMN_WIDTH: f32 = 230.0;
-/// The width a separator between columns takes (points).
+/// The most width a separator between columns takes (points; no more than the spacing
+/// beside it).
 const SEPARATOR_WIDTH: f32 = 6.0;
-/// Columns shorter than this (points) leave out the 3D views.
-const MIN_HEIGHT_FOR_VIEWS: f32 = 240.0;
+/// Columns shorter than this (points) leave out the 3D views (a view of about 70 points and
+/// three rows of the tree below it).
+const MIN_HEIGHT_FOR_VIEWS: f32 = 170.0;
 /// Behind a marked row (one the policies place differently): the warning colour, faint.
 const MARK_TINT: Color32 = Color32::from_rgba_premultiplied(0x3A, 0x26, 0x0F, 0x40);
 /// The tallest a peer's 3D view gets, as a share of the column's height.
@@ -178,7 +184,9 @@ pub(super) struct TreeLook<'a> {
 }
 
 /// Draws a tree from `source` in the remaining height, scrolling, one row per entity; a click
-/// on a name selects the entity (Ctrl or Shift adds it to the selection).
+/// on a name selects the entity (Ctrl or Shift adds it to the selection). With `drops`, rows
+/// can be dragged onto others to reparent as that peer.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn tree_ui(
     ui: &mut egui::Ui,
     id: egui::Id,
@@ -186,6 +194,7 @@ pub(super) fn tree_ui(
     epoch: u64,
     source: &dyn TreeSource,
     look: &TreeLook<'_>,
+    drops: Option<&PeerDrops<'_>>,
     actions: &mut Vec<Action>,
 ) {
     cache.sync(epoch, source, look.name);
@@ -214,6 +223,7 @@ pub(super) fn tree_ui(
     }
     let mut clicked = None;
     let mut toggled = None;
+    let mut drop_check = None;
     let mut area = egui::ScrollArea::vertical()
         .id_salt(id)
         .auto_shrink([false, false])
@@ -271,6 +281,12 @@ pub(super) fn tree_ui(
             if response.toggled {
                 toggled = Some(entity);
             }
+            if let Some(drops) = drops {
+                drops.drag_from(&response.label, entity, look.selection);
+                drop_check = drops
+                    .target(ui, response.row.rect, entity, actions)
+                    .or(drop_check.take());
+            }
             if response.label.clicked() {
                 let modifiers = ui.input(|i| i.modifiers);
                 clicked = Some((entity, modifiers.command || modifiers.shift));
@@ -278,6 +294,13 @@ pub(super) fn tree_ui(
         }
     });
     cache.shown_span = (shown.state.offset.y, shown.inner_rect.height());
+    if let Some(drops) = drops {
+        let below = below_rows(shown.inner_rect, shown.content_size.y, shown.state.offset.y);
+        if let Some(rect) = below {
+            drop_check = drops.target(ui, rect, Entity::ROOT, actions).or(drop_check);
+        }
+        drops.preview(ui.ctx(), drop_check.as_ref());
+    }
     if let Some(e) = toggled
         && !cache.collapsed.remove(&e)
     {
@@ -324,19 +347,22 @@ fn view_input<'a>(
 }
 
 /// Draws `count` columns side by side in the remaining space, each at least `min_width` wide
-/// and as tall as the space; when they do not fit, they scroll sideways. `column` draws column
-/// `i` in a top-down layout of the given size.
+/// (`(min_width, spacing)`: `spacing` on each side of the separators) and as tall as the space;
+/// when they do not fit, they scroll sideways. `column` draws column `i` in a top-down layout
+/// of the given size.
 pub(super) fn side_by_side(
     ui: &mut egui::Ui,
     id_salt: &str,
     count: usize,
-    min_width: f32,
+    (min_width, spacing): (f32, f32),
     mut column: impl FnMut(&mut egui::Ui, usize, egui::Vec2),
 ) {
-    // Between two columns: the item spacing on both sides of a separator, and the separator's
-    // own width (egui's default, 6 points). Counting one spacing only made the columns
-    // overflow the panel by 14 points a gap, cutting the last one at the edge.
-    let gap = 2.0 * ui.spacing().item_spacing.x + SEPARATOR_WIDTH;
+    // Between two columns: the spacing on both sides of a separator, and the separator's own
+    // width. Counting one spacing only made the columns overflow the panel by 14 points a
+    // gap, cutting the last one at the edge.
+    ui.spacing_mut().item_spacing.x = spacing;
+    let separator = SEPARATOR_WIDTH.min(spacing);
+    let gap = 2.0 * spacing + separator;
     let available = ui.available_size();
     let width = ((available.x - gap * (count as f32 - 1.0)) / count as f32).max(min_width);
     let size = egui::vec2(width, available.y);
@@ -355,7 +381,7 @@ pub(super) fn side_by_side(
                         },
                     );
                     if i + 1 < count {
-                        ui.add(egui::Separator::default().spacing(SEPARATOR_WIDTH));
+                        ui.add(egui::Separator::default().spacing(separator));
                     }
                 }
             });
@@ -382,6 +408,9 @@ impl PeersPanel {
         if self.framed_for != Some(identity) {
             self.framed_for = Some(identity);
             self.frame_views = true;
+            // Another run: the pictures shown are of another document, which must not stay
+            // on show while the new one's models upload (found by hand: seconds of it).
+            self.views3d.iter_mut().for_each(PeerView3d::forget_image);
         }
         if self.show_views && std::mem::take(&mut self.frame_views_if_needed) {
             self.prepare_views(doc, network, assets);
@@ -391,47 +420,76 @@ impl PeersPanel {
             self.prepare_views(doc, network, assets);
             self.frame_views_on_every_peer();
         }
-        side_by_side(ui, "peer-columns", n, MIN_COLUMN_WIDTH, |ui, i, size| {
-            let peer = PeerId::from_index(i);
-            self.column_header_ui(ui, network, peer, active, actions);
-            let hidden = &self.flags[i].hidden;
-            // In a short strip (the editor's layout) the tree needs the height more than a
-            // sliver of 3D does.
-            if self.show_views && size.y >= MIN_HEIGHT_FOR_VIEWS {
-                let height = (size.x * 0.62).min(size.y * VIEW_SHARE);
-                let input = ViewInput {
-                    size: egui::vec2(size.x, height),
-                    ..view_input(&self.views[i], network, i, doc, hidden)
-                };
-                let extra = renderer.extra(i);
-                match extra {
-                    Some(r) => self.views3d[i].ui(ui, &input, &mut self.camera, r, assets, actions),
-                    None => {
-                        ui.weak("(no 3D view: no renderer)");
+        let spacing = ui.spacing().item_spacing.x;
+        let room_for_views = ui.available_height() >= MIN_HEIGHT_FOR_VIEWS;
+        if self.show_views && !room_for_views {
+            // Ticked but not drawn: say why, on one small line (found by hand: nothing did).
+            ui.label(
+                RichText::new("3D views need more height (Ctrl+F2)")
+                    .weak()
+                    .small(),
+            )
+            .on_hover_text(
+                "Too short here for the peers' 3D views: drag the bar above the messages \
+                     down, or use the Peers workspace (Ctrl+F2)",
+            );
+        }
+        side_by_side(
+            ui,
+            "peer-columns",
+            n,
+            (MIN_COLUMN_WIDTH, spacing),
+            |ui, i, size| {
+                let peer = PeerId::from_index(i);
+                self.column_header_ui(ui, network, peer, active, actions);
+                let hidden = &self.flags[i].hidden;
+                // In a short strip (the editor's layout) the tree needs the height more than a
+                // sliver of 3D does.
+                if self.show_views && room_for_views {
+                    let height = (size.x * 0.62).min(size.y * VIEW_SHARE);
+                    let input = ViewInput {
+                        size: egui::vec2(size.x, height),
+                        ..view_input(&self.views[i], network, i, doc, hidden)
+                    };
+                    let extra = renderer.extra(i);
+                    match extra {
+                        Some(r) => {
+                            self.views3d[i].ui(ui, &input, &mut self.camera, r, assets, actions)
+                        }
+                        None => {
+                            ui.weak("(no 3D view: no renderer)");
+                        }
                     }
                 }
-            }
-            let (name, named) = (entity_name(network, peer), has_name(network, peer));
-            let look = TreeLook {
-                selection: doc.selection.entities(),
-                hidden,
-                name: &name,
-                named: &named,
-            };
-            let source = RootFallbackTree {
-                view: &self.views[i],
-                flags: &self.flags[i],
-            };
-            tree_ui(
-                ui,
-                egui::Id::new(("peer-tree", i)),
-                &mut self.columns[i],
-                network.epoch(),
-                &source,
-                &look,
-                actions,
-            );
-        });
+                let (name, named) = (entity_name(network, peer), has_name(network, peer));
+                let look = TreeLook {
+                    selection: doc.selection.entities(),
+                    hidden,
+                    name: &name,
+                    named: &named,
+                };
+                let source = RootFallbackTree {
+                    view: &self.views[i],
+                    flags: &self.flags[i],
+                };
+                let drops = PeerDrops {
+                    peer,
+                    view: &self.views[i],
+                    replica: &network.replicas()[i],
+                    name: &name,
+                };
+                tree_ui(
+                    ui,
+                    egui::Id::new(("peer-tree", i)),
+                    &mut self.columns[i],
+                    network.epoch(),
+                    &source,
+                    &look,
+                    Some(&drops),
+                    actions,
+                );
+            },
+        );
     }
 
     /// Points the shared camera at what every peer draws (the selection where some peer draws
@@ -471,6 +529,7 @@ impl PeersPanel {
         let i = peer.index();
         let is_active = peer == active;
         // One line when the column is wide enough: name, online switch, clock and digest.
+        let column_width = ui.available_width();
         ui.horizontal_wrapped(|ui| {
             let text = if is_active {
                 format!("Peer {} (editing)", peer.0)
@@ -497,17 +556,19 @@ impl PeersPanel {
                 })));
             }
             let (_, clock, digest) = self.summaries[i];
-            ui.label(
-                RichText::new(format!(
-                    "clock t={clock} · digest {:08x}",
-                    (digest >> 96) as u32
-                ))
-                .monospace(),
-            )
-            .on_hover_text(
-                "The highest Lamport timestamp this peer holds, and a hash of its state: equal \
-                 digests mean equal states",
-            );
+            let digest = format!("{:08x}", (digest >> 96) as u32);
+            // A narrow column (the editor's strip) keeps its header on one line: the digest
+            // goes to the tooltip.
+            let text = if column_width >= NARROW_COLUMN_WIDTH {
+                format!("Lamport {clock} · digest {digest}")
+            } else {
+                format!("Lamport {clock}")
+            };
+            ui.label(RichText::new(text).monospace())
+                .on_hover_text(format!(
+                    "The highest Lamport timestamp this peer holds (its Lamport clock, {clock}), \
+                 and a hash of its state ({digest}): equal digests mean equal states"
+                ));
         });
         // The re-rooted list comes from the same rows the tree draws.
         let name = |e: Entity| network.entity_label(e, peer);

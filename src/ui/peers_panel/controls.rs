@@ -107,15 +107,35 @@ pub(super) fn controls_ui(
                 ui.close();
             }
         });
-        ui.label(format!("clock t = {}", network.now()))
-            .on_hover_text("The network clock, in ticks");
+        // "tick", not "clock": a peer's Lamport clock is shown in its column.
+        ui.label(format!("network tick {}", network.now()))
+            .on_hover_text(
+                "The simulated network's time, in ticks: latency and auto-delivery count these",
+            );
     });
 }
 
-/// One line, always visible: converged, or what is in flight and where the peers differ (the
-/// full list in the tooltip when it does not fit).
-pub(super) fn convergence_ui(ui: &mut egui::Ui, network: &Network, c: &Convergence) {
-    let (text, color) = if c.converged {
+/// One line, always visible: converged, converged into a cycle (`cycles`: the rings every
+/// peer draws, as "Lamp → Table → Lamp"), or what is in flight and where the peers differ
+/// (wrapped, never cut).
+pub(super) fn convergence_ui(
+    ui: &mut egui::Ui,
+    network: &Network,
+    c: &Convergence,
+    cycles: &[String],
+) {
+    let (text, color) = if c.converged && !cycles.is_empty() {
+        // Equal states are not a good outcome when every peer draws a cycle: no message in
+        // flight will break it, only a new edit will (found by hand: it read as success).
+        (
+            format!(
+                "⚠ Converged into a cycle no further message will resolve: {}. Every peer \
+                 draws its members at the root; an edit that moves one of them breaks it.",
+                cycles.join("; ")
+            ),
+            style::WARNING,
+        )
+    } else if c.converged {
         (
             "✓ Converged: every peer holds the same state and nothing is in flight.".to_string(),
             style::SUCCESS,
@@ -132,6 +152,5 @@ pub(super) fn convergence_ui(ui: &mut egui::Ui, network: &Network, c: &Convergen
         }
         (text, style::WARNING)
     };
-    ui.add(egui::Label::new(egui::RichText::new(&text).color(color)).truncate())
-        .on_hover_text(text);
+    ui.add(egui::Label::new(egui::RichText::new(&text).color(color)).wrap());
 }

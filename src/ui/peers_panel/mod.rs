@@ -5,6 +5,7 @@
 //! events, or the order explorer; pinned at the bottom the timeline controls. Nothing that
 //! must stay in reach scrolls away, and buttons keep their places.
 
+mod column_drag;
 mod columns;
 mod controls;
 mod explorer;
@@ -18,7 +19,6 @@ mod view3d;
 use egui::RichText;
 
 use super::action::{Action, PeersAction};
-use super::lessons::LESSONS;
 use crate::editor::{Document, InspectorFlags, Simulation};
 use scenetree_core::crdt::ReplicaVersion;
 use scenetree_core::crdt::network::Convergence;
@@ -72,6 +72,11 @@ pub struct PeersPanel {
     policies: policies::PoliciesView,
     /// The lower part's share of the height below the pinned controls (0.1 to 0.9).
     pub lower_share: f32,
+    /// The user moved the split or clicked a tab of the lower view: in a short strip it then
+    /// takes its share instead of its tabs alone.
+    lower_moved: bool,
+    /// The panel was drawn as a short strip (the editor's layout) in the last frame.
+    short: bool,
     /// One derived tree per peer (rebuilt when a peer's replica is replaced).
     views: Vec<SceneView>,
     /// Each peer's `inspector::Hide` / `inspector::Lock` flags.
@@ -130,7 +135,7 @@ const COLUMNS_MIN_HEIGHT: f32 = 80.0;
 /// Below this height (points) the panel is a strip (the editor's layout): the header scrolls.
 const SHORT_PANEL_HEIGHT: f32 = 420.0;
 /// The most of a short panel's height the lesson and controls take.
-const HEADER_SHARE_WHEN_SHORT: f32 = 0.3;
+const HEADER_SHARE_WHEN_SHORT: f32 = 0.22;
 /// The least height of the lesson and controls (the Next step row and a line of text).
 const HEADER_MIN_HEIGHT: f32 = 56.0;
 
@@ -175,6 +180,8 @@ impl Default for PeersPanel {
             policies_every_peer: false,
             policies: Default::default(),
             lower_share: 0.4,
+            lower_moved: false,
+            short: false,
             views: Vec::new(),
             flags: Vec::new(),
             columns: Vec::new(),
@@ -219,16 +226,19 @@ impl PeersPanel {
         // In a short strip (the editor's layout) the lesson and controls scroll inside a
         // share of the height, so the peers' trees keep room below them.
         let full_height = ui.available_height();
+        let short = full_height < SHORT_PANEL_HEIGHT;
+        self.short = short;
         let header = |ui: &mut egui::Ui| {
             if let Simulation::Lesson(player) = sim {
                 lesson::lesson_ui(ui, player, &mut actions);
             }
             controls::controls_ui(ui, network, active, self, &mut actions);
             if let Some((_, c)) = &self.convergence {
-                controls::convergence_ui(ui, network, c);
+                let cycles = self.shared_cycles(network);
+                controls::convergence_ui(ui, network, c, &cycles);
             }
         };
-        if full_height < SHORT_PANEL_HEIGHT {
+        if short {
             let header_max = (full_height * HEADER_SHARE_WHEN_SHORT).max(HEADER_MIN_HEIGHT);
             egui::Panel::top("peers-header")
                 .max_size(header_max)
@@ -252,7 +262,13 @@ impl PeersPanel {
         // moves the split (kept as a share, so it follows the window's size).
         let area = ui.available_rect_before_wrap();
         let rest = area.height();
-        let lower_height = lower_view_height(rest, self.lower_share);
+        // In a short strip the lower view starts as its tabs alone (a click or a drag of the
+        // bar opens it): found by hand, the trees kept about one row there otherwise.
+        let lower_height = if short && !self.lower_moved {
+            LOWER_TABS_HEIGHT.min(rest)
+        } else {
+            lower_view_height(rest, self.lower_share)
+        };
         egui::Panel::bottom("peers-lower")
             .resizable(false)
             .exact_size(lower_height)
@@ -261,10 +277,14 @@ impl PeersPanel {
                 if handle.dragged() && rest > 0.0 {
                     let wanted = lower_height - handle.drag_delta().y;
                     self.lower_share = (wanted / rest).clamp(0.1, 0.9);
+                    self.lower_moved = true;
                 }
                 // The view fills the panel whatever it holds.
                 ui.set_min_height(ui.available_height());
                 self.lower_tabs_ui(ui, network);
+                if short && !self.lower_moved {
+                    return; // its tabs alone
+                }
                 match self.lower {
                     LowerView::Messages => {
                         let composite = doc.save_context.composite.as_ref();
@@ -280,13 +300,38 @@ impl PeersPanel {
         let columns = area.with_max_y(area.max.y - lower_height);
         ui.scope_builder(egui::UiBuilder::new().max_rect(columns), |ui| {
             ui.set_clip_rect(columns.intersect(ui.clip_rect()));
-            self.columns_view_switch_ui(ui);
+            if !short {
+                // (In a short strip it sits in the lower view's row of tabs.)
+                ui.horizontal(|ui| self.columns_view_switch_ui(ui));
+            }
             match self.columns_view {
                 ColumnsView::Peers => self.columns_ui(ui, doc, network, active, cx, &mut actions),
                 ColumnsView::Policies => self.policies_ui(ui, doc, network, active, &mut actions),
             }
         });
         actions
+    }
+
+    /// The parenting cycles every peer draws, as rings named by peer 1 ("Lamp → Table →
+    /// Lamp"); empty when some peer draws none.
+    fn shared_cycles(&self, network: &Network) -> Vec<String> {
+        let Some(first) = self.views.first() else {
+            return Vec::new();
+        };
+        let name = |e| network.entity_label(e, PeerId(1));
+        let members = |ring: &[scenetree_core::model::Entity]| {
+            let mut sorted = ring.to_vec();
+            sorted.sort_unstable();
+            sorted
+        };
+        first
+            .cycles()
+            .into_iter()
+            .filter(|ring| {
+                (self.views.iter()).all(|v| v.cycles().iter().any(|r| members(r) == members(ring)))
+            })
+            .map(|ring| scenetree_core::model::present::cycle_ring(ring, name))
+            .collect()
     }
 
     /// What peer number `index` (from 0)'s 3D view draws, once it was shown.
@@ -308,19 +353,34 @@ impl PeersPanel {
 
     fn lower_tabs_ui(&mut self, ui: &mut egui::Ui, network: &Network) {
         ui.horizontal(|ui| {
+            if self.short {
+                self.columns_view_switch_ui(ui);
+                ui.separator();
+            }
             let flying = network.in_flight().len();
-            for (view, label) in [
-                (
-                    LowerView::Messages,
+            let events = network.events().len();
+            // Short names in a short strip, where the switch shares the row (found by hand:
+            // the last tab was cut at 1024 points).
+            let labels = if self.short {
+                [
+                    format!("Messages ({flying})"),
+                    format!("Events ({events})"),
+                    "Explorer".to_string(),
+                ]
+            } else {
+                [
                     format!("Messages in flight ({flying})"),
-                ),
-                (
-                    LowerView::Events,
-                    format!("Timeline events ({})", network.events().len()),
-                ),
-                (LowerView::Explorer, "Order explorer".to_string()),
-            ] {
-                ui.selectable_value(&mut self.lower, view, RichText::new(label).strong());
+                    format!("Timeline events ({events})"),
+                    "Order explorer".to_string(),
+                ]
+            };
+            let views = [LowerView::Messages, LowerView::Events, LowerView::Explorer];
+            for (view, label) in views.into_iter().zip(labels) {
+                let tab = ui.selectable_value(&mut self.lower, view, RichText::new(label).strong());
+                if tab.clicked() && self.short && !self.lower_moved {
+                    // A tab clicked in a short strip opens the lower view at its share.
+                    self.lower_moved = true;
+                }
             }
         });
     }
@@ -348,8 +408,7 @@ impl PeersPanel {
         });
         ui.separator();
         ui.label(RichText::new("Lessons").strong());
-        for (i, (name, _)) in LESSONS.iter().enumerate() {
-            let title = lesson_title(i).unwrap_or_else(|| name.to_string());
+        for (i, title) in super::lessons::titles().into_iter().enumerate() {
             if ui.button(format!("{}. {title}", i + 1)).clicked() {
                 actions.push(Action::Peers(PeersAction::OpenLesson(i)));
             }
@@ -390,12 +449,6 @@ impl PeersPanel {
             self.convergence = Some((key, network.convergence_with(digests)));
         }
     }
-}
-
-fn lesson_title(index: usize) -> Option<String> {
-    scenetree_core::crdt::scenario::parse(LESSONS.get(index)?.1)
-        .ok()
-        .map(|s| s.title)
 }
 
 #[cfg(test)]

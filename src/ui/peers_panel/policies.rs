@@ -19,13 +19,14 @@ use scenetree_core::crdt::network::{Network, PeerId};
 use scenetree_core::model::Entity;
 use scenetree_core::scene::policy::{PolicyBoard, TreePolicy};
 
-/// The narrowest a policy column gets; narrower panels scroll sideways. At 140 all five fit the
-/// Peers workspace of a 1280-wide window (at 190 the fifth, HideCycle, was cut off at the edge,
-/// its scroll bar shown only on hover).
-const MIN_POLICY_COLUMN_WIDTH: f32 = 140.0;
+/// The narrowest a policy column gets; narrower panels scroll sideways. 130 holds the longest
+/// name (RevertToEarlierParent) on one line, and with [`POLICY_GAP`] all five fit the Peers
+/// workspace of a 1024-wide window (at 140 the fifth was off screen until scrolled).
+const MIN_POLICY_COLUMN_WIDTH: f32 = 130.0;
 
-/// Policy columns shorter than this (points) leave the policy's source to its tooltip.
-const COMPACT_BELOW_HEIGHT: f32 = 240.0;
+/// The space between two policy columns (points): narrower than the peers' columns, five of
+/// them share the width.
+const POLICY_GAP: f32 = 4.0;
 
 /// What the area between the controls and the lower view shows.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -98,21 +99,18 @@ fn policy_summary(policy: TreePolicy) -> &'static str {
 }
 
 impl PeersPanel {
-    /// The switch between the peers' columns and the policies' columns.
+    /// The switch between the peers' columns and the policies' columns, in a row of `ui`.
     pub(super) fn columns_view_switch_ui(&mut self, ui: &mut egui::Ui) {
-        ui.horizontal(|ui| {
-            ui.selectable_value(&mut self.columns_view, ColumnsView::Peers, "Peers")
-                .on_hover_text("One column per peer: its render tree");
-            ui.selectable_value(&mut self.columns_view, ColumnsView::Policies, "Policies")
-                .on_hover_text(
-                    "One column per rule for cycles: the tree each draws for the same messages",
-                );
-            if self.columns_view == ColumnsView::Policies {
-                ui.separator();
-                ui.checkbox(&mut self.policies_every_peer, "every peer")
-                    .on_hover_text("Each column shows every peer's tree, one above the other");
-            }
-        });
+        ui.selectable_value(&mut self.columns_view, ColumnsView::Peers, "Peers")
+            .on_hover_text("One column per peer: its render tree");
+        ui.selectable_value(&mut self.columns_view, ColumnsView::Policies, "Policies")
+            .on_hover_text(
+                "One column per rule for cycles: the tree each draws for the same messages",
+            );
+        if self.columns_view == ColumnsView::Policies {
+            ui.checkbox(&mut self.policies_every_peer, "every peer")
+                .on_hover_text("Each column shows every peer's tree, one above the other");
+        }
     }
 
     /// The board every policy's tree comes from, following `network` (for the viewport).
@@ -155,15 +153,14 @@ impl PeersPanel {
             differing,
         } = &mut self.policies;
         let flags = &self.flags;
+        let compact = self.short;
         side_by_side(
             ui,
             "policy-columns",
             n,
-            MIN_POLICY_COLUMN_WIDTH,
+            (MIN_POLICY_COLUMN_WIDTH, POLICY_GAP),
             |ui, k, size| {
                 let policy = TreePolicy::ALL[k];
-                // In a short strip the trees need the line the source takes (it is in the tooltip).
-                let compact = size.y < COMPACT_BELOW_HEIGHT;
                 policy_header_ui(ui, board, network, policy, active, states_equal, compact);
                 let each = ui.available_height() / peers.len() as f32;
                 for &peer in &peers {
@@ -190,7 +187,16 @@ impl PeersPanel {
                             ui.label(RichText::new(format!("Peer {}", peer.0)).strong());
                         }
                         let id = egui::Id::new(("policy-tree", peer.index(), k));
-                        tree_ui(ui, id, column, network.epoch(), &source, &look, actions);
+                        tree_ui(
+                            ui,
+                            id,
+                            column,
+                            network.epoch(),
+                            &source,
+                            &look,
+                            None,
+                            actions,
+                        );
                     });
                 }
             },
@@ -230,27 +236,32 @@ fn policy_header_ui(
     let hidden = board.hidden(active, policy);
     let hidden = (!hidden.is_empty()).then(|| format!("hidden: {}", names(&hidden)));
     let about = format!("{}: {}", policy.source(), policy_summary(policy));
-    let truncated = |ui: &mut egui::Ui, text: &str, color| {
-        ui.add(egui::Label::new(RichText::new(text).color(color)).truncate())
+    // Wrapped, never cut with "…": a cut line also showed its text twice on hover (egui's
+    // tooltip for a cut label, and ours).
+    let wrapped = |ui: &mut egui::Ui, text: &str, color| {
+        ui.add(egui::Label::new(RichText::new(text).color(color)).wrap())
     };
     if compact {
+        // A short strip: the name and a mark on one line; the lines it stands for on hover.
         ui.horizontal(|ui| {
             ui.label(RichText::new(policy.name()).strong())
                 .on_hover_text(about);
+            let mark = if agreement.agree { "✓" } else { "✗" };
             let hover = [Some(line.as_str()), hidden.as_deref()]
                 .into_iter()
                 .flatten()
                 .collect::<Vec<_>>()
                 .join("\n");
-            truncated(ui, &line, color).on_hover_text(hover);
+            ui.label(RichText::new(mark).color(color).strong())
+                .on_hover_text(hover);
         });
         return;
     }
-    ui.add(egui::Label::new(RichText::new(policy.name()).strong()).truncate())
+    ui.add(egui::Label::new(RichText::new(policy.name()).strong()).wrap())
         .on_hover_text(about);
-    truncated(ui, policy.source(), ui.visuals().weak_text_color());
-    truncated(ui, &line, color).on_hover_text(&line);
+    wrapped(ui, policy.source(), ui.visuals().weak_text_color());
+    wrapped(ui, &line, color);
     if let Some(hidden) = hidden {
-        truncated(ui, &hidden, style::CYCLE).on_hover_text(&hidden);
+        wrapped(ui, &hidden, style::CYCLE);
     }
 }

@@ -66,7 +66,8 @@ impl TreeSource for RootFallbackTree<'_> {
     }
 
     fn rows(&self) -> Vec<(Entity, u32)> {
-        below_root(self.flags.sibling_order.preorder(self.view))
+        let rows = below_root(self.flags.sibling_order.preorder(self.view));
+        cycles_together(rows, &self.view.cycles())
     }
 
     fn badge(&self, entity: Entity, name: &dyn Fn(Entity) -> String) -> RowBadge {
@@ -76,6 +77,54 @@ impl TreeSource for RootFallbackTree<'_> {
     fn is_implicit(&self, entity: Entity) -> bool {
         self.view.is_implicit(entity)
     }
+}
+
+/// `rows` (a preorder below the root, depths from 0) with the members of each cycle listed
+/// together: every member drawn at the root, with what hangs below it, moves up to right after
+/// the first member's subtree. Otherwise a cycle of entities far apart by id or order was two
+/// rows screens apart, and the ring was hard to see in the tree.
+pub fn cycles_together(rows: Vec<(Entity, u32)>, cycles: &[&[Entity]]) -> Vec<(Entity, u32)> {
+    if cycles.is_empty() {
+        return rows;
+    }
+    // Top-level blocks: each root row with its subtree, as ranges of `rows`.
+    let mut blocks: Vec<std::ops::Range<usize>> = Vec::new();
+    for (i, &(_, depth)) in rows.iter().enumerate() {
+        if depth == 0 {
+            blocks.push(i..i + 1);
+        } else if let Some(last) = blocks.last_mut() {
+            last.end = i + 1;
+        }
+    }
+    let block_of: FxHashMap<Entity, usize> = (blocks.iter().enumerate())
+        .map(|(b, r)| (rows[r.start].0, b))
+        .collect();
+    // Each block's place: a follower of a cycle goes right after its cycle's first member.
+    let mut followers: FxHashMap<usize, Vec<usize>> = FxHashMap::default();
+    let mut moved = FxHashSet::default();
+    for ring in cycles {
+        let mut members: Vec<usize> = ring
+            .iter()
+            .filter_map(|e| block_of.get(e))
+            .copied()
+            .collect();
+        members.sort_unstable();
+        if let Some((&first, rest)) = members.split_first() {
+            followers.entry(first).or_default().extend(rest);
+            moved.extend(rest.iter().copied());
+        }
+    }
+    let mut out = Vec::with_capacity(rows.len());
+    for (b, range) in blocks.iter().enumerate() {
+        if moved.contains(&b) {
+            continue;
+        }
+        out.extend_from_slice(&rows[range.clone()]);
+        for &f in followers.get(&b).map_or(&[][..], Vec::as_slice) {
+            out.extend_from_slice(&rows[blocks[f].clone()]);
+        }
+    }
+    out
 }
 
 /// The tree `policy` draws for `peer`; entities in `differing` (those the policies place

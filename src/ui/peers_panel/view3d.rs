@@ -90,6 +90,12 @@ impl PeerView3d {
         self.viewport.shows_all_of(&self.scene)
     }
 
+    /// Drops the image shown, so the next frame draws the scene at once, even while its
+    /// models upload (normally a change waits for them).
+    pub(super) fn forget_image(&mut self) {
+        self.viewport.request_render();
+    }
+
     /// The view's widget.
     pub(super) fn viewport(&self) -> &Viewport {
         &self.viewport

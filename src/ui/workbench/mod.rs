@@ -34,11 +34,12 @@ pub enum Workspace {
     Peers,
 }
 
-/// The Peers workspace: Peers | Viewport over Inspector, the peers taking most of the width.
+/// The Peers workspace: Peers | Viewport over Inspector, the peers taking most of the width
+/// (72%: at 1024 points the five policy columns fit beside each other).
 pub fn peers_dock() -> DockState<Tab> {
     let mut dock = DockState::new(vec![Tab::Peers]);
     let surface = dock.main_surface_mut();
-    let [_peers, side] = surface.split_right(NodeIndex::root(), 0.7, vec![Tab::Viewport]);
+    let [_peers, side] = surface.split_right(NodeIndex::root(), 0.72, vec![Tab::Viewport]);
     surface.split_below(side, 0.5, vec![Tab::Inspector]);
     dock
 }
@@ -141,6 +142,8 @@ impl Workbench {
         self.install_document(doc);
         self.hierarchy = HierarchyPanel::default();
         self.viewport.frame_all_next();
+        // The image shown is the old document's: draw the new one at once, models or not.
+        self.viewport.viewport.request_render();
     }
 
     /// Replaces the document with the same scene read again from disk (Reload from Disk): the
@@ -157,7 +160,9 @@ impl Workbench {
 
     /// What [`Self::set_document`] and [`Self::reload_document`] share.
     fn install_document(&mut self, doc: Document) {
-        self.viewport.assets.set_project(doc.project.clone());
+        // The status bar counts the new scene's model files only (found by hand: a scene
+        // opened after one with 13 missing models still said 13).
+        self.viewport.assets.start_document(doc.project.clone());
         self.doc = doc;
         self.workspace = if self.doc.simulation().is_some() {
             Workspace::Peers
@@ -166,6 +171,9 @@ impl Workbench {
         };
         // Ids mean other entities in another scene.
         self.copied_entities.clear();
+        // A policy chosen for one run's cycles is not the next run's (found by hand: it
+        // carried over into another lesson).
+        self.viewport.policy = super::viewport_tab::PolicyDrawing::default();
         // The last message was about the scene that is gone ("Delivered 2 messages").
         self.status = None;
         self.inspector.error = None;
@@ -245,6 +253,8 @@ impl Workbench {
             popup_open: self.popup_was_open || egui::Popup::is_any_open(ctx),
             has_file: self.doc.file.is_some() && self.doc.disk_stamp.is_some(),
             has_project: self.doc.project.is_some(),
+            can_paste: !self.copied_entities.is_empty(),
+            can_paste_transform: self.clipboard.is_some(),
         }
     }
 
@@ -454,7 +464,10 @@ impl TabViewer for Tabs<'_> {
     fn ui(&mut self, ui: &mut egui::Ui, tab: &mut Tab) {
         match tab {
             Tab::Hierarchy => {
-                let actions = self.bench.hierarchy.ui(ui, &self.bench.doc);
+                let bench = &mut *self.bench;
+                bench.hierarchy.can_paste = !bench.copied_entities.is_empty();
+                bench.hierarchy.can_paste_transform = bench.clipboard.is_some();
+                let actions = bench.hierarchy.ui(ui, &bench.doc);
                 self.actions.extend(actions);
             }
             Tab::Inspector => {

@@ -2,11 +2,16 @@
 //! the timeline, lessons and exports.
 
 use super::{FileRequest, Workbench, Workspace};
+use crate::editor::Command;
 use crate::ui::action::PeersAction;
 use crate::ui::action::Severity;
+use scenetree_core::crdt::network::PeerId;
 
 impl Workbench {
     pub(super) fn apply_peers_action(&mut self, request: PeersAction) {
+        if let PeersAction::EditAs { peer, command } = request {
+            return self.edit_as(peer, command);
+        }
         // A delivery or a timeline move changes the shown peer without the user editing it:
         // let the viewport show the jump as motion.
         if !matches!(
@@ -20,6 +25,8 @@ impl Workbench {
                 let started = self.doc.start_simulation(peers, seed);
                 if started.is_ok() {
                     self.workspace = Workspace::Peers;
+                    // A new run draws what the runtime draws until another policy is chosen.
+                    self.viewport.policy = crate::ui::viewport_tab::PolicyDrawing::default();
                 }
                 started
                     .map(|()| Some(format!("Simulating {peers} peers; you edit peer 1")))
@@ -81,6 +88,7 @@ impl Workbench {
                 self.file_requests.push(FileRequest::ExportPeer(peer));
                 Ok(None)
             }
+            PeersAction::EditAs { .. } => Ok(None), // handled above
             PeersAction::SaveRun => {
                 self.file_requests.push(FileRequest::SaveRun);
                 Ok(None)
@@ -90,6 +98,23 @@ impl Workbench {
             Ok(Some(message)) => self.status = Some((message, Severity::Info)),
             Ok(None) => {}
             Err(message) => self.status = Some((message, Severity::Error)),
+        }
+    }
+
+    /// An edit made in `peer`'s column: `peer` becomes the one shown and edited (its column
+    /// says "editing"), and the edit is its write, sent to the others.
+    fn edit_as(&mut self, peer: PeerId, command: Command) {
+        let switched = self
+            .doc
+            .simulation()
+            .is_some_and(|(_, active)| active != peer);
+        if switched && let Err(e) = self.doc.set_active_peer(peer) {
+            self.status = Some((e.to_string(), Severity::Error));
+            return;
+        }
+        self.apply_actions(vec![crate::ui::action::Action::Edit(command)]);
+        if let Some((text, Severity::Info)) = &self.status {
+            self.status = Some((format!("As {peer}: {text}"), Severity::Info));
         }
     }
 }

@@ -6,7 +6,7 @@ use super::Workbench;
 use crate::ui::action::Severity;
 use crate::ui::action::{Action, SelectAction};
 use crate::ui::style;
-use scenetree_core::model::Entity;
+use scenetree_core::model::{Entity, present};
 
 impl Workbench {
     /// Draws the status bar; returns what the user asked of it (a click on the model
@@ -29,8 +29,8 @@ impl Workbench {
                 let view = self.doc.view();
                 let cycles = view.cycles().len();
                 ui.weak(format!(
-                    "{} entities · {} selected",
-                    self.doc.scene_entity_count(),
+                    "{} · {} selected",
+                    present::entity_count(self.doc.scene_entity_count()),
                     self.doc.selection.len()
                 ));
                 if self.assets_status_ui(ui) {

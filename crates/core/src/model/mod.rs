@@ -23,4 +23,6 @@ pub use entity::Entity;
 pub use euler::EulerOrder;
 pub use huge_pages::HugePageAlloc;
 pub use prefetch::prefetch;
-pub use transform::{Decomposed, Transform, TransformDecodeError, TransformProblem, decompose};
+pub use transform::{
+    Decomposed, Transform, TransformDecodeError, TransformProblem, decompose, shown_quat,
+};

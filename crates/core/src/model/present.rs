@@ -146,6 +146,15 @@ pub fn missing_parent_note(declared: &str) -> String {
     )
 }
 
+/// A count of entities as people read it: "1 entity", "3 entities" (found by hand: "1
+/// entities").
+pub fn entity_count(n: usize) -> String {
+    match n {
+        1 => "1 entity".to_string(),
+        n => format!("{n} entities"),
+    }
+}
+
 /// What is wrong with a JSON text, for people: serde_json's message without the line and
 /// column (the caller shows them once, where it shows places), and a text that stops in the
 /// middle said plainly, since that is what a truncated or half-written file looks like.

@@ -224,6 +224,18 @@ pub fn decompose(m: &Affine3A) -> Decomposed {
     }
 }
 
+/// The sign a quaternion is shown with: `q` and `-q` are the same rotation, so every
+/// read-out picks the one with `w ≥ 0` (with `w = 0`, the first non-zero of x, y, z positive).
+/// Found by hand: a root entity's local and world rotation were shown with opposite signs.
+pub fn shown_quat(q: Quat) -> Quat {
+    let first = [q.w, q.x, q.y, q.z].into_iter().find(|c| *c != 0.0);
+    if first.is_some_and(|c| c < 0.0) {
+        -q
+    } else {
+        q
+    }
+}
+
 impl Default for Transform {
     fn default() -> Self {
         Self::IDENTITY

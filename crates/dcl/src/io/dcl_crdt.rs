@@ -186,6 +186,24 @@ pub fn to_crdt_bytes_in_layout(replica: &Replica, layout: &CrdtLayout) -> Vec<u8
     write_in_layout(&state_messages_in_order(replica), layout)
 }
 
+/// The `main.crdt` of a scene read from a main.composite, as the SDK writes it for the
+/// composite (`scenetree convert`): the state in `layout` (see `CompositeDoc::sdk_crdt_layout`),
+/// without a DELETE_ENTITY for the versions of a number retired because a later version of it
+/// is in use. `@dcl/ecs` retires those in its entity container (`updateUsedEntity`) but never
+/// writes them: it writes DELETE_ENTITY only for entities it removed, and its main.crdt of a
+/// composite holds only the values (checked against it in `tests/files/dcl_oracle.rs`).
+pub fn to_composite_crdt_bytes(replica: &Replica, layout: &CrdtLayout) -> Vec<u8> {
+    let in_use: std::collections::HashSet<u16> =
+        replica.live_entities().map(|e| e.number()).collect();
+    let state: Vec<CrdtMessage> = state_messages_in_order(replica)
+        .into_iter()
+        .filter(|m| {
+            !matches!(m, CrdtMessage::DeleteEntity { entity } if in_use.contains(&entity.number()))
+        })
+        .collect();
+    write_in_layout(&state, layout)
+}
+
 /// The `main.crdt` the SDK builds from a project's composite, in a file's order: a PUT per
 /// value, every one at timestamp 0 (`dumpEngineToCrdtCommands` in the SDK and the Inspector),
 /// without the tombstones and deleted entities of [`to_crdt_bytes_in_layout`]. For a project

@@ -139,6 +139,10 @@ pub fn open_scene_bytes(path: &Path, bytes: &[u8]) -> Result<OpenedScene, LoadEr
     let replica = match format {
         SceneFormat::Native => native::parse_native(path, text()?)?,
         SceneFormat::DclCrdt => {
+            if bytes.is_empty() {
+                // Valid (a stream of no messages), but rarely meant: say so.
+                notes.push(format!("{EMPTY_FILE_NOTE}: it holds no messages"));
+            }
             let file = dcl_crdt::parse_crdt(path, bytes)?;
             notes.extend(file.skipped_unknown.iter().map(|(offset, ty)| {
                 format!("at byte {offset}: skipped a message of unknown type {ty}")
@@ -251,6 +255,9 @@ fn non_finite_notes(replica: &Replica) -> Vec<String> {
     notes
 }
 
+/// The start of the note [`open_scene`] adds for a file of 0 bytes.
+pub const EMPTY_FILE_NOTE: &str = "the file is empty (0 bytes)";
+
 /// Loads a scene file of any supported format into a fresh replica (the context is dropped;
 /// use [`open_scene`] to save back faithfully).
 pub fn load_scene(path: &Path) -> Result<Replica, LoadError> {
@@ -274,7 +281,7 @@ pub fn encode_scene(replica: &Replica, format: SceneFormat, context: &SaveContex
         SceneFormat::DclCrdt => match (&context.crdt_layout, &context.composite) {
             (Some(layout), _) => dcl_crdt::to_crdt_bytes_in_layout(replica, layout),
             // A composite's scene in the order the SDK writes its main.crdt.
-            (None, Some(doc)) => dcl_crdt::to_crdt_bytes_in_layout(replica, &doc.sdk_crdt_layout()),
+            (None, Some(doc)) => dcl_crdt::to_composite_crdt_bytes(replica, &doc.sdk_crdt_layout()),
             (None, None) => dcl_crdt::to_state_crdt_bytes(replica),
         },
         SceneFormat::DclComposite => {

@@ -13,7 +13,7 @@ use std::path::{Component, Path, PathBuf};
 use super::entity_names::{ENTITY_NAMES_PATH, entity_names_ts};
 use super::{
     CrdtLayout, EncodedScene, LoadError, OpenedScene, PreparedFile, SaveContext, SaveError,
-    SaveErrorKind, SceneFormat, WriteConsent, dcl_crdt, encode_scene, open_scene,
+    SaveErrorKind, SceneFormat, WriteConsent, dcl_crdt, encode_scene, open_scene, open_scene_bytes,
 };
 use scenetree_core::crdt::Replica;
 
@@ -397,6 +397,20 @@ pub fn resolve_open(path: &Path) -> Result<OpenTarget, LoadError> {
     Ok(OpenTarget::Project { project, scene })
 }
 
+/// A scene file a folder that is not a project holds, where a project keeps its scene:
+/// `assets/scene/main.composite`, `main.composite`, `assets/scene/main.crdt` or `main.crdt`.
+pub fn scene_file_in(folder: &Path) -> Option<PathBuf> {
+    [
+        "assets/scene/main.composite",
+        "main.composite",
+        "assets/scene/main.crdt",
+        "main.crdt",
+    ]
+    .iter()
+    .map(|relative| folder.join(relative))
+    .find(|candidate| candidate.is_file())
+}
+
 /// True when `path` is the scene file the project opens.
 fn is_project_scene(project: &Project, path: &Path) -> bool {
     let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
@@ -486,29 +500,27 @@ impl ProjectFiles {
 pub fn encode_project(replica: &Replica, context: &SaveContext, project: &Project) -> ProjectFiles {
     let crdt_only = !project.composite_path().is_file() && project.crdt_path().is_file();
     let mut files = Vec::new();
-    if !crdt_only {
-        files.push((
-            project.composite_path(),
-            encode_scene(replica, SceneFormat::DclComposite, context),
-        ));
-    }
     let crdt = if crdt_only {
         encode_scene(replica, SceneFormat::DclCrdt, context)
     } else {
-        // The composite is the scene; main.crdt is what the SDK's build derives from it.
-        let sdk_layout;
-        let layout = match (&context.crdt_layout, &context.composite) {
-            (Some(layout), _) => layout,
-            (None, Some(doc)) => {
-                sdk_layout = doc.sdk_crdt_layout();
-                &sdk_layout
-            }
-            (None, None) => &CrdtLayout::default(),
+        let composite = encode_scene(replica, SceneFormat::DclComposite, context);
+        // The composite is the scene; main.crdt is what the SDK's build derives from it, and
+        // exactly what `scenetree convert` writes from the saved composite: its entities
+        // sorted as the SDK sorts them (a main.crdt's own order put a new entity last, and
+        // the next SDK build rewrote the file).
+        let crdt = match open_scene_bytes(&project.composite_path(), &composite.bytes) {
+            Ok(saved) => EncodedScene {
+                bytes: encode_scene(&saved.replica, SceneFormat::DclCrdt, &saved.context).bytes,
+                lost: context.lost_outside_composite(SceneFormat::DclCrdt),
+            },
+            // Not expected (scenetree reads what it writes); the replica in the SDK's order.
+            Err(_) => EncodedScene {
+                bytes: dcl_crdt::to_sdk_build_bytes(replica, &sdk_layout(context)),
+                lost: context.lost_outside_composite(SceneFormat::DclCrdt),
+            },
         };
-        EncodedScene {
-            bytes: dcl_crdt::to_sdk_build_bytes(replica, layout),
-            lost: context.lost_outside_composite(SceneFormat::DclCrdt),
-        }
+        files.push((project.composite_path(), composite));
+        crdt
     };
     files.push((project.crdt_path(), crdt));
     if !crdt_only {
@@ -525,6 +537,12 @@ pub fn encode_project(replica: &Replica, context: &SaveContext, project: &Projec
         }
     }
     ProjectFiles { files }
+}
+
+/// The order the SDK writes a main.crdt in for the composite `context` holds (canonical
+/// without one).
+fn sdk_layout(context: &SaveContext) -> CrdtLayout {
+    (context.composite.as_ref()).map_or_else(CrdtLayout::default, |doc| doc.sdk_crdt_layout())
 }
 
 /// Writes encoded project files, each atomically, and all of them or none as far as the file

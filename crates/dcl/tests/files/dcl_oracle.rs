@@ -299,3 +299,43 @@ fn composites_written_by_javascript_in_any_layout_save_back_byte_for_byte() {
         }
     }
 }
+
+#[test]
+fn entities_at_a_later_version_convert_without_deletions_as_the_sdk_writes_them() {
+    // A composite naming entities at a version above 0 (512 at version 1, 516 at version 2:
+    // ids with gaps below them in the numbering). @dcl/ecs retires the lower versions in its
+    // entity container but writes no DELETE_ENTITY for them: its main.crdt holds only the
+    // values. `scenetree convert` must write the same bytes.
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = crate::project_fixtures::repo_root().join("tests/fixtures/ecs/scene.composite");
+    let mut json: Value = serde_json::from_slice(&std::fs::read(fixture).unwrap()).unwrap();
+    for component in json["components"].as_array_mut().unwrap() {
+        let data = component["data"].as_object_mut().unwrap();
+        for (old, new) in [(512u32, 512 + (1 << 16)), (516, 516 + (2 << 16))] {
+            if let Some(value) = data.remove(&old.to_string()) {
+                data.insert(new.to_string(), value);
+            }
+        }
+    }
+    let composite = dir.path().join("versioned.composite");
+    std::fs::write(&composite, serde_json::to_vec_pretty(&json).unwrap()).unwrap();
+    let reference = dir.path().join("reference.crdt");
+    node("composite-to-crdt.cjs", &[&composite, &reference]);
+    let theirs = std::fs::read(&reference).unwrap();
+    let opened = io::open_scene(&composite).unwrap();
+    let ours = io::encode_scene(&opened.replica, SceneFormat::DclCrdt, &opened.context).bytes;
+    let kinds = |bytes: &[u8]| -> Vec<String> {
+        decode_stream(bytes)
+            .unwrap()
+            .messages
+            .iter()
+            .map(|m| format!("{m:?}").chars().take(40).collect())
+            .collect()
+    };
+    assert!(
+        ours == theirs,
+        "scenetree: {:#?}\nthe SDK: {:#?}",
+        kinds(&ours),
+        kinds(&theirs)
+    );
+}

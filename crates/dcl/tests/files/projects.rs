@@ -433,3 +433,37 @@ fn a_project_save_stopped_by_a_failed_rename_names_the_files_it_replaced() {
         .count();
     assert_eq!(temporaries, 0);
 }
+
+#[test]
+fn a_project_save_writes_main_crdt_exactly_as_convert_writes_the_saved_composite() {
+    // Ctrl+D in a project, then Ctrl+S: the new entity takes the smallest free number, in a
+    // gap of the numbering, and main.crdt must list it where the SDK's build (and `scenetree
+    // convert` of the saved main.composite) lists it: sorted, not after the last entity.
+    let (_dir, root) = gallery_copy();
+    let (project, scene) = expect_project(resolve_open(&root).unwrap());
+    let mut opened = open_project_scene(&project, &scene).unwrap();
+    let fresh = opened.replica.free_entities(1, |_| false)[0];
+    let last = opened.replica.live_entities().max().unwrap();
+    assert!(
+        fresh < last,
+        "the gallery's numbering has a gap before {last}"
+    );
+    let copied = Entity(521);
+    for component in opened.replica.components_of(copied) {
+        if let Some(data) = opened.replica.component_data(copied, component) {
+            let data = data.to_vec();
+            opened.replica.put(fresh, component, data).unwrap();
+        }
+    }
+    let files = encode_project(&opened.replica, &opened.context, &project);
+    write_project(&files).unwrap();
+    let saved = std::fs::read(project.crdt_path()).unwrap();
+    // What `scenetree convert main.composite main.crdt` writes.
+    let reread = io::open_scene(&project.composite_path()).unwrap();
+    let converted = io::encode_scene(&reread.replica, SceneFormat::DclCrdt, &reread.context);
+    assert!(
+        saved == converted.bytes,
+        "the saved main.crdt differs from the converted composite at byte {:?}",
+        saved.iter().zip(&converted.bytes).position(|(a, b)| a != b)
+    );
+}

@@ -157,6 +157,19 @@ impl AssetLibrary {
         }
     }
 
+    /// A new document is shown: what the last one asked for is forgotten, so the counts of
+    /// [`Self::progress`] are the new scene's alone (a scene without models shows none, even
+    /// in the same project or with none), while loaded files stay cached. `project` is the new
+    /// document's.
+    pub fn start_document(&mut self, project: Option<Project>) {
+        self.project = project;
+        self.resolved.clear();
+        for entry in &mut self.entries {
+            entry.asked = false;
+        }
+        self.generation += 1;
+    }
+
     /// The project paths resolve against.
     pub fn project(&self) -> Option<&Project> {
         self.project.as_ref()
