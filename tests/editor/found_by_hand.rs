@@ -8,6 +8,7 @@ use egui::{Key, Modifiers};
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
 use scenetree::editor::{Command, Document};
+use scenetree::ui::command::UiCommand;
 use scenetree::ui::{Action, Workbench};
 use scenetree_core::crdt::Replica;
 use scenetree_core::model::{Entity, Transform, encode_name, ids};
@@ -191,10 +192,10 @@ fn the_rows_move_to_root_is_disabled_for_an_entity_at_the_root() {
     h.get_by_label(&row("Table", TABLE)).click_secondary();
     h.run();
     assert!(
-        h.get_by_label("Move to root")
+        h.get_by_label("Move to Root")
             .accesskit_node()
             .is_disabled(),
-        "Move to root of a root entity is offered"
+        "Move to Root of a root entity is offered"
     );
     h.key_press(Key::Escape);
     h.run();
@@ -203,13 +204,39 @@ fn the_rows_move_to_root_is_disabled_for_an_entity_at_the_root() {
         .click_secondary();
     h.run();
     assert!(
-        !h.get_by_label("Move to root")
+        !h.get_by_label("Move to Root")
             .accesskit_node()
             .is_disabled()
     );
-    h.get_by_label("Move to root").click();
+    h.get_by_label("Move to Root").click();
     h.run();
     assert_eq!(h.state().status.as_ref().unwrap().0, "Reparent Lamp");
+}
+
+#[test]
+fn edit_move_to_root_moves_the_selection_and_keeps_its_place_in_the_world() {
+    let mut h = harness(room());
+    let lamp = crate::ui_flows::LAMP;
+    let parent_before = h.state().doc.declared_parent(lamp);
+    let world_before = h.state().doc.view().world_matrix(lamp).unwrap();
+    h.state_mut().run_command(UiCommand::MoveToRoot);
+    h.run();
+    assert_eq!(
+        h.state().doc.declared_parent(lamp),
+        parent_before,
+        "nothing selected: nothing moves"
+    );
+    assert_ne!(parent_before, Entity::ROOT);
+    h.get_by_label(&row("Lamp", lamp)).click();
+    h.run();
+    h.state_mut().run_command(UiCommand::MoveToRoot);
+    h.run();
+    assert_eq!(h.state().doc.declared_parent(lamp), Entity::ROOT);
+    let world_after = h.state().doc.view().world_matrix(lamp).unwrap();
+    assert!(
+        world_after.abs_diff_eq(world_before, 1e-5),
+        "{world_before:?} became {world_after:?}"
+    );
 }
 
 /// A renderer whose model uploads never finish (a project's models on software GL), counting

@@ -56,7 +56,7 @@ fn the_rows_create_child_names_its_shortcut() {
     let mut h = harness(room());
     h.get_by_label(&row("Chair", CHAIR)).click_secondary();
     h.run();
-    assert!(h.query_by_label("Create child  (Alt+Shift+N)").is_some());
+    assert!(h.query_by_label("Create Child  (Alt+Shift+N)").is_some());
 }
 
 #[test]

@@ -658,7 +658,7 @@ fn a_rows_menu_frames_it_in_the_viewport() {
     let before = h.state().viewport.viewport.camera.clone();
     h.get_by_label(&row("Chair", CHAIR)).click_secondary();
     h.run();
-    h.get_by_label("Frame in viewport  (F)").click();
+    h.get_by_label("Frame Selection  (F)").click();
     h.run();
     h.run();
     assert_eq!(h.state().doc.selection.entities(), &[CHAIR]);

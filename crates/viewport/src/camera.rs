@@ -35,9 +35,10 @@ impl Ray {
 }
 
 /// A view along a world axis, as the numeric keypad gives them in Blender and Godot.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, strum::EnumIter)]
 pub enum ViewDirection {
     /// Looking along +Z (Decentraland's forward), +X to the right.
+    #[default]
     Front,
     /// Looking along −Z.
     Back,
@@ -52,16 +53,6 @@ pub enum ViewDirection {
 }
 
 impl ViewDirection {
-    /// Every direction, in the View menu's order.
-    pub const ALL: [ViewDirection; 6] = [
-        ViewDirection::Front,
-        ViewDirection::Back,
-        ViewDirection::Right,
-        ViewDirection::Left,
-        ViewDirection::Top,
-        ViewDirection::Bottom,
-    ];
-
     /// The camera's (yaw, pitch) in radians for this view (see [`OrbitCamera`]). Straight up
     /// and down stop at the pitch limit, where the orbit keeps its left and right.
     pub fn yaw_pitch(self) -> (f32, f32) {

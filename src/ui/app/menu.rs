@@ -91,10 +91,7 @@ impl ScenetreeApp {
         let history = self.bench.doc.history();
         let undo = history.undo_label().map(|l| format!("Undo {l}"));
         let redo = history.redo_label().map(|l| format!("Redo {l}"));
-        for command in UiCommand::ALL
-            .into_iter()
-            .filter(|c| c.menu() == Some(menu))
-        {
+        for command in (UiCommand::all().iter().copied()).filter(|c| c.menu() == Some(menu)) {
             if separate_before.contains(&command) {
                 ui.separator();
             }

@@ -17,7 +17,7 @@ pub fn dispatch(ctx: &egui::Context, context: &CommandContext) -> Vec<UiCommand>
     if context.popup_open {
         return Vec::new();
     }
-    let mut bindings: Vec<(UiCommand, KeyboardShortcut)> = UiCommand::ALL
+    let mut bindings: Vec<(UiCommand, KeyboardShortcut)> = UiCommand::all()
         .iter()
         .flat_map(|&c| c.shortcuts().iter().map(move |&s| (c, s)))
         .collect();

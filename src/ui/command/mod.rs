@@ -8,14 +8,18 @@ mod dispatch;
 
 pub use dispatch::dispatch;
 
+use std::sync::LazyLock;
+
 use egui::{Key, KeyboardShortcut, ModifierNames, Modifiers};
+use strum::{EnumIter, IntoEnumIterator};
 
 use super::action::TreeKey;
 use scenetree_viewport::camera::ViewDirection;
 use scenetree_viewport::{GizmoMode, ViewportCommand};
 
-/// A command the user can give from the keyboard or a menu.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// A command the user can give from the keyboard or a menu, declared in menu order: where
+/// two share a key, the first that applies wins.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, EnumIter)]
 pub enum UiCommand {
     /// Start a new, empty scene.
     New,
@@ -45,6 +49,8 @@ pub enum UiCommand {
     Duplicate,
     /// Delete the selection with its children.
     Delete,
+    /// Move the selection to the root, keeping where it is in the world.
+    MoveToRoot,
     /// Rename the selected entity inline.
     Rename,
     /// Remember the selected entities, for Paste.
@@ -55,14 +61,14 @@ pub enum UiCommand {
     CopyTransform,
     /// Paste the copied transform onto every selected entity.
     PasteTransform,
-    /// Cancel the gizmo drag in progress (its values go back).
-    CancelGizmoDrag,
-    /// Select nothing.
-    ClearSelection,
     /// Select every entity.
     SelectAll,
     /// Search the hierarchy: its search box takes the keyboard.
     Find,
+    /// Cancel the gizmo drag in progress (its values go back).
+    CancelGizmoDrag,
+    /// Select nothing.
+    ClearSelection,
     /// Select the hierarchy row above.
     SelectPrevious,
     /// Select the hierarchy row below.
@@ -147,54 +153,21 @@ const SHIFT: Modifiers = Modifiers::SHIFT;
 const ALT_SHIFT: Modifiers = Modifiers::ALT.plus(Modifiers::SHIFT);
 
 impl UiCommand {
-    /// Every command, in menu order. Where two share a key, the first that applies wins.
-    pub const ALL: [UiCommand; 45] = [
-        UiCommand::New,
-        UiCommand::Open,
-        UiCommand::OpenProject,
-        UiCommand::Save,
-        UiCommand::SaveAs,
-        UiCommand::Reload,
-        UiCommand::Quit,
-        UiCommand::Undo,
-        UiCommand::Redo,
-        UiCommand::CreateEntity,
-        UiCommand::CreateChild,
-        UiCommand::AddModel,
-        UiCommand::Duplicate,
-        UiCommand::Delete,
-        UiCommand::Rename,
-        UiCommand::Copy,
-        UiCommand::Paste,
-        UiCommand::CopyTransform,
-        UiCommand::PasteTransform,
-        UiCommand::SelectAll,
-        UiCommand::Find,
-        UiCommand::CancelGizmoDrag,
-        UiCommand::ClearSelection,
-        UiCommand::SelectPrevious,
-        UiCommand::SelectNext,
-        UiCommand::ExtendSelectionUp,
-        UiCommand::ExtendSelectionDown,
-        UiCommand::CollapseOrSelectParent,
-        UiCommand::ExpandOrSelectChild,
-        UiCommand::FrameSelection,
-        UiCommand::LookAlong(ViewDirection::Front),
-        UiCommand::LookAlong(ViewDirection::Back),
-        UiCommand::LookAlong(ViewDirection::Right),
-        UiCommand::LookAlong(ViewDirection::Left),
-        UiCommand::LookAlong(ViewDirection::Top),
-        UiCommand::LookAlong(ViewDirection::Bottom),
-        UiCommand::GizmoTranslate,
-        UiCommand::GizmoRotate,
-        UiCommand::GizmoScale,
-        UiCommand::ToggleGizmoAxes,
-        UiCommand::ToggleGizmoPivot,
-        UiCommand::EditorWorkspace,
-        UiCommand::PeersWorkspace,
-        UiCommand::ResetLayout,
-        UiCommand::ShowShortcuts,
-    ];
+    /// Every command, in menu order (the enum's order, each view direction in turn). Where
+    /// two share a key, the first that applies wins.
+    pub fn all() -> &'static [UiCommand] {
+        static ALL: LazyLock<Vec<UiCommand>> = LazyLock::new(|| {
+            UiCommand::iter()
+                .flat_map(|command| match command {
+                    UiCommand::LookAlong(_) => {
+                        ViewDirection::iter().map(UiCommand::LookAlong).collect()
+                    }
+                    other => vec![other],
+                })
+                .collect()
+        });
+        &ALL
+    }
 
     /// The (label, tooltip) shown in menus and the Help window.
     pub fn text(self) -> (&'static str, &'static str) {
@@ -233,6 +206,10 @@ impl UiCommand {
                 "Paste copies of the copied entities, with children, beside them",
             ),
             UiCommand::Delete => ("Delete", "Delete with children"),
+            UiCommand::MoveToRoot => (
+                "Move to Root",
+                "Move to the root, keeping the place in the world",
+            ),
             UiCommand::Rename => ("Rename", "Rename in the hierarchy"),
             UiCommand::CopyTransform => (
                 "Copy Transform",
@@ -361,6 +338,7 @@ impl UiCommand {
             UiCommand::PeersWorkspace => const { &[key(CTRL, Key::F2)] },
             UiCommand::Reload
             | UiCommand::AddModel
+            | UiCommand::MoveToRoot
             | UiCommand::ResetLayout
             | UiCommand::ShowShortcuts => NO_KEYS,
         }
@@ -383,6 +361,7 @@ impl UiCommand {
             | UiCommand::AddModel
             | UiCommand::Duplicate
             | UiCommand::Delete
+            | UiCommand::MoveToRoot
             | UiCommand::Rename
             | UiCommand::Copy
             | UiCommand::Paste
@@ -436,6 +415,7 @@ impl UiCommand {
             UiCommand::Duplicate
             | UiCommand::CreateChild
             | UiCommand::Delete
+            | UiCommand::MoveToRoot
             | UiCommand::Rename
             | UiCommand::Copy
             | UiCommand::CopyTransform
@@ -571,7 +551,7 @@ pub const GESTURES: &[(&str, &str)] = &[
 /// Every shortcut and gesture as (keys, what it does), for the Help window and the README.
 pub fn shortcut_rows() -> Vec<(String, &'static str)> {
     let mut rows: Vec<(String, &'static str)> = Vec::new();
-    for command in UiCommand::ALL {
+    for &command in UiCommand::all() {
         let keys = command.shortcut_text();
         if !keys.is_empty() {
             rows.push((keys, command.text().1));

@@ -525,30 +525,45 @@ impl HierarchyPanel {
             } else {
                 vec![entity]
             };
+            // Moving what is already at the root would change nothing: not offered.
+            let movable = targets
+                .iter()
+                .any(|&e| doc.declared_parent(e) != Entity::ROOT);
             // Unity's "Frame Selected" from the hierarchy, without its double-click (which
-            // renames here, as in Godot).
+            // renames here, as in Godot). Labels, tooltips and keys come from the command table.
             let items = [
-                (UiCommand::FrameSelection, "Frame in viewport", true),
-                (UiCommand::Rename, "Rename", true),
-                (UiCommand::CreateChild, "Create child", true),
-                (UiCommand::Duplicate, "Duplicate", true),
-                (UiCommand::Delete, "Delete", true),
-                (UiCommand::Copy, "Copy", true),
+                (UiCommand::FrameSelection, true),
+                (UiCommand::Rename, true),
+                (UiCommand::CreateChild, true),
+                (UiCommand::Duplicate, true),
+                (UiCommand::Delete, true),
+                (UiCommand::MoveToRoot, movable),
+                (UiCommand::Copy, true),
                 // Greyed out as Unity greys them: with nothing copied a paste does nothing.
-                (UiCommand::Paste, "Paste", self.can_paste),
-                (UiCommand::CopyTransform, "Copy transform", true),
-                (
-                    UiCommand::PasteTransform,
-                    "Paste transform",
-                    self.can_paste_transform,
-                ),
+                (UiCommand::Paste, self.can_paste),
+                (UiCommand::CopyTransform, true),
+                (UiCommand::PasteTransform, self.can_paste_transform),
             ];
-            for (command, text, enabled) in items {
+            for (command, enabled) in items {
                 if command == UiCommand::Copy {
                     ui.separator();
                 }
-                let label = format!("{text}  ({})", short_keys(command));
-                if ui.add_enabled(enabled, egui::Button::new(label)).clicked() {
+                let (text, tooltip) = command.text();
+                let keys = short_keys(command);
+                let label = if keys.is_empty() {
+                    text.to_string()
+                } else {
+                    format!("{text}  ({keys})")
+                };
+                let response = ui
+                    .add_enabled(enabled, egui::Button::new(label))
+                    .on_hover_text(tooltip);
+                let response = if command == UiCommand::MoveToRoot {
+                    response.on_disabled_hover_text("Already at the root")
+                } else {
+                    response
+                };
+                if response.clicked() {
                     actions.push(match command {
                         UiCommand::FrameSelection => Action::FrameSelection,
                         UiCommand::Rename => Action::BeginRename(entity),
@@ -563,6 +578,11 @@ impl HierarchyPanel {
                         UiCommand::Delete => Action::Edit(Command::Delete {
                             entities: targets.clone(),
                         }),
+                        UiCommand::MoveToRoot => Action::Edit(Command::Reparent {
+                            entities: targets.clone(),
+                            parent: Entity::ROOT,
+                            keep_world: true,
+                        }),
                         // The row was selected when the menu opened: Copy takes the selection.
                         UiCommand::Copy => Action::CopyEntities,
                         UiCommand::Paste => Action::PasteEntities,
@@ -571,22 +591,6 @@ impl HierarchyPanel {
                     });
                     ui.close();
                 }
-            }
-            // Moving what is already at the root would change nothing: not offered.
-            let movable = targets
-                .iter()
-                .any(|&e| doc.declared_parent(e) != Entity::ROOT);
-            if ui
-                .add_enabled(movable, egui::Button::new("Move to root"))
-                .on_disabled_hover_text("Already at the root")
-                .clicked()
-            {
-                actions.push(Action::Edit(Command::Reparent {
-                    entities: targets,
-                    parent: Entity::ROOT,
-                    keep_world: true,
-                }));
-                ui.close();
             }
         });
         let under_drag = RowUnderDrag {

@@ -284,6 +284,11 @@ impl Workbench {
             UiCommand::Delete => Action::Edit(Command::Delete {
                 entities: selected(),
             }),
+            UiCommand::MoveToRoot => Action::Edit(Command::Reparent {
+                entities: selected(),
+                parent: Entity::ROOT,
+                keep_world: true,
+            }),
             UiCommand::Rename => match self.doc.selection.primary() {
                 Some(e) => Action::BeginRename(e),
                 None => return,
