@@ -1,40 +1,9 @@
-//! The editor and its window: commands and undo, panels driven with egui_kittest, the viewport.
-//!
-//! One test binary per area (fewer binaries, faster links).
+//! The editor layer without a window: every command, its validation, undo and redo as CRDT
+//! writes, and `inspector::Nodes` checked against the Decentraland Inspector's own rules.
+//! The panels and the window are tested in `tests/ui`.
 
-use scenetree_viewport::headless as egl;
 #[path = "../../crates/dcl/tests/common/dcl.rs"]
 mod dcl;
-#[path = "../../crates/dcl/tests/common/projects.rs"]
-mod projects;
 
-mod app_flows;
-mod clipping;
-mod commands;
-mod component_ui;
-mod disk_changes;
 mod editor;
-mod file_dialogs;
-mod file_safety_ui;
-mod found_by_hand;
 mod inspector_nodes;
-mod layout;
-mod layout_fit;
-mod model_files;
-mod multi_selection;
-mod peers_flows;
-mod peers_teaching;
-mod peers_workspace;
-mod policies_view;
-mod project_flows;
-mod render_support;
-mod rotation_entry;
-mod selections;
-mod small_ones;
-mod tree_habits;
-mod ui_flows;
-mod unsaved;
-mod viewport_math;
-mod viewport_models;
-mod viewport_render;
-mod viewport_ui;

@@ -1,0 +1,37 @@
+//! The window: panels driven with egui_kittest (click, drag and drop, keys), whole-app flows
+//! (files, dialogs, disk changes, projects), the Peers workspace, and the viewport's pixels on
+//! Mesa's software GL.
+//!
+//! One test binary per area (fewer binaries, faster links).
+
+use scenetree_viewport::headless as egl;
+#[path = "../../crates/dcl/tests/common/projects.rs"]
+mod projects;
+
+mod app_flows;
+mod clipping;
+mod commands;
+mod component_ui;
+mod disk_changes;
+mod file_dialogs;
+mod file_safety_ui;
+mod found_by_hand;
+mod layout;
+mod layout_fit;
+mod model_files;
+mod multi_selection;
+mod peers_flows;
+mod peers_teaching;
+mod peers_workspace;
+mod policies_view;
+mod project_flows;
+mod render_support;
+mod rotation_entry;
+mod selections;
+mod small_ones;
+mod tree_habits;
+mod ui_flows;
+mod unsaved;
+mod viewport_models;
+mod viewport_render;
+mod viewport_ui;
