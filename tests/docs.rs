@@ -84,13 +84,20 @@ fn every_relative_link_in_the_docs_leads_to_a_file() {
         "the docs were not found: {files:?}"
     );
     let broken = broken_links(&files);
-    assert!(broken.is_empty(), "links to nothing:\n{}", broken.join("\n"));
+    assert!(
+        broken.is_empty(),
+        "links to nothing:\n{}",
+        broken.join("\n")
+    );
 }
 
 #[test]
 fn the_readme_and_the_architecture_read_in_one_sitting() {
     for name in ["README.md", "ARCHITECTURE.md"] {
-        let lines = std::fs::read_to_string(root().join(name)).unwrap().lines().count();
+        let lines = std::fs::read_to_string(root().join(name))
+            .unwrap()
+            .lines()
+            .count();
         assert!(
             lines <= MAX_OVERVIEW_LINES,
             "{name} has {lines} lines; move details to docs/ (at most {MAX_OVERVIEW_LINES})"

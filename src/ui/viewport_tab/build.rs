@@ -64,9 +64,8 @@ pub(super) fn reselect(
 }
 
 /// Every entity below a selected one in the render tree (the selected ones only when they are
-/// below another). Work in proportion to the selected subtrees; an Fx set, since with 10,000
-/// entities selected (`benches/editor_frame.rs`) the std one added 1.5–3 ms to the frame
-/// after the selection changed and this one 0–1.3 ms (alternate runs on a noisy day).
+/// below another). Work in proportion to the selected subtrees; an Fx set, since large
+/// selections hash many ids in one frame (`benches/editor_frame.rs`).
 fn below_selection(view: &SceneView, selection: &[Entity]) -> FxHashSet<Entity> {
     let mut below = FxHashSet::default();
     let mut stack: Vec<Entity> = selection
@@ -122,8 +121,7 @@ fn gizmo_targets(
 }
 
 /// How an entity's components say it is drawn: decoded once and kept until the entity
-/// changes in the replica (decoding every component of 65,024 entities on each rebuild took
-/// about 20 ms).
+/// changes in the replica, so a rebuild decodes only what changed.
 #[derive(Debug, Default)]
 pub struct LookCache {
     /// The replica state the looks are of.
