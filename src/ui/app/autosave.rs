@@ -9,108 +9,204 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use std::thread::JoinHandle;
+
 use super::ScenetreeApp;
 use crate::editor::{Document, SceneFile};
 use crate::ui::action::Severity;
-use scenetree_dcl::io::SceneFormat;
-use scenetree_dcl::io::recovery::{OrphanedWork, RecoveryInfo};
+use scenetree_core::crdt::ReplicaVersion;
+use scenetree_dcl::io::recovery::{OrphanedWork, RecoveryInfo, RecoverySession};
+use scenetree_dcl::io::{FileStamp, SceneFormat};
 
-impl ScenetreeApp {
-    /// Forgets this editor's autosave: the work was saved, or the user chose not to keep it.
-    pub(super) fn clear_recovery(&mut self) {
-        self.finish_autosave();
-        if let Some(session) = &self.recovery {
-            session.clear();
+pub(super) const AUTOSAVE_EVERY: Duration = Duration::from_secs(30);
+pub(super) const AUTOSAVE_IDLE: Duration = Duration::from_secs(2);
+
+/// This editor's crash recovery: its folder, the autosave being written, and when the next is
+/// due. The app asks it once a frame ([`Autosave::tick`]); nothing else writes recovery files.
+pub(super) struct Autosave {
+    /// This editor's recovery folder (none in screenshot mode, or if it cannot be made);
+    /// shared with the autosave being written, if any.
+    session: Option<Arc<RecoverySession>>,
+    /// The autosave being written on a worker thread.
+    job: Option<JoinHandle<std::io::Result<()>>>,
+    /// When the last autosave began.
+    last_write: Instant,
+    /// The longest time between autosaves while editing goes on (30 s).
+    every: Duration,
+    /// How long the scene rests after a change before it is written (2 s).
+    idle: Duration,
+    /// The replica version last seen, and when it was first seen.
+    changed_at: Option<(ReplicaVersion, Instant)>,
+    /// The replica state last written for recovery.
+    written: Option<ReplicaVersion>,
+}
+
+impl Autosave {
+    /// Autosaves into `session` (none: autosave is off) at the default timing.
+    pub(super) fn new(session: Option<RecoverySession>) -> Self {
+        Autosave {
+            session: session.map(Arc::new),
+            job: None,
+            last_write: Instant::now(),
+            every: AUTOSAVE_EVERY,
+            idle: AUTOSAVE_IDLE,
+            changed_at: None,
+            written: None,
         }
-        self.autosaved = None;
     }
 
-    /// Writes the unsaved work for recovery once the scene has rested for `autosave_idle`
-    /// after a change (2 s: the work lost to a crash is what was done in the last moments),
-    /// or every `autosave_every` during continuous editing (30 s), and wakes the window when
-    /// one is due, since an idle window draws no frames.
-    pub(super) fn autosave(&mut self, ctx: &egui::Context) {
-        if self
-            .autosave_job
-            .as_ref()
-            .is_some_and(|job| job.is_finished())
-        {
-            self.finish_autosave();
+    /// Writes at least every `every` while editing goes on, and `after_last_change` after the
+    /// scene rests.
+    pub(super) fn set_timing(&mut self, every: Duration, after_last_change: Duration) {
+        self.every = every;
+        self.idle = after_last_change;
+    }
+
+    /// Whether the unsaved state `version` is already in the recovery folder.
+    pub(super) fn holds(&self, version: ReplicaVersion) -> bool {
+        self.written == Some(version)
+    }
+
+    /// Waits for the autosave being written, if any; its failure, if it failed.
+    pub(super) fn finish(&mut self) -> std::io::Result<()> {
+        match self.job.take().map(JoinHandle::join) {
+            None | Some(Ok(Ok(()))) => Ok(()),
+            Some(Ok(Err(e))) => Err(e),
+            Some(Err(_)) => Err(std::io::Error::other("the autosave thread panicked")),
         }
-        // Quitting: the user answered about unsaved changes, so nothing may be written again
-        // in the frames before the window closes.
-        if self.allow_close || self.recovery.is_none() {
-            return;
+    }
+
+    /// Forgets the autosave (the work was saved, or the user chose not to keep it), after
+    /// waiting for the one in flight so it cannot land afterwards.
+    pub(super) fn clear(&mut self) -> std::io::Result<()> {
+        let finished = self.finish();
+        if let Some(session) = &self.session {
+            session.clear();
         }
-        let version = self.bench.doc.replica().version();
+        self.written = None;
+        finished
+    }
+
+    /// Once a frame: writes `doc`'s unsaved work on a worker thread when it is due (rested for
+    /// `idle` after a change, or `every` since the last write). Returns how long until the
+    /// next check matters (the window must wake then: an idle window draws no frames), and the
+    /// failure of a write that ended.
+    pub(super) fn tick(&mut self, doc: &Document) -> (Option<Duration>, std::io::Result<()>) {
+        let ended = match &self.job {
+            Some(job) if job.is_finished() => self.finish(),
+            _ => Ok(()),
+        };
+        if self.session.is_none() {
+            return (None, ended);
+        }
+        let version = doc.replica().version();
         let now = Instant::now();
         if self.changed_at.is_none_or(|(seen, _)| seen != version) {
             self.changed_at = Some((version, now));
         }
-        if !self.bench.doc.is_modified() || self.autosaved == Some(version) {
-            return;
+        if !doc.is_modified() || self.written == Some(version) {
+            return (None, ended);
         }
-        let rested_at = self.changed_at.map_or(now, |(_, at)| at) + self.autosave_idle;
-        let due_at = rested_at.min(self.last_autosave + self.autosave_every);
-        if now < due_at || self.autosave_job.is_some() {
+        let rested_at = self.changed_at.map_or(now, |(_, at)| at) + self.idle;
+        let due_at = rested_at.min(self.last_write + self.every);
+        if now < due_at || self.job.is_some() {
             // A write in flight is checked again soon; it takes well under a second.
             let wait = due_at.saturating_duration_since(now);
-            ctx.request_repaint_after(wait.max(Duration::from_millis(100)));
-            return;
+            return (Some(wait.max(Duration::from_millis(100))), ended);
         }
-        let Some(session) = &self.recovery else {
-            return;
+        let Some(session) = &self.session else {
+            return (None, ended);
         };
-        self.last_autosave = now;
-        self.autosaved = Some(version);
+        self.last_write = now;
+        self.written = Some(version);
         let session = Arc::clone(session);
-        let replica = self.bench.doc.replica().clone();
-        let original = self.bench.doc.file.as_ref().map(|f| f.path.clone());
-        let stamp = self.bench.doc.disk_stamp;
+        let replica = doc.replica().clone();
+        let original = doc.file.as_ref().map(|f| f.path.clone());
+        let stamp = doc.disk_stamp;
         let spawned = std::thread::Builder::new()
             .name("autosave".into())
             .spawn(move || session.write(&replica, original.as_deref(), stamp));
         match spawned {
-            Ok(job) => self.autosave_job = Some(job),
-            Err(e) => self.autosave_failed(e),
+            Ok(job) => {
+                self.job = Some(job);
+                (None, ended)
+            }
+            Err(e) => (None, ended.and(Err(e))),
         }
     }
 
-    /// Waits for the autosave being written, if any, and reports a failure.
-    pub(super) fn finish_autosave(&mut self) {
-        let Some(job) = self.autosave_job.take() else {
-            return;
-        };
-        match job.join() {
-            Ok(Ok(())) => {}
-            Ok(Err(e)) => self.autosave_failed(e),
-            Err(_) => self.autosave_failed(std::io::Error::other("the autosave thread panicked")),
+    /// Writes `doc`'s state for recovery now, on this thread (a recovered document, a
+    /// termination signal), as the work of `original` as it was at `stamp`.
+    pub(super) fn write_now(
+        &mut self,
+        doc: &Document,
+        original: Option<&std::path::Path>,
+        stamp: Option<FileStamp>,
+    ) -> std::io::Result<()> {
+        let finished = self.finish();
+        if let Some(session) = &self.session {
+            session.write(doc.replica(), original, stamp)?;
+            self.written = Some(doc.replica().version());
         }
+        finished
     }
 
-    fn autosave_failed(&mut self, e: std::io::Error) {
-        self.bench.status = Some((format!("Autosave failed: {e}"), Severity::Error));
+    /// At exit: ends the session (its folder deleted) when `keep_work` is false; the work
+    /// stays for the next start otherwise.
+    pub(super) fn end(&mut self, keep_work: bool) -> std::io::Result<()> {
+        let finished = self.finish();
+        if !keep_work && let Some(session) = self.session.take().and_then(Arc::into_inner) {
+            session.end();
+        }
+        finished
+    }
+}
+
+impl ScenetreeApp {
+    /// Forgets this editor's autosave: the work was saved, or the user chose not to keep it.
+    pub(super) fn clear_recovery(&mut self) {
+        let cleared = self.autosave.clear();
+        self.report_autosave(cleared);
+    }
+
+    /// Writes the unsaved work for recovery when it is due (see [`Autosave::tick`]).
+    pub(super) fn autosave(&mut self, ctx: &egui::Context) {
+        // Quitting: the user answered about unsaved changes, so nothing may be written again
+        // in the frames before the window closes.
+        if self.allow_close {
+            let finished = self.autosave.finish();
+            return self.report_autosave(finished);
+        }
+        let (wake_in, ended) = self.autosave.tick(&self.bench.doc);
+        if let Some(wait) = wake_in {
+            ctx.request_repaint_after(wait);
+        }
+        self.report_autosave(ended);
+    }
+
+    /// Says in the status bar that an autosave failed.
+    pub(super) fn report_autosave(&mut self, result: std::io::Result<()>) {
+        if let Err(e) = result {
+            self.bench.status = Some((format!("Autosave failed: {e}"), Severity::Error));
+        }
     }
 
     /// Opens the work a crashed editor left as the document. It is written to this editor's
     /// recovery folder before the crashed one's is deleted, so a crash now loses nothing.
     pub(super) fn recover(&mut self, work: OrphanedWork) {
-        self.finish_autosave();
+        let finished = self.autosave.finish();
+        self.report_autosave(finished);
         match work.read() {
             Ok(replica) => {
                 let doc = recovered_document(replica, &work.info);
                 self.replace_document(doc);
-                let kept = match &self.recovery {
-                    Some(session) => session.write(
-                        self.bench.doc.replica(),
-                        work.info.original.as_deref(),
-                        work.info.original_stamp,
-                    ),
-                    None => Ok(()),
-                };
+                let kept = self.autosave.write_now(
+                    &self.bench.doc,
+                    work.info.original.as_deref(),
+                    work.info.original_stamp,
+                );
                 match kept {
                     Ok(()) => {
-                        self.autosaved = Some(self.bench.doc.replica().version());
                         work.discard();
                         self.bench.status = Some((
                             "Recovered unsaved work — save it to keep it".into(),

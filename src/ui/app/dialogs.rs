@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use egui::{Key, Modifiers, RichText};
 
-use super::saving::SaveConsent;
+use super::saving::SaveQuestion;
 use super::{Pending, ScenetreeApp};
 use crate::ui::command::shortcut_rows;
 
@@ -54,75 +54,8 @@ impl ScenetreeApp {
                 None => {}
             }
         }
-        if let Some((path, consent)) = self.overwrite_prompt.clone() {
-            let text = format!(
-                "{} was changed by another program after scenetree read it. Saving now replaces \
-                 those changes with this scene.",
-                path.display()
-            );
-            let buttons = ["Save anyway", "Save As…", "Cancel"];
-            let asked = question(ctx, "The file changed on disk", &text, &buttons, Some(2));
-            if let Some(answer) = asked {
-                self.overwrite_prompt = None;
-                match answer {
-                    0 => self.save_to_confirmed(
-                        path,
-                        SaveConsent {
-                            overwrite: true,
-                            ..consent
-                        },
-                    ),
-                    // Keeps both: a request waiting for the save goes on once it is made.
-                    1 => self.save_as(),
-                    _ => self.save_abandoned(),
-                }
-            }
-        }
-        if let Some((path, lost, consent)) = self.lossy_save.clone() {
-            let mut text = format!(
-                "{} cannot hold everything in this scene. Saving would drop:",
-                path.display()
-            );
-            for item in &lost {
-                text.push_str(&format!("\n• {item}"));
-            }
-            let buttons = ["Save anyway", "Cancel"];
-            if let Some(answer) = question(ctx, "Save would lose data", &text, &buttons, Some(1)) {
-                self.lossy_save = None;
-                if answer == 0 {
-                    self.save_to_confirmed(
-                        path,
-                        SaveConsent {
-                            loss: true,
-                            ..consent
-                        },
-                    );
-                } else {
-                    self.save_abandoned();
-                }
-            }
-        }
-        if let Some((path, read_only, consent)) = self.read_only_save.clone() {
-            let text = format!(
-                "{} is read-only: you have no permission to write it. Replacing it anyway keeps                  its permissions, so it stays read-only.",
-                read_only.display()
-            );
-            let buttons = ["Replace anyway", "Save As…", "Cancel"];
-            let asked = question(ctx, "The file is read-only", &text, &buttons, Some(2));
-            if let Some(answer) = asked {
-                self.read_only_save = None;
-                match answer {
-                    0 => self.save_to_confirmed(
-                        path,
-                        SaveConsent {
-                            read_only: true,
-                            ..consent
-                        },
-                    ),
-                    1 => self.save_as(),
-                    _ => self.save_abandoned(),
-                }
-            }
+        if let Some(asked) = self.save_question.clone() {
+            self.save_question_ui(ctx, asked);
         }
         if let Some(message) = self.error.clone() {
             let offer = self.open_offer.clone();
@@ -199,6 +132,55 @@ impl ScenetreeApp {
                         }
                     });
                 });
+        }
+    }
+
+    /// Asks `asked`; an answer goes on with the save (with the user's consent), turns it into
+    /// Save As, or abandons it.
+    fn save_question_ui(&mut self, ctx: &egui::Context, asked: SaveQuestion) {
+        let (heading, text, buttons): (&str, String, &[&str]) = match &asked {
+            SaveQuestion::Overwrite { path, .. } => (
+                "The file changed on disk",
+                format!(
+                    "{} was changed by another program after scenetree read it. Saving now \
+                     replaces those changes with this scene.",
+                    path.display()
+                ),
+                &["Save anyway", "Save As…", "Cancel"],
+            ),
+            SaveQuestion::Lossy { path, lost, .. } => {
+                let mut text = format!(
+                    "{} cannot hold everything in this scene. Saving would drop:",
+                    path.display()
+                );
+                for item in lost {
+                    text.push_str(&format!("\n• {item}"));
+                }
+                ("Save would lose data", text, &["Save anyway", "Cancel"])
+            }
+            SaveQuestion::ReadOnly { read_only, .. } => (
+                "The file is read-only",
+                format!(
+                    "{} is read-only: you have no permission to write it. Replacing it anyway \
+                     keeps its permissions, so it stays read-only.",
+                    read_only.display()
+                ),
+                &["Replace anyway", "Save As…", "Cancel"],
+            ),
+        };
+        let cancel = buttons.len() - 1;
+        let Some(answer) = question(ctx, heading, &text, buttons, Some(cancel)) else {
+            return;
+        };
+        self.save_question = None;
+        match answer {
+            0 => {
+                let (path, consent) = asked.agreed();
+                self.save_to_confirmed(path, consent);
+            }
+            // Keeps both: a request waiting for the save goes on once it is made.
+            a if a != cancel => self.save_as(),
+            _ => self.save_abandoned(),
         }
     }
 }

@@ -117,37 +117,87 @@ pub(super) enum DiskNotice {
     Gone(PathBuf),
 }
 
+/// The version of the document's file the user chose to keep the open scene over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum KeptOver {
+    /// Another program's version, as it looked then: *Keep this version*.
+    Changed(FileStamp),
+    /// The file being gone: *Dismiss*.
+    Gone,
+}
+
+/// What the app knows about the document's file on disk: the watcher, the bar it shows, the
+/// version the user chose to ignore, and a Reload from Disk in progress.
+pub(super) struct DiskState {
+    watch: DiskWatch,
+    /// The bar saying the document's file changed on disk or is gone.
+    pub(super) notice: Option<DiskNotice>,
+    kept_over: Option<KeptOver>,
+    /// The file or project being read again by Reload from Disk.
+    pub(super) reloading: Option<PathBuf>,
+}
+
+impl DiskState {
+    /// Starts the watcher; `wake` wakes the window when the file changes.
+    pub(super) fn start(wake: impl Fn() + Send + 'static) -> Self {
+        DiskState {
+            watch: DiskWatch::start(wake),
+            notice: None,
+            kept_over: None,
+            reloading: None,
+        }
+    }
+
+    /// The document's file was saved, read again or replaced: nothing to tell about it.
+    pub(super) fn forget(&mut self) {
+        self.notice = None;
+        self.kept_over = None;
+    }
+
+    /// Compares the document's file (`path`, as the document last read or saved it:
+    /// `known`) with the disk when the watcher saw a change or `look_now` says so, and sets
+    /// the bar; not while `loading` a document, which replaces what the bar would be about.
+    fn check(&mut self, watched: Option<(&Path, FileStamp)>, look_now: bool, loading: bool) {
+        self.watch.watch(watched);
+        // `|` on purpose: the watcher's flag is taken in any case.
+        if !(self.watch.take_changed() | look_now) || loading {
+            return;
+        }
+        let Some((path, known)) = watched else {
+            return;
+        };
+        let now = FileStamp::of(path);
+        let kept = match now {
+            Some(stamp) => KeptOver::Changed(stamp),
+            None => KeptOver::Gone,
+        };
+        self.notice = match now {
+            _ if now == Some(known) || self.kept_over == Some(kept) => None,
+            Some(now) => Some(DiskNotice::Changed(path.to_path_buf(), now)),
+            None => Some(DiskNotice::Gone(path.to_path_buf())),
+        };
+    }
+}
+
 impl ScenetreeApp {
     /// Once a frame: when the watcher saw the document's file change, or the window got the
     /// focus back, compares the file with what the document read or last saved.
     pub(super) fn check_disk(&mut self, ctx: &egui::Context) {
         let doc = &self.bench.doc;
         let watched = (doc.file.as_ref().map(|f| f.path.as_path())).zip(doc.disk_stamp);
-        self.disk_watch.watch(watched);
         let focused = crate::ui::command::window_got_focus(ctx);
-        // `|` on purpose: the watcher's flag is taken in any case.
-        if !(self.disk_watch.take_changed() | focused) || self.jobs.loading.is_some() {
-            return;
-        }
-        let Some((path, known)) = watched.map(|(p, k)| (p.to_path_buf(), k)) else {
-            return;
-        };
-        let now = FileStamp::of(&path);
-        self.disk_notice = match now {
-            _ if now == Some(known) || self.disk_kept == Some(now) => None,
-            Some(now) => Some(DiskNotice::Changed(path, now)),
-            None => Some(DiskNotice::Gone(path)),
-        };
+        self.disk
+            .check(watched, focused, self.jobs.loading.is_some());
     }
 
     /// The bar under the menu while the document's file changed on disk or is gone.
     pub(super) fn disk_notice_ui(&mut self, ui: &mut egui::Ui) {
-        let Some(notice) = self.disk_notice.clone() else {
+        let Some(notice) = self.disk.notice.clone() else {
             return;
         };
         let (DiskNotice::Changed(path, _) | DiskNotice::Gone(path)) = &notice;
         if (self.bench.doc.file.as_ref()).is_none_or(|f| f.path != *path) {
-            self.disk_notice = None; // about a file the document no longer is
+            self.disk.notice = None; // about a file the document no longer is
             return;
         }
         let warning = ui.visuals().warn_fg_color;
@@ -177,8 +227,8 @@ impl ScenetreeApp {
                         .on_hover_text("Hide this; a save over the file still asks first")
                         .clicked()
                     {
-                        self.disk_kept = Some(Some(*now));
-                        self.disk_notice = None;
+                        self.disk.kept_over = Some(KeptOver::Changed(*now));
+                        self.disk.notice = None;
                     }
                 }
                 DiskNotice::Gone(path) => {
@@ -197,8 +247,8 @@ impl ScenetreeApp {
                         ),
                     );
                     if ui.button("Dismiss").clicked() {
-                        self.disk_kept = Some(None);
-                        self.disk_notice = None;
+                        self.disk.kept_over = Some(KeptOver::Gone);
+                        self.disk.notice = None;
                     }
                 }
             });
@@ -219,7 +269,7 @@ impl ScenetreeApp {
     pub(super) fn reload(&mut self) {
         match self.reload_target() {
             Some(path) => {
-                self.reloading = Some(path.clone());
+                self.disk.reloading = Some(path.clone());
                 self.jobs.load(path);
             }
             None => {
@@ -229,5 +279,40 @@ impl ScenetreeApp {
                 ))
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bar_tells_a_change_and_a_removal_and_stays_away_for_the_version_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("scene.json");
+        std::fs::write(&path, "one").unwrap();
+        let known = FileStamp::of(&path).unwrap();
+        let mut disk = DiskState::start(|| {});
+        disk.check(Some((&path, known)), true, false);
+        assert_eq!(disk.notice, None, "unchanged");
+
+        std::fs::write(&path, "another program's").unwrap();
+        let theirs = FileStamp::of(&path).unwrap();
+        disk.check(Some((&path, known)), true, true);
+        assert_eq!(disk.notice, None, "not while a document loads");
+        disk.check(Some((&path, known)), true, false);
+        assert_eq!(disk.notice, Some(DiskNotice::Changed(path.clone(), theirs)));
+
+        // Keep this version: that version is not told again, a later one is.
+        disk.kept_over = Some(KeptOver::Changed(theirs));
+        disk.notice = None;
+        disk.check(Some((&path, known)), true, false);
+        assert_eq!(disk.notice, None);
+        std::fs::remove_file(&path).unwrap();
+        disk.check(Some((&path, known)), true, false);
+        assert_eq!(disk.notice, Some(DiskNotice::Gone(path.clone())));
+
+        disk.forget();
+        assert_eq!((disk.notice.clone(), disk.kept_over), (None, None));
     }
 }

@@ -38,7 +38,7 @@ impl ScenetreeApp {
     /// Shows a document that finished loading from `path` (a file or a project folder). The
     /// bundled example opens without its file, so a save asks where instead of changing it.
     fn opened(&mut self, path: PathBuf, mut doc: crate::editor::Document) {
-        if self.reloading.take().is_some_and(|p| p == path) {
+        if self.disk.reloading.take().is_some_and(|p| p == path) {
             self.bench.reload_document(doc);
             self.document_replaced();
             self.bench.status = Some((
@@ -128,7 +128,7 @@ impl ScenetreeApp {
     /// not a project but holds a scene file offers to open that file.
     fn not_opened(&mut self, path: &std::path::Path, why: &str, launched: bool) {
         self.opening_example = None;
-        self.reloading = None;
+        self.disk.reloading = None;
         self.open_offer = path
             .is_dir()
             .then(|| scenetree_dcl::io::project::scene_file_in(path))

@@ -14,7 +14,7 @@ mod signals;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::action::Severity;
 use super::file_dialog::DialogPurpose;
@@ -22,16 +22,15 @@ use super::file_dialog::InAppDialog;
 use super::files::Jobs;
 use super::workbench::{FileRequest, Workbench};
 use crate::editor::Document;
-use disk_watch::{DiskNotice, DiskWatch};
-use saving::SaveConsent;
+use autosave::Autosave;
+use disk_watch::DiskState;
+use saving::SaveQuestion;
 use scenetree_core::examples;
 use scenetree_dcl::io::recovery::{self, OrphanedWork, RecoverySession};
 use scenetree_viewport::{GlowViewportRenderer, NullRenderer, ViewportRenderer};
 use screenshot::Screenshot;
 
 const RECENT_MAX: usize = 10;
-const AUTOSAVE_EVERY: Duration = Duration::from_secs(30);
-const AUTOSAVE_IDLE: Duration = Duration::from_secs(2);
 
 /// How the app was started.
 #[derive(Clone, Debug, Default)]
@@ -107,35 +106,15 @@ pub struct ScenetreeApp {
     /// The file given on the command line, while it loads: if it cannot be opened, the
     /// window starts untitled instead of on the showroom.
     launching: Option<PathBuf>,
-    /// A save that would lose data the target format cannot hold, waiting for confirmation.
-    lossy_save: Option<(PathBuf, Vec<String>, SaveConsent)>,
-    /// A save over the document's file, which another program changed since: asked first.
-    overwrite_prompt: Option<(PathBuf, SaveConsent)>,
-    /// A save refused because a file it replaces is read-only (that file named): asked first.
-    read_only_save: Option<(PathBuf, PathBuf, SaveConsent)>,
-    /// Looks for other programs' changes to the document's file (see `disk_watch.rs`).
-    disk_watch: DiskWatch,
-    /// The bar saying the document's file changed on disk or is gone.
-    disk_notice: Option<DiskNotice>,
-    /// The file's state on disk (`None`: gone) the user chose to keep this version over.
-    disk_kept: Option<Option<scenetree_dcl::io::FileStamp>>,
-    /// The file or project being read again by Reload from Disk.
-    reloading: Option<PathBuf>,
-    /// This editor's crash-recovery folder (none in screenshot mode, or if it cannot be made);
-    /// shared with the autosave being written, if any.
-    recovery: Option<Arc<RecoverySession>>,
-    /// The autosave being written on a worker thread (see `autosave.rs`).
-    autosave_job: Option<std::thread::JoinHandle<std::io::Result<()>>>,
+    /// A save waiting for the user's answer (one save at a time asks one question).
+    save_question: Option<SaveQuestion>,
+    /// Other programs' changes to the document's file (see `disk_watch.rs`).
+    disk: DiskState,
+    /// This editor's crash recovery (see `autosave.rs`).
+    autosave: Autosave,
     /// Work a crashed editor left, offered at start (the newest; the rest waits).
     recovery_offer: Option<OrphanedWork>,
     more_recovery_offers: usize,
-    last_autosave: Instant,
-    autosave_every: Duration,
-    autosave_idle: Duration,
-    /// The replica version last seen by the autosave, and when it was first seen.
-    changed_at: Option<(scenetree_core::crdt::ReplicaVersion, Instant)>,
-    /// The replica state last written for recovery.
-    autosaved: Option<scenetree_core::crdt::ReplicaVersion>,
     screenshot: Option<Screenshot>,
     allow_close: bool,
     /// scenetree's own file dialog, while open.
@@ -210,7 +189,6 @@ impl ScenetreeApp {
                     ))
                 })
                 .ok()
-                .map(Arc::new)
         });
         let mut orphans = recovery_root
             .as_deref()
@@ -232,25 +210,14 @@ impl ScenetreeApp {
             open_offer: None,
             pending_offer: None,
             launching: launch.file.clone(),
-            lossy_save: None,
-            overwrite_prompt: None,
-            read_only_save: None,
-            disk_watch: DiskWatch::start({
+            save_question: None,
+            disk: DiskState::start({
                 let ctx = ctx.clone();
                 move || ctx.request_repaint()
             }),
-            disk_notice: None,
-            disk_kept: None,
-            reloading: None,
-            recovery,
-            autosave_job: None,
+            autosave: Autosave::new(recovery),
             recovery_offer,
             more_recovery_offers,
-            last_autosave: Instant::now(),
-            autosave_every: AUTOSAVE_EVERY,
-            autosave_idle: AUTOSAVE_IDLE,
-            changed_at: None,
-            autosaved: None,
             screenshot: launch.screenshot.map(Screenshot::new),
             allow_close: false,
             close_sent: false,
@@ -321,8 +288,7 @@ impl ScenetreeApp {
     /// How often unsaved work is written for crash recovery while editing goes on (30 s), and
     /// how long after the last change once it stops (2 s); tests change them.
     pub fn set_autosave_timing(&mut self, every: Duration, after_last_change: Duration) {
-        self.autosave_every = every;
-        self.autosave_idle = after_last_change;
+        self.autosave.set_timing(every, after_last_change);
     }
 
     /// Draws one frame of the whole window; `renderer` draws the 3D view.
@@ -335,9 +301,7 @@ impl ScenetreeApp {
         self.handle_dropped_files(&ctx);
         self.bench.modal_open = self.pending.is_some()
             || self.error.is_some()
-            || self.lossy_save.is_some()
-            || self.overwrite_prompt.is_some()
-            || self.read_only_save.is_some()
+            || self.save_question.is_some()
             || self.recovery_offer.is_some()
             || self.jobs.loading.is_some()
             || self.in_app_dialog.is_some();
@@ -436,8 +400,7 @@ impl ScenetreeApp {
 
     /// What showing another document (or the same one read again) resets beside the workbench.
     fn document_replaced(&mut self) {
-        self.disk_notice = None;
-        self.disk_kept = None;
+        self.disk.forget();
         self.clear_recovery();
     }
 
@@ -552,12 +515,10 @@ impl eframe::App for ScenetreeApp {
     fn on_exit(&mut self, _gl: Option<&eframe::glow::Context>) {
         // A clean exit: the user answered about unsaved changes (or had none). Otherwise (a
         // termination signal, or a close that did not ask) the work stays for the next start.
-        self.finish_autosave();
         let answered = self.allow_close && !self.terminated;
-        if (answered || !self.bench.doc.is_modified())
-            && let Some(session) = self.recovery.take().and_then(Arc::into_inner)
-        {
-            session.end();
+        let keep_work = !answered && self.bench.doc.is_modified();
+        if let Err(e) = self.autosave.end(keep_work) {
+            log::error!("the last autosave failed: {e}");
         }
     }
 }
@@ -617,6 +578,8 @@ impl Drop for ScenetreeApp {
     /// An autosave being written is finished, not cut off: the window closed, or (in tests) the
     /// app was dropped the way a crash drops it, after its last autosave began.
     fn drop(&mut self) {
-        self.finish_autosave();
+        if let Err(e) = self.autosave.finish() {
+            log::error!("the last autosave failed: {e}");
+        }
     }
 }

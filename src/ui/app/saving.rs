@@ -22,6 +22,54 @@ pub(super) struct SaveConsent {
     pub read_only: bool,
 }
 
+/// A save that stopped to ask the user first.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum SaveQuestion {
+    /// The document's file was changed by another program since scenetree read or saved it.
+    Overwrite { path: PathBuf, consent: SaveConsent },
+    /// The target format cannot hold everything: `lost` lists what would be dropped.
+    Lossy {
+        path: PathBuf,
+        lost: Vec<String>,
+        consent: SaveConsent,
+    },
+    /// `read_only`, a file the save replaces, is read-only for the user.
+    ReadOnly {
+        path: PathBuf,
+        read_only: PathBuf,
+        consent: SaveConsent,
+    },
+}
+
+impl SaveQuestion {
+    /// The save to make once the user agreed: its target, and the consent with this answer.
+    pub(super) fn agreed(self) -> (PathBuf, SaveConsent) {
+        match self {
+            SaveQuestion::Overwrite { path, consent } => (
+                path,
+                SaveConsent {
+                    overwrite: true,
+                    ..consent
+                },
+            ),
+            SaveQuestion::Lossy { path, consent, .. } => (
+                path,
+                SaveConsent {
+                    loss: true,
+                    ..consent
+                },
+            ),
+            SaveQuestion::ReadOnly { path, consent, .. } => (
+                path,
+                SaveConsent {
+                    read_only: true,
+                    ..consent
+                },
+            ),
+        }
+    }
+}
+
 impl SaveConsent {
     /// What the atomic writer may do for this save.
     fn write(self) -> io::WriteConsent {
@@ -51,7 +99,7 @@ impl ScenetreeApp {
     /// JSON in a main.crdt, …), or when a file it replaces is read-only for the user.
     pub(super) fn save_to_confirmed(&mut self, path: PathBuf, consent: SaveConsent) {
         if !consent.overwrite && self.changed_on_disk(&path) {
-            self.overwrite_prompt = Some((path, consent));
+            self.save_question = Some(SaveQuestion::Overwrite { path, consent });
             return;
         }
         let Some(format) = SceneFormat::from_path(&path) else {
@@ -73,7 +121,11 @@ impl ScenetreeApp {
                 let files = io::project::encode_project(doc.replica(), &doc.save_context, project);
                 let lost = files.lost();
                 if !consent.loss && !lost.is_empty() {
-                    self.lossy_save = Some((path, lost, consent));
+                    self.save_question = Some(SaveQuestion::Lossy {
+                        path,
+                        lost,
+                        consent,
+                    });
                     return;
                 }
                 io::project::write_project_consenting(&files, consent.write())
@@ -83,7 +135,11 @@ impl ScenetreeApp {
                 if !consent.loss {
                     let lost = io::encode_scene(doc.replica(), format, &doc.save_context).lost;
                     if !lost.is_empty() {
-                        self.lossy_save = Some((path, lost, consent));
+                        self.save_question = Some(SaveQuestion::Lossy {
+                            path,
+                            lost,
+                            consent,
+                        });
                         return;
                     }
                 }
@@ -114,8 +170,7 @@ impl ScenetreeApp {
                     format,
                 });
                 self.bench.doc.disk_stamp = io::FileStamp::of(&path);
-                self.disk_notice = None;
-                self.disk_kept = None;
+                self.disk.forget();
                 let status = match self.bench.doc.simulation() {
                     Some((_, active)) if self.bench.doc.is_modified() => format!(
                         "Saved {active}'s state to {}; the other peers' states still differ from it",
@@ -139,7 +194,11 @@ impl ScenetreeApp {
             }
             // The writer refused before replacing anything: ask, as for the questions above.
             Err(failure) if failure.error.kind == io::SaveErrorKind::ReadOnly => {
-                self.read_only_save = Some((path, failure.error.path, consent));
+                self.save_question = Some(SaveQuestion::ReadOnly {
+                    path,
+                    read_only: failure.error.path,
+                    consent,
+                });
             }
             Err(failure) => {
                 self.save_abandoned();
@@ -167,7 +226,7 @@ impl ScenetreeApp {
         }
         if written.iter().any(|w| w == path) {
             self.bench.doc.disk_stamp = io::FileStamp::of(path);
-            self.disk_notice = None;
+            self.disk.notice = None;
         }
         let names = |paths: &[PathBuf]| {
             (paths.iter())

@@ -9,7 +9,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::ScenetreeApp;
-use crate::ui::action::Severity;
 
 impl ScenetreeApp {
     /// The flag a termination signal sets; the next frame ends the editor (see the module
@@ -25,22 +24,17 @@ impl ScenetreeApp {
             return;
         }
         self.terminated = true;
-        self.finish_autosave();
-        let version = self.bench.doc.replica().version();
-        if self.bench.doc.is_modified()
-            && self.autosaved != Some(version)
-            && let Some(session) = &self.recovery
-        {
-            let original = self.bench.doc.file.as_ref().map(|f| f.path.clone());
-            let stamp = self.bench.doc.disk_stamp;
-            match session.write(self.bench.doc.replica(), original.as_deref(), stamp) {
-                Ok(()) => self.autosaved = Some(version),
-                Err(e) => {
-                    // Nobody may see the status bar now; the log may reach the session's.
-                    log::error!("autosave on termination failed: {e}");
-                    self.bench.status = Some((format!("Autosave failed: {e}"), Severity::Error));
-                }
+        let doc = &self.bench.doc;
+        if doc.is_modified() && !self.autosave.holds(doc.replica().version()) {
+            let original = doc.file.as_ref().map(|f| f.path.clone());
+            let written = self
+                .autosave
+                .write_now(doc, original.as_deref(), doc.disk_stamp);
+            if let Err(e) = &written {
+                // Nobody may see the status bar now; the log may reach the session's.
+                log::error!("autosave on termination failed: {e}");
             }
+            self.report_autosave(written);
         }
         self.allow_close = true;
     }
