@@ -29,7 +29,7 @@ use criterion::{Criterion, SamplingMode, Throughput, criterion_group, criterion_
 use egui_kittest::Harness;
 use scenetree::editor::Document;
 use scenetree::ui::Workbench;
-use scenetree::ui::hierarchy_panel::HierarchyPanel;
+use scenetree::ui::hierarchy::HierarchyPanel;
 use scenetree_core::crdt::{CrdtMessage, encode_stream};
 use scenetree_core::model::{Entity, Transform};
 use scenetree_viewport::NullRenderer;

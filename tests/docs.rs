@@ -117,7 +117,7 @@ fn the_link_check_can_fail() {
          [gone](moved.md) [anchor](#here)\n```\n[in code](nowhere.md)\n```\n",
     )
     .unwrap();
-    let broken = broken_links(&[page.clone()]);
+    let broken = broken_links(std::slice::from_ref(&page));
     assert_eq!(
         broken,
         vec![

@@ -490,8 +490,8 @@ impl ViewportRenderer for GlowViewportRenderer {
 
 impl Drop for GlowViewportRenderer {
     fn drop(&mut self) {
-        // SAFETY: deleting our own objects; eframe keeps the context alive while the app lives.
         self.drop_msaa();
+        // SAFETY: deleting our own objects; eframe keeps the context alive while the app lives.
         unsafe {
             if let Some(fbo) = self.fbo.take() {
                 self.gl.delete_framebuffer(fbo);

@@ -213,9 +213,9 @@ fn unusual_native_files_read_as_the_format_says() {
         Some(&encode_name("A")[..])
     );
     // A deleted entry ignores its value; deleted entities are retired last.
-    let r = read(&format!(
-        r#"{{"format":"scenetree/1","entities":[{{"entity":512,"components":{{"7000":{{"timestamp":4,"deleted":true,"value":{{"no":"codec"}}}}}}}}],"deleted_entities":[513]}}"#
-    ))
+    let r = read(
+        r#"{"format":"scenetree/1","entities":[{"entity":512,"components":{"7000":{"timestamp":4,"deleted":true,"value":{"no":"codec"}}}}],"deleted_entities":[513]}"#,
+    )
     .unwrap();
     assert_eq!(r.component_data(Entity(512), 7000), None);
     assert_eq!(r.deleted_entities(), vec![Entity(513)]);
