@@ -4,7 +4,7 @@
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use scenetree::editor::Document;
-use scenetree::ui::workbench::FileRequest;
+use scenetree::ui::workbench::AppRequest;
 use scenetree::ui::workbench::Workspace;
 use scenetree::ui::{PeersAction, Workbench};
 use scenetree_core::crdt::network::PeerId;
@@ -26,8 +26,8 @@ fn harness_with(animate: bool) -> Harness<'static, Workbench> {
             |ui, bench: &mut Workbench| {
                 bench.ui(ui, &mut NullRenderer::default());
                 // What the app does with a lesson button when nothing is unsaved.
-                for request in std::mem::take(&mut bench.file_requests) {
-                    if let FileRequest::OpenLesson(index) = request {
+                for request in bench.take_app_requests() {
+                    if let AppRequest::OpenLesson(index) = request {
                         let (doc, _) = scenetree::ui::lessons::lesson_document(index).unwrap();
                         bench.set_document(doc);
                     }

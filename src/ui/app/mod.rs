@@ -20,7 +20,7 @@ use super::action::Severity;
 use super::file_dialog::DialogPurpose;
 use super::file_dialog::InAppDialog;
 use super::files::Jobs;
-use super::workbench::{FileRequest, Workbench};
+use super::workbench::{AppRequest, Workbench};
 use crate::editor::Document;
 use autosave::Autosave;
 use disk_watch::DiskState;
@@ -310,14 +310,12 @@ impl ScenetreeApp {
         self.disk_notice_ui(ui);
         self.bench.ui(ui, renderer);
         // From the menus and the keyboard (the workbench's dispatcher) alike.
-        for command in std::mem::take(&mut self.bench.app_commands) {
-            self.run_app_command(command);
-        }
-        for request in std::mem::take(&mut self.bench.file_requests) {
+        for request in self.bench.take_app_requests() {
             match request {
-                FileRequest::ExportPeer(peer) => self.pick(DialogPurpose::ExportPeer(peer), None),
-                FileRequest::SaveRun => self.pick(DialogPurpose::SaveRun, None),
-                FileRequest::OpenLesson(index) => self.request(Pending::OpenLesson(index)),
+                AppRequest::Command(command) => self.run_app_command(command),
+                AppRequest::ExportPeer(peer) => self.pick(DialogPurpose::ExportPeer(peer), None),
+                AppRequest::SaveRun => self.pick(DialogPurpose::SaveRun, None),
+                AppRequest::OpenLesson(index) => self.request(Pending::OpenLesson(index)),
             }
         }
         self.dialogs_ui(&ctx);

@@ -17,8 +17,6 @@ use crate::ui::tree_row::{Expander, ROW_HEIGHT, RowBadge, TreeRow};
 use scenetree_core::crdt::network::{Network, Op, PeerId};
 use scenetree_core::model::Entity;
 use scenetree_core::scene::SceneView;
-use scenetree_viewport::Aabb;
-use scenetree_viewport::ViewportScene;
 use scenetree_viewport::models::AssetLibrary;
 
 /// Columns narrower than this (points) leave their digest to the tooltip, so the header
@@ -401,24 +399,26 @@ impl PeersPanel {
     ) {
         let n = network.peer_count();
         self.columns.resize_with(n, ColumnCache::default);
-        self.views3d.resize_with(n, Default::default);
+        self.views3d.each.resize_with(n, Default::default);
         let renderer = cx.renderer;
         let assets = cx.assets;
         let identity = super::run_identity(network);
-        if self.framed_for != Some(identity) {
-            self.framed_for = Some(identity);
-            self.frame_views = true;
+        let views = &mut self.views3d;
+        if views.framed_for != Some(identity) {
+            views.framed_for = Some(identity);
+            views.frame_now = true;
             // Another run: the pictures shown are of another document, which must not stay
             // on show while the new one's models upload (found by hand: seconds of it).
-            self.views3d.iter_mut().for_each(PeerView3d::forget_image);
+            views.each.iter_mut().for_each(PeerView3d::forget_image);
         }
-        if self.show_views && std::mem::take(&mut self.frame_views_if_needed) {
+        if self.show_views && std::mem::take(&mut self.views3d.frame_if_needed) {
             self.prepare_views(doc, network, assets);
-            self.frame_views |= !self.views3d.iter().all(PeerView3d::shows_its_whole_scene);
+            self.views3d.frame_now |=
+                !(self.views3d.each.iter()).all(PeerView3d::shows_its_whole_scene);
         }
-        if self.show_views && std::mem::take(&mut self.frame_views) {
+        if self.show_views && std::mem::take(&mut self.views3d.frame_now) {
             self.prepare_views(doc, network, assets);
-            self.frame_views_on_every_peer();
+            self.views3d.frame_on_every_peer();
         }
         let spacing = ui.spacing().item_spacing.x;
         let room_for_views = ui.available_height() >= MIN_HEIGHT_FOR_VIEWS;
@@ -454,7 +454,8 @@ impl PeersPanel {
                     let extra = renderer.extra(i);
                     match extra {
                         Some(r) => {
-                            self.views3d[i].ui(ui, &input, &mut self.camera, r, assets, actions)
+                            let views = &mut self.views3d;
+                            views.each[i].ui(ui, &input, &mut views.camera, r, assets, actions)
                         }
                         None => {
                             ui.weak("(no 3D view: no renderer)");
@@ -492,25 +493,9 @@ impl PeersPanel {
         );
     }
 
-    /// Points the shared camera at what every peer draws (the selection where some peer draws
-    /// it, else everything), so that an entity two peers place apart is in both views.
-    fn frame_views_on_every_peer(&mut self) {
-        let union = |bounds: &dyn Fn(&ViewportScene) -> Option<Aabb>| {
-            self.views3d
-                .iter()
-                .filter_map(|v| bounds(v.scene()))
-                .reduce(Aabb::union)
-        };
-        let bounds =
-            union(&ViewportScene::selection_bounds).or_else(|| union(&ViewportScene::all_bounds));
-        if let (Some(first), Some(bounds)) = (self.views3d.first_mut(), bounds) {
-            first.frame_next(bounds);
-        }
-    }
-
     /// Brings every peer's drawn items up to date (they are otherwise built when drawn).
     fn prepare_views(&mut self, doc: &Document, network: &Network, assets: &mut AssetLibrary) {
-        for (i, view3d) in self.views3d.iter_mut().enumerate() {
+        for (i, view3d) in self.views3d.each.iter_mut().enumerate() {
             let hidden = &self.flags[i].hidden;
             view3d.prepare(&view_input(&self.views[i], network, i, doc, hidden), assets);
         }

@@ -85,7 +85,7 @@ pub(super) fn controls_ui(
                 .on_hover_text("Point the peers' views at what all the peers draw (or at the selection)")
                 .clicked()
         {
-            panel.frame_views = true;
+            panel.views3d.frame_now = true;
         }
         ui.menu_button("More ▾", |ui| {
             if ui

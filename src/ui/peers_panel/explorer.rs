@@ -1,10 +1,9 @@
 //! The order explorer: every delivery order of the messages waiting for the active peer.
 
-use super::PeersPanel;
 use crate::ui::style;
 use scenetree_core::crdt::ReplicaVersion;
 use scenetree_core::crdt::network::{MessageId, Network, PeerId};
-use scenetree_core::scene::order_explorer::explore_inbox;
+use scenetree_core::scene::order_explorer::{OrderExploration, explore_inbox};
 
 /// What an exploration depends on: the peer, its replica's state, and the messages waiting
 /// for it, in order. A delivery, a new message, a reorder or a timeline seek changes it.
@@ -22,9 +21,18 @@ impl InboxKey {
     }
 }
 
-impl PeersPanel {
+/// The Order explorer's view: its last result, for the inbox it was run on.
+#[derive(Default)]
+pub(super) struct ExplorerView {
+    /// Last result, for the peer it ran on.
+    explored: Option<(PeerId, Result<OrderExploration, String>)>,
+    /// What it was run on: another inbox does not show it.
+    explored_inbox: Option<InboxKey>,
+}
+
+impl ExplorerView {
     /// Runs the explorer on demand; it is read-only, so it returns no actions.
-    pub(super) fn explorer_ui(&mut self, ui: &mut egui::Ui, network: &Network, active: PeerId) {
+    pub(super) fn ui(&mut self, ui: &mut egui::Ui, network: &Network, active: PeerId) {
         egui::ScrollArea::vertical()
             .id_salt("peers-explorer")
             .auto_shrink([false, false])

@@ -25,9 +25,8 @@ use scenetree_core::crdt::network::Convergence;
 use scenetree_core::crdt::network::{Network, PeerId};
 use scenetree_core::model::EulerOrder;
 use scenetree_core::scene::SceneView;
-use scenetree_core::scene::order_explorer::OrderExploration;
+use scenetree_viewport::ViewportRenderer;
 use scenetree_viewport::models::AssetLibrary;
-use scenetree_viewport::{OrbitCamera, ViewportRenderer};
 
 pub use policies::ColumnsView;
 pub use tree_source::{PolicyTree, RootFallbackTree, TreeSource, policy_reasons};
@@ -83,21 +82,10 @@ pub struct PeersPanel {
     flags: Vec<InspectorFlags>,
     /// Each column's rows, kept while its tree is unchanged.
     columns: Vec<columns::ColumnCache>,
-    /// Each peer's 3D view.
-    views3d: Vec<view3d::PeerView3d>,
-    /// The one camera every peer's view looks through, so the same entity is at the same place
-    /// on screen in each and orbiting one orbits all.
-    camera: OrbitCamera,
-    /// The run the views were last framed for; a new run frames them again.
-    framed_for: Option<RunIdentity>,
-    /// Frame the views on the next frame.
-    frame_views: bool,
-    /// On the next frame, frame the views if something a peer draws is out of its view.
-    frame_views_if_needed: bool,
-    /// Last order-explorer result, for the peer it ran on.
-    explored: Option<(PeerId, Result<OrderExploration, String>)>,
-    /// What the exploration was run on ([`explorer::InboxKey`]): another inbox does not show it.
-    explored_inbox: Option<explorer::InboxKey>,
+    /// Each peer's 3D view, and the camera they share.
+    views3d: view3d::PeerViews,
+    /// The Order explorer's last result.
+    explorer: explorer::ExplorerView,
     /// Auto-delivery latency the slider shows (ticks).
     pub latency: u64,
     /// Message being dragged in the message table.
@@ -185,13 +173,8 @@ impl Default for PeersPanel {
             views: Vec::new(),
             flags: Vec::new(),
             columns: Vec::new(),
-            views3d: Vec::new(),
-            camera: OrbitCamera::default(),
-            framed_for: None,
-            frame_views: false,
-            frame_views_if_needed: false,
-            explored: None,
-            explored_inbox: None,
+            views3d: view3d::PeerViews::default(),
+            explorer: explorer::ExplorerView::default(),
             latency: 3,
             dragging: None,
             last_tick: 0.0,
@@ -291,7 +274,7 @@ impl PeersPanel {
                         self.messages_ui(ui, network, cx.euler_order, composite, &mut actions)
                     }
                     LowerView::Events => timeline::events_ui(ui, network),
-                    LowerView::Explorer => self.explorer_ui(ui, network, active),
+                    LowerView::Explorer => self.explorer.ui(ui, network, active),
                 }
             });
         // The columns take exactly what the lower view leaves: a bottom panel whose content
@@ -336,19 +319,22 @@ impl PeersPanel {
 
     /// What peer number `index` (from 0)'s 3D view draws, once it was shown.
     pub fn peer_scene(&self, index: usize) -> Option<&scenetree_viewport::ViewportScene> {
-        self.views3d.get(index).map(view3d::PeerView3d::scene)
+        self.views3d.each.get(index).map(view3d::PeerView3d::scene)
     }
 
     /// After a lesson step: if the step moved something out of a peer's 3D view, the views are
     /// framed again on the next frame (as **Frame** does); otherwise the camera stays.
     pub fn keep_views_on_the_scene(&mut self) {
-        self.frame_views_if_needed = true;
+        self.views3d.frame_if_needed = true;
     }
 
     /// Peer number `index` (from 0)'s 3D view widget: where it was drawn and through which
     /// camera (the one all peers' views share).
     pub fn peer_viewport(&self, index: usize) -> Option<&scenetree_viewport::Viewport> {
-        self.views3d.get(index).map(view3d::PeerView3d::viewport)
+        self.views3d
+            .each
+            .get(index)
+            .map(view3d::PeerView3d::viewport)
     }
 
     fn lower_tabs_ui(&mut self, ui: &mut egui::Ui, network: &Network) {

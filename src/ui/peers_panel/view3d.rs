@@ -15,6 +15,40 @@ use scenetree_viewport::models::AssetLibrary;
 use scenetree_viewport::{OrbitCamera, Viewport, ViewportCommand, ViewportRenderer, ViewportScene};
 
 /// One peer's view: its widget (camera copied in and out each frame) and the scene it draws.
+/// Every peer's 3D view, and what they share: one camera, and when to frame them.
+#[derive(Default)]
+pub(super) struct PeerViews {
+    /// One view per peer, peer 1 first.
+    pub(super) each: Vec<PeerView3d>,
+    /// The one camera every peer's view looks through, so the same entity is at the same place
+    /// on screen in each and orbiting one orbits all.
+    pub(super) camera: OrbitCamera,
+    /// The run the views were last framed for; a new run frames them again.
+    pub(super) framed_for: Option<super::RunIdentity>,
+    /// Frame the views on the next frame.
+    pub(super) frame_now: bool,
+    /// On the next frame, frame the views if something a peer draws is out of its view.
+    pub(super) frame_if_needed: bool,
+}
+
+impl PeerViews {
+    /// Points the shared camera at what every peer draws (the selection where some peer draws
+    /// it, else everything), so that an entity two peers place apart is in both views.
+    pub(super) fn frame_on_every_peer(&mut self) {
+        let union = |bounds: &dyn Fn(&ViewportScene) -> Option<Aabb>| {
+            self.each
+                .iter()
+                .filter_map(|v| bounds(v.scene()))
+                .reduce(Aabb::union)
+        };
+        let bounds =
+            union(&ViewportScene::selection_bounds).or_else(|| union(&ViewportScene::all_bounds));
+        if let (Some(first), Some(bounds)) = (self.each.first_mut(), bounds) {
+            first.frame_next(bounds);
+        }
+    }
+}
+
 #[derive(Default)]
 pub(super) struct PeerView3d {
     viewport: Viewport,

@@ -55,10 +55,14 @@ pub fn default_dock() -> DockState<Tab> {
     dock
 }
 
-/// Something a panel asked for that needs the app: a file dialog, the disk, or the
-/// unsaved-changes prompt.
+/// Something the workbench asked for that only the app can do: a file dialog, the disk,
+/// quitting, the Help window, or the unsaved-changes prompt. The app takes them each frame
+/// ([`Workbench::take_app_requests`]), in the order they were asked.
 #[derive(Clone, Debug, PartialEq)]
-pub enum FileRequest {
+pub enum AppRequest {
+    /// A command of the app's (New, Open, Save, Quit, Keyboard Shortcuts, …), from a menu
+    /// or the keyboard.
+    Command(UiCommand),
     /// Save a simulated peer's state as main.crdt.
     ExportPeer(scenetree_core::crdt::network::PeerId),
     /// Save the peers run as a scenario file.
@@ -101,15 +105,18 @@ pub struct Workbench {
     text_field_had_keyboard: bool,
     /// A menu or popup was open when the last frame ended.
     popup_was_open: bool,
-    /// Commands only the app can run (files, quitting, the Help window), for it to take.
-    pub app_commands: Vec<UiCommand>,
     /// The Peers panel's state.
     pub peers: PeersPanel,
-    /// File operations waiting for the app.
-    pub file_requests: Vec<FileRequest>,
+    /// What waits for the app, oldest first.
+    app_requests: Vec<AppRequest>,
 }
 
 impl Workbench {
+    /// What the workbench asked of the app since the last call, oldest first.
+    pub fn take_app_requests(&mut self) -> Vec<AppRequest> {
+        std::mem::take(&mut self.app_requests)
+    }
+
     /// A workbench showing `doc` in the default layout.
     pub fn new(doc: Document) -> Self {
         let mut viewport = ViewportTab::default();
@@ -130,9 +137,8 @@ impl Workbench {
             modal_open: false,
             text_field_had_keyboard: false,
             popup_was_open: false,
-            app_commands: Vec::new(),
             peers: PeersPanel::default(),
-            file_requests: Vec::new(),
+            app_requests: Vec::new(),
         }
     }
 
@@ -259,7 +265,7 @@ impl Workbench {
     }
 
     /// Runs a command from the keyboard or a menu. The ones only the app can run (files,
-    /// quitting, the Help window) wait in [`Self::app_commands`].
+    /// quitting, the Help window) wait for it in [`Self::take_app_requests`].
     pub fn run_command(&mut self, command: UiCommand) {
         let selected = || self.doc.selection.entities().to_vec();
         let action = match command {
@@ -333,7 +339,7 @@ impl Workbench {
                 }
                 match command.viewport_command() {
                     Some(viewport) => self.viewport.viewport.run(viewport),
-                    None => self.app_commands.push(command),
+                    None => self.app_requests.push(AppRequest::Command(command)),
                 }
                 return;
             }

@@ -1,7 +1,7 @@
 //! Applying the Peers panel's requests: starting and stopping the simulation, deliveries,
 //! the timeline, lessons and exports.
 
-use super::{FileRequest, Workbench, Workspace};
+use super::{AppRequest, Workbench, Workspace};
 use crate::editor::Command;
 use crate::ui::action::PeersAction;
 use crate::ui::action::Severity;
@@ -33,7 +33,7 @@ impl Workbench {
                     .map_err(|e| e.to_string())
             }
             PeersAction::OpenLesson(index) => {
-                self.file_requests.push(FileRequest::OpenLesson(index));
+                self.app_requests.push(AppRequest::OpenLesson(index));
                 Ok(None)
             }
             PeersAction::Stop(peer) => self
@@ -85,12 +85,12 @@ impl Workbench {
                 }
             }
             PeersAction::ExportPeer(peer) => {
-                self.file_requests.push(FileRequest::ExportPeer(peer));
+                self.app_requests.push(AppRequest::ExportPeer(peer));
                 Ok(None)
             }
             PeersAction::EditAs { .. } => Ok(None), // handled above
             PeersAction::SaveRun => {
-                self.file_requests.push(FileRequest::SaveRun);
+                self.app_requests.push(AppRequest::SaveRun);
                 Ok(None)
             }
         };
