@@ -44,24 +44,47 @@ pub fn titles() -> Vec<String> {
         .collect()
 }
 
+/// Why a bundled lesson could not be opened.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LessonError {
+    /// No lesson has this number (from 0).
+    #[error("there is no lesson {}", .0 + 1)]
+    NoSuchLesson(usize),
+    /// The lesson's file does not parse, or its steps cannot play.
+    #[error("{file}: {message}")]
+    Broken {
+        /// The lesson's file name in `scenes/`.
+        file: &'static str,
+        /// What is wrong, with the JSON path where there is one.
+        message: String,
+    },
+}
+
 /// Lesson `index` (from 0) as a document of its own: untitled, its peers at the lesson's
 /// start, unmodified. Returns it with the lesson's title.
-pub fn lesson_document(index: usize) -> Result<(crate::editor::Document, String), String> {
-    let (name, text) = LESSONS
-        .get(index)
-        .ok_or_else(|| format!("there is no lesson {}", index + 1))?;
-    let scenario = scenetree_core::crdt::scenario::parse(text)
-        .map_err(|e| format!("{name}: {}", e.message))?;
+pub fn lesson_document(index: usize) -> Result<(crate::editor::Document, String), LessonError> {
+    let &(file, text) = LESSONS.get(index).ok_or(LessonError::NoSuchLesson(index))?;
+    let broken = |message: String| LessonError::Broken { file, message };
+    let scenario = scenetree_core::crdt::scenario::parse(text).map_err(|e| broken(e.message))?;
     let title = scenario.title.clone();
     let mut doc = crate::editor::Document::default();
-    doc.open_lesson(scenario)
-        .map_err(|e| format!("{name}: {}", e.message))?;
+    doc.open_lesson(scenario).map_err(|e| broken(e.message))?;
     Ok((doc, title))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_lesson_past_the_last_is_named_by_its_number() {
+        let err = lesson_document(LESSONS.len()).unwrap_err();
+        assert_eq!(err, LessonError::NoSuchLesson(LESSONS.len()));
+        assert_eq!(
+            err.to_string(),
+            format!("there is no lesson {}", LESSONS.len() + 1)
+        );
+    }
 
     #[test]
     fn every_lesson_in_scenes_is_bundled_and_parses() {

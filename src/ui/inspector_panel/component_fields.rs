@@ -87,15 +87,21 @@ fn model_ui(
     }
 }
 
+/// Why a component's value is shown as bytes instead of fields.
+#[derive(Debug, thiserror::Error)]
+pub enum NotDecoded {
+    /// No codec is known for the component.
+    #[error("no known layout: shown as bytes")]
+    NoLayout,
+    /// The bytes do not decode with the component's codec (the field and the problem).
+    #[error("not a valid value of this component: {0}")]
+    Invalid(#[from] scenetree_dcl::js::FieldError),
+}
+
 /// The JSON a value reads as, through the codec that fits it; why not when none does or the
-/// bytes do not decode (the field and the problem).
-pub fn decoded(codec: Option<&ComponentCodec>, data: &[u8]) -> Result<Value, String> {
-    match codec {
-        Some(codec) => codec
-            .decode(data)
-            .map_err(|e| format!("not a valid value of this component: {e}")),
-        None => Err("no known layout: shown as bytes".into()),
-    }
+/// bytes do not decode.
+pub fn decoded(codec: Option<&ComponentCodec>, data: &[u8]) -> Result<Value, NotDecoded> {
+    Ok(codec.ok_or(NotDecoded::NoLayout)?.decode(data)?)
 }
 
 fn tree_ui(ui: &mut egui::Ui, value: &Value, depth: usize) {
@@ -316,7 +322,7 @@ impl InspectorPanel {
                         }
                         Ok(_) => {}
                         Err(why) => {
-                            ui.weak(why);
+                            ui.weak(why.to_string());
                             ui.label(RichText::new(hex_preview(data)).monospace().small());
                         }
                     }
