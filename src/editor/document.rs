@@ -182,13 +182,7 @@ impl Document {
 
     /// The replica (read-only: all writes go through [`Self::apply`]).
     pub fn replica(&self) -> &Replica {
-        match &self.backend {
-            Backend::Solo(replica) => replica,
-            Backend::Peers { sim, active } => sim
-                .network()
-                .replica(*active)
-                .expect("the active peer exists"),
-        }
+        self.backend.shown()
     }
 
     /// The derived render tree, up to date with the replica.
@@ -234,7 +228,7 @@ impl Document {
     pub fn receive(&mut self, msg: &CrdtMessage) -> Option<scenetree_core::crdt::ApplyOutcome> {
         let outcome = match &mut self.backend {
             Backend::Solo(replica) => Some(replica.apply(msg)),
-            Backend::Peers { .. } => None,
+            Backend::Peers { .. } | Backend::Live(_) => None,
         };
         self.refresh();
         outcome
@@ -561,13 +555,11 @@ impl Document {
             // An operation after a rewind may have replaced played steps' events.
             player.forget_replaced_steps();
         }
-        let replica = match &self.backend {
-            Backend::Solo(replica) => replica,
-            Backend::Peers { sim, active } => sim
-                .network()
-                .replica(*active)
-                .expect("the active peer exists"),
-        };
+        if let Backend::Live(session) = &mut self.backend {
+            // What the command wrote goes out now when the host can take it.
+            session.flush();
+        }
+        let replica = self.backend.shown();
         self.view.update(replica);
         let view = &self.view;
         self.selection
@@ -577,6 +569,8 @@ impl Document {
             if matches!(sim.as_ref(), Simulation::Lesson(_)));
         self.modified = if lesson {
             self.edited_in_lesson
+        } else if let Some(unsaved) = self.backend.live_unsaved() {
+            unsaved
         } else {
             !self.backend.replicas().all(|r| saved.holds(r))
         };
@@ -644,6 +638,9 @@ impl Document {
                     .write(*active, write)
                     .map_err(|e| EditError::Peers(e.to_string()))?;
             }
+            Backend::Live(session) => session
+                .write(entity, component, value)
+                .map_err(|e| EditError::Live(e.to_string()))?,
         }
         Ok(())
     }

@@ -5,6 +5,8 @@ mod command;
 mod document;
 mod history;
 mod inspector;
+mod live;
+mod live_document;
 mod names;
 mod order;
 mod peers;
@@ -16,6 +18,10 @@ pub use command::{Command, EditError, add_model};
 pub use document::{Applied, Document, SceneFile};
 pub use history::{HISTORY_LIMIT, History, RegisterChange, ReplayError, Reselect, Step};
 pub use inspector::InspectorFlags;
+pub use live::{
+    Direction, FIRST_LIVE_NUMBER, HOST, IdRange, LOG_LIMIT, LinkState, LiveError, LiveNote,
+    LiveSession, LiveSettings, LogEntry, MessageLog, THIS_EDITOR,
+};
 pub use order::SiblingOrder;
 pub use peers::Simulation;
 pub use selection::Selection;

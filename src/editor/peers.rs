@@ -6,6 +6,7 @@ use scenetree_core::crdt::network::{Network, NetworkError, Op, PeerId};
 use scenetree_core::crdt::scenario::{Scenario, ScenarioError, ScenarioPlayer};
 
 use super::document::Document;
+use super::live::LiveSession;
 
 /// Where a document's replica lives.
 #[derive(Debug)]
@@ -17,6 +18,8 @@ pub(super) enum Backend {
         sim: Box<Simulation>,
         active: PeerId,
     },
+    /// A live session with a data layer; the document shows and edits this editor's replica.
+    Live(Box<LiveSession>),
 }
 
 impl Backend {
@@ -25,8 +28,33 @@ impl Backend {
         let (solo, peers) = match self {
             Backend::Solo(replica) => (Some(replica), None),
             Backend::Peers { sim, .. } => (None, Some(sim.network().replicas().iter())),
+            Backend::Live(session) => (Some(session.replica()), None),
         };
         solo.into_iter().chain(peers.into_iter().flatten())
+    }
+
+    /// The replica the document shows and edits: the one, the active peer's, or this
+    /// editor's in a live session.
+    pub(super) fn shown(&self) -> &Replica {
+        match self {
+            Backend::Solo(replica) => replica,
+            Backend::Peers { sim, active } => sim
+                .network()
+                .replica(*active)
+                .expect("the active peer exists"),
+            Backend::Live(session) => session.replica(),
+        }
+    }
+
+    /// For a live session, whether it holds work that could be lost: the host owns the file,
+    /// so only writes it never acknowledged while the connection is down count.
+    pub(super) fn live_unsaved(&self) -> Option<bool> {
+        match self {
+            Backend::Live(session) => {
+                Some(session.state() != super::live::LinkState::Connected && session.waiting() > 0)
+            }
+            _ => None,
+        }
     }
 }
 
@@ -103,7 +131,7 @@ impl Document {
     pub fn simulation(&self) -> Option<(&Simulation, PeerId)> {
         match self.backend() {
             Backend::Peers { sim, active } => Some((sim, *active)),
-            Backend::Solo(_) => None,
+            Backend::Solo(_) | Backend::Live(_) => None,
         }
     }
 
@@ -130,7 +158,7 @@ impl Document {
     pub fn with_network<R>(&mut self, f: impl FnOnce(&mut Network) -> R) -> Option<R> {
         let result = match self.backend_mut() {
             Backend::Peers { sim, .. } => Some(f(sim.network_mut())),
-            Backend::Solo(_) => None,
+            Backend::Solo(_) | Backend::Live(_) => None,
         };
         self.refresh();
         result
@@ -145,7 +173,7 @@ impl Document {
                 Simulation::Lesson(player) => player.next_step_lenient(),
                 Simulation::Free(_) => None,
             },
-            Backend::Solo(_) => None,
+            Backend::Solo(_) | Backend::Live(_) => None,
         };
         self.refresh();
         played

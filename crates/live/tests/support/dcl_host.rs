@@ -13,9 +13,14 @@ use std::time::{Duration, Instant};
 /// How long the host may take to print `Listening` (it takes about 1 s on 2 cores).
 const START_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// The repository root (this crate is `crates/live`).
+/// The repository root: the nearest folder above the crate including this file (this crate,
+/// `crates/live`, or the app at the root, whose live tests include it) holding `oracle-live`.
 pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    (manifest.ancestors())
+        .find(|dir| dir.join("oracle-live").is_dir())
+        .unwrap_or(manifest)
+        .to_path_buf()
 }
 
 /// `oracle-live/node_modules/@dcl/sdk-commands`'s entry point; fails the test when the
@@ -79,6 +84,32 @@ impl DclHost {
         if let Some(mut child) = self.child.take() {
             let _ = child.kill();
             let _ = child.wait();
+        }
+    }
+
+    /// The host process's id while it runs.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+
+    /// Freezes the host (SIGSTOP, by pid): it keeps its socket open and answers nothing,
+    /// as a host that hangs would.
+    pub fn pause(&self) {
+        self.signal("-STOP");
+    }
+
+    /// Lets a paused host go on (SIGCONT).
+    pub fn resume(&self) {
+        self.signal("-CONT");
+    }
+
+    fn signal(&self, which: &str) {
+        if let Some(pid) = self.pid() {
+            let status = Command::new("kill")
+                .args([which, &pid.to_string()])
+                .status()
+                .expect("run kill");
+            assert!(status.success(), "kill {which} {pid} failed");
         }
     }
 

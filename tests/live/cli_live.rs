@@ -1,0 +1,1 @@
+//! `scenetree live URL …` against the real data layer.
