@@ -19,8 +19,8 @@ pub use document::{Applied, Document, SceneFile};
 pub use history::{HISTORY_LIMIT, History, RegisterChange, ReplayError, Reselect, Step};
 pub use inspector::InspectorFlags;
 pub use live::{
-    Direction, FIRST_LIVE_NUMBER, HOST, IdRange, LOG_LIMIT, LinkState, LiveError, LiveNote,
-    LiveSession, LiveSettings, LogEntry, MessageLog, THIS_EDITOR,
+    Attempt, Direction, FIRST_LIVE_NUMBER, HOST, IdRange, LOG_LIMIT, LinkState, LiveError,
+    LiveNote, LiveSession, LiveSettings, LogEntry, MessageLog, THIS_EDITOR, recording_of,
 };
 pub use order::SiblingOrder;
 pub use peers::Simulation;

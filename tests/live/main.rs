@@ -16,3 +16,4 @@ mod cli_live;
 mod faults;
 mod flows;
 mod support;
+mod window;

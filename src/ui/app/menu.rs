@@ -53,6 +53,7 @@ impl ScenetreeApp {
                     Menu::File,
                     &[UiCommand::Save, UiCommand::Quit],
                 );
+                self.live_menu_items(ui);
             });
             ui.menu_button("Edit", |ui| self.menu_items(ui, &context, Menu::Edit, &[]));
             ui.menu_button("View", |ui| {

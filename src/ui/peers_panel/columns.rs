@@ -472,10 +472,11 @@ impl PeersPanel {
         let is_active = peer == active;
         // One line when the column is wide enough: name, online switch, clock and digest.
         ui.horizontal_wrapped(|ui| {
-            let text = if is_active {
-                format!("Peer {} (editing)", peer.0)
-            } else {
-                format!("Peer {}", peer.0)
+            let live_name = self.live_names.as_ref().and_then(|names| names.get(i));
+            let text = match live_name {
+                Some(name) => name.clone(),
+                None if is_active => format!("Peer {} (editing)", peer.0),
+                None => format!("Peer {}", peer.0),
             };
             if ui
                 .selectable_label(is_active, RichText::new(text).strong())
@@ -486,10 +487,11 @@ impl PeersPanel {
                 actions.push(Action::Peers(PeersAction::Activate(peer)));
             }
             let mut online = network.is_online(peer).unwrap_or(true);
-            if ui
-                .checkbox(&mut online, "online")
-                .on_hover_text("An offline peer's messages wait, both ways")
-                .changed()
+            if live_name.is_none()
+                && ui
+                    .checkbox(&mut online, "online")
+                    .on_hover_text("An offline peer's messages wait, both ways")
+                    .changed()
             {
                 actions.push(Action::Peers(PeersAction::Op(Op::SetOnline {
                     peer,

@@ -9,6 +9,7 @@ mod columns;
 mod controls;
 mod explorer;
 mod lesson;
+mod live;
 mod messages;
 mod policies;
 mod timeline;
@@ -105,6 +106,8 @@ pub struct PeersPanel {
     /// The convergence line, with what it was computed for (replica versions, messages in
     /// flight).
     convergence: Option<(ConvergenceKey, Convergence)>,
+    /// During a live session, the columns' names ("This editor", "Host …").
+    live_names: Option<Vec<String>>,
 }
 
 /// What the convergence line depends on: every replica's version and the messages in flight.
@@ -190,6 +193,7 @@ impl Default for PeersPanel {
             last_tick: 0.0,
             summaries: Vec::new(),
             convergence: None,
+            live_names: None,
         }
     }
 }
@@ -197,6 +201,10 @@ impl Default for PeersPanel {
 impl PeersPanel {
     /// Draws the panel.
     pub fn ui(&mut self, ui: &mut egui::Ui, doc: &Document, cx: PeersUiContext<'_>) -> Vec<Action> {
+        if let Some(live) = doc.live() {
+            return self.live_ui(ui, doc, live, cx);
+        }
+        self.live_names = None;
         let mut actions = Vec::new();
         let Some((sim, active)) = doc.simulation() else {
             egui::ScrollArea::vertical()

@@ -41,9 +41,35 @@ impl Workbench {
                         RichText::new(format!("⟲ {cycles} parenting cycle(s)")).color(style::CYCLE),
                     );
                 }
+                self.live_status_ui(ui);
             });
         });
         actions
+    }
+
+    /// A live document: live or offline, to which host, and how many of this editor's
+    /// messages wait for the host's acknowledgement.
+    fn live_status_ui(&self, ui: &mut egui::Ui) {
+        let Some(live) = self.doc.live() else {
+            return;
+        };
+        let connected = live.state() == crate::editor::LinkState::Connected;
+        let (mark, color) = match connected {
+            true => ("● live", style::SUCCESS),
+            false => ("○ offline", style::WARNING),
+        };
+        let text = format!(
+            "{mark} {} · {} waiting for acknowledgement",
+            live.host_label(),
+            live.waiting()
+        );
+        ui.label(RichText::new(text).color(color))
+            .on_hover_text(format!(
+                "Connected to Decentraland's data layer at {} (connection {} of this session): \
+             every edit goes to the host, other editors' edits arrive here",
+                live.url(),
+                live.connection_number()
+            ));
     }
 
     /// Finds again which rows get the `△ file` badge, when the model files or the scene
