@@ -7,7 +7,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use scenetree_core::crdt::network::LocalWrite;
 use scenetree_core::crdt::{CrdtMessage, Replica};
-use scenetree_core::model::{Entity, Transform, decode_name, ids, present};
+use scenetree_core::model::{Entity, Transform};
 use scenetree_core::scene::SceneView;
 use scenetree_dcl::io::project::Project;
 use scenetree_dcl::io::{FileStamp, SaveContext, SceneFormat};
@@ -85,6 +85,8 @@ pub struct Document {
     /// While a lesson plays: the user edited the scene themselves since it opened (or was
     /// saved). The lesson's own steps and the deliveries it asks for are not the user's work.
     edited_in_lesson: bool,
+    /// Where the Inspector's tree and the Transforms disagree, kept between reads.
+    pub(super) nodes_check: super::nodes_check::DocumentNodesCheck,
 }
 
 impl Default for Document {
@@ -113,6 +115,7 @@ impl Document {
             saved,
             modified: false,
             edited_in_lesson: false,
+            nodes_check: Default::default(),
         }
     }
 
@@ -232,25 +235,6 @@ impl Document {
         };
         self.refresh();
         outcome
-    }
-
-    // ----- names ---------------------------------------------------------------------------
-
-    /// The entity's `core-schema::Name`, if it has a valid one.
-    pub fn name_of(&self, entity: Entity) -> Option<String> {
-        self.replica()
-            .component_data(entity, ids::NAME)
-            .and_then(decode_name)
-    }
-
-    /// What the UI calls an entity: its name, or "Root"/"Player"/"Camera", or "Entity 512".
-    pub fn display_name(&self, entity: Entity) -> String {
-        present::entity_name(entity, self.name_of(entity).as_deref())
-    }
-
-    /// A parenting cycle as people read it: "Lamp → Table → Lamp".
-    pub fn cycle_ring(&self, members: &[Entity]) -> String {
-        present::cycle_ring(members, |m| self.display_name(m))
     }
 
     // ----- tree queries --------------------------------------------------------------------

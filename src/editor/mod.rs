@@ -5,9 +5,11 @@ mod command;
 mod document;
 mod history;
 mod inspector;
+mod inspector_repair;
 mod live;
 mod live_document;
 mod names;
+mod nodes_check;
 mod order;
 mod peers;
 mod plan;
@@ -22,6 +24,7 @@ pub use live::{
     Attempt, Direction, FIRST_LIVE_NUMBER, HOST, IdRange, LOG_LIMIT, LinkState, LiveError,
     LiveNote, LiveSession, LiveSettings, LogEntry, MessageLog, THIS_EDITOR, recording_of,
 };
+pub use nodes_check::{NodesCheck, NodesMismatch, NodesMismatches, nodes_mismatches};
 pub use order::SiblingOrder;
 pub use peers::Simulation;
 pub use selection::Selection;

@@ -44,6 +44,9 @@ pub enum RowBadge {
     /// Drawn where it belongs, but the model or texture file it names is missing or could
     /// not be read (a placeholder is drawn instead).
     FileProblem,
+    /// Drawn where its Transform says, but the Inspector's tree (`inspector::Nodes`) puts it
+    /// under another parent; `note` names both.
+    InspectorTree { note: String },
 }
 
 impl RowBadge {
@@ -286,6 +289,12 @@ fn badge_text(badge: &RowBadge) -> Option<(RichText, String)> {
              large), so neither it nor anything under it can be drawn. Type finite values in \
              the inspector to fix it."
                 .to_owned(),
+        )),
+        RowBadge::InspectorTree { note } => Some((
+            RichText::new("≠ Inspector")
+                .color(style::NODES_MISMATCH)
+                .small(),
+            note.clone(),
         )),
         RowBadge::FileProblem => Some((
             RichText::new("△ file").color(style::WARNING).small(),

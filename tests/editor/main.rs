@@ -15,6 +15,7 @@ mod disk_changes;
 mod editor;
 mod file_dialogs;
 mod inspector_nodes;
+mod inspector_tree_ui;
 mod layout;
 mod model_files;
 mod peers_flows;

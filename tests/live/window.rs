@@ -116,7 +116,15 @@ fn a_host_on_another_machine_asks_first_and_warns() {
             .as_ref()
             .is_some_and(|(s, _)| s.starts_with("Could not connect"))
     });
-    assert!(h.query_all_by_label_contains("has no authentication").next().is_some());
-    assert!(h.query_all_by_label_contains("connect anyway").next().is_some());
+    assert!(
+        h.query_all_by_label_contains("has no authentication")
+            .next()
+            .is_some()
+    );
+    assert!(
+        h.query_all_by_label_contains("connect anyway")
+            .next()
+            .is_some()
+    );
     assert!(h.state().workbench().doc.live().is_none());
 }

@@ -32,7 +32,7 @@ use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 use scenetree_core::crdt::network::{LocalWrite, MessageId, Network, PeerId};
-use scenetree_core::crdt::{Replica, decode_stream};
+use scenetree_core::crdt::{CrdtMessage, Replica, decode_stream};
 use scenetree_core::model::{Entity, component_name};
 use scenetree_live::{ConnectError, LiveConnection, LiveEvent};
 
@@ -127,6 +127,9 @@ pub struct LiveSession {
     notes: Vec<LiveNote>,
     /// Connections so far (1 + reconnects).
     connections: u32,
+    /// The entities in the order the last snapshot first named them: the host engine's
+    /// order, which an Inspector loading the scene follows.
+    snapshot_order: Vec<Entity>,
 }
 
 impl LiveSession {
@@ -143,7 +146,7 @@ impl LiveSession {
         connection: LiveConnection,
         settings: LiveSettings,
     ) -> Result<LiveSession, LiveError> {
-        let host = first_snapshot(url, &connection)?;
+        let (host, snapshot_order) = first_snapshot(url, &connection)?;
         let now = Instant::now();
         Ok(LiveSession {
             url: url.to_owned(),
@@ -160,6 +163,7 @@ impl LiveSession {
             codecs: Codecs::default(),
             notes: Vec::new(),
             connections: 1,
+            snapshot_order,
         })
     }
 
@@ -200,6 +204,11 @@ impl LiveSession {
     /// `n` free entity ids for new entities (see [`IdRange::free`]).
     pub fn free_entities(&self, n: usize, taken: impl Fn(u16) -> bool) -> Vec<Entity> {
         self.ids.free(self.replica(), n, taken)
+    }
+
+    /// The entities in the order the last snapshot first named them (the host engine's).
+    pub fn snapshot_entity_order(&self) -> &[Entity] {
+        &self.snapshot_order
     }
 
     /// How the connection stands.
@@ -431,7 +440,10 @@ impl LiveSession {
     /// host does not hold go again.
     fn reconnected(&mut self, connection: LiveConnection) {
         let host = match first_snapshot(&self.url, &connection) {
-            Ok(host) => host,
+            Ok((host, order)) => {
+                self.snapshot_order = order;
+                host
+            }
             Err(e) => {
                 close_in_background(connection);
                 self.give_up(e.to_string());
@@ -485,15 +497,26 @@ fn new_network(host: &Replica) -> Network {
         .with_one_message_per_tick(true)
 }
 
-/// The snapshot, the connection's first event, as a replica.
-fn first_snapshot(url: &str, connection: &LiveConnection) -> Result<Replica, LiveError> {
+/// The snapshot, the connection's first event, as a replica, and its entities in the order
+/// it first names them.
+fn first_snapshot(
+    url: &str,
+    connection: &LiveConnection,
+) -> Result<(Replica, Vec<Entity>), LiveError> {
     let snapshot = |reason: String| LiveError::Snapshot {
         url: url.to_owned(),
         reason,
     };
     match connection.events().recv_timeout(Duration::from_secs(5)) {
         Ok(LiveEvent::Snapshot(bytes)) => match decode_stream(&bytes) {
-            Ok(decoded) => Ok(Replica::from_messages(&decoded.messages)),
+            Ok(decoded) => {
+                let mut seen = rustc_hash::FxHashSet::default();
+                let order = (decoded.messages.iter())
+                    .map(CrdtMessage::entity)
+                    .filter(|&e| seen.insert(e))
+                    .collect();
+                Ok((Replica::from_messages(&decoded.messages), order))
+            }
             Err(e) => Err(snapshot(format!(
                 "at byte {} of {}: {}",
                 e.offset,

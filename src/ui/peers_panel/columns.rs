@@ -98,7 +98,10 @@ impl ColumnCache {
         let mut lines = Vec::new();
         for &e in &self.rerooted {
             match source.badge(e, name) {
-                RowBadge::None | RowBadge::NotFinite | RowBadge::FileProblem => {}
+                RowBadge::None
+                | RowBadge::NotFinite
+                | RowBadge::FileProblem
+                | RowBadge::InspectorTree { .. } => {}
                 RowBadge::Cycle { ring, .. } => {
                     if rings.insert(ring.clone()) {
                         lines.push((format!("⟲ {ring}"), style::CYCLE));
@@ -421,6 +424,7 @@ impl PeersPanel {
             let source = RootFallbackTree {
                 view: &self.views[i],
                 flags: &self.flags[i],
+                nodes: &self.nodes[i].1,
             };
             tree_ui(
                 ui,
@@ -516,11 +520,26 @@ impl PeersPanel {
         let source = RootFallbackTree {
             view: &self.views[i],
             flags: &self.flags[i],
+            nodes: &self.nodes[i].1,
         };
         self.columns[i].sync(network.epoch(), &source, &name);
         for (text, color) in self.columns[i].rerooted_lines(&source, &name) {
             ui.add(egui::Label::new(RichText::new(&text).color(color)).truncate())
                 .on_hover_text(text);
+        }
+        let misplaced = &self.nodes[i].1;
+        if !misplaced.is_empty() {
+            let names: Vec<String> = misplaced.list.iter().map(|m| name(m.entity)).collect();
+            let text = format!(
+                "≠ the Inspector's tree misplaces {}: {}",
+                misplaced.len(),
+                names.join(", ")
+            );
+            ui.add(egui::Label::new(RichText::new(&text).color(style::NODES_MISMATCH)).truncate())
+                .on_hover_text(format!(
+                    "{text}\nTheir parent in inspector::Nodes differs from their Transform's \
+                     effective parent (marked ≠ in the tree)."
+                ));
         }
     }
 }

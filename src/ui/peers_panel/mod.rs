@@ -16,11 +16,13 @@ mod timeline;
 mod tree_source;
 mod view3d;
 
+use std::sync::Arc;
+
 use egui::RichText;
 
 use super::action::{Action, PeersAction};
 use super::lessons::LESSONS;
-use crate::editor::{Document, InspectorFlags, Simulation};
+use crate::editor::{Document, InspectorFlags, NodesCheck, NodesMismatches, Simulation};
 use scenetree_core::crdt::ReplicaVersion;
 use scenetree_core::crdt::network::Convergence;
 use scenetree_core::crdt::network::{Network, PeerId};
@@ -108,6 +110,8 @@ pub struct PeersPanel {
     convergence: Option<(ConvergenceKey, Convergence)>,
     /// During a live session, the columns' names ("This editor", "Host …").
     live_names: Option<Vec<String>>,
+    /// Per peer: where its `inspector::Nodes` and its Transforms disagree.
+    nodes: Vec<(NodesCheck, Arc<NodesMismatches>)>,
 }
 
 /// What the convergence line depends on: every replica's version and the messages in flight.
@@ -194,6 +198,7 @@ impl Default for PeersPanel {
             summaries: Vec::new(),
             convergence: None,
             live_names: None,
+            nodes: Vec::new(),
         }
     }
 }
@@ -378,6 +383,12 @@ impl PeersPanel {
         {
             view.update(replica);
             flags.update(replica);
+        }
+        self.nodes.resize_with(n, Default::default);
+        for ((check, found), (view, replica)) in
+            (self.nodes.iter_mut()).zip(self.views.iter().zip(network.replicas()))
+        {
+            *found = check.get(replica, view);
         }
         self.summaries.truncate(n);
         for (i, replica) in network.replicas().iter().enumerate() {

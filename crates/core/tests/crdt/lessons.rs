@@ -387,7 +387,7 @@ fn lesson_files() -> Vec<String> {
 #[test]
 fn the_lessons_are_numbered_with_the_concurrent_reparent_first() {
     let names = lesson_files();
-    assert_eq!(names.len(), 7, "{names:?}");
+    assert_eq!(names.len(), 8, "{names:?}");
     assert_eq!(names[0], "01-concurrent-reparent.scenario.json");
     for (i, name) in names.iter().enumerate() {
         assert!(name.starts_with(&format!("{:02}-", i + 1)), "{name}");
