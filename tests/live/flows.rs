@@ -234,6 +234,7 @@ fn a_host_restart_mid_session_loses_nothing_typed() {
     let mut doc = open(&host);
     move_x(&mut doc, ELEVATOR, 18.0);
     wait_acknowledged(&mut doc);
+    host.settle_files();
     host.kill();
     wait_for(&mut doc, "the dropped connection", |d| {
         d.live().unwrap().state() != LinkState::Connected

@@ -15,5 +15,6 @@ mod fake_host;
 mod cli_live;
 mod faults;
 mod flows;
+mod recording;
 mod support;
 mod window;

@@ -79,6 +79,40 @@ impl DclHost {
         serde_json::from_str(&text).expect("main.composite is JSON")
     }
 
+    /// Waits (up to 10 s) until the host's autosave has finished: scene.json and
+    /// main.composite parse and neither changed for 500 ms. The host rewrites them in place,
+    /// so a SIGKILL in the middle leaves an empty scene.json and a host that cannot start again;
+    /// a test that kills the host to test reconnecting waits for this first.
+    pub fn settle_files(&self) {
+        let files = ["scene.json", "assets/scene/main.composite"].map(|f| self.dir.path().join(f));
+        let state = || {
+            files
+                .iter()
+                .map(|f| std::fs::read(f).ok())
+                .collect::<Vec<_>>()
+        };
+        let parses = |state: &[Option<Vec<u8>>]| {
+            (state.iter()).all(|b| {
+                b.as_ref()
+                    .is_some_and(|b| serde_json::from_slice::<serde_json::Value>(b).is_ok())
+            })
+        };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let mut last = state();
+        let mut since = Instant::now();
+        while Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(50));
+            let now = state();
+            if now != last || !parses(&now) {
+                last = now;
+                since = Instant::now();
+            } else if since.elapsed() >= Duration::from_millis(500) {
+                return;
+            }
+        }
+        panic!("the host kept rewriting its files for 10 s");
+    }
+
     /// Kills the host (SIGKILL, by pid) as a crash would, and reaps it.
     pub fn kill(&mut self) {
         if let Some(mut child) = self.child.take() {
