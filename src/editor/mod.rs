@@ -22,7 +22,7 @@ pub use history::{HISTORY_LIMIT, History, RegisterChange, ReplayError, Reselect,
 pub use inspector::InspectorFlags;
 pub use live::{
     Attempt, Direction, FIRST_LIVE_NUMBER, HOST, IdRange, LOG_LIMIT, LinkState, LiveError,
-    LiveNote, LiveSession, LiveSettings, LogEntry, MessageLog, THIS_EDITOR, recording_of,
+    LiveNote, LiveSession, LiveSettings, LogEntry, MessageLog, Recorded, THIS_EDITOR, recording_of,
 };
 pub use nodes_check::{NodesCheck, NodesMismatch, NodesMismatches, nodes_mismatches};
 pub use order::SiblingOrder;

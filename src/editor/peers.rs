@@ -6,7 +6,7 @@ use scenetree_core::crdt::network::{Network, NetworkError, Op, PeerId};
 use scenetree_core::crdt::scenario::{Scenario, ScenarioError, ScenarioPlayer};
 
 use super::document::Document;
-use super::live::LiveSession;
+use super::live::{LiveSession, Recorded, recording_of};
 
 /// Where a document's replica lives.
 #[derive(Debug)]
@@ -90,6 +90,23 @@ impl Simulation {
             Simulation::Lesson(p) => Some(p),
             Simulation::Free(_) => None,
         }
+    }
+
+    /// The run so far as a scenario in the session recording's form (one step per write,
+    /// delivery, drop or duplicate, each naming its peer and tick), titled as its lesson or
+    /// as a run by hand.
+    pub fn history(&self) -> Scenario {
+        let (title, explanation) = match self.lesson() {
+            Some(player) => (
+                player.scenario().title.clone(),
+                player.scenario().explanation.clone(),
+            ),
+            None => (
+                "A recorded run".to_owned(),
+                "Peers edited and delivered by hand in scenetree.".to_owned(),
+            ),
+        };
+        recording_of(self.network(), &title, &explanation, Recorded::Simulation)
     }
 }
 

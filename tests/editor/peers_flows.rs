@@ -413,3 +413,61 @@ fn a_new_entity_scrolls_into_view_in_each_peer_column_that_holds_it() {
         "peer 2 received it: its column shows it too"
     );
 }
+
+#[test]
+fn a_run_by_hand_saves_as_a_recording_that_replays_in_the_workspace() {
+    // Lesson 1's two moves, then the newest message delivered first: peer 1 has the cycle.
+    let mut h = harness();
+    h.get_by_label_contains("1. Two peers reparent at once")
+        .click();
+    h.run();
+    for _ in 0..2 {
+        h.get_by_label("Next step ⏵").click();
+        h.run();
+    }
+    let buttons: Vec<_> = h.get_all_by_label("Deliver").collect();
+    buttons[1].click();
+    h.run();
+    let (sim, _) = h.state().doc.simulation().unwrap();
+    let history = sim.history();
+    let digests: Vec<u128> = (sim.network().replicas().iter())
+        .map(|r| r.digest())
+        .collect();
+    // The session recording's form: a step per write or delivery, naming its peer and tick.
+    let texts: Vec<&str> = (history.steps.iter())
+        .map(|s| s.text.as_deref().unwrap_or(""))
+        .collect();
+    assert_eq!(texts.len(), 3, "{texts:?}");
+    assert!(texts[0].contains(" · written by peer 1: "), "{texts:?}");
+    assert!(texts[1].contains(" · written by peer 2: "), "{texts:?}");
+    assert!(texts[2].contains(" · arrived at peer 1: "), "{texts:?}");
+    assert!(texts.iter().all(|t| t.starts_with("t = ")), "{texts:?}");
+
+    // Saved and opened as a file: the workspace, one peer per writer, the first message
+    // in flight after the first step, and the cycle again at the end.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("run.scenario.json");
+    scenetree_dcl::io::scenario::save_scenario(&history, &path).unwrap();
+    let doc = scenetree::ui::files::load_document(&path, &Default::default()).unwrap();
+    let mut r = harness();
+    r.state_mut().set_document(doc);
+    r.run();
+    assert_eq!(r.state().workspace, Workspace::Peers);
+    assert!(r.query_by_label_contains("Step 0 of 3").is_some());
+    r.get_by_label("Next step ⏵").click();
+    r.run();
+    assert!(
+        r.query_by_label_contains("Not converged: 1 in flight")
+            .is_some()
+    );
+    for _ in 0..2 {
+        r.get_by_label("Next step ⏵").click();
+        r.run();
+    }
+    let (replayed, _) = r.state().doc.simulation().unwrap();
+    let replayed: Vec<u128> = (replayed.network().replicas().iter())
+        .map(|r| r.digest())
+        .collect();
+    assert_eq!(replayed, digests);
+    assert!(r.query_by_label_contains("⟲ Lamp → Table → Lamp").is_some());
+}

@@ -11,9 +11,7 @@ use scenetree_live::ConnectError;
 
 use crate::dcl_host::DclHost;
 use crate::fake_host::{FakeHost, silent_host};
-use crate::support::{
-    ELEVATOR, move_x, open, settings, transform, wait_acknowledged, wait_for, wait_note,
-};
+use crate::support::{ELEVATOR, move_x, open, settings, transform, wait_acknowledged, wait_for};
 
 fn put(entity: u32, x: f32) -> CrdtMessage {
     let mut t = Transform::IDENTITY;

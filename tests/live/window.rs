@@ -1,7 +1,8 @@
 //! The editor window on a live session, driven with egui_kittest: `--connect` joins, the title
 //! and status bar say live and to which host, another client's edit shows, a dropped host
 //! brings the offline bar while edits go on, and a host on another machine brings the
-//! warning that the data layer has no authentication.
+//! warning that the data layer has no authentication; File ▸ Save Session Recording… writes
+//! the session, and the recording opens in the Peers workspace.
 
 use std::time::{Duration, Instant};
 
@@ -9,6 +10,7 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use scenetree::editor::LinkState;
 use scenetree::ui::app::{Launch, ScenetreeApp};
+use scenetree::ui::workbench::Workspace;
 use scenetree_viewport::NullRenderer;
 
 use crate::dcl_host::DclHost;
@@ -128,4 +130,89 @@ fn a_host_on_another_machine_asks_first_and_warns() {
             .is_some()
     );
     assert!(h.state().workbench().doc.live().is_none());
+}
+
+/// Where the test's "system" file dialog saves the session recording.
+static RECORDING: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+
+fn picks_the_recording(_: &scenetree::ui::file_dialog::FilePick) -> Option<std::path::PathBuf> {
+    RECORDING.get().cloned()
+}
+
+#[test]
+fn save_session_recording_writes_the_session_and_it_opens_in_the_peers_workspace() {
+    let host = DclHost::start();
+    let mut h = window(Launch {
+        connect: Some(host.url()),
+        ..Launch::default()
+    });
+    frames_until(&mut h, "the connection", |a| {
+        live_state(a) == Some(LinkState::Connected)
+    });
+    // This window and another client reparent at once: a real cycle.
+    let mut other = open(&host);
+    let reparent = |entity, parent| scenetree::editor::Command::Reparent {
+        entities: vec![entity],
+        parent,
+        keep_world: false,
+    };
+    (h.state_mut().workbench_mut().doc)
+        .apply(reparent(ELEVATOR, IMAGE))
+        .unwrap();
+    other.apply(reparent(IMAGE, ELEVATOR)).unwrap();
+    wait_acknowledged(&mut other);
+    frames_until(&mut h, "the cycle, acknowledged", |a| {
+        let doc = &a.workbench().doc;
+        !doc.view().cycles().is_empty() && doc.live().is_some_and(|l| l.waiting() == 0)
+    });
+    let live_digest = h.state().workbench().doc.replica().digest();
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("session.scenario.json");
+    RECORDING.set(path.clone()).unwrap();
+    h.state_mut().set_native_file_picker(picks_the_recording);
+    h.get_by_label("File").click();
+    h.step();
+    h.get_by_label("Save Session Recording…").click();
+    frames_until(&mut h, "the recording saved", |a| {
+        (a.workbench().status.as_ref()).is_some_and(|(s, _)| s.starts_with("Saved the session"))
+    });
+
+    // Opened like any scenario file: the Peers workspace, this editor and the host as peers,
+    // the timeline stepping through what happened until the live state and its cycle.
+    let mut r = window(Launch {
+        file: Some(path),
+        ..Launch::default()
+    });
+    frames_until(&mut r, "the recording open", |a| !a.is_loading());
+    assert_eq!(r.state().workbench().workspace, Workspace::Peers);
+    let (sim, _) = r
+        .state()
+        .workbench()
+        .doc
+        .simulation()
+        .expect("simulated peers");
+    assert_eq!(sim.network().peer_count(), 2, "this editor and the host");
+    let steps = sim
+        .lesson()
+        .expect("played as a lesson")
+        .scenario()
+        .steps
+        .len();
+    assert!(
+        r.query_by_label_contains(&format!("Step 0 of {steps}"))
+            .is_some()
+    );
+    for _ in 0..steps {
+        r.get_by_label("Next step ⏵").click();
+        r.run_steps(3);
+    }
+    let shown = (r.state().workbench().doc.simulation())
+        .and_then(|(s, _)| s.lesson().map(|p| p.steps_shown()));
+    assert_eq!(shown, Some(steps));
+    assert_eq!(r.state().workbench().doc.replica().digest(), live_digest);
+    assert!(
+        r.query_all_by_label("⟲ cycle").next().is_some(),
+        "the cycle, badged"
+    );
 }

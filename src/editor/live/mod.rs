@@ -40,7 +40,7 @@ pub use ids::{FIRST_LIVE_NUMBER, IdRange};
 pub use link::{Attempt, LiveSettings};
 pub use log::{Direction, LOG_LIMIT, LogEntry, MessageLog};
 pub use outgoing::Unsendable;
-pub use recording::recording_of;
+pub use recording::{Recorded, recording_of};
 
 use link::{Link, Retry, close_in_background};
 use outgoing::Codecs;

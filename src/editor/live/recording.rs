@@ -3,9 +3,9 @@
 //! simulator control. Peer 1 is this editor, peer 2 the host (relaying every other client);
 //! `initial` is the host's snapshot; each step is one message written or one arrival, in the
 //! order they happened, with the clock (milliseconds since connecting) moved to its time first
-//! and a text naming its writer and time.
+//! and a text naming its writer and time. A simulation's history is saved in the same form.
 
-use scenetree_core::crdt::network::{Event, EventKind, Network};
+use scenetree_core::crdt::network::{Event, EventKind, Network, PeerId};
 use scenetree_core::crdt::scenario::{Scenario, ScenarioStep};
 
 use super::{HOST, LiveSession, THIS_EDITOR};
@@ -24,20 +24,36 @@ impl LiveSession {
                  connecting.",
                 self.url, self.connections
             ),
+            Recorded::Live,
         )
     }
 }
 
+/// Where a recorded network ran, which says how its steps name writers and times.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Recorded {
+    /// A live session: peer 1 is this editor, peer 2 the host; the clock is in milliseconds.
+    Live,
+    /// The simulator: peers are named by number; the clock is in ticks.
+    Simulation,
+}
+
 /// `network`'s run as a recording: the network's own scenario (one action per event), its
-/// actions grouped into one step per write or delivery, the clock's ticks before it included.
-pub fn recording_of(network: &Network, title: &str, explanation: &str) -> Scenario {
+/// actions grouped into one step per write, delivery, drop or duplicate, the events before it
+/// (ticks, settings) included.
+pub fn recording_of(
+    network: &Network,
+    title: &str,
+    explanation: &str,
+    recorded: Recorded,
+) -> Scenario {
     let mut flat = network.to_scenario(title, explanation);
     let events = &network.events()[..network.cursor()];
     let mut steps = Vec::new();
     let mut actions = Vec::new();
     for (event, step) in events.iter().zip(std::mem::take(&mut flat.steps)) {
         actions.extend(step.actions);
-        if let Some(text) = step_text(network, event) {
+        if let Some(text) = step_text(network, event, recorded) {
             steps.push(ScenarioStep {
                 text: Some(text),
                 actions: std::mem::take(&mut actions),
@@ -55,26 +71,28 @@ pub fn recording_of(network: &Network, title: &str, explanation: &str) -> Scenar
 }
 
 /// What a step says about the event that ends it: its time, writer and message (`None` for
-/// an event that does not end a step: a tick).
-fn step_text(network: &Network, event: &Event) -> Option<String> {
-    let who = |peer| match peer {
-        p if p == THIS_EDITOR => "this editor (peer 1)",
-        p if p == HOST => "the host (peer 2)",
-        _ => "a simulated peer",
+/// an event that does not end a step: a tick, a setting).
+fn step_text(network: &Network, event: &Event, recorded: Recorded) -> Option<String> {
+    let who = |peer: PeerId| match recorded {
+        Recorded::Live if peer == THIS_EDITOR => "this editor (peer 1)".to_owned(),
+        Recorded::Live if peer == HOST => "the host (peer 2)".to_owned(),
+        _ => format!("peer {}", peer.0),
     };
-    let at = event.at as f64 / 1000.0;
+    let at = match recorded {
+        Recorded::Live => format!("{:.3} s", event.at as f64 / 1000.0),
+        Recorded::Simulation => format!("t = {}", event.at),
+    };
     let what = network.describe_event(event);
     match &event.kind {
-        EventKind::Write { peer, .. } => {
-            Some(format!("{at:.3} s · written by {}: {what}", who(*peer)))
+        EventKind::Write { peer, .. } => Some(format!("{at} · written by {}: {what}", who(*peer))),
+        EventKind::Deliver { message, .. } => {
+            Some(format!("{at} · arrived at {}: {what}", who(message.to)))
         }
-        EventKind::Deliver { message, .. } => Some(format!(
-            "{at:.3} s · arrived at {}: {what}",
-            who(message.to)
+        EventKind::Drop { .. } if recorded == Recorded::Live => Some(format!(
+            "{at} · not sent (the runtime drops replies to outdated writers): {what}"
         )),
-        EventKind::Drop { .. } => Some(format!(
-            "{at:.3} s · not sent (the runtime drops replies to outdated writers): {what}"
-        )),
+        EventKind::Drop { .. } => Some(format!("{at} · dropped: {what}")),
+        EventKind::Duplicate { .. } => Some(format!("{at} · duplicated: {what}")),
         _ => None,
     }
 }

@@ -235,17 +235,7 @@ impl ScenetreeApp {
         let Some((sim, _)) = self.bench.doc.simulation() else {
             return;
         };
-        let (title, explanation) = match sim.lesson() {
-            Some(player) => (
-                player.scenario().title.clone(),
-                player.scenario().explanation.clone(),
-            ),
-            None => (
-                "A recorded run".to_string(),
-                "Peers edited and delivered by hand in scenetree.".to_string(),
-            ),
-        };
-        let scenario = sim.network().to_scenario(&title, &explanation);
+        let scenario = sim.history();
         match io::scenario::save_scenario(&scenario, path) {
             Ok(()) => {
                 self.bench.status = Some((
