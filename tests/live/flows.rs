@@ -1,5 +1,6 @@
 //! Two scenetree documents on one real data layer: the snapshot, writes byte for byte, a real
-//! cycle and its repair, Save into main.composite, a stale write, a host restart.
+//! cycle and its repair, Save into main.composite, a stale write, a host restart, and the
+//! Inspector's tree (inspector::Nodes) losing one of two structure edits made at once.
 
 use scenetree::editor::{Command, Direction, LinkState, LiveNote};
 use scenetree_core::crdt::{CrdtMessage, Replica};
@@ -266,4 +267,51 @@ fn a_host_restart_mid_session_loses_nothing_typed() {
     assert_eq!(transform(&fresh, ELEVATOR).position.x, 19.0);
     assert_eq!(fresh.name_of(IMAGE).as_deref(), Some("Typed offline"));
     assert_eq!(doc.replica().digest(), fresh.replica().digest());
+}
+
+#[test]
+fn two_structure_edits_at_once_lose_one_in_the_inspectors_tree_and_the_rebuild_repairs_it() {
+    let host = DclHost::start();
+    let mut a = open(&host);
+    let mut b = open(&host);
+    let (nft, shelf) = (Entity(520), Entity(521));
+    let reparent = |entity: Entity, parent: Entity| Command::Reparent {
+        entities: vec![entity],
+        parent,
+        keep_world: false,
+    };
+    // Each window writes a Transform and its own whole inspector::Nodes before hearing of the
+    // other's: both Transforms survive, one Nodes value does.
+    a.apply(reparent(ELEVATOR, IMAGE)).expect("A's move");
+    b.apply(reparent(nft, shelf)).expect("B's move");
+    for doc in [&mut a, &mut b] {
+        wait_acknowledged(doc);
+        wait_for(doc, "both moves", |d| {
+            transform(d, ELEVATOR).parent == IMAGE && transform(d, nft).parent == shelf
+        });
+    }
+    wait_for(&mut a, "A and B to converge", |a| {
+        a.replica().digest() == b.replica().digest()
+    });
+    let lost: Vec<_> = (a.inspector_tree_mismatches().list.iter())
+        .map(|m| (m.entity, m.effective))
+        .collect();
+    assert!(
+        lost == [(ELEVATOR, IMAGE)] || lost == [(nft, shelf)],
+        "exactly the losing writer's move is misplaced in Nodes: {lost:?}"
+    );
+    assert_eq!(
+        b.inspector_tree_mismatches().list.len(),
+        1,
+        "B marks it too"
+    );
+    // A repairs it; B's Inspector tree agrees again when the repair arrives.
+    let repair = a.rebuild_inspector_tree().expect("a repair");
+    a.apply(repair).expect("the repair applies");
+    assert!(a.inspector_tree_mismatches().is_empty());
+    wait_for(&mut b, "the repair in B", |b| {
+        b.inspector_tree_mismatches().is_empty()
+    });
+    wait_acknowledged(&mut a);
+    assert_eq!(a.replica().digest(), b.replica().digest());
 }
