@@ -1,6 +1,7 @@
 //! Two scenetree documents on one real data layer: the snapshot, writes byte for byte, a real
 //! cycle and its repair, Save into main.composite, a stale write, a host restart, and the
-//! Inspector's tree (inspector::Nodes) losing one of two structure edits made at once.
+//! Inspector's tree (inspector::Nodes) losing one of two structure edits made at once, and Undo
+//! of this window's edit only.
 
 use scenetree::editor::{Command, Direction, LinkState, LiveNote};
 use scenetree_core::crdt::{CrdtMessage, Replica};
@@ -314,4 +315,40 @@ fn two_structure_edits_at_once_lose_one_in_the_inspectors_tree_and_the_rebuild_r
     });
     wait_acknowledged(&mut a);
     assert_eq!(a.replica().digest(), b.replica().digest());
+}
+
+#[test]
+fn undo_undoes_this_windows_edit_only_as_a_new_write() {
+    let host = DclHost::start();
+    let mut a = open(&host);
+    let mut b = open(&host);
+    let before = transform(&a, ELEVATOR);
+    move_x(&mut a, ELEVATOR, 16.25);
+    wait_acknowledged(&mut a);
+    // Another person's later edit, which the host's own (global) Undo would undo first.
+    wait_for(&mut b, "A's move in B", |b| {
+        transform(b, ELEVATOR).position.x == 16.25
+    });
+    move_x(&mut b, IMAGE, 7.5);
+    wait_acknowledged(&mut b);
+    wait_for(&mut a, "B's move in A", |a| {
+        transform(a, IMAGE).position.x == 7.5
+    });
+    let moved_at = (a.replica().lww_entry(ELEVATOR, ids::TRANSFORM))
+        .unwrap()
+        .timestamp;
+    a.undo().expect("undo replays").expect("something to undo");
+    wait_acknowledged(&mut a);
+    wait_for(&mut b, "A's undo in B", |b| {
+        transform(b, ELEVATOR).position.x == before.position.x
+    });
+    assert!(
+        (b.replica().lww_entry(ELEVATOR, ids::TRANSFORM))
+            .unwrap()
+            .timestamp
+            > moved_at,
+        "the undo is a new write"
+    );
+    assert_eq!(transform(&b, IMAGE).position.x, 7.5, "B's edit stays");
+    assert_eq!(transform(&a, IMAGE).position.x, 7.5);
 }
