@@ -166,6 +166,24 @@ fn save_session_recording_writes_the_session_and_it_opens_in_the_peers_workspace
         !doc.view().cycles().is_empty() && doc.live().is_some_and(|l| l.waiting() == 0)
     });
     let live_digest = h.state().workbench().doc.replica().digest();
+    // The Peers workspace shows the session: both columns with the cycle, the real messages.
+    h.state_mut().workbench_mut().workspace = Workspace::Peers;
+    h.run_steps(3);
+    assert!(h.query_by_label("● Live").is_some());
+    assert!(
+        (h.query_all_by_label_contains(&format!("Host 127.0.0.1:{}", host.port)))
+            .next()
+            .is_some()
+    );
+    for row in ["this editor → host (#1)", "host → this editor (#1)"] {
+        assert!(h.query_all_by_label(row).next().is_some(), "a row {row}");
+    }
+    assert!(
+        h.query_all_by_label("⟲ cycle").count() >= 2,
+        "the cycle in both columns"
+    );
+    h.state_mut().workbench_mut().workspace = Workspace::Editor;
+    h.run_steps(2);
 
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("session.scenario.json");
