@@ -20,10 +20,11 @@ impl Document {
 
     /// The command that repairs the Inspector's tree in one undoable step: `inspector::Nodes`
     /// set to what the Inspector's `buildNodesHierarchy` builds from the Transforms (siblings
-    /// in entity order). `None` when the scene has no Nodes or it already agrees.
+    /// in entity order). `None` when the scene has no Nodes, it already agrees, or the
+    /// rebuild must wait ([`Document::inspector_tree_rebuild_waits`]).
     pub fn rebuild_inspector_tree(&self) -> Option<Command> {
         let mismatches = self.inspector_tree_mismatches();
-        if !mismatches.has_nodes || mismatches.is_empty() {
+        if !mismatches.has_nodes || mismatches.is_empty() || self.inspector_tree_rebuild_waits() {
             return None;
         }
         Some(Command::SetComponent {
@@ -31,6 +32,13 @@ impl Document {
             component: nodes_id(),
             value: Some(self.inspector_tree_rebuilt().encode()),
         })
+    }
+
+    /// True while an entity is re-rooted (on a cycle, or under a missing parent): the rebuild
+    /// follows the Transforms' parents, which lead nowhere there, so it would misplace those
+    /// entities too rather than repair the tree. Resolve them first.
+    pub fn inspector_tree_rebuild_waits(&self) -> bool {
+        !self.view().rerooted().is_empty()
     }
 
     /// What the Inspector's `buildNodesHierarchy` builds from the scene's Transforms: the root

@@ -261,3 +261,41 @@ fn two_structural_edits_at_once_leave_nodes_misplacing_one_until_the_repair() {
     doc.undo().unwrap();
     assert_eq!(doc.inspector_tree_mismatches().len(), 1);
 }
+
+#[test]
+fn the_inspectors_tree_is_rebuilt_only_once_no_entity_is_re_rooted() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/dcl-projects/art-gallery-template/assets/scene/main.composite");
+    let mut doc = Document::new(io::open_scene(&path).unwrap().replica, None);
+    // Raw Transform writes, as other peers' messages arrive: inspector::Nodes is not told.
+    let raw = |doc: &mut Document, entity: Entity, parent: Entity| {
+        let mut t = doc.replica().transform(entity).unwrap();
+        t.parent = parent;
+        doc.apply(Command::SetComponent {
+            entity,
+            component: scenetree_core::model::ids::TRANSFORM,
+            value: Some(t.to_bytes().to_vec()),
+        })
+        .unwrap();
+    };
+    let (elevator, image, nft, shelf) = (Entity(512), Entity(513), Entity(520), Entity(521));
+    raw(&mut doc, nft, shelf);
+    raw(&mut doc, elevator, image);
+    raw(&mut doc, image, elevator);
+    let misplaced = |doc: &Document| -> Vec<Entity> {
+        (doc.inspector_tree_mismatches().list.iter())
+            .map(|m| m.entity)
+            .collect()
+    };
+    // On the cycle both are drawn at the root, where Nodes has them; the rebuild would put
+    // each under the other, so it waits.
+    assert_eq!(misplaced(&doc), [nft]);
+    assert!(doc.inspector_tree_rebuild_waits());
+    assert!(doc.rebuild_inspector_tree().is_none());
+    raw(&mut doc, elevator, Entity::ROOT);
+    assert!(!doc.inspector_tree_rebuild_waits());
+    assert_eq!(misplaced(&doc), [image, nft]);
+    let repair = doc.rebuild_inspector_tree().expect("a repair");
+    doc.apply(repair).unwrap();
+    assert!(misplaced(&doc).is_empty());
+}

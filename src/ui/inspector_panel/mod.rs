@@ -211,7 +211,12 @@ fn scene_summary_ui(
              structural edits at once keep both Transforms but only one Nodes value, so the \
              Inspector shows these entities under another parent (badged ≠ in the hierarchy).",
         );
-        if let Some(command) = doc.rebuild_inspector_tree()
+        if rerooted > 0 {
+            ui.weak(
+                "Resolve the re-rooted entities first: the Inspector's rebuild follows the \
+                 Transforms' parents, which lead nowhere on a cycle or to a missing parent.",
+            );
+        } else if let Some(command) = doc.rebuild_inspector_tree()
             && ui
                 .button("Rebuild the Inspector's tree from the Transforms")
                 .on_hover_text(
