@@ -28,6 +28,9 @@ fn a_recorded_cycle_replays_to_the_live_state_and_in_another_order() {
         parent,
         keep_world: false,
     };
+    // Some time passes before the edits: the recording's clock says when they were made.
+    std::thread::sleep(std::time::Duration::from_millis(400));
+    a.poll_live(None);
     a.apply(reparent(ELEVATOR, IMAGE)).unwrap();
     b.apply(reparent(IMAGE, ELEVATOR)).unwrap();
     let cycle = |d: &Document| !d.view().cycles().is_empty();
@@ -70,6 +73,19 @@ fn a_recorded_cycle_replays_to_the_live_state_and_in_another_order() {
     while doc.next_lesson_step().is_some() {}
     assert_eq!(doc.replica().digest(), a.replica().digest());
     assert!(cycle(&doc));
+
+    let seconds = |text: &str| -> f64 { text.split(" s · ").next().unwrap().parse().unwrap() };
+    let times: Vec<f64> = (recording.steps.iter())
+        .map(|s| seconds(s.text.as_deref().unwrap()))
+        .collect();
+    assert!(
+        times.windows(2).all(|w| w[0] <= w[1]),
+        "in order: {times:?}"
+    );
+    assert!(
+        times[0] >= 0.4,
+        "the first write's time is when it was made: {times:?}"
+    );
 
     // Another order: right after this editor's move, the host's message is delivered first
     // (held back in the live session by nothing but timing); peer 1 shows the cycle at once.

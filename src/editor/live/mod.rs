@@ -282,6 +282,9 @@ impl LiveSession {
             },
             None => LocalWrite::DeleteComponent { entity, component },
         };
+        // The write's time on the clock is when it was made (a recording shows it), unless
+        // it may still merge into a queued message of the same tick.
+        self.advance_clock_unless_queued();
         let receipt = (self.network.write(THIS_EDITOR, write))
             .map_err(|e| WriteRefused::Network(e.to_string()))?;
         for message in receipt.messages {

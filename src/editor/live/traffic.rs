@@ -47,6 +47,7 @@ impl LiveSession {
 
     /// The host took `writes` stream elements: their messages reach peer 2.
     pub(super) fn acknowledged(&mut self, writes: usize) {
+        self.advance_clock_unless_queued();
         let at = self.session_start.elapsed();
         for _ in 0..writes {
             let Some(batch) = self.sent.pop_front() else {
@@ -115,6 +116,18 @@ impl LiveSession {
         self.sent.push_back(element);
         // A later write is a new tick: it must not replace what was just sent.
         self.advance_clock(true);
+    }
+
+    /// Moves the clock to now while none of this editor's writes waits unsent: a write made
+    /// while one waits stays in its tick, so "one message per tick" merges the two.
+    pub(super) fn advance_clock_unless_queued(&mut self) {
+        let sent: usize = self.sent.iter().map(Vec::len).sum();
+        let ours = (self.network.in_flight().iter())
+            .filter(|m| m.from == THIS_EDITOR && m.kind == MessageKind::Write)
+            .count();
+        if ours <= sent {
+            self.advance_clock(false);
+        }
     }
 
     /// Moves the network's clock to the milliseconds since this connection began (at least
