@@ -135,8 +135,11 @@ fn a_host_on_another_machine_asks_first_and_warns() {
 /// Where the test's "system" file dialog saves the session recording.
 static RECORDING: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
 
-fn picks_the_recording(_: &scenetree::ui::file_dialog::FilePick) -> Option<std::path::PathBuf> {
-    RECORDING.get().cloned()
+fn picks_the_recording(pick: &scenetree::ui::file_dialog::FilePick) -> Option<std::path::PathBuf> {
+    use scenetree::ui::file_dialog::DialogPurpose;
+    (pick.purpose == DialogPurpose::SaveRecording)
+        .then(|| RECORDING.get().cloned())
+        .flatten()
 }
 
 #[test]

@@ -29,11 +29,8 @@ impl ScenetreeApp {
             (DialogPurpose::SaveAs, Some(path)) => self.save_to(path),
             (DialogPurpose::SaveAs, None) => self.save_abandoned(),
             (DialogPurpose::ExportPeer(peer), Some(path)) => self.export_peer(peer, &path),
-            (DialogPurpose::SaveRun, Some(path)) => {
-                if !self.save_recording(&path) {
-                    self.save_run(&path)
-                }
-            }
+            (DialogPurpose::SaveRun, Some(path)) => self.save_run(&path),
+            (DialogPurpose::SaveRecording, Some(path)) => self.save_recording(&path),
             (DialogPurpose::AddModel, Some(path)) => self.add_models(&[path]),
             (_, None) => {}
         }

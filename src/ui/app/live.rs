@@ -313,7 +313,7 @@ impl ScenetreeApp {
             .on_hover_text("Every message of this session, in and out, as a scenario the Peers workspace replays")
             .clicked()
         {
-            self.pick(DialogPurpose::SaveRun, None);
+            self.pick(DialogPurpose::SaveRecording, None);
             ui.close();
         }
     }
@@ -351,10 +351,10 @@ impl ScenetreeApp {
         }
     }
 
-    /// Writes the session recording to `path`.
-    pub(super) fn save_recording(&mut self, path: &std::path::Path) -> bool {
+    /// Writes the session recording to `path` (nothing once the session has ended).
+    pub(super) fn save_recording(&mut self, path: &std::path::Path) {
         let Some(live) = self.bench.doc.live() else {
-            return false;
+            return;
         };
         let recording = live.recording(&format!("Live session at {}", live.host_label()));
         match scenetree_dcl::io::scenario::save_scenario(&recording, path) {
@@ -370,7 +370,6 @@ impl ScenetreeApp {
             }
             Err(e) => self.error = Some(format!("Could not save the recording.\n\n{e}")),
         }
-        true
     }
 }
 

@@ -53,7 +53,6 @@ impl ScenetreeApp {
                     Menu::File,
                     &[UiCommand::Save, UiCommand::Quit],
                 );
-                self.live_menu_items(ui);
             });
             ui.menu_button("Edit", |ui| self.menu_items(ui, &context, Menu::Edit, &[]));
             ui.menu_button("View", |ui| {
@@ -86,6 +85,10 @@ impl ScenetreeApp {
             .into_iter()
             .filter(|c| c.menu() == Some(menu))
         {
+            if command == UiCommand::Quit {
+                // The live session's items go with the file commands, Quit stays last.
+                self.live_menu_items(ui);
+            }
             if separate_before.contains(&command) {
                 ui.separator();
             }
