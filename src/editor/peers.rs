@@ -93,8 +93,8 @@ impl Simulation {
     }
 
     /// The run so far as a scenario in the session recording's form (one step per write,
-    /// delivery, drop or duplicate, each naming its peer and tick), titled as its lesson or
-    /// as a run by hand.
+    /// delivery, drop or duplicate, each naming its peer and tick), titled and its peers
+    /// named as its lesson's, or as a run by hand.
     pub fn history(&self) -> Scenario {
         let (title, explanation) = match self.lesson() {
             Some(player) => (
@@ -106,7 +106,12 @@ impl Simulation {
                 "Peers edited and delivered by hand in scenetree.".to_owned(),
             ),
         };
-        recording_of(self.network(), &title, &explanation, Recorded::Simulation)
+        let mut history = recording_of(self.network(), &title, &explanation, Recorded::Simulation);
+        // A replayed recording saved again keeps its peers' names.
+        if let Some(player) = self.lesson() {
+            history.peer_names = player.scenario().peer_names.clone();
+        }
+        history
     }
 }
 

@@ -214,6 +214,9 @@ fn save_session_recording_writes_the_session_and_it_opens_in_the_peers_workspace
         .simulation()
         .expect("simulated peers");
     assert_eq!(sim.network().peer_count(), 2, "this editor and the host");
+    assert!(r.query_by_label("This editor (peer 1) (editing)").is_some());
+    let host_column = format!("Host 127.0.0.1:{} (peer 2)", host.port);
+    assert!(r.query_by_label(&host_column).is_some());
     let steps = sim
         .lesson()
         .expect("played as a lesson")

@@ -13,7 +13,7 @@ use super::{HOST, LiveSession, THIS_EDITOR};
 impl LiveSession {
     /// The session since its last (re)connection as a scenario named `title`.
     pub fn recording(&self, title: &str) -> Scenario {
-        recording_of(
+        let mut recording = recording_of(
             &self.network,
             title,
             &format!(
@@ -25,7 +25,12 @@ impl LiveSession {
                 self.url, self.connections
             ),
             Recorded::Live,
-        )
+        );
+        recording.peer_names = vec![
+            "This editor (peer 1)".to_owned(),
+            format!("Host {} (peer 2)", self.host_label()),
+        ];
+        recording
     }
 }
 

@@ -477,10 +477,13 @@ impl PeersPanel {
         // One line when the column is wide enough: name, online switch, clock and digest.
         ui.horizontal_wrapped(|ui| {
             let live_name = self.live_names.as_ref().and_then(|names| names.get(i));
-            let text = match live_name {
-                Some(name) => name.clone(),
-                None if is_active => format!("Peer {} (editing)", peer.0),
-                None => format!("Peer {}", peer.0),
+            let named = self.scenario_names.get(i);
+            let text = match (live_name, named) {
+                (Some(name), _) => name.clone(),
+                (None, Some(name)) if is_active => format!("{name} (editing)"),
+                (None, Some(name)) => name.clone(),
+                (None, None) if is_active => format!("Peer {} (editing)", peer.0),
+                (None, None) => format!("Peer {}", peer.0),
             };
             if ui
                 .selectable_label(is_active, RichText::new(text).strong())

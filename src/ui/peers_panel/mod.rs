@@ -110,6 +110,8 @@ pub struct PeersPanel {
     convergence: Option<(ConvergenceKey, Convergence)>,
     /// During a live session, the columns' names ("This editor", "Host …").
     live_names: Option<Vec<String>>,
+    /// The peers' names a scenario gives (a session recording's), peer 1 first.
+    scenario_names: Vec<String>,
     /// Per peer: where its `inspector::Nodes` and its Transforms disagree.
     nodes: Vec<(NodesCheck, Arc<NodesMismatches>)>,
 }
@@ -198,6 +200,7 @@ impl Default for PeersPanel {
             summaries: Vec::new(),
             convergence: None,
             live_names: None,
+            scenario_names: Vec::new(),
             nodes: Vec::new(),
         }
     }
@@ -211,6 +214,11 @@ impl PeersPanel {
         }
         self.live_names = None;
         let mut actions = Vec::new();
+        let names = doc.simulation().and_then(|(sim, _)| sim.lesson());
+        let names = names.map_or(&[][..], |p| &p.scenario().peer_names[..]);
+        if self.scenario_names != names {
+            self.scenario_names = names.to_vec();
+        }
         let Some((sim, active)) = doc.simulation() else {
             egui::ScrollArea::vertical()
                 .auto_shrink([false, false])
