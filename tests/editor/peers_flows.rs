@@ -4,12 +4,14 @@
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use scenetree::editor::Document;
+use scenetree::ui::peers_panel::ColumnsView;
 use scenetree::ui::workbench::FileRequest;
 use scenetree::ui::workbench::Workspace;
 use scenetree::ui::{PeersAction, Workbench};
 use scenetree_core::crdt::network::PeerId;
 use scenetree_core::model::Entity;
 use scenetree_core::scene::Fallback;
+use scenetree_core::scene::policy::TreePolicy;
 use scenetree_viewport::NullRenderer;
 
 const LAMP: Entity = Entity(512);
@@ -460,10 +462,29 @@ fn a_run_by_hand_saves_as_a_recording_that_replays_in_the_workspace() {
         r.query_by_label_contains("Not converged: 1 in flight")
             .is_some()
     );
-    for _ in 0..2 {
-        r.get_by_label("Next step ⏵").click();
-        r.run();
+    r.get_by_label("Next step ⏵").click();
+    r.run();
+    // The Order explorer and the Policies view work on it as on a lesson.
+    r.get_by_label("Order explorer").click();
+    r.run();
+    r.get_by_label_contains("Explore the order of peer 1's one message")
+        .click();
+    r.run();
+    let explored = "1 delivery order; it passes through a parenting cycle; 1 final state";
+    assert!(r.query_by_label_contains(explored).is_some());
+    r.get_by_label("Policies").click();
+    r.run();
+    assert_eq!(r.state().peers.columns_view, ColumnsView::Policies);
+    for policy in TreePolicy::ALL {
+        assert!(
+            r.query_by_label(policy.name()).is_some(),
+            "{}",
+            policy.name()
+        );
     }
+    r.state_mut().peers.columns_view = ColumnsView::Peers;
+    r.get_by_label("Next step ⏵").click();
+    r.run();
     let (replayed, _) = r.state().doc.simulation().unwrap();
     let replayed: Vec<u128> = (replayed.network().replicas().iter())
         .map(|r| r.digest())
