@@ -60,6 +60,7 @@ impl Backend {
 
 /// The peers behind a document: a free-form network, or a lesson being played.
 #[derive(Clone, Debug)]
+#[allow(clippy::large_enum_variant)] // it lives boxed in Backend::Peers; boxing a variant saves nothing
 pub enum Simulation {
     /// Peers the user set up and drives by hand.
     Free(Network),
