@@ -7,7 +7,9 @@
 // Usage: node inspector-nodes.cjs IN.composite OPS.json > nodes.json
 //   OPS: [{"op": "create", "parent": P, "entity": NEW}, {"op": "reparent", "entity": E, "parent": P},
 //         {"op": "delete", "entity": E}, {"op": "duplicate", "entity": E, "copies": {"orig": copy, …}},
-//         {"op": "reorder", "entity": E, "parent": P, "after": SIBLING or null for first}]
+//         {"op": "reorder", "entity": E, "parent": P, "after": SIBLING or null for first},
+//         {"op": "rebuild"}: Nodes set to buildNodesHierarchy's value (data-layer/host/utils/
+//         migrations/build-nodes-hierarchy.ts), what scenetree's repair writes]
 //   prints the final inspector::Nodes value (JSON).
 'use strict'
 const fs = require('fs')
@@ -16,12 +18,13 @@ const { ecs, instanceComposite } = require('./lib-scene.cjs')
 const [input, opsPath] = process.argv.slice(2)
 const engine = instanceComposite(input)
 const Transform = engine.getComponent('core::Transform')
-const Nodes = engine.getComponent('inspector::Nodes')
+// A scene the Inspector never saved has no Nodes; only `rebuild` runs on it.
+const Nodes = engine.getComponentOrNull('inspector::Nodes')
 const ROOT = engine.RootEntity
 
 // nodes.ts
 const cleanPush = (list, value) => Array.from(new Set(list).add(value))
-const getNodes = () => Nodes.getOrNull(ROOT)?.value || []
+const getNodes = () => Nodes?.getOrNull(ROOT)?.value || []
 const filterChild = (parent, child) => ({ ...parent, children: parent.children.filter(($) => $ !== child) })
 function removeNode(entity) {
   const newValue = []
@@ -128,6 +131,34 @@ function duplicateEntity(entity, copies) {
   Nodes.createOrReplace(ROOT, { value: newNodes })
 }
 
+// build-nodes-hierarchy.ts
+function buildNodesHierarchy() {
+  const initialState = { entity: ROOT, open: true, children: [] }
+  const hierarchy = new Map([[ROOT, initialState]])
+  for (const component of engine.componentsIter()) {
+    for (const [entity] of engine.getEntitiesWith(component)) {
+      hierarchy.set(entity, { entity, children: [] })
+    }
+  }
+  for (const [entity] of hierarchy) {
+    if (entity === ROOT || entity === engine.PlayerEntity || entity === engine.CameraEntity) continue
+    const parent = Transform.getOrNull(entity)?.parent
+    if (parent) {
+      const children = hierarchy.get(parent)?.children || []
+      hierarchy.set(parent, { entity: parent, children: cleanPush(children, entity) })
+    } else {
+      const children = hierarchy.get(ROOT).children
+      hierarchy.set(ROOT, { entity: ROOT, open: true, children: cleanPush(children, entity) })
+    }
+  }
+  hierarchy.set(engine.PlayerEntity, { entity: engine.PlayerEntity, children: [] })
+  hierarchy.set(engine.CameraEntity, { entity: engine.CameraEntity, children: [] })
+  const root = hierarchy.get(ROOT)
+  hierarchy.set(ROOT, { ...root, open: true })
+  return Array.from(hierarchy.values())
+}
+
+let rebuilt = null
 for (const op of JSON.parse(fs.readFileSync(opsPath, 'utf8'))) {
   if (op.op === 'create') addChild(op.parent, op.entity)
   else if (op.op === 'reparent') setParent(op.entity, op.parent)
@@ -138,6 +169,10 @@ for (const op of JSON.parse(fs.readFileSync(opsPath, 'utf8'))) {
     setParent(op.entity, op.parent)
     reorder(op.entity, op.after === null ? op.parent : op.after, op.parent)
   }
+  else if (op.op === 'rebuild') {
+    rebuilt = buildNodesHierarchy()
+    if (Nodes) Nodes.createOrReplace(ROOT, { value: rebuilt })
+  }
   else throw new Error('unknown op ' + op.op)
 }
-process.stdout.write(JSON.stringify(getNodes()))
+process.stdout.write(JSON.stringify(Nodes || !rebuilt ? getNodes() : rebuilt))

@@ -1,5 +1,6 @@
 //! The command line: open the editor, or run a headless command.
 
+mod live;
 mod policies;
 mod scenario;
 
@@ -34,6 +35,15 @@ pub struct Cli {
     /// Select this entity (id) when the scene opens, e.g. for a screenshot; repeat for more.
     #[arg(long, value_name = "ENTITY")]
     pub select: Vec<u32>,
+    /// Join a Decentraland data layer (`sdk-commands start --data-layer`) instead of opening a
+    /// file, e.g. ws://127.0.0.1:8000/data-layer. FILE, if given too, names the project (its
+    /// folder or a file in it) whose models and textures the viewport shows.
+    #[arg(long, value_name = "URL")]
+    pub connect: Option<String>,
+    /// Allow `--connect` (and `live`) to reach a host on another machine. The data layer has
+    /// no authentication: whoever reaches it can read and change the scene.
+    #[arg(long, global = true)]
+    pub allow_remote: bool,
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -96,6 +106,15 @@ pub enum Command {
         #[command(subcommand)]
         action: ScenarioAction,
     },
+    /// Join a Decentraland data layer as one more client: print its scene, run edits, or
+    /// record its traffic (exit codes: 3 unreachable, 4 not a data layer, 5 protocol error,
+    /// 6 remote host not allowed, 7 connection lost).
+    Live {
+        /// The data layer's URL, e.g. ws://127.0.0.1:8000/data-layer.
+        url: String,
+        #[command(subcommand)]
+        action: live::LiveAction,
+    },
 }
 
 /// The bundled example scenes.
@@ -142,7 +161,11 @@ pub enum ScenarioAction {
 /// Runs a headless command. Returns `None` when the editor should open instead.
 pub fn run_headless(cli: &Cli) -> Option<ExitCode> {
     let command = cli.command.as_ref()?;
+    if let Command::Live { url, action } = command {
+        return Some(live::run(url, cli.allow_remote, action));
+    }
     let result = match command {
+        Command::Live { .. } => unreachable!("handled above"),
         Command::Crdt {
             action: CrdtAction::Apply { files, out },
         } => crdt_apply(files, out),
@@ -222,10 +245,16 @@ fn print_tree(file: &Path, as_json: bool) -> Result<(), String> {
     // A project folder (or a file in one) prints the project's scene.
     let target = io::project::resolve_open(file).map_err(|e| e.to_string())?;
     let replica = io::load_scene(target.scene_path()).map_err(|e| e.to_string())?;
-    let view = SceneView::from_source(&replica);
+    print_replica_tree(&replica, as_json)
+}
+
+/// Prints `replica`'s effective render tree as `scenetree tree` does (rows, or JSON) on
+/// standard output.
+fn print_replica_tree(replica: &Replica, as_json: bool) -> Result<(), String> {
+    let view = SceneView::from_source(replica);
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    let result = write_tree(&replica, &view, as_json, &mut out).and_then(|()| out.flush());
+    let result = write_tree(replica, &view, as_json, &mut out).and_then(|()| out.flush());
     match result {
         // A closed pipe (`scenetree tree … | head`) is the reader's choice, not an error.
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),

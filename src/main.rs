@@ -25,6 +25,8 @@ fn main() -> ExitCode {
             .collect(),
         lesson_steps: cli.steps.unwrap_or(0),
         window_size: cli.window_size,
+        connect: cli.connect,
+        allow_remote: cli.allow_remote,
     };
     match scenetree::ui::app::run(launch) {
         Ok(()) => ExitCode::SUCCESS,

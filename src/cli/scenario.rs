@@ -14,6 +14,8 @@ use scenetree_core::scene::policy::{PolicyBoard, TreePolicy};
 use scenetree_core::scene::{Fallback, SceneView};
 use scenetree_dcl::io;
 
+use crate::editor::{NodesMismatch, nodes_mismatches};
+
 use super::policies::{
     PolicyStates, agreement_json, peer_policies_json, policy_states, short_name, write_agreement,
     write_peer_policies,
@@ -25,6 +27,8 @@ struct PeerState {
     digest: u128,
     /// (entity, its name, why it is re-rooted).
     rerooted: Vec<(Entity, Option<String>, Rerooted)>,
+    /// Entities whose parent in `inspector::Nodes` is not their effective parent.
+    misplaced: Vec<NodesMismatch>,
 }
 
 enum Rerooted {
@@ -219,6 +223,7 @@ fn peer_states(network: &Network, views: &mut [SceneView]) -> Vec<PeerState> {
                 peer,
                 digest: replica.digest(),
                 rerooted,
+                misplaced: nodes_mismatches(replica, view).list,
             }
         })
         .collect()
@@ -251,6 +256,12 @@ fn peers_json(peers: &[PeerState], policies: Option<&PolicyStates>) -> Value {
                 if let Some(trees) = policies.and_then(|s| s.peers.get(i)) {
                     obj["policies"] = peer_policies_json(trees);
                 }
+                // The Inspector's tree against the Transforms (empty without inspector::Nodes).
+                obj["nodes_mismatch"] = json!(p.misplaced.iter().map(|m| json!({
+                    "entity": m.entity.0,
+                    "nodes_parent": m.in_nodes.map(|e| e.0),
+                    "effective_parent": m.effective.0,
+                })).collect::<Vec<_>>());
                 obj
             })
             .collect(),
@@ -285,6 +296,22 @@ fn write_peers(
             format!("  re-rooted: {}", rerooted.join(", "))
         };
         writeln!(out, "    {}  digest {}{tail}", p.peer, short(p.digest))?;
+        if !p.misplaced.is_empty() {
+            let misplaced: Vec<String> = (p.misplaced.iter())
+                .map(|m| {
+                    let nodes = m.in_nodes.map_or("nowhere".into(), |e| e.to_string());
+                    format!(
+                        "{} (Nodes: under {nodes}; Transform: under {})",
+                        m.entity, m.effective
+                    )
+                })
+                .collect();
+            writeln!(
+                out,
+                "      inspector tree differs: {}",
+                misplaced.join(", ")
+            )?;
+        }
         if let Some(trees) = policies.and_then(|s| s.peers.get(i)) {
             write_peer_policies(out, trees, name)?;
         }

@@ -127,6 +127,10 @@ pub enum EditError {
     /// The simulated network refused the write (the active peer is offline, say).
     #[error("the peers simulation refused the write: {0}")]
     Peers(String),
+    /// The live session refused the write: a value the host could not decode, or one this
+    /// editor's replica refuses.
+    #[error("{0}")]
+    Live(String),
     /// No free entity number left (65,535 in use).
     #[error("the scene has no free entity number left")]
     Full,

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use scenetree_core::crdt::network::LocalWrite;
 use scenetree_core::crdt::{CrdtMessage, Replica};
-use scenetree_core::model::{Entity, Transform, decode_name, ids, present};
+use scenetree_core::model::{Entity, Transform};
 use scenetree_core::scene::SceneView;
 use scenetree_dcl::io::project::Project;
 use scenetree_dcl::io::{FileStamp, SaveContext, SceneFormat};
@@ -83,6 +83,8 @@ pub struct Document {
     /// While a lesson plays: the user edited the scene themselves since it opened (or was
     /// saved). The lesson's own steps and the deliveries it asks for are not the user's work.
     edited_in_lesson: bool,
+    /// Where the Inspector's tree and the Transforms disagree, kept between reads.
+    pub(super) nodes_check: super::nodes_check::DocumentNodesCheck,
 }
 
 impl Default for Document {
@@ -111,6 +113,7 @@ impl Document {
             saved,
             modified: false,
             edited_in_lesson: false,
+            nodes_check: Default::default(),
         }
     }
 
@@ -195,13 +198,7 @@ impl Document {
 
     /// The replica (read-only: all writes go through [`Self::apply`]).
     pub fn replica(&self) -> &Replica {
-        match &self.backend {
-            Backend::Solo(replica) => replica,
-            Backend::Peers { sim, active } => sim
-                .network()
-                .replica(*active)
-                .expect("the active peer exists"),
-        }
+        self.backend.shown()
     }
 
     /// The derived render tree, up to date with the replica.
@@ -247,29 +244,10 @@ impl Document {
     pub fn receive(&mut self, msg: &CrdtMessage) -> Option<scenetree_core::crdt::ApplyOutcome> {
         let outcome = match &mut self.backend {
             Backend::Solo(replica) => Some(replica.apply(msg)),
-            Backend::Peers { .. } => None,
+            Backend::Peers { .. } | Backend::Live(_) => None,
         };
         self.refresh();
         outcome
-    }
-
-    // ----- names ---------------------------------------------------------------------------
-
-    /// The entity's `core-schema::Name`, if it has a valid one.
-    pub fn name_of(&self, entity: Entity) -> Option<String> {
-        self.replica()
-            .component_data(entity, ids::NAME)
-            .and_then(decode_name)
-    }
-
-    /// What the UI calls an entity: its name, or "Root"/"Player"/"Camera", or "Entity 512".
-    pub fn display_name(&self, entity: Entity) -> String {
-        present::entity_name(entity, self.name_of(entity).as_deref())
-    }
-
-    /// A parenting cycle as people read it: "Lamp → Table → Lamp".
-    pub fn cycle_ring(&self, members: &[Entity]) -> String {
-        present::cycle_ring(members, |m| self.display_name(m))
     }
 
     // ----- tree queries --------------------------------------------------------------------
@@ -514,13 +492,11 @@ impl Document {
             // An operation after a rewind may have replaced played steps' events.
             player.forget_replaced_steps();
         }
-        let replica = match &self.backend {
-            Backend::Solo(replica) => replica,
-            Backend::Peers { sim, active } => sim
-                .network()
-                .replica(*active)
-                .expect("the active peer exists"),
-        };
+        if let Backend::Live(session) = &mut self.backend {
+            // What the command wrote goes out now when the host can take it.
+            session.flush();
+        }
+        let replica = self.backend.shown();
         self.view.update(replica);
         let view = &self.view;
         self.selection
@@ -530,6 +506,8 @@ impl Document {
             if matches!(sim.as_ref(), Simulation::Lesson(_)));
         self.modified = if lesson {
             self.edited_in_lesson
+        } else if let Some(unsaved) = self.backend.live_unsaved() {
+            unsaved
         } else {
             !self.backend.replicas().all(|r| saved.holds(r))
         };
@@ -597,6 +575,9 @@ impl Document {
                     .write(*active, write)
                     .map_err(|e| EditError::Peers(e.to_string()))?;
             }
+            Backend::Live(session) => session
+                .write(entity, component, value)
+                .map_err(|e| EditError::Live(e.to_string()))?,
         }
         Ok(())
     }

@@ -5,7 +5,11 @@ mod command;
 mod document;
 mod history;
 mod inspector;
+mod inspector_repair;
+mod live;
+mod live_document;
 mod names;
+mod nodes_check;
 mod order;
 mod peers;
 mod plan;
@@ -17,6 +21,11 @@ pub use command::{Command, EditError, add_model};
 pub use document::{Applied, Document, SceneFile};
 pub use history::{HISTORY_LIMIT, History, RegisterChange, ReplayError, Reselect, Step};
 pub use inspector::InspectorFlags;
+pub use live::{
+    Attempt, Direction, FIRST_LIVE_NUMBER, HOST, IdRange, LOG_LIMIT, LinkState, LiveError,
+    LiveNote, LiveSession, LiveSettings, LogEntry, MessageLog, Recorded, THIS_EDITOR, recording_of,
+};
+pub use nodes_check::{NodesCheck, NodesMismatch, NodesMismatches, nodes_mismatches};
 pub use order::SiblingOrder;
 pub use peers::Simulation;
 pub use selection::Selection;

@@ -11,11 +11,28 @@
 
 use rustc_hash::FxHashMap;
 
-use scenetree_core::model::ids;
+use scenetree_core::model::{Entity, decode_name, ids, present};
 
 use super::document::Document;
 
 impl Document {
+    /// The entity's `core-schema::Name`, if it has a valid one.
+    pub fn name_of(&self, entity: Entity) -> Option<String> {
+        self.replica()
+            .component_data(entity, ids::NAME)
+            .and_then(decode_name)
+    }
+
+    /// What the UI calls an entity: its name, or "Root"/"Player"/"Camera", or "Entity 512".
+    pub fn display_name(&self, entity: Entity) -> String {
+        present::entity_name(entity, self.name_of(entity).as_deref())
+    }
+
+    /// A parenting cycle as people read it: "Lamp → Table → Lamp".
+    pub fn cycle_ring(&self, members: &[Entity]) -> String {
+        present::cycle_ring(members, |m| self.display_name(m))
+    }
+
     /// The names in use in the scene, ready to number new ones (see [`SceneNames::take`]).
     /// Built once per edit: one pass over the scene's names, however many entities the edit
     /// names.

@@ -181,10 +181,22 @@ pub(super) fn place_in_nodes(
 /// without a Transform, or whose parent holds no component, under the root), the player's and
 /// camera's nodes empty (last unless they hold components).
 pub(super) fn built_nodes(replica: &Replica) -> Nodes {
+    built_nodes_in(replica, &[])
+}
+
+/// [`built_nodes`] with the entities visited in the Inspector engine's order: `first` (the
+/// order its components and their values were defined in), then the others by id.
+pub(super) fn built_nodes_in(replica: &Replica, first: &[Entity]) -> Nodes {
     const PLAYER: Entity = Entity(1);
     const CAMERA: Entity = Entity(2);
-    let mut entities: Vec<Entity> = replica.live_entities().collect();
-    entities.sort_unstable();
+    let mut rest: Vec<Entity> = replica.live_entities().collect();
+    rest.sort_unstable();
+    let mut seen = FxHashSet::default();
+    let entities: Vec<Entity> = (first.iter().copied())
+        .filter(|&e| replica.is_live(e))
+        .chain(rest)
+        .filter(|&e| seen.insert(e))
+        .collect();
     let mut nodes: Vec<Node> = vec![Node {
         entity: Entity::ROOT,
         open: Some(true),

@@ -6,6 +6,7 @@ use scenetree_core::crdt::network::{Network, NetworkError, Op, PeerId};
 use scenetree_core::crdt::scenario::{Scenario, ScenarioError, ScenarioPlayer};
 
 use super::document::Document;
+use super::live::{LiveSession, Recorded, recording_of};
 
 /// Where a document's replica lives.
 #[derive(Debug)]
@@ -17,6 +18,8 @@ pub(super) enum Backend {
         sim: Box<Simulation>,
         active: PeerId,
     },
+    /// A live session with a data layer; the document shows and edits this editor's replica.
+    Live(Box<LiveSession>),
 }
 
 impl Backend {
@@ -25,13 +28,39 @@ impl Backend {
         let (solo, peers) = match self {
             Backend::Solo(replica) => (Some(replica), None),
             Backend::Peers { sim, .. } => (None, Some(sim.network().replicas().iter())),
+            Backend::Live(session) => (Some(session.replica()), None),
         };
         solo.into_iter().chain(peers.into_iter().flatten())
+    }
+
+    /// The replica the document shows and edits: the one, the active peer's, or this
+    /// editor's in a live session.
+    pub(super) fn shown(&self) -> &Replica {
+        match self {
+            Backend::Solo(replica) => replica,
+            Backend::Peers { sim, active } => sim
+                .network()
+                .replica(*active)
+                .expect("the active peer exists"),
+            Backend::Live(session) => session.replica(),
+        }
+    }
+
+    /// For a live session, whether it holds work that could be lost: the host owns the file,
+    /// so only writes it never acknowledged while the connection is down count.
+    pub(super) fn live_unsaved(&self) -> Option<bool> {
+        match self {
+            Backend::Live(session) => {
+                Some(session.state() != super::live::LinkState::Connected && session.waiting() > 0)
+            }
+            _ => None,
+        }
     }
 }
 
 /// The peers behind a document: a free-form network, or a lesson being played.
 #[derive(Clone, Debug)]
+#[allow(clippy::large_enum_variant)] // it lives boxed in Backend::Peers; boxing a variant saves nothing
 pub enum Simulation {
     /// Peers the user set up and drives by hand.
     Free(Network),
@@ -62,6 +91,28 @@ impl Simulation {
             Simulation::Lesson(p) => Some(p),
             Simulation::Free(_) => None,
         }
+    }
+
+    /// The run so far as a scenario in the session recording's form (one step per write,
+    /// delivery, drop or duplicate, each naming its peer and tick), titled and its peers
+    /// named as its lesson's, or as a run by hand.
+    pub fn history(&self) -> Scenario {
+        let (title, explanation) = match self.lesson() {
+            Some(player) => (
+                player.scenario().title.clone(),
+                player.scenario().explanation.clone(),
+            ),
+            None => (
+                "A recorded run".to_owned(),
+                "Peers edited and delivered by hand in scenetree.".to_owned(),
+            ),
+        };
+        let mut history = recording_of(self.network(), &title, &explanation, Recorded::Simulation);
+        // A replayed recording saved again keeps its peers' names.
+        if let Some(player) = self.lesson() {
+            history.peer_names = player.scenario().peer_names.clone();
+        }
+        history
     }
 }
 
@@ -110,7 +161,7 @@ impl Document {
     pub fn simulation(&self) -> Option<(&Simulation, PeerId)> {
         match self.backend() {
             Backend::Peers { sim, active } => Some((sim, *active)),
-            Backend::Solo(_) => None,
+            Backend::Solo(_) | Backend::Live(_) => None,
         }
     }
 
@@ -137,7 +188,7 @@ impl Document {
     pub fn with_network<R>(&mut self, f: impl FnOnce(&mut Network) -> R) -> Option<R> {
         let result = match self.backend_mut() {
             Backend::Peers { sim, .. } => Some(f(sim.network_mut())),
-            Backend::Solo(_) => None,
+            Backend::Solo(_) | Backend::Live(_) => None,
         };
         self.refresh();
         result
@@ -152,7 +203,7 @@ impl Document {
                 Simulation::Lesson(player) => player.next_step_lenient(),
                 Simulation::Free(_) => None,
             },
-            Backend::Solo(_) => None,
+            Backend::Solo(_) | Backend::Live(_) => None,
         };
         self.refresh();
         played

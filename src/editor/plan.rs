@@ -315,9 +315,13 @@ impl Document {
         // Numbers the tree still shows (implicit parents someone points at) are taken too.
         let shown: std::collections::HashSet<u16> =
             self.view().entities().map(|e| e.number()).collect();
-        let out = self
-            .replica()
-            .free_entities(n, |number| shown.contains(&number));
+        // Live: from the session's range, away from the numbers the Inspector takes.
+        let out = match self.live() {
+            Some(live) => live.free_entities(n, |number| shown.contains(&number)),
+            None => self
+                .replica()
+                .free_entities(n, |number| shown.contains(&number)),
+        };
         if out.len() < n {
             Err(EditError::Full)
         } else {

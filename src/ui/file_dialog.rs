@@ -82,7 +82,9 @@ fn filters(purpose: DialogPurpose) -> &'static [(&'static str, &'static [&'stati
         ],
         DialogPurpose::ExportPeer(_) => &[("Decentraland main.crdt (.crdt)", &["crdt"])],
         DialogPurpose::OpenProject => &[], // a folder
-        DialogPurpose::SaveRun => &[("scenetree scenario (.scenario.json)", &["json"])],
+        DialogPurpose::SaveRun | DialogPurpose::SaveRecording => {
+            &[("scenetree scenario (.scenario.json)", &["json"])]
+        }
         DialogPurpose::AddModel => &[("glTF models (.glb, .gltf)", &["glb", "gltf"])],
     }
 }
@@ -189,6 +191,7 @@ fn title(purpose: DialogPurpose) -> &'static str {
         DialogPurpose::SaveAs => "Save the scene as",
         DialogPurpose::ExportPeer(_) => "Export the peer's state as main.crdt",
         DialogPurpose::SaveRun => "Save the run as a scenario",
+        DialogPurpose::SaveRecording => "Save the session recording",
         DialogPurpose::AddModel => "Add a model of the project",
     }
 }
@@ -199,6 +202,7 @@ fn default_name(purpose: DialogPurpose) -> &'static str {
         DialogPurpose::OpenProject => "",
         DialogPurpose::ExportPeer(_) => "main.crdt",
         DialogPurpose::SaveRun => "run.scenario.json",
+        DialogPurpose::SaveRecording => "session.scenario.json",
         DialogPurpose::AddModel => "",
     }
 }
@@ -216,6 +220,8 @@ pub enum DialogPurpose {
     ExportPeer(scenetree_core::crdt::network::PeerId),
     /// Pick where to save the peers run as a scenario file.
     SaveRun,
+    /// Pick where to save a live session's recording (a scenario file).
+    SaveRecording,
     /// Pick a glTF model of the project to add to the scene.
     AddModel,
 }

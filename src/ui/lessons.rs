@@ -31,6 +31,10 @@ pub const LESSONS: &[(&str, &str)] = &[
         "07-five-rules.scenario.json",
         include_str!("../../scenes/07-five-rules.scenario.json"),
     ),
+    (
+        "08-inspector-tree-loses-an-edit.scenario.json",
+        include_str!("../../scenes/08-inspector-tree-loses-an-edit.scenario.json"),
+    ),
 ];
 
 /// Every bundled lesson's title, in order (its file name when it does not parse).

@@ -23,6 +23,8 @@ pub const SEARCH_MATCH: Color32 = Color32::from_rgb(0xF2, 0xD0, 0x5A);
 pub const SUCCESS: Color32 = Color32::from_rgb(0x6C, 0xC0, 0x6C);
 /// A message in flight that answers an outdated sender.
 pub const REPLY_MESSAGE: Color32 = Color32::from_rgb(0x8C, 0xB4, 0xF0);
+/// An entity the Inspector's tree (`inspector::Nodes`) places elsewhere than its Transform.
+pub const NODES_MISMATCH: Color32 = Color32::from_rgb(0xE0, 0x8C, 0xC8);
 /// A message in flight that announces a deletion (DELETE_ENTITY's DELETE_COMPONENTs).
 pub const ANNOUNCEMENT_MESSAGE: Color32 = Color32::from_rgb(0xC8, 0xA0, 0xE0);
 

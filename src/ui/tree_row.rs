@@ -48,6 +48,9 @@ pub enum RowBadge {
     /// Drawn where it belongs, but the model or texture file it names is missing or could
     /// not be read (a placeholder is drawn instead).
     FileProblem,
+    /// Drawn where its Transform says, but the Inspector's tree (`inspector::Nodes`) puts it
+    /// under another parent; `note` names both.
+    InspectorTree { note: String },
 }
 
 impl RowBadge {
@@ -307,6 +310,12 @@ fn badge_text(badge: &RowBadge) -> Option<(RichText, String)> {
                 ),
             ))
         }
+        RowBadge::InspectorTree { note } => Some((
+            RichText::new("≠ Inspector")
+                .color(style::NODES_MISMATCH)
+                .small(),
+            note.clone(),
+        )),
         RowBadge::FileProblem => Some((
             RichText::new("△ file").color(style::WARNING).small(),
             "The model or texture file it names is missing or could not be read, so a \

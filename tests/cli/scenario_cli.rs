@@ -457,3 +457,46 @@ fn scenario_run_refuses_a_missing_or_malformed_file() {
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(stderr.contains("broken.scenario.json:3:"), "{stderr}");
 }
+
+#[test]
+fn run_json_reports_per_step_where_the_inspectors_tree_and_the_transforms_differ() {
+    let lesson = lesson_path("08-inspector-tree-loses-an-edit.scenario.json");
+    let out = scenetree(&["scenario", "run", "--json", lesson.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let misplaced = |peers: &Value| -> Vec<Value> {
+        peers
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["nodes_mismatch"].clone())
+            .collect()
+    };
+    // At the start Nodes and the Transforms agree on both peers.
+    assert_eq!(
+        misplaced(&report["initial"]),
+        [Value::Array(vec![]), Value::Array(vec![])]
+    );
+    let steps = report["steps"].as_array().unwrap();
+    // Once everything of step 3 arrived, both peers' Nodes put Book (515) at the root while
+    // its Transform puts it under Shelf (514).
+    let after_delivery = steps.iter().rfind(|s| s["step"] == 3).unwrap();
+    let book = serde_json::json!([{"entity": 515, "nodes_parent": 0, "effective_parent": 514}]);
+    assert_eq!(misplaced(&after_delivery["peers"]), [book.clone(), book]);
+    // The repair, delivered: none left.
+    let last = steps.last().unwrap();
+    assert_eq!(
+        misplaced(&last["peers"]),
+        [Value::Array(vec![]), Value::Array(vec![])]
+    );
+    let text = scenetree(&["scenario", "run", lesson.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("inspector tree differs: 515 (Nodes: under 0; Transform: under 514)"),
+        "{text}"
+    );
+}

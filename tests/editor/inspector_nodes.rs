@@ -198,3 +198,104 @@ fn a_scene_without_nodes_gets_none_and_hide_lock_are_inspector_components() {
     assert!(Nodes::decode(&[0, 0, 0, 0]).unwrap().nodes.is_empty());
     let _ = Path::new("");
 }
+
+#[test]
+fn the_repair_writes_what_the_inspectors_rebuild_builds_on_every_test_scene() {
+    let dir = tempfile::tempdir().unwrap();
+    let ops = dir.path().join("ops.json");
+    std::fs::write(&ops, json!([{"op": "rebuild"}]).to_string()).unwrap();
+    for pair in dcl::pairs() {
+        let opened = io::open_scene(&pair.composite).unwrap();
+        let mut doc = Document::new(opened.replica, None);
+        // As the app opens it: the composite's layout gives the Inspector engine's order.
+        doc.save_context = opened.context;
+        let rebuilt = doc.inspector_tree_rebuilt().encode();
+        doc.apply(Command::SetComponent {
+            entity: Entity::ROOT,
+            component: nodes_id(),
+            value: Some(rebuilt),
+        })
+        .unwrap();
+        let theirs =
+            String::from_utf8(node("inspector-nodes.cjs", &[&pair.composite, &ops])).unwrap();
+        assert_eq!(nodes_json(&doc), theirs, "{}", pair.label);
+        assert!(doc.inspector_tree_mismatches().is_empty(), "{}", pair.label);
+    }
+}
+
+#[test]
+fn two_structural_edits_at_once_leave_nodes_misplacing_one_until_the_repair() {
+    use scenetree_core::crdt::network::{DeliveryOrder, MessageFilter, PeerId};
+    let pair = &dcl::pairs()[1];
+    let mut doc = Document::new(io::open_scene(&pair.composite).unwrap().replica, None);
+    assert!(doc.inspector_tree_mismatches().is_empty());
+    assert!(doc.rebuild_inspector_tree().is_none(), "nothing to repair");
+    doc.start_simulation(2, 1).unwrap();
+    let reparent = |entity: u32, parent: u32| Command::Reparent {
+        entities: vec![Entity(entity)],
+        parent: Entity(parent),
+        keep_world: true,
+    };
+    doc.apply(reparent(512, 513)).unwrap();
+    doc.set_active_peer(PeerId(2)).unwrap();
+    doc.apply(reparent(520, 521)).unwrap();
+    doc.with_network(|n| n.deliver_all(DeliveryOrder::Send, MessageFilter::default()));
+    // Both Transforms arrived everywhere; one Nodes value won.
+    let r = doc.replica();
+    assert_eq!(r.transform(Entity(512)).unwrap().parent, Entity(513));
+    assert_eq!(r.transform(Entity(520)).unwrap().parent, Entity(521));
+    let found = doc.inspector_tree_mismatches();
+    assert_eq!(found.len(), 1, "{:?}", found.list);
+    let misplaced = found.list[0];
+    assert!([Entity(512), Entity(520)].contains(&misplaced.entity));
+    assert_eq!(misplaced.in_nodes, Some(Entity::ROOT));
+    assert!(
+        doc.inspector_tree_summary()
+            .unwrap()
+            .starts_with("≠ 1 entity")
+    );
+    // One undoable step repairs it.
+    let repair = doc.rebuild_inspector_tree().expect("a repair");
+    doc.apply(repair).unwrap();
+    assert!(doc.inspector_tree_mismatches().is_empty());
+    doc.undo().unwrap();
+    assert_eq!(doc.inspector_tree_mismatches().len(), 1);
+}
+
+#[test]
+fn the_inspectors_tree_is_rebuilt_only_once_no_entity_is_re_rooted() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/dcl-projects/art-gallery-template/assets/scene/main.composite");
+    let mut doc = Document::new(io::open_scene(&path).unwrap().replica, None);
+    // Raw Transform writes, as other peers' messages arrive: inspector::Nodes is not told.
+    let raw = |doc: &mut Document, entity: Entity, parent: Entity| {
+        let mut t = doc.replica().transform(entity).unwrap();
+        t.parent = parent;
+        doc.apply(Command::SetComponent {
+            entity,
+            component: scenetree_core::model::ids::TRANSFORM,
+            value: Some(t.to_bytes().to_vec()),
+        })
+        .unwrap();
+    };
+    let (elevator, image, nft, shelf) = (Entity(512), Entity(513), Entity(520), Entity(521));
+    raw(&mut doc, nft, shelf);
+    raw(&mut doc, elevator, image);
+    raw(&mut doc, image, elevator);
+    let misplaced = |doc: &Document| -> Vec<Entity> {
+        (doc.inspector_tree_mismatches().list.iter())
+            .map(|m| m.entity)
+            .collect()
+    };
+    // On the cycle both are drawn at the root, where Nodes has them; the rebuild would put
+    // each under the other, so it waits.
+    assert_eq!(misplaced(&doc), [nft]);
+    assert!(doc.inspector_tree_rebuild_waits());
+    assert!(doc.rebuild_inspector_tree().is_none());
+    raw(&mut doc, elevator, Entity::ROOT);
+    assert!(!doc.inspector_tree_rebuild_waits());
+    assert_eq!(misplaced(&doc), [image, nft]);
+    let repair = doc.rebuild_inspector_tree().expect("a repair");
+    doc.apply(repair).unwrap();
+    assert!(misplaced(&doc).is_empty());
+}

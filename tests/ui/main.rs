@@ -16,6 +16,7 @@ mod disk_changes;
 mod file_dialogs;
 mod file_safety_ui;
 mod found_by_hand;
+mod inspector_tree_ui;
 mod layout;
 mod layout_fit;
 mod model_files;

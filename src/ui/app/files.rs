@@ -30,6 +30,7 @@ impl ScenetreeApp {
             (DialogPurpose::SaveAs, None) => self.save_abandoned(),
             (DialogPurpose::ExportPeer(peer), Some(path)) => self.export_peer(peer, &path),
             (DialogPurpose::SaveRun, Some(path)) => self.save_run(&path),
+            (DialogPurpose::SaveRecording, Some(path)) => self.save_recording(&path),
             (DialogPurpose::AddModel, Some(path)) => self.add_models(&[path]),
             (_, None) => {}
         }

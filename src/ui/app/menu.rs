@@ -92,6 +92,10 @@ impl ScenetreeApp {
         let undo = history.undo_label().map(|l| format!("Undo {l}"));
         let redo = history.redo_label().map(|l| format!("Redo {l}"));
         for command in (UiCommand::all().iter().copied()).filter(|c| c.menu() == Some(menu)) {
+            if command == UiCommand::Quit {
+                // The live session's items go with the file commands, Quit stays last.
+                self.live_menu_items(ui);
+            }
             if separate_before.contains(&command) {
                 ui.separator();
             }

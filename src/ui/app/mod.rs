@@ -6,6 +6,7 @@ mod autosave;
 mod dialogs;
 mod disk_watch;
 mod files;
+mod live;
 mod menu;
 mod saving;
 mod screenshot;
@@ -26,6 +27,7 @@ use autosave::Autosave;
 use disk_watch::DiskState;
 use saving::SaveQuestion;
 use scenetree_core::examples;
+use scenetree_dcl::io::project::Project;
 use scenetree_dcl::io::recovery::{self, OrphanedWork, RecoverySession};
 use scenetree_viewport::{GlowViewportRenderer, NullRenderer, ViewportRenderer};
 use screenshot::Screenshot;
@@ -45,6 +47,10 @@ pub struct Launch {
     pub lesson_steps: usize,
     /// The window's inner size in points (default 1280×800).
     pub window_size: Option<[f32; 2]>,
+    /// Join this data layer (`--connect URL`) instead of opening a file.
+    pub connect: Option<String>,
+    /// `--connect` may reach a host on another machine (`--allow-remote`).
+    pub allow_remote: bool,
 }
 
 /// Something the user asked for that must wait for an answer about unsaved changes.
@@ -59,6 +65,11 @@ enum Pending {
     OpenLesson(usize),
     /// Read the document's file again (Reload from Disk).
     Reload,
+    /// Join a data layer: the live scene replaces the document.
+    Connect {
+        url: String,
+        allow_remote: bool,
+    },
     Quit,
 }
 
@@ -71,6 +82,7 @@ impl Pending {
             Pending::OpenExample(_) => "opening the example",
             Pending::OpenLesson(_) => "opening the lesson",
             Pending::Reload => "Reload",
+            Pending::Connect { .. } => "connecting to the data layer",
             Pending::Quit => "Quit",
         }
     }
@@ -137,6 +149,8 @@ pub struct ScenetreeApp {
     /// Applied to the first document shown (the bundled one or the launch file).
     initial_selection: Vec<scenetree_core::model::Entity>,
     initial_lesson_steps: usize,
+    /// Live sessions: the Connect dialog, a connection being made (see `live.rs`).
+    live: live::LiveUi,
 }
 
 /// The bundled example, shown when the app starts without a file.
@@ -231,11 +245,17 @@ impl ScenetreeApp {
             opening_example: None,
             initial_selection: launch.select,
             initial_lesson_steps: launch.lesson_steps,
+            live: live::LiveUi::new(ctx),
         };
         app.bench.status = startup_error.map(|e| (e, Severity::Error));
-        match launch.file {
-            Some(file) => app.jobs.load(file),
-            None => app.apply_initial_selection(),
+        match (launch.file, launch.connect) {
+            (file, Some(url)) => {
+                app.live
+                    .set_project(file.as_deref().and_then(Project::containing));
+                app.connect_live(url, launch.allow_remote);
+            }
+            (Some(file), None) => app.jobs.load(file),
+            (None, None) => app.apply_initial_selection(),
         }
         app
     }
@@ -304,10 +324,13 @@ impl ScenetreeApp {
             || self.save_question.is_some()
             || self.recovery_offer.is_some()
             || self.jobs.loading.is_some()
-            || self.in_app_dialog.is_some();
+            || self.in_app_dialog.is_some()
+            || self.live.dialog_open();
         self.close_shortcuts_on_escape(&ctx);
+        self.live_frame(&ctx);
         egui::Panel::top("menu").show(ui, |ui| self.menu_ui(ui));
         self.disk_notice_ui(ui);
+        self.live_bar_ui(ui);
         self.bench.ui(ui, renderer);
         // From the menus and the keyboard (the workbench's dispatcher) alike.
         for request in self.bench.take_app_requests() {
@@ -319,6 +342,7 @@ impl ScenetreeApp {
             }
         }
         self.dialogs_ui(&ctx);
+        self.connect_dialog_ui(&ctx);
         self.in_app_dialog_ui(&ctx);
         if self.allow_close && !std::mem::replace(&mut self.close_sent, true) {
             ctx.send_viewport_cmd(egui::ViewportCommand::Close);
@@ -382,6 +406,7 @@ impl ScenetreeApp {
                 Err(e) => self.error = Some(format!("Could not open the lesson.\n\n{e}")),
             },
             Pending::Reload => self.reload(),
+            Pending::Connect { url, allow_remote } => self.start_connecting(url, allow_remote),
             Pending::Quit => {
                 self.allow_close = true;
                 self.clear_recovery();
@@ -405,6 +430,9 @@ impl ScenetreeApp {
     /// The document's name for the title and prompts: a project's title (scene.json's
     /// `display.title`, else its folder's name), else the file's name.
     fn document_name(&self) -> String {
+        if let Some(live) = self.live_title() {
+            return live;
+        }
         let doc = &self.bench.doc;
         let file = doc
             .file
@@ -484,11 +512,10 @@ impl eframe::App for ScenetreeApp {
         match &mut renderer {
             Ok(gl) => {
                 // One view per simulated peer in the Peers workspace.
-                let peers = self
-                    .bench
-                    .doc
-                    .simulation()
-                    .map_or(0, |(sim, _)| sim.network().peer_count());
+                let doc = &self.bench.doc;
+                let peers = (doc.simulation().map(|(sim, _)| sim.network()))
+                    .or(doc.live().map(|l| l.network()))
+                    .map_or(0, |network| network.peer_count());
                 gl.ensure_extras(peers, frame);
                 self.draw(ui, gl)
             }

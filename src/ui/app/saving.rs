@@ -83,6 +83,10 @@ impl ScenetreeApp {
     /// Saves to the document's file, or asks where when it has none. A request waiting for
     /// this save (`after_save`) goes on when it completes and is dropped if it does not.
     pub(super) fn save(&mut self) {
+        if self.bench.doc.live().is_some() {
+            // The host owns main.composite while clients are connected.
+            return self.save_live();
+        }
         match self.bench.doc.file.clone() {
             Some(file) => self.save_to(file.path),
             None => self.pick(DialogPurpose::SaveAs, None),
@@ -159,6 +163,16 @@ impl ScenetreeApp {
             }
         };
         match written {
+            Ok(_) if self.bench.doc.live().is_some() => {
+                // A copy: the document stays the host's scene.
+                self.bench.status = Some((
+                    format!("Saved a copy of the live scene to {}", path.display()),
+                    Severity::Info,
+                ));
+                if let Some(next) = self.after_save.take() {
+                    self.carry_out(next);
+                }
+            }
             Ok(written_files) => {
                 if project.is_none() {
                     // Saved elsewhere: from now on the document is that file, not the project's
@@ -302,17 +316,7 @@ impl ScenetreeApp {
         let Some((sim, _)) = self.bench.doc.simulation() else {
             return;
         };
-        let (title, explanation) = match sim.lesson() {
-            Some(player) => (
-                player.scenario().title.clone(),
-                player.scenario().explanation.clone(),
-            ),
-            None => (
-                "A recorded run".to_string(),
-                "Peers edited and delivered by hand in scenetree.".to_string(),
-            ),
-        };
-        let scenario = sim.network().to_scenario(&title, &explanation);
+        let scenario = sim.history();
         match io::scenario::save_scenario(&scenario, path) {
             Ok(()) => {
                 self.bench.status = Some((

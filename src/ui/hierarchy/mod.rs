@@ -391,7 +391,13 @@ impl HierarchyPanel {
             dimmed: row.dimmed,
             highlight: &self.search,
             badge: match RowBadge::of(doc.view(), entity, |e| doc.display_name(e)) {
-                RowBadge::None if self.file_problems.contains(&entity) => RowBadge::FileProblem,
+                RowBadge::None => match doc.inspector_tree_mismatches().get(entity) {
+                    Some(m) => RowBadge::InspectorTree {
+                        note: m.describe(|e| doc.display_name(e)),
+                    },
+                    None if self.file_problems.contains(&entity) => RowBadge::FileProblem,
+                    None => RowBadge::None,
+                },
                 RowBadge::BadTransform(_) => RowBadge::BadTransform(
                     (doc.replica().transform(entity)).and_then(|t| t.problem()),
                 ),

@@ -98,7 +98,7 @@ impl InspectorPanel {
                     counts
                 }
             };
-            scene_summary_ui(ui, doc, counts);
+            scene_summary_ui(ui, doc, counts, &mut actions);
             return actions;
         };
         if !doc.view().contains(entity) {
@@ -176,7 +176,12 @@ struct SceneCounts {
 }
 
 /// With nothing selected: what the open scene is, and what loading it noticed.
-fn scene_summary_ui(ui: &mut egui::Ui, doc: &Document, counts: SceneCounts) {
+fn scene_summary_ui(
+    ui: &mut egui::Ui,
+    doc: &Document,
+    counts: SceneCounts,
+    actions: &mut Vec<Action>,
+) {
     let SceneCounts {
         cycles,
         rerooted,
@@ -189,6 +194,9 @@ fn scene_summary_ui(ui: &mut egui::Ui, doc: &Document, counts: SceneCounts) {
             ui.label(file.path.display().to_string());
             ui.label(RichText::new(file.format.label()).weak());
         }
+        None if doc.live().is_some() => {
+            ui.label("Live: the data layer's host owns main.composite (Save asks it to save)");
+        }
         None => {
             ui.label("Not saved yet");
         }
@@ -197,6 +205,29 @@ fn scene_summary_ui(ui: &mut egui::Ui, doc: &Document, counts: SceneCounts) {
         "{} · {cycles} parenting cycle(s) · {rerooted} re-rooted",
         present::entity_count(doc.scene_entity_count()),
     ));
+    if let Some(line) = doc.inspector_tree_summary() {
+        ui.colored_label(style::NODES_MISMATCH, line).on_hover_text(
+            "The Decentraland Inspector keeps its tree in one inspector::Nodes value; two \
+             structural edits at once keep both Transforms but only one Nodes value, so the \
+             Inspector shows these entities under another parent (badged ≠ in the hierarchy).",
+        );
+        if rerooted > 0 {
+            ui.weak(
+                "Resolve the re-rooted entities first: the Inspector's rebuild follows the \
+                 Transforms' parents, which lead nowhere on a cycle or to a missing parent.",
+            );
+        } else if let Some(command) = doc.rebuild_inspector_tree()
+            && ui
+                .button("Rebuild the Inspector's tree from the Transforms")
+                .on_hover_text(
+                    "One undoable step: inspector::Nodes becomes what the Inspector's own \
+                     buildNodesHierarchy builds from the Transforms",
+                )
+                .clicked()
+        {
+            actions.push(Action::Edit(command));
+        }
+    }
     if not_finite > 0 {
         ui.colored_label(
             style::ERROR,

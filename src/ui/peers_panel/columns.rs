@@ -102,7 +102,10 @@ impl ColumnCache {
         let mut lines = Vec::new();
         for &e in &self.rerooted {
             match source.badge(e, name) {
-                RowBadge::None | RowBadge::BadTransform(_) | RowBadge::FileProblem => {}
+                RowBadge::None
+                | RowBadge::BadTransform(_)
+                | RowBadge::FileProblem
+                | RowBadge::InspectorTree { .. } => {}
                 RowBadge::Cycle { ring, .. } => {
                     if rings.insert(ring.clone()) {
                         lines.push((format!("⟲ {ring}"), style::CYCLE));
@@ -472,6 +475,7 @@ impl PeersPanel {
                 let source = RootFallbackTree {
                     view: &self.views[i],
                     flags: &self.flags[i],
+                    nodes: &self.nodes[i].1,
                 };
                 let drops = PeerDrops {
                     peer,
@@ -516,10 +520,14 @@ impl PeersPanel {
         // One line when the column is wide enough: name, online switch, clock and digest.
         let column_width = ui.available_width();
         ui.horizontal_wrapped(|ui| {
-            let text = if is_active {
-                format!("Peer {} (editing)", peer.0)
-            } else {
-                format!("Peer {}", peer.0)
+            let live_name = self.live_names.as_ref().and_then(|names| names.get(i));
+            let named = self.scenario_names.get(i);
+            let text = match (live_name, named) {
+                (Some(name), _) => name.clone(),
+                (None, Some(name)) if is_active => format!("{name} (editing)"),
+                (None, Some(name)) => name.clone(),
+                (None, None) if is_active => format!("Peer {} (editing)", peer.0),
+                (None, None) => format!("Peer {}", peer.0),
             };
             if ui
                 .selectable_label(is_active, RichText::new(text).strong())
@@ -530,10 +538,11 @@ impl PeersPanel {
                 actions.push(Action::Peers(PeersAction::Activate(peer)));
             }
             let mut online = network.is_online(peer).unwrap_or(true);
-            if ui
-                .checkbox(&mut online, "online")
-                .on_hover_text("An offline peer's messages wait, both ways")
-                .changed()
+            if live_name.is_none()
+                && ui
+                    .checkbox(&mut online, "online")
+                    .on_hover_text("An offline peer's messages wait, both ways")
+                    .changed()
             {
                 actions.push(Action::Peers(PeersAction::Op(Op::SetOnline {
                     peer,
@@ -560,11 +569,26 @@ impl PeersPanel {
         let source = RootFallbackTree {
             view: &self.views[i],
             flags: &self.flags[i],
+            nodes: &self.nodes[i].1,
         };
         self.columns[i].sync(network.epoch(), &source, &name);
         for (text, color) in self.columns[i].rerooted_lines(&source, &name) {
             ui.add(egui::Label::new(RichText::new(&text).color(color)).truncate())
                 .on_hover_text(text);
+        }
+        let misplaced = &self.nodes[i].1;
+        if !misplaced.is_empty() {
+            let names: Vec<String> = misplaced.list.iter().map(|m| name(m.entity)).collect();
+            let text = format!(
+                "≠ the Inspector's tree misplaces {}: {}",
+                misplaced.len(),
+                names.join(", ")
+            );
+            ui.add(egui::Label::new(RichText::new(&text).color(style::NODES_MISMATCH)).truncate())
+                .on_hover_text(format!(
+                    "{text}\nTheir parent in inspector::Nodes differs from their Transform's \
+                     effective parent (marked ≠ in the tree)."
+                ));
         }
     }
 }

@@ -10,16 +10,19 @@ mod columns;
 mod controls;
 mod explorer;
 mod lesson;
+mod live;
 mod messages;
 mod policies;
 mod timeline;
 mod tree_source;
 mod view3d;
 
+use std::sync::Arc;
+
 use egui::RichText;
 
 use super::action::{Action, PeersAction};
-use crate::editor::{Document, InspectorFlags, Simulation};
+use crate::editor::{Document, InspectorFlags, NodesCheck, NodesMismatches, Simulation};
 use scenetree_core::crdt::ReplicaVersion;
 use scenetree_core::crdt::network::Convergence;
 use scenetree_core::crdt::network::{Network, PeerId};
@@ -98,6 +101,12 @@ pub struct PeersPanel {
     /// The convergence line, with what it was computed for (replica versions, messages in
     /// flight).
     convergence: Option<(ConvergenceKey, Convergence)>,
+    /// During a live session, the columns' names ("This editor", "Host …").
+    live_names: Option<Vec<String>>,
+    /// The peers' names a scenario gives (a session recording's), peer 1 first.
+    scenario_names: Vec<String>,
+    /// Per peer: where its `inspector::Nodes` and its Transforms disagree.
+    nodes: Vec<(NodesCheck, Arc<NodesMismatches>)>,
 }
 
 /// What the convergence line depends on: every replica's version and the messages in flight.
@@ -180,6 +189,9 @@ impl Default for PeersPanel {
             last_tick: 0.0,
             summaries: Vec::new(),
             convergence: None,
+            live_names: None,
+            scenario_names: Vec::new(),
+            nodes: Vec::new(),
         }
     }
 }
@@ -187,7 +199,16 @@ impl Default for PeersPanel {
 impl PeersPanel {
     /// Draws the panel.
     pub fn ui(&mut self, ui: &mut egui::Ui, doc: &Document, cx: PeersUiContext<'_>) -> Vec<Action> {
+        if let Some(live) = doc.live() {
+            return self.live_ui(ui, doc, live, cx);
+        }
+        self.live_names = None;
         let mut actions = Vec::new();
+        let names = doc.simulation().and_then(|(sim, _)| sim.lesson());
+        let names = names.map_or(&[][..], |p| &p.scenario().peer_names[..]);
+        if self.scenario_names != names {
+            self.scenario_names = names.to_vec();
+        }
         let Some((sim, active)) = doc.simulation() else {
             egui::ScrollArea::vertical()
                 .auto_shrink([false, false])
@@ -415,6 +436,12 @@ impl PeersPanel {
         {
             view.update(replica);
             flags.update(replica);
+        }
+        self.nodes.resize_with(n, Default::default);
+        for ((check, found), (view, replica)) in
+            (self.nodes.iter_mut()).zip(self.views.iter().zip(network.replicas()))
+        {
+            *found = check.get(replica, view);
         }
         self.summaries.truncate(n);
         for (i, replica) in network.replicas().iter().enumerate() {

@@ -4,7 +4,7 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::editor::{InspectorFlags, SiblingOrder};
+use crate::editor::{InspectorFlags, NodesMismatches, SiblingOrder};
 use crate::ui::tree_row::RowBadge;
 use scenetree_core::crdt::network::PeerId;
 use scenetree_core::model::Entity;
@@ -43,6 +43,8 @@ pub struct RootFallbackTree<'a> {
     pub view: &'a SceneView,
     /// The peer's Inspector flags, for the sibling order.
     pub flags: &'a InspectorFlags,
+    /// The entities the peer's `inspector::Nodes` places elsewhere (marked ≠).
+    pub nodes: &'a NodesMismatches,
 }
 
 /// A tree's generation combined with its sibling order's, so either change rebuilds the rows.
@@ -76,6 +78,16 @@ impl TreeSource for RootFallbackTree<'_> {
 
     fn is_implicit(&self, entity: Entity) -> bool {
         self.view.is_implicit(entity)
+    }
+
+    fn is_marked(&self, entity: Entity) -> bool {
+        self.nodes.get(entity).is_some()
+    }
+
+    fn mark_note(&self, entity: Entity, name: &dyn Fn(Entity) -> String) -> String {
+        self.nodes
+            .get(entity)
+            .map_or_else(String::new, |m| m.describe(name))
     }
 }
 

@@ -14,17 +14,8 @@ impl Workbench {
     pub(super) fn status_ui(&mut self, ui: &mut egui::Ui) -> Vec<Action> {
         let mut actions = Vec::new();
         ui.horizontal(|ui| {
-            match &self.status {
-                Some((text, Severity::Error)) => {
-                    ui.label(RichText::new(format!("△ {text}")).color(style::ERROR));
-                }
-                Some((text, Severity::Info)) => {
-                    ui.label(text);
-                }
-                None => {
-                    ui.weak("Ready");
-                }
-            }
+            // The counts first, from the right, so a long message is cut short rather than
+            // drawn over them in a narrow window.
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                 let view = self.doc.view();
                 let cycles = view.cycles().len();
@@ -41,9 +32,51 @@ impl Workbench {
                         RichText::new(format!("⟲ {cycles} parenting cycle(s)")).color(style::CYCLE),
                     );
                 }
+                self.live_status_ui(ui);
+                ui.with_layout(egui::Layout::left_to_right(egui::Align::Center), |ui| {
+                    let (text, color) = match &self.status {
+                        Some((text, Severity::Error)) => (format!("△ {text}"), Some(style::ERROR)),
+                        Some((text, Severity::Info)) => (text.clone(), None),
+                        None => ("Ready".to_owned(), Some(ui.visuals().weak_text_color())),
+                    };
+                    let mut rich = RichText::new(&text);
+                    if let Some(color) = color {
+                        rich = rich.color(color);
+                    }
+                    // A truncated label shows its whole text on hover.
+                    ui.add(egui::Label::new(rich).truncate());
+                });
             });
         });
         actions
+    }
+
+    /// A live document: live or offline, to which host, and how many of this editor's
+    /// messages wait for the host's acknowledgement.
+    fn live_status_ui(&self, ui: &mut egui::Ui) {
+        let Some(live) = self.doc.live() else {
+            return;
+        };
+        let connected = live.state() == crate::editor::LinkState::Connected;
+        let (mark, color) = match connected {
+            true => ("● live", style::SUCCESS),
+            false => ("○ offline", style::WARNING),
+        };
+        // Short, so the counts beside it fit a window half a screen wide.
+        let text = format!(
+            "{mark} {} · {} unacknowledged",
+            live.host_label(),
+            live.waiting()
+        );
+        ui.label(RichText::new(text).color(color))
+            .on_hover_text(format!(
+                "Connected to Decentraland's data layer at {} (connection {} of this session): \
+             every edit goes to the host, other editors' edits arrive here. {} of your \
+             messages wait for the host's acknowledgement.",
+                live.url(),
+                live.connection_number(),
+                live.waiting()
+            ));
     }
 
     /// Finds again which rows get the `△ file` badge, when the model files or the scene

@@ -387,7 +387,7 @@ fn lesson_files() -> Vec<String> {
 #[test]
 fn the_lessons_are_numbered_with_the_concurrent_reparent_first() {
     let names = lesson_files();
-    assert_eq!(names.len(), 7, "{names:?}");
+    assert_eq!(names.len(), 8, "{names:?}");
     assert_eq!(names[0], "01-concurrent-reparent.scenario.json");
     for (i, name) in names.iter().enumerate() {
         assert!(name.starts_with(&format!("{:02}-", i + 1)), "{name}");
@@ -496,5 +496,22 @@ fn a_rewound_lesson_shows_the_earlier_step_and_next_step_replays_it_until_a_chan
     assert!(
         l.network().events().len() > ends[0] + 1,
         "step 2 was played anew"
+    );
+}
+
+#[test]
+fn peer_names_round_trip_and_must_name_every_peer() {
+    let text = r#"{"format": "scenetree-scenario/1", "peers": 2,
+        "peer_names": ["This editor (peer 1)", "Host (peer 2)"], "steps": []}"#;
+    let named = parse(text).unwrap();
+    assert_eq!(named.peer_names, ["This editor (peer 1)", "Host (peer 2)"]);
+    assert_eq!(parse(&named.to_json()).unwrap(), named);
+    let short = parse(&text.replace(r#", "Host (peer 2)""#, "")).unwrap_err();
+    assert!(short.to_string().contains("peer_names"), "{short}");
+    let plain = parse(r#"{"format": "scenetree-scenario/1", "peers": 2, "steps": []}"#).unwrap();
+    assert!(plain.peer_names.is_empty());
+    assert!(
+        !plain.to_json().contains("peer_names"),
+        "files without names stay as they were"
     );
 }

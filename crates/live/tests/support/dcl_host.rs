@@ -13,9 +13,14 @@ use std::time::{Duration, Instant};
 /// How long the host may take to print `Listening` (it takes about 1 s on 2 cores).
 const START_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// The repository root (this crate is `crates/live`).
+/// The repository root: the nearest folder above the crate including this file (this crate,
+/// `crates/live`, or the app at the root, whose live tests include it) holding `oracle-live`.
 pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    (manifest.ancestors())
+        .find(|dir| dir.join("oracle-live").is_dir())
+        .unwrap_or(manifest)
+        .to_path_buf()
 }
 
 /// `oracle-live/node_modules/@dcl/sdk-commands`'s entry point; fails the test when the
@@ -74,11 +79,71 @@ impl DclHost {
         serde_json::from_str(&text).expect("main.composite is JSON")
     }
 
+    /// Waits (up to 10 s) until the host's autosave has finished: scene.json and
+    /// main.composite parse and neither changed for 500 ms. The host rewrites them in place,
+    /// so a SIGKILL in the middle leaves an empty scene.json and a host that cannot start again;
+    /// a test that kills the host to test reconnecting waits for this first.
+    pub fn settle_files(&self) {
+        let files = ["scene.json", "assets/scene/main.composite"].map(|f| self.dir.path().join(f));
+        let state = || {
+            files
+                .iter()
+                .map(|f| std::fs::read(f).ok())
+                .collect::<Vec<_>>()
+        };
+        let parses = |state: &[Option<Vec<u8>>]| {
+            (state.iter()).all(|b| {
+                b.as_ref()
+                    .is_some_and(|b| serde_json::from_slice::<serde_json::Value>(b).is_ok())
+            })
+        };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let mut last = state();
+        let mut since = Instant::now();
+        while Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(50));
+            let now = state();
+            if now != last || !parses(&now) {
+                last = now;
+                since = Instant::now();
+            } else if since.elapsed() >= Duration::from_millis(500) {
+                return;
+            }
+        }
+        panic!("the host kept rewriting its files for 10 s");
+    }
+
     /// Kills the host (SIGKILL, by pid) as a crash would, and reaps it.
     pub fn kill(&mut self) {
         if let Some(mut child) = self.child.take() {
             let _ = child.kill();
             let _ = child.wait();
+        }
+    }
+
+    /// The host process's id while it runs.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+
+    /// Freezes the host (SIGSTOP, by pid): it keeps its socket open and answers nothing,
+    /// as a host that hangs would.
+    pub fn pause(&self) {
+        self.signal("-STOP");
+    }
+
+    /// Lets a paused host go on (SIGCONT).
+    pub fn resume(&self) {
+        self.signal("-CONT");
+    }
+
+    fn signal(&self, which: &str) {
+        if let Some(pid) = self.pid() {
+            let status = Command::new("kill")
+                .args([which, &pid.to_string()])
+                .status()
+                .expect("run kill");
+            assert!(status.success(), "kill {which} {pid} failed");
         }
     }
 

@@ -147,6 +147,11 @@ impl Peer {
     /// Plays the real host's handshake through the snapshot (port 1, the Inspector's
     /// procedures, CrdtStream REQUEST #4 with client stream #3), as captured.
     pub fn handshake(&mut self) {
+        self.handshake_with(SNAPSHOT);
+    }
+
+    /// The handshake of [`Peer::handshake`] with `snapshot` as the host's first element.
+    pub fn handshake_with(&mut self, snapshot: &[u8]) {
         self.send(envelope::encode_server_ready());
         let create = self.expect(MessageType::CreatePort);
         self.send(
@@ -167,7 +172,7 @@ impl Peer {
         self.send(envelope::encode_stream_message(4, 1, 0, Vec::new()));
         self.send(envelope::encode_stream_ack(3, 1, 0));
         self.expect(MessageType::StreamAck);
-        self.element(1, SNAPSHOT);
+        self.element(1, snapshot);
         self.element(2, b"");
     }
 

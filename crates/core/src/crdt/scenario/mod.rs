@@ -53,6 +53,9 @@ pub struct Scenario {
     pub explanation: String,
     /// Number of peers (2 to 8).
     pub peers: usize,
+    /// What each peer is called in the Peers workspace, peer 1 first (empty: "Peer N"); a
+    /// session recording names this editor and the host.
+    pub peer_names: Vec<String>,
     /// The seed of the network's random choices.
     pub seed: u64,
     /// Whether the run starts with "one message per tick" on (see

@@ -1,8 +1,9 @@
 //! Reading a scenario from JSON text, with every error naming its JSON path.
 //!
 //! Top level: `format` (must be `"scenetree-scenario/1"`), `title`, `explanation` (optional),
-//! `peers` (2 to 8), `seed` (optional, 0), `one_message_per_tick` (optional, false: files
-//! written before the setting existed keep their meaning), `initial` (optional), `steps`.
+//! `peers` (2 to 8), `peer_names` (optional: one name per peer, peer 1 first), `seed`
+//! (optional, 0), `one_message_per_tick` (optional, false: files written before the setting
+//! existed keep their meaning), `initial` (optional), `steps`.
 //!
 //! `initial`: `entities`, a list of `{ "entity": id, "name"?, "parent"?, "position"?,
 //! "rotation"?, "scale"?, "transform"?: false, "timestamp"?: 1 }` (a Transform is written unless
@@ -61,6 +62,7 @@ pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
         "title",
         "explanation",
         "peers",
+        "peer_names",
         "seed",
         "one_message_per_tick",
         "initial",
@@ -86,6 +88,21 @@ pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
             "a scenario has {MIN_PEERS} to {MAX_PEERS} peers, not {peers}"
         )));
     }
+    let peer_names = match root.get("peer_names") {
+        None => Vec::new(),
+        Some(node) => {
+            let names = (node.array()?.iter())
+                .map(|n| n.str().map(str::to_owned))
+                .collect::<Result<Vec<_>, _>>()?;
+            if names.len() as u64 != peers {
+                return Err(node.error(format!(
+                    "one name per peer: {peers} peers, {} names",
+                    names.len()
+                )));
+            }
+            names
+        }
+    };
     let mut p = Parser {
         peers: peers as usize,
         names: BTreeMap::new(),
@@ -104,6 +121,7 @@ pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
         title: root.opt_str("title")?.unwrap_or_default(),
         explanation: root.opt_str("explanation")?.unwrap_or_default(),
         peers: peers as usize,
+        peer_names,
         seed: root.get("seed").map(|s| s.uint()).transpose()?.unwrap_or(0),
         one_message_per_tick: root
             .get("one_message_per_tick")

@@ -28,16 +28,23 @@ impl Scenario {
                 Value::Object(obj)
             })
             .collect();
-        let doc = json!({
-            "format": FORMAT,
-            "title": self.title,
-            "explanation": self.explanation,
-            "peers": self.peers,
-            "seed": self.seed,
-            "one_message_per_tick": self.one_message_per_tick,
-            "initial": initial_json(&self.initial),
-            "steps": steps,
-        });
+        let mut doc = Map::new();
+        doc.insert("format".into(), json!(FORMAT));
+        doc.insert("title".into(), json!(self.title));
+        doc.insert("explanation".into(), json!(self.explanation));
+        doc.insert("peers".into(), json!(self.peers));
+        // Written only when there are names, so files without them read as before.
+        if !self.peer_names.is_empty() {
+            doc.insert("peer_names".into(), json!(self.peer_names));
+        }
+        doc.insert("seed".into(), json!(self.seed));
+        doc.insert(
+            "one_message_per_tick".into(),
+            json!(self.one_message_per_tick),
+        );
+        doc.insert("initial".into(), initial_json(&self.initial));
+        doc.insert("steps".into(), Value::Array(steps));
+        let doc = Value::Object(doc);
         let mut text = serde_json::to_string_pretty(&doc).expect("JSON values always serialize");
         text.push('\n');
         text
@@ -263,6 +270,7 @@ impl Network {
             title: title.to_string(),
             explanation: explanation.to_string(),
             peers: self.peer_count(),
+            peer_names: Vec::new(),
             seed: self.seed(),
             one_message_per_tick: self.starts_with_one_message_per_tick(),
             initial: InitialState {

@@ -1,0 +1,129 @@
+//! The connection behind a live session, and connecting without blocking: `connect` runs on a
+//! thread of its own (it may wait up to its timeout for a host that never answers), and a
+//! connection that is let go is closed on one too (closing waits for acknowledgements), so
+//! the window's frame never waits on the network.
+
+use std::sync::mpsc::{self, Receiver, TryRecvError};
+use std::time::{Duration, Instant};
+
+use scenetree_live::{Backoff, ConnectError, LiveConnection, LiveOptions, Notify};
+
+/// How a live session connects (and reconnects).
+#[derive(Clone, Default)]
+pub struct LiveSettings {
+    /// Connect to a host that is not this machine (the data layer has no authentication).
+    pub allow_remote: bool,
+    /// The longest one connection attempt may take (`None`: the client's default, 5 s).
+    pub connect_timeout: Option<Duration>,
+    /// Called from other threads when something arrived or an attempt ended (the window's
+    /// repaint request).
+    pub notify: Option<Notify>,
+}
+
+impl std::fmt::Debug for LiveSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LiveSettings")
+            .field("allow_remote", &self.allow_remote)
+            .field("connect_timeout", &self.connect_timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+impl LiveSettings {
+    /// The client's options for these settings.
+    pub fn options(&self) -> LiveOptions {
+        let mut options = LiveOptions {
+            allow_remote: self.allow_remote,
+            notify: self.notify.clone(),
+            ..LiveOptions::default()
+        };
+        if let Some(timeout) = self.connect_timeout {
+            options.connect_timeout = timeout;
+        }
+        options
+    }
+}
+
+/// A connection attempt running on its own thread.
+#[derive(Debug)]
+pub struct Attempt {
+    result: Receiver<Result<LiveConnection, ConnectError>>,
+}
+
+impl Attempt {
+    /// Starts connecting to `url` on a new thread.
+    pub fn start(url: &str, settings: &LiveSettings) -> Attempt {
+        let (tx, result) = mpsc::channel();
+        let url = url.to_owned();
+        let options = settings.options();
+        let notify = settings.notify.clone();
+        let spawned = std::thread::Builder::new()
+            .name("scenetree-live-connect".to_owned())
+            .spawn(move || {
+                let _ = tx.send(LiveConnection::connect(&url, options));
+                if let Some(notify) = notify {
+                    notify();
+                }
+            });
+        if let Err(e) = spawned {
+            // No thread: the attempt reports the failure as its result.
+            let (tx, rx) = mpsc::channel();
+            let _ = tx.send(Err(ConnectError::Io {
+                url: String::new(),
+                source: e,
+            }));
+            return Attempt { result: rx };
+        }
+        Attempt { result }
+    }
+
+    /// The attempt's result once it ended; waits up to `wait` for it.
+    pub fn poll(&self, wait: Option<Duration>) -> Option<Result<LiveConnection, ConnectError>> {
+        let received = match wait {
+            Some(wait) => self.result.recv_timeout(wait).map_err(|e| match e {
+                mpsc::RecvTimeoutError::Timeout => TryRecvError::Empty,
+                mpsc::RecvTimeoutError::Disconnected => TryRecvError::Disconnected,
+            }),
+            None => self.result.try_recv(),
+        };
+        match received {
+            Ok(result) => Some(result),
+            Err(TryRecvError::Empty) => None,
+            Err(TryRecvError::Disconnected) => Some(Err(ConnectError::Io {
+                url: String::new(),
+                source: std::io::Error::other("the connecting thread ended without an answer"),
+            })),
+        }
+    }
+}
+
+/// Where a session's connection stands.
+#[derive(Debug)]
+pub(super) enum Link {
+    /// Open: writes go out, messages come in.
+    Connected(LiveConnection),
+    /// Reconnecting: an attempt runs on its own thread.
+    Connecting(Attempt),
+    /// No connection: the next attempt starts at `next_try` (`None`: only when asked).
+    Offline { next_try: Option<Instant> },
+}
+
+/// The reconnect timing: waits that double from 250 ms to 10 s, reset by a success.
+#[derive(Debug, Default)]
+pub(super) struct Retry {
+    pub backoff: Backoff,
+    /// Failed attempts since the connection was lost.
+    pub failures: u32,
+    /// Why the connection was lost or the last attempt failed.
+    pub reason: Option<String>,
+}
+
+/// Closes a connection on a thread of its own: closing waits up to 2 s for the host to
+/// acknowledge what was sent.
+pub(super) fn close_in_background(connection: LiveConnection) {
+    let spawned = std::thread::Builder::new()
+        .name("scenetree-live-close".to_owned())
+        .spawn(move || drop(connection));
+    // Without a thread the connection was dropped here already (closing it in this thread).
+    drop(spawned);
+}

@@ -1,0 +1,384 @@
+//! The window's side of a live session: File ▸ Connect to Data Layer… (a dialog with the URL
+//! and, for a host on another machine, the warning that the data layer has no
+//! authentication), connecting on a thread, following the session every frame (what arrives,
+//! the reconnect timer), the offline bar, the title, and Save / Save As while live.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::{Pending, ScenetreeApp};
+use crate::editor::{Attempt, Document, LinkState, LiveNote, LiveSettings};
+use crate::ui::action::Severity;
+use crate::ui::file_dialog::DialogPurpose;
+use crate::ui::style;
+use scenetree_dcl::io::project::Project;
+use scenetree_live::ConnectError;
+
+/// The URL the dialog offers first: `sdk-commands start --data-layer`'s default port.
+pub const DEFAULT_URL: &str = "ws://127.0.0.1:8000/data-layer";
+
+/// What the window keeps about live sessions beside the document.
+pub(super) struct LiveUi {
+    /// Wakes the window when a session has news (from the connection's threads).
+    ctx: egui::Context,
+    /// The Connect dialog, while open.
+    dialog: Option<ConnectDialog>,
+    /// A connection being made on its own thread.
+    connecting: Option<(String, bool, Attempt)>,
+    /// The URL last connected to (the dialog offers it again).
+    last_url: Option<String>,
+    /// The project whose models a live scene shows (`--connect URL PROJECT`); else the open
+    /// document's project when connecting.
+    project: Option<Project>,
+}
+
+impl LiveUi {
+    /// Nothing live yet; `ctx` is the window's.
+    pub(super) fn new(ctx: &egui::Context) -> LiveUi {
+        LiveUi {
+            ctx: ctx.clone(),
+            dialog: None,
+            connecting: None,
+            last_url: None,
+            project: None,
+        }
+    }
+
+    /// The project whose models the next live scene shows.
+    pub(super) fn set_project(&mut self, project: Option<Project>) {
+        self.project = project;
+    }
+
+    /// True while the Connect dialog is open.
+    pub(super) fn dialog_open(&self) -> bool {
+        self.dialog.is_some()
+    }
+}
+
+/// The Connect dialog's fields.
+#[derive(Clone, Debug)]
+struct ConnectDialog {
+    url: String,
+    /// The user confirmed connecting to a host that is not this machine.
+    allow_remote: bool,
+    /// The last attempt's error, shown in the dialog.
+    error: Option<String>,
+    /// The last attempt was refused because the host is not this machine: the warning and
+    /// the checkbox are shown.
+    remote_refused: bool,
+}
+
+impl ScenetreeApp {
+    /// Opens the Connect dialog (File ▸ Connect to Data Layer…), or connects at once to a URL
+    /// given on the command line.
+    pub(super) fn open_connect_dialog(&mut self, url: Option<String>, allow_remote: bool) {
+        let url = url
+            .or_else(|| self.live.last_url.clone())
+            .unwrap_or_else(|| DEFAULT_URL.to_owned());
+        self.live.dialog = Some(ConnectDialog {
+            url,
+            allow_remote,
+            error: None,
+            remote_refused: allow_remote,
+        });
+    }
+
+    /// Connects to `url` once the user answered about unsaved changes (`--connect` too).
+    pub(super) fn connect_live(&mut self, url: String, allow_remote: bool) {
+        self.request(Pending::Connect { url, allow_remote });
+    }
+
+    /// Starts connecting (on its own thread; the window keeps drawing).
+    pub(super) fn start_connecting(&mut self, url: String, allow_remote: bool) {
+        let settings = live_settings(allow_remote, &self.live.ctx);
+        let attempt = Attempt::start(&url, &settings);
+        self.bench.status = Some((format!("Connecting to {url}…"), Severity::Info));
+        self.live.connecting = Some((url, allow_remote, attempt));
+    }
+
+    /// Every frame: a connection that finished, what the session reports, the next wake-up.
+    pub(super) fn live_frame(&mut self, ctx: &egui::Context) {
+        if let Some((url, allow_remote, attempt)) = &self.live.connecting
+            && let Some(result) = attempt.poll(None)
+        {
+            let (url, allow_remote) = (url.clone(), *allow_remote);
+            self.live.connecting = None;
+            self.connected(url, allow_remote, result);
+        }
+        for note in self.bench.doc.poll_live(None) {
+            self.bench.status = Some(match note {
+                LiveNote::Saved => ("The host saved main.composite".to_owned(), Severity::Info),
+                LiveNote::SaveFailed(why) => {
+                    (format!("The host could not save: {why}"), Severity::Error)
+                }
+                LiveNote::Disconnected(why) => (
+                    format!("Offline: {why}. Edits go on here and are sent when the host is back"),
+                    Severity::Error,
+                ),
+                LiveNote::Reconnected { resent, .. } => (
+                    format!(
+                        "Connected again; {resent} of your writes the host lacked were sent again"
+                    ),
+                    Severity::Info,
+                ),
+                LiveNote::GaveUp(why) => (format!("Not reconnecting: {why}"), Severity::Error),
+                LiveNote::Problem(what) => (what, Severity::Error),
+            });
+        }
+        if let Some(wait) = self.bench.doc.live().and_then(|l| l.next_wake()) {
+            ctx.request_repaint_after(wait + Duration::from_millis(5));
+        }
+    }
+
+    fn connected(
+        &mut self,
+        url: String,
+        allow_remote: bool,
+        result: Result<scenetree_live::LiveConnection, ConnectError>,
+    ) {
+        let settings = live_settings(allow_remote, &self.live.ctx);
+        let failed = |app: &mut Self, error: String, remote_refused: bool| {
+            app.bench.status = Some((format!("Could not connect to {url}"), Severity::Error));
+            app.live.dialog = Some(ConnectDialog {
+                url: url.clone(),
+                allow_remote,
+                error: Some(error),
+                remote_refused,
+            });
+        };
+        match result {
+            Ok(connection) => match Document::from_live(&url, connection, settings) {
+                Ok(doc) => {
+                    let entities = doc.scene_entity_count();
+                    self.replace_document(doc);
+                    self.live.last_url = Some(url.clone());
+                    self.bench.status = Some((
+                        format!("Live: joined {url} ({entities} entities)"),
+                        Severity::Info,
+                    ));
+                }
+                Err(e) => failed(self, e.to_string(), false),
+            },
+            Err(e @ ConnectError::RemoteNotAllowed { .. }) => failed(self, e.to_string(), true),
+            Err(e) => failed(self, e.to_string(), false),
+        }
+    }
+
+    /// The Connect dialog.
+    pub(super) fn connect_dialog_ui(&mut self, ctx: &egui::Context) {
+        let Some(dialog) = &mut self.live.dialog else {
+            return;
+        };
+        let mut answer = None;
+        egui::Modal::new(egui::Id::new("connect-data-layer")).show(ctx, |ui| {
+            ui.heading("Connect to a data layer");
+            ui.label(
+                "Join the scene that `sdk-commands start --data-layer` serves (the server the \
+                 web Inspector and Creator Hub use) as one more editor. Every edit is sent to \
+                 the host; other editors' edits appear here as they happen.",
+            );
+            ui.horizontal(|ui| {
+                ui.label("URL");
+                let field = ui.add(
+                    egui::TextEdit::singleline(&mut dialog.url)
+                        .desired_width(360.0)
+                        .hint_text(DEFAULT_URL),
+                );
+                if field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter)) {
+                    answer = Some(true);
+                }
+            });
+            if dialog.remote_refused {
+                ui.colored_label(
+                    style::WARNING,
+                    "△ This host is not this machine. The data layer has no authentication: \
+                     anyone who can reach it can read and change the scene and the files of \
+                     its project, and so can the host's owner with yours.",
+                );
+                ui.checkbox(
+                    &mut dialog.allow_remote,
+                    "I trust this host and the network between us: connect anyway",
+                );
+            }
+            if let Some(error) = &dialog.error {
+                ui.colored_label(style::ERROR, error);
+            }
+            ui.horizontal(|ui| {
+                if ui.button("Connect").clicked() {
+                    answer = Some(true);
+                }
+                if ui.button("Cancel").clicked() || ui.input(|i| i.key_pressed(egui::Key::Escape)) {
+                    answer = Some(false);
+                }
+            });
+        });
+        match answer {
+            Some(true) => {
+                let (url, allow) = (dialog.url.trim().to_owned(), dialog.allow_remote);
+                self.live.dialog = None;
+                self.connect_live(url, allow);
+            }
+            Some(false) => self.live.dialog = None,
+            None => {}
+        }
+    }
+
+    /// The bar under the menu while the connection is down: why, the next try, and buttons.
+    pub(super) fn live_bar_ui(&mut self, ui: &mut egui::Ui) {
+        let Some(live) = self.bench.doc.live() else {
+            return;
+        };
+        let state = live.state();
+        if state == LinkState::Connected {
+            return;
+        }
+        let waiting = live.waiting();
+        let host = live.host_label().to_owned();
+        let reason = live.offline_reason().unwrap_or("").to_owned();
+        let mut reconnect = false;
+        let mut leave = false;
+        egui::Panel::top("live-offline").show(ui, |ui| {
+            ui.horizontal_wrapped(|ui| {
+                let when = match state {
+                    LinkState::Connecting => "reconnecting now…".to_owned(),
+                    LinkState::Offline {
+                        next_try: Some(wait),
+                    } => format!("next try in {} s", wait.as_secs() + 1),
+                    _ => "not retrying".to_owned(),
+                };
+                ui.colored_label(
+                    style::WARNING,
+                    format!(
+                        "△ Offline from {host}: {reason}. Edits go on here; {waiting} message(s) \
+                         wait for the host ({when})."
+                    ),
+                );
+                reconnect = ui.button("Reconnect now").clicked();
+                leave = ui
+                    .button("Disconnect")
+                    .on_hover_text(
+                        "Stop the live session and keep the scene as an untitled document",
+                    )
+                    .clicked();
+            });
+        });
+        if reconnect {
+            self.bench.doc.reconnect_live();
+        }
+        if leave {
+            self.disconnect_live();
+        }
+    }
+
+    /// Ends the live session; the scene stays open as an untitled document.
+    pub(super) fn disconnect_live(&mut self) {
+        let host = self.bench.doc.live().map(|l| l.host_label().to_owned());
+        if self.bench.doc.end_live() {
+            self.bench.status = Some((
+                format!(
+                    "Disconnected from {}; the scene stays open here (not saved to a file)",
+                    host.unwrap_or_default()
+                ),
+                Severity::Info,
+            ));
+        }
+    }
+
+    /// The File menu's live items.
+    pub(super) fn live_menu_items(&mut self, ui: &mut egui::Ui) {
+        ui.separator();
+        let live = self.bench.doc.live().is_some();
+        if ui
+            .add_enabled(
+                self.live.connecting.is_none(),
+                egui::Button::new("Connect to Data Layer…"),
+            )
+            .on_hover_text(
+                "Join a scene served by `sdk-commands start --data-layer` as one more editor",
+            )
+            .clicked()
+        {
+            self.open_connect_dialog(None, false);
+            ui.close();
+        }
+        if ui
+            .add_enabled(live, egui::Button::new("Disconnect from Data Layer"))
+            .clicked()
+        {
+            self.disconnect_live();
+            ui.close();
+        }
+        if ui
+            .add_enabled(live, egui::Button::new("Save Session Recording…"))
+            .on_hover_text("Every message of this session, in and out, as a scenario the Peers workspace replays")
+            .clicked()
+        {
+            self.pick(DialogPurpose::SaveRecording, None);
+            ui.close();
+        }
+    }
+
+    /// The title's name for a live document: `Live: 127.0.0.1:8000`, and what waits.
+    pub(super) fn live_title(&self) -> Option<String> {
+        let live = self.bench.doc.live()?;
+        let state = match live.state() {
+            LinkState::Connected => String::new(),
+            _ => " (offline)".to_owned(),
+        };
+        let waiting = match live.waiting() {
+            0 => String::new(),
+            n => format!(" · {n} waiting for the host"),
+        };
+        Some(format!("Live: {}{state}{waiting}", live.host_label()))
+    }
+
+    /// Save while live: the host writes main.composite (it owns the file).
+    pub(super) fn save_live(&mut self) {
+        match self.bench.doc.save_live() {
+            Ok(()) => {
+                self.bench.status = Some((
+                    "Asked the host to save main.composite…".to_owned(),
+                    Severity::Info,
+                ));
+                if let Some(next) = self.after_save.take() {
+                    self.carry_out(next);
+                }
+            }
+            Err(e) => {
+                self.after_save = None;
+                self.error = Some(format!("Could not save.\n\n{e}"));
+            }
+        }
+    }
+
+    /// Writes the session recording to `path` (nothing once the session has ended).
+    pub(super) fn save_recording(&mut self, path: &std::path::Path) {
+        let Some(live) = self.bench.doc.live() else {
+            return;
+        };
+        let recording = live.recording(&format!("Live session at {}", live.host_label()));
+        match scenetree_dcl::io::scenario::save_scenario(&recording, path) {
+            Ok(()) => {
+                self.bench.status = Some((
+                    format!(
+                        "Saved the session recording ({} steps) to {}",
+                        recording.steps.len(),
+                        path.display()
+                    ),
+                    Severity::Info,
+                ))
+            }
+            Err(e) => self.error = Some(format!("Could not save the recording.\n\n{e}")),
+        }
+    }
+}
+
+/// The settings of a session the window runs: what arrives wakes the window.
+fn live_settings(allow_remote: bool, ctx: &egui::Context) -> LiveSettings {
+    let ctx = ctx.clone();
+    LiveSettings {
+        allow_remote,
+        connect_timeout: None,
+        notify: Some(Arc::new(move || ctx.request_repaint())),
+    }
+}

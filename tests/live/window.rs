@@ -1,0 +1,242 @@
+//! The editor window on a live session, driven with egui_kittest: `--connect` joins, the title
+//! and status bar say live and to which host, another client's edit shows, a dropped host
+//! brings the offline bar while edits go on, and a host on another machine brings the
+//! warning that the data layer has no authentication; File ▸ Save Session Recording… writes
+//! the session, and the recording opens in the Peers workspace.
+
+use std::time::{Duration, Instant};
+
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use scenetree::editor::LinkState;
+use scenetree::ui::app::{Launch, ScenetreeApp};
+use scenetree::ui::workbench::Workspace;
+use scenetree_viewport::NullRenderer;
+
+use crate::dcl_host::DclHost;
+use crate::support::{ELEVATOR, IMAGE, WAIT, move_x, open, transform, wait_acknowledged};
+
+fn window(launch: Launch) -> Harness<'static, ScenetreeApp> {
+    let ctx = egui::Context::default();
+    let app = ScenetreeApp::with_storage(&ctx, launch, None, None);
+    Harness::builder()
+        .with_size(egui::vec2(1400.0, 900.0))
+        .build_ui_state(
+            |ui, app: &mut ScenetreeApp| app.draw(ui, &mut NullRenderer::default()),
+            app,
+        )
+}
+
+/// Runs frames until `done` holds (the session's threads wake the window in real use).
+fn frames_until(
+    h: &mut Harness<'static, ScenetreeApp>,
+    what: &str,
+    done: impl Fn(&ScenetreeApp) -> bool,
+) {
+    let deadline = Instant::now() + WAIT;
+    while !done(h.state()) {
+        assert!(Instant::now() < deadline, "waiting for {what}");
+        h.step();
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    h.step();
+}
+
+fn live_state(app: &ScenetreeApp) -> Option<LinkState> {
+    app.workbench().doc.live().map(|l| l.state())
+}
+
+#[test]
+fn connect_shows_the_host_live_and_offline_in_the_title_and_bars() {
+    let mut host = DclHost::start();
+    let mut h = window(Launch {
+        connect: Some(host.url()),
+        ..Launch::default()
+    });
+    frames_until(&mut h, "the connection", |a| {
+        live_state(a) == Some(LinkState::Connected)
+    });
+    let label = format!("127.0.0.1:{}", host.port);
+    assert!(
+        h.state().title().starts_with(&format!("Live: {label}")),
+        "{}",
+        h.state().title()
+    );
+    assert!(
+        h.query_by_label_contains(&format!("● live {label}"))
+            .is_some()
+    );
+    // Another window's edit arrives.
+    let mut other = open(&host);
+    move_x(&mut other, ELEVATOR, 9.25);
+    wait_acknowledged(&mut other);
+    frames_until(&mut h, "the other window's edit", |a| {
+        transform(&a.workbench().doc, ELEVATOR).position.x == 9.25
+    });
+    // The host goes away: the bar says so, and an edit waits.
+    host.settle_files();
+    host.kill();
+    frames_until(&mut h, "the dropped connection", |a| {
+        live_state(a) != Some(LinkState::Connected)
+    });
+    move_x(&mut h.state_mut().workbench_mut().doc, IMAGE, 4.5);
+    h.step();
+    assert!(
+        h.query_by_label_contains(&format!("Offline from {label}"))
+            .is_some()
+    );
+    assert!(
+        h.state().title().contains("(offline)"),
+        "{}",
+        h.state().title()
+    );
+    assert!(
+        h.state().title().contains("1 waiting for the host"),
+        "{}",
+        h.state().title()
+    );
+    host.restart();
+    frames_until(&mut h, "the reconnect and the write", |a| {
+        a.workbench()
+            .doc
+            .live()
+            .is_some_and(|l| l.state() == LinkState::Connected && l.waiting() == 0)
+    });
+    assert!(h.query_by_label_contains("Offline from").is_none());
+    let fresh = open(&host);
+    assert_eq!(transform(&fresh, IMAGE).position.x, 4.5);
+}
+
+#[test]
+fn a_host_on_another_machine_asks_first_and_warns() {
+    let mut h = window(Launch {
+        connect: Some("ws://192.0.2.1:8000/data-layer".into()),
+        ..Launch::default()
+    });
+    frames_until(&mut h, "the refusal", |a| {
+        a.workbench()
+            .status
+            .as_ref()
+            .is_some_and(|(s, _)| s.starts_with("Could not connect"))
+    });
+    assert!(
+        h.query_all_by_label_contains("has no authentication")
+            .next()
+            .is_some()
+    );
+    assert!(
+        h.query_all_by_label_contains("connect anyway")
+            .next()
+            .is_some()
+    );
+    assert!(h.state().workbench().doc.live().is_none());
+}
+
+/// Where the test's "system" file dialog saves the session recording.
+static RECORDING: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+
+fn picks_the_recording(pick: &scenetree::ui::file_dialog::FilePick) -> Option<std::path::PathBuf> {
+    use scenetree::ui::file_dialog::DialogPurpose;
+    (pick.purpose == DialogPurpose::SaveRecording)
+        .then(|| RECORDING.get().cloned())
+        .flatten()
+}
+
+#[test]
+fn save_session_recording_writes_the_session_and_it_opens_in_the_peers_workspace() {
+    let host = DclHost::start();
+    let mut h = window(Launch {
+        connect: Some(host.url()),
+        ..Launch::default()
+    });
+    frames_until(&mut h, "the connection", |a| {
+        live_state(a) == Some(LinkState::Connected)
+    });
+    // This window and another client reparent at once: a real cycle.
+    let mut other = open(&host);
+    let reparent = |entity, parent| scenetree::editor::Command::Reparent {
+        entities: vec![entity],
+        parent,
+        keep_world: false,
+    };
+    (h.state_mut().workbench_mut().doc)
+        .apply(reparent(ELEVATOR, IMAGE))
+        .unwrap();
+    other.apply(reparent(IMAGE, ELEVATOR)).unwrap();
+    wait_acknowledged(&mut other);
+    frames_until(&mut h, "the cycle, acknowledged", |a| {
+        let doc = &a.workbench().doc;
+        !doc.view().cycles().is_empty() && doc.live().is_some_and(|l| l.waiting() == 0)
+    });
+    let live_digest = h.state().workbench().doc.replica().digest();
+    // The Peers workspace shows the session: both columns with the cycle, the real messages.
+    h.state_mut().workbench_mut().workspace = Workspace::Peers;
+    h.run_steps(3);
+    assert!(h.query_by_label("● Live").is_some());
+    assert!(
+        (h.query_all_by_label_contains(&format!("Host 127.0.0.1:{}", host.port)))
+            .next()
+            .is_some()
+    );
+    for row in ["this editor → host (#1)", "host → this editor (#1)"] {
+        assert!(h.query_all_by_label(row).next().is_some(), "a row {row}");
+    }
+    assert!(
+        h.query_all_by_label("⟲ cycle").count() >= 2,
+        "the cycle in both columns"
+    );
+    h.state_mut().workbench_mut().workspace = Workspace::Editor;
+    h.run_steps(2);
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("session.scenario.json");
+    RECORDING.set(path.clone()).unwrap();
+    h.state_mut().set_native_file_picker(picks_the_recording);
+    h.get_by_label("File").click();
+    h.step();
+    h.get_by_label("Save Session Recording…").click();
+    frames_until(&mut h, "the recording saved", |a| {
+        (a.workbench().status.as_ref()).is_some_and(|(s, _)| s.starts_with("Saved the session"))
+    });
+
+    // Opened like any scenario file: the Peers workspace, this editor and the host as peers,
+    // the timeline stepping through what happened until the live state and its cycle.
+    let mut r = window(Launch {
+        file: Some(path),
+        ..Launch::default()
+    });
+    frames_until(&mut r, "the recording open", |a| !a.is_loading());
+    assert_eq!(r.state().workbench().workspace, Workspace::Peers);
+    let (sim, _) = r
+        .state()
+        .workbench()
+        .doc
+        .simulation()
+        .expect("simulated peers");
+    assert_eq!(sim.network().peer_count(), 2, "this editor and the host");
+    assert!(r.query_by_label("This editor (peer 1) (editing)").is_some());
+    let host_column = format!("Host 127.0.0.1:{} (peer 2)", host.port);
+    assert!(r.query_by_label(&host_column).is_some());
+    let steps = sim
+        .lesson()
+        .expect("played as a lesson")
+        .scenario()
+        .steps
+        .len();
+    assert!(
+        r.query_by_label_contains(&format!("Step 0 of {steps}"))
+            .is_some()
+    );
+    for _ in 0..steps {
+        r.get_by_label("Next step ⏵").click();
+        r.run_steps(3);
+    }
+    let shown = (r.state().workbench().doc.simulation())
+        .and_then(|(s, _)| s.lesson().map(|p| p.steps_shown()));
+    assert_eq!(shown, Some(steps));
+    assert_eq!(r.state().workbench().doc.replica().digest(), live_digest);
+    assert!(
+        r.query_all_by_label("⟲ cycle").next().is_some(),
+        "the cycle, badged"
+    );
+}

@@ -1,0 +1,84 @@
+//! Lesson 8 and the Nodes-vs-Transform mark, driven like a person would: two structural edits
+//! at once, the Inspector's tree keeps one writer's, the ≠ marks appear in the hierarchy and
+//! the peer columns with the count in the scene summary, and the repair button removes them
+//! in one undoable step.
+
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use scenetree::editor::Document;
+use scenetree::ui::Workbench;
+use scenetree::ui::workbench::{AppRequest, Workspace};
+use scenetree_core::model::Entity;
+use scenetree_viewport::NullRenderer;
+
+const BOOK: Entity = Entity(515);
+
+fn harness() -> Harness<'static, Workbench> {
+    let mut bench = Workbench::new(Document::default());
+    bench.viewport.animate_remote_changes = false;
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1600.0, 1000.0))
+        .build_ui_state(
+            |ui, bench: &mut Workbench| {
+                bench.ui(ui, &mut NullRenderer::default());
+                for request in bench.take_app_requests() {
+                    if let AppRequest::OpenLesson(index) = request {
+                        let (doc, _) = scenetree::ui::lessons::lesson_document(index).unwrap();
+                        bench.set_document(doc);
+                    }
+                }
+            },
+            bench,
+        );
+    h.run();
+    h
+}
+
+#[test]
+fn lesson_eight_shows_the_inspectors_lost_edit_and_the_repair_removes_it() {
+    let mut h = harness();
+    // What the Peers panel's lesson button does (lesson 8 is below the strip's fold).
+    let (doc, _) = scenetree::ui::lessons::lesson_document(7).unwrap();
+    h.state_mut().set_document(doc);
+    h.run();
+    assert_eq!(h.state().workspace, Workspace::Peers);
+    for _ in 0..3 {
+        h.get_by_label("Next step ⏵").click();
+        h.run();
+    }
+    // Both peers: Book's Transform says Shelf, the Inspector's tree says the root.
+    let misplaced = h.state().doc.inspector_tree_mismatches();
+    assert_eq!(misplaced.len(), 1);
+    assert_eq!(misplaced.list[0].entity, BOOK);
+    assert_eq!(
+        h.query_all_by_label_contains("≠ the Inspector's tree misplaces 1: Book")
+            .count(),
+        2,
+        "both peer columns say it"
+    );
+    // The editor: the hierarchy's badge, the summary's count and the repair.
+    h.state_mut().workspace = Workspace::Editor;
+    h.state_mut().doc.selection.set([]);
+    h.run();
+    assert!(
+        h.query_by_label("≠ Inspector").is_some(),
+        "the hierarchy's badge"
+    );
+    assert!(
+        h.query_by_label_contains("≠ 1 entity the Inspector's tree places elsewhere")
+            .is_some()
+    );
+    h.get_by_label("Rebuild the Inspector's tree from the Transforms")
+        .click();
+    h.run();
+    assert!(h.state().doc.inspector_tree_mismatches().is_empty());
+    assert!(h.query_by_label("≠ Inspector").is_none());
+    assert!(
+        h.query_by_label("Rebuild the Inspector's tree from the Transforms")
+            .is_none()
+    );
+    // One undoable step.
+    h.state_mut().doc.undo().unwrap();
+    h.run();
+    assert!(h.query_by_label("≠ Inspector").is_some());
+}
