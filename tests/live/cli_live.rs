@@ -82,7 +82,7 @@ fn live_run_performs_a_lessons_edits_and_saves() {
     // Saved: scenetree's reader sees the move in main.composite.
     let tree = scenetree(&["tree", "--json", host.dir.path().to_str().unwrap()]);
     let rows: serde_json::Value = serde_json::from_slice(&tree.stdout).unwrap();
-    let nft_row = rows
+    let nft_row = rows["entities"]
         .as_array()
         .unwrap()
         .iter()
