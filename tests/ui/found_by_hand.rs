@@ -237,6 +237,10 @@ fn edit_move_to_root_moves_the_selection_and_keeps_its_place_in_the_world() {
         world_after.abs_diff_eq(world_before, 1e-5),
         "{world_before:?} became {world_after:?}"
     );
+    // Now at the root: the Edit menu's item is greyed out, as the row menu's is.
+    let context = h.state().command_context(&h.ctx);
+    assert!(!UiCommand::MoveToRoot.applies(&context));
+    assert!(UiCommand::Duplicate.applies(&context));
 }
 
 /// A renderer whose model uploads never finish (a project's models on software GL), counting

@@ -140,6 +140,8 @@ pub struct CommandContext {
     pub can_paste: bool,
     /// A transform was copied: Paste Transform has something to paste.
     pub can_paste_transform: bool,
+    /// A selected entity has a parent other than the root: Move to Root would move it.
+    pub can_move_to_root: bool,
 }
 
 const fn key(modifiers: Modifiers, key: Key) -> KeyboardShortcut {
@@ -412,10 +414,11 @@ impl UiCommand {
             UiCommand::Undo => editing && c.can_undo,
             UiCommand::Redo => editing && c.can_redo,
             UiCommand::CreateEntity => editing,
+            // Greyed out when it would change nothing, as in the row menu.
+            UiCommand::MoveToRoot => editing && c.can_move_to_root,
             UiCommand::Duplicate
             | UiCommand::CreateChild
             | UiCommand::Delete
-            | UiCommand::MoveToRoot
             | UiCommand::Rename
             | UiCommand::Copy
             | UiCommand::CopyTransform

@@ -261,6 +261,8 @@ impl Workbench {
             has_project: self.doc.project.is_some(),
             can_paste: !self.copied_entities.is_empty(),
             can_paste_transform: self.clipboard.is_some(),
+            can_move_to_root: (self.doc.selection.entities().iter())
+                .any(|&e| self.doc.declared_parent(e) != Entity::ROOT),
         }
     }
 
