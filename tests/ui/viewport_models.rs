@@ -228,7 +228,7 @@ fn the_art_gallery_renders_its_models_and_the_missing_ones_placeholder() {
         Vec2::new(W as f32, H as f32),
     );
     assert_eq!(
-        picking::pick(&ray, &scene.items, &scene.assets).map(|h| h.entity),
+        picking::pick(&ray, &scene.items, &scene.assets, camera.marker_scale()).map(|h| h.entity),
         Some(GALLERY_BUILDING)
     );
     let _ = &mut tab;

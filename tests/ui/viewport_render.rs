@@ -194,6 +194,7 @@ fn showroom_selection_is_outlined_and_every_shape_is_drawn_where_picking_finds_i
             &camera.ray(Vec2::new(x as f32 + 0.5, y as f32 + 0.5), size),
             &scene.items,
             &scene.assets,
+            camera.marker_scale(),
         );
         assert_eq!(hit.map(|h| h.entity), Some(it.entity), "{:?}", it.shape);
     }
@@ -308,4 +309,41 @@ fn static_frames_do_not_reupload_and_65535_items_render() {
         covered * 10 > window * 6,
         "a dense field of items: {covered} of {window}"
     );
+}
+
+#[test]
+fn a_marker_covers_the_same_pixels_at_any_zoom() {
+    let mut rig = Rig::new();
+    let magenta = Color32::from_rgb(230, 30, 230);
+    let scene = ViewportScene {
+        items: vec![item(
+            520,
+            Shape::Marker,
+            Vec3::new(0.0, 1.0, 0.0),
+            magenta,
+            false,
+        )],
+        generation: 1,
+        gizmo_targets: vec![],
+        ..Default::default()
+    };
+    let marker_pixels = |rig: &mut Rig, distance: f32| {
+        let camera = OrbitCamera {
+            target: Vec3::new(0.0, 1.0, 0.0),
+            distance,
+            ..OrbitCamera::default()
+        };
+        let img = rig.render(&scene, &camera, &format!("marker-at-{distance}m"));
+        img.count(|_, _, c| c[0] > 90 && c[2] > 90 && u32::from(c[1]) * 2 < u32::from(c[0]))
+    };
+    let at_default = marker_pixels(&mut rig, 12.0);
+    assert!(at_default > 12, "the marker is drawn: {at_default} pixels");
+    for distance in [3.0, 48.0] {
+        let pixels = marker_pixels(&mut rig, distance);
+        let ratio = pixels as f32 / at_default as f32;
+        assert!(
+            (0.8..1.25).contains(&ratio),
+            "{pixels} pixels at {distance} m against {at_default} at 12 m"
+        );
+    }
 }

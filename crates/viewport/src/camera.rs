@@ -87,6 +87,9 @@ pub struct OrbitCamera {
     pub fov_y: f32,
 }
 
+/// The camera's distance from its target when it starts, meters.
+pub const DEFAULT_DISTANCE: f32 = 12.0;
+
 impl Default for OrbitCamera {
     /// Looks along +Z at the origin from 12 m away, about 27° above the ground.
     fn default() -> Self {
@@ -94,7 +97,7 @@ impl Default for OrbitCamera {
             target: Vec3::ZERO,
             yaw: 0.0,
             pitch: -0.47,
-            distance: 12.0,
+            distance: DEFAULT_DISTANCE,
             fov_y: 50f32.to_radians(),
         }
     }
@@ -137,6 +140,18 @@ impl OrbitCamera {
     /// The eye position (world space, meters).
     pub fn eye(&self) -> Vec3 {
         self.target - self.forward() * self.distance
+    }
+
+    /// How much a marker ([`crate::Shape::Marker`]) is scaled in this view: markers keep their
+    /// size on screen as the camera zooms (1 at [`DEFAULT_DISTANCE`], proportional to the
+    /// distance to the target), since a marker stands for an entity, not for a thing of a size.
+    pub fn marker_scale(&self) -> f32 {
+        let scale = self.distance / DEFAULT_DISTANCE;
+        if scale.is_finite() {
+            scale.clamp(1e-3, 1e4)
+        } else {
+            1.0
+        }
     }
 
     /// Near clip distance, meters: small enough to get close, large enough for depth precision.

@@ -19,8 +19,9 @@ use eframe::egui::Color32;
 use glam::{Mat4, Vec3};
 use rustc_hash::FxHashMap as HashMap;
 use three_d::{
-    ClearState, ColorMapping, ColorMaterial, Context, CpuMesh, Cull, InstancedMesh, Instances,
-    RenderStates, RenderTarget, Srgba, Texture2DRef, ToneMapping, Viewer, Viewport, WriteMask,
+    ClearState, ColorMapping, ColorMaterial, Context, CpuMesh, Cull, Geometry, InstancedMesh,
+    Instances, RenderStates, RenderTarget, Srgba, Texture2DRef, ToneMapping, Viewer, Viewport,
+    WriteMask,
 };
 
 use crate::style;
@@ -398,6 +399,17 @@ impl GpuScene {
         for batch in self.batches.values_mut() {
             if let Some(m) = &mut batch.material {
                 m.light_direction = key;
+            }
+        }
+        // Markers keep their size on screen: scaled in their own space before the instance
+        // matrix, which three-d's animation transform is.
+        let marker_scale = three_d::Mat4::from_scale(camera.marker_scale());
+        for (key, batch) in &mut self.batches {
+            if key.0 == MeshKey::Marker {
+                for mesh in [&mut batch.normal, &mut batch.selected, &mut batch.outline] {
+                    mesh.set_animation(move |_| marker_scale);
+                    mesh.animate(0.0);
+                }
             }
         }
         let [r, g, b, _] = background.to_normalized_gamma_f32();

@@ -25,11 +25,15 @@ pub struct Hit {
 
 /// The nearest item the ray hits (in front of its origin), if any. Items whose matrix cannot
 /// be inverted (a zero scale) or is not finite cannot be hit. Models are hit on their
-/// triangles (`assets` holds them; a model missing there is hit on its bounds).
-pub fn pick(ray: &Ray, items: &[DrawItem], assets: &SceneAssets) -> Option<Hit> {
+/// triangles (`assets` holds them; a model missing there is hit on its bounds). Markers are
+/// hit as drawn, `marker_scale` times their size ([`crate::OrbitCamera::marker_scale`]).
+pub fn pick(ray: &Ray, items: &[DrawItem], assets: &SceneAssets, marker_scale: f32) -> Option<Hit> {
     let mut best: Option<Hit> = None;
     for (index, item) in items.iter().enumerate() {
-        let instance = item.shape.instance_matrix(&item.world);
+        let mut instance = item.shape.instance_matrix(&item.world);
+        if item.shape == Shape::Marker {
+            instance *= Mat4::from_scale(Vec3::splat(marker_scale));
+        }
         let hit = match item.shape {
             Shape::Model { asset, bounds } => match assets.models.get(&asset) {
                 Some(model) => intersect_triangles(ray, &bounds, &model.triangles, &instance),

@@ -15,8 +15,10 @@ use scenetree_dcl::{ViewportShape, viewport_shape};
 /// * `Cylinder`: 1 m tall along local +Y, centred, with the given radii at the top (y = +0.5)
 ///   and bottom (y = −0.5); a radius of 0 makes a cone.
 /// * `Plane`: 1 m × 1 m in the local XY plane, centred, visible from both sides.
-/// * `Marker`: a 0.25 m diamond for entities without a mesh. It follows the entity's world
-///   position and rotation but not its scale, so it stays visible under scaled parents.
+/// * `Marker`: a diamond for entities without a mesh, 0.25 m across at the camera's default
+///   distance and the same size on screen at any zoom (see `OrbitCamera::marker_scale`). It
+///   follows the entity's world position and rotation but not its scale, so it stays visible
+///   under scaled parents.
 /// * `GltfPlaceholder`: a 1 m cube standing in for a `GltfContainer` model that is loading,
 ///   missing or broken.
 /// * `Model`: a loaded glTF model, in the entity's local space as the model file places it.

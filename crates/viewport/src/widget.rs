@@ -504,7 +504,13 @@ impl Viewport {
         {
             let ray = self.camera.ray(p, size);
             out.pick = Some(Pick {
-                entity: picking::pick(&ray, &scene.items, &scene.assets).map(|h| h.entity),
+                entity: picking::pick(
+                    &ray,
+                    &scene.items,
+                    &scene.assets,
+                    self.camera.marker_scale(),
+                )
+                .map(|h| h.entity),
                 ctrl: modifiers.command || modifiers.ctrl,
                 shift: modifiers.shift,
             });

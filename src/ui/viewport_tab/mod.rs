@@ -118,9 +118,13 @@ impl ViewportTab {
         let camera = &self.viewport.camera;
         let square = glam::Vec2::ONE;
         let ray = camera.ray(square * 0.5, square);
-        let on_surface =
-            scenetree_viewport::picking::pick(&ray, &self.scene.items, &self.scene.assets)
-                .map(|hit| hit.distance);
+        let on_surface = scenetree_viewport::picking::pick(
+            &ray,
+            &self.scene.items,
+            &self.scene.assets,
+            camera.marker_scale(),
+        )
+        .map(|hit| hit.distance);
         // The ground, in front of the camera and not beyond the far reaches of a scene.
         let on_ground = (ray.direction.y < -1e-3)
             .then(|| -ray.origin.y / ray.direction.y)

@@ -200,6 +200,7 @@ fn picking_finds_the_nearest_item_under_the_pointer() {
             &cam.ray(Vec2::new(s.x, s.y), SIZE),
             &items,
             &Default::default(),
+            cam.marker_scale(),
         )
     };
     let hit = at(Vec3::new(0.0, 0.5, 0.0)).unwrap();
@@ -214,6 +215,53 @@ fn picking_finds_the_nearest_item_under_the_pointer() {
         Entity::from_parts(514, 0)
     );
     assert!(at(Vec3::new(-4.0, 0.0, 0.0)).is_none(), "empty ground");
+}
+
+#[test]
+fn a_marker_keeps_its_size_on_screen_as_the_camera_zooms() {
+    let marker = [item(520, Shape::Marker, Mat4::from_translation(Vec3::ZERO))];
+    // The marker's half width on screen, in pixels, measured by picking: the farthest pixel
+    // right of its centre that still hits it.
+    let half_width = |cam: &OrbitCamera| {
+        let centre = cam.project(Vec3::ZERO, SIZE).unwrap();
+        (0..200)
+            .take_while(|&dx| {
+                let p = Vec2::new(centre.x + dx as f32, centre.y);
+                picking::pick(
+                    &cam.ray(p, SIZE),
+                    &marker,
+                    &Default::default(),
+                    cam.marker_scale(),
+                )
+                .is_some()
+            })
+            .count()
+    };
+    let near = OrbitCamera {
+        distance: 3.0,
+        ..OrbitCamera::default()
+    };
+    let far = OrbitCamera {
+        distance: 60.0,
+        ..OrbitCamera::default()
+    };
+    let (at_default, at_near, at_far) = (
+        half_width(&OrbitCamera::default()),
+        half_width(&near),
+        half_width(&far),
+    );
+    assert!(
+        at_default >= 4,
+        "a marker is a few pixels wide: {at_default}"
+    );
+    for (what, px) in [("zoomed in", at_near), ("zoomed out", at_far)] {
+        assert!(
+            px.abs_diff(at_default) <= 1,
+            "{what}: {px} px against {at_default} px"
+        );
+    }
+    assert_eq!(near.marker_scale(), 0.25);
+    assert_eq!(OrbitCamera::default().marker_scale(), 1.0);
 }
 
 #[test]
