@@ -38,7 +38,10 @@ fn bench(c: &mut Criterion) {
         glam::Vec2::new(1280.0, 800.0),
     );
     group.bench_function("pick", |b| {
-        b.iter(|| picking::pick(std::hint::black_box(&ray), &scene.items, &scene.assets))
+        b.iter(|| {
+            let ray = std::hint::black_box(&ray);
+            picking::pick(ray, &scene.items, &scene.assets, camera.marker_scale())
+        })
     });
 
     let gl = egl::headless_gl().expect("surfaceless EGL (Mesa)");
