@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::editor::{Command, Document, LinkState, LiveError, LiveNote, LiveSettings};
-use scenetree_core::crdt::scenario::{self, Action};
+use scenetree_core::crdt::scenario::{self, ScenarioAction};
 use scenetree_core::model::{Entity, decode_name, ids};
 use scenetree_dcl::io;
 use scenetree_live::ConnectError;
@@ -218,7 +218,7 @@ fn edit_actions(text: &str) -> Result<Vec<(String, Value)>, String> {
 /// One action as this client: its peer is ours, its entity names are looked up in the host's
 /// scene as it is now (an earlier action may have renamed one), and the core's parser reads
 /// the rest (components by name, base64, quaternions).
-fn parse_action(doc: &Document, action: &Value) -> Result<Action, String> {
+fn parse_action(doc: &Document, action: &Value) -> Result<ScenarioAction, String> {
     let mut action = action.clone();
     let object = action.as_object_mut().ok_or("not an object")?;
     object.insert("peer".into(), Value::from(1));
@@ -272,9 +272,9 @@ fn entity_named(doc: &Document, name: &str) -> Result<Entity, String> {
 }
 
 /// The editor command an action is, as this client (so Nodes follows, values are checked).
-fn command_of(doc: &Document, action: &Action) -> Result<Command, String> {
+fn command_of(doc: &Document, action: &ScenarioAction) -> Result<Command, String> {
     Ok(match action.clone() {
-        Action::Move {
+        ScenarioAction::Move {
             entity,
             parent,
             position,
@@ -289,8 +289,8 @@ fn command_of(doc: &Document, action: &Action) -> Result<Command, String> {
             t.scale = scale.unwrap_or(t.scale);
             Command::SetTransforms(vec![(entity, t)])
         }
-        Action::Rename { entity, name, .. } => Command::Rename { entity, name },
-        Action::Put {
+        ScenarioAction::Rename { entity, name, .. } => Command::Rename { entity, name },
+        ScenarioAction::Put {
             entity,
             component,
             data,
@@ -300,14 +300,14 @@ fn command_of(doc: &Document, action: &Action) -> Result<Command, String> {
             component,
             value: Some(data),
         },
-        Action::DeleteComponent {
+        ScenarioAction::DeleteComponent {
             entity, component, ..
         } => Command::SetComponent {
             entity,
             component,
             value: None,
         },
-        Action::DeleteEntity { entity, .. } => Command::Delete {
+        ScenarioAction::DeleteEntity { entity, .. } => Command::Delete {
             entities: vec![entity],
         },
         other => return Err(format!("{other:?} is not an edit")),

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use scenetree_core::crdt::scenario::{Action, ErrorAt, Selector, parse};
+use scenetree_core::crdt::scenario::{ErrorAt, ScenarioAction, Selector, parse};
 use scenetree_core::crdt::{
     AutoDelivery, DeliveryOrder, LocalWrite, MessageFilter, MessageId, Network, PeerId, Replica,
 };
@@ -63,7 +63,7 @@ fn a_scenario_reads_names_peers_and_actions() {
     let a = &s.steps[0].actions;
     assert_eq!(
         a[0],
-        Action::Move {
+        ScenarioAction::Move {
             peer: PeerId(2),
             entity: Entity(512),
             parent: Some(Entity(513)),
@@ -74,7 +74,7 @@ fn a_scenario_reads_names_peers_and_actions() {
     );
     assert_eq!(
         a[1],
-        Action::Deliver(Selector::Route {
+        ScenarioAction::Deliver(Selector::Route {
             from: Some(PeerId(2)),
             to: Some(PeerId(1)),
             nth: 1
@@ -82,7 +82,7 @@ fn a_scenario_reads_names_peers_and_actions() {
     );
     assert_eq!(
         a[2],
-        Action::DeliverAll {
+        ScenarioAction::DeliverAll {
             order: DeliveryOrder::Random,
             filter: MessageFilter {
                 from: None,
@@ -92,7 +92,7 @@ fn a_scenario_reads_names_peers_and_actions() {
     );
     assert_eq!(
         a[3],
-        Action::SetAutoDelivery(Some(AutoDelivery {
+        ScenarioAction::SetAutoDelivery(Some(AutoDelivery {
             latency: 3,
             jitter: 0
         }))

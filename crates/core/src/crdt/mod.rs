@@ -15,7 +15,7 @@ pub use network::{
     WriteReceipt,
 };
 pub use replica::{ApplyOutcome, LwwEntry, Replica, ReplicaVersion, WriteError};
-pub use scenario::{Action, Scenario, ScenarioError, ScenarioPlayer, ScenarioStep};
+pub use scenario::{Scenario, ScenarioAction, ScenarioError, ScenarioPlayer, ScenarioStep};
 pub use stream::{
     DecodeError, DecodeErrorKind, DecodedStream, StreamItem, StreamReader, decode_stream,
 };

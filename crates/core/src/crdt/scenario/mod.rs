@@ -19,7 +19,7 @@
 //! ```
 //!
 //! Entities are ids or names declared in `initial.entities`; peers are numbered from 1. The
-//! actions (`"do"`) are listed in [`Action`]; [`parse`] documents each one's fields. Parsing is
+//! actions (`"do"`) are listed in [`ScenarioAction`]; [`parse`] documents each one's fields. Parsing is
 //! pure (`&str` in, [`Scenario`] or an error with its JSON path out); reading files is `io`'s job.
 //! A scenario is only good when it also *plays*: [`Scenario::run`] reports the first action
 //! that cannot run (say, a delivery when nothing is in flight) with its path.
@@ -97,7 +97,7 @@ pub struct ScenarioStep {
     /// What the user should look at after this step.
     pub text: Option<String>,
     /// The actions, run in order.
-    pub actions: Vec<Action>,
+    pub actions: Vec<ScenarioAction>,
 }
 
 /// Which in-flight message an action means.
@@ -115,7 +115,7 @@ pub enum Selector {
 
 /// One scripted action. Each maps to network operations; see [`parse`] for the JSON.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Action {
+pub enum ScenarioAction {
     /// `"move"`: write the entity's Transform on `peer`; fields left out keep that peer's
     /// current values (identity when it has no Transform). Position in meters, local.
     Move {

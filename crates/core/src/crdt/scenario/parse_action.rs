@@ -3,7 +3,7 @@
 use glam::{Quat, Vec3};
 
 use super::parse::{Node, Parser};
-use super::{Action, ScenarioError, Selector};
+use super::{ScenarioAction, ScenarioError, Selector};
 use crate::crdt::network::{AutoDelivery, DeliveryOrder, MessageFilter, MessageId};
 use crate::crdt::stream::decode_stream;
 
@@ -32,7 +32,7 @@ impl Parser {
         Ok(Selector::Route { from, to, nth })
     }
 
-    pub(super) fn action(&self, node: &Node) -> Result<Action, ScenarioError> {
+    pub(super) fn action(&self, node: &Node) -> Result<ScenarioAction, ScenarioError> {
         const MESSAGE: [&str; 5] = ["do", "id", "from", "to", "nth"];
         let what = node.req("do")?;
         let kind = what.str()?;
@@ -49,7 +49,7 @@ impl Parser {
                         .map(|v| v.floats::<3>().map(Vec3::from_array))
                         .transpose()
                 };
-                Action::Move {
+                ScenarioAction::Move {
                     peer: peer()?,
                     entity: entity()?,
                     parent: node.get("parent").map(|p| self.entity(&p)).transpose()?,
@@ -63,7 +63,7 @@ impl Parser {
             }
             "rename" => {
                 node.only(&["do", "peer", "entity", "name"])?;
-                Action::Rename {
+                ScenarioAction::Rename {
                     peer: peer()?,
                     entity: entity()?,
                     name: node.req("name")?.str()?.to_string(),
@@ -74,14 +74,14 @@ impl Parser {
                 let (peer, entity, component) = (peer()?, entity()?, component()?);
                 let data = node.req("base64")?.base64()?;
                 if kind == "put" {
-                    Action::Put {
+                    ScenarioAction::Put {
                         peer,
                         entity,
                         component,
                         data,
                     }
                 } else {
-                    Action::Append {
+                    ScenarioAction::Append {
                         peer,
                         entity,
                         component,
@@ -91,7 +91,7 @@ impl Parser {
             }
             "delete_component" => {
                 node.only(&["do", "peer", "entity", "component"])?;
-                Action::DeleteComponent {
+                ScenarioAction::DeleteComponent {
                     peer: peer()?,
                     entity: entity()?,
                     component: component()?,
@@ -99,7 +99,7 @@ impl Parser {
             }
             "delete_entity" => {
                 node.only(&["do", "peer", "entity"])?;
-                Action::DeleteEntity {
+                ScenarioAction::DeleteEntity {
                     peer: peer()?,
                     entity: entity()?,
                 }
@@ -111,7 +111,7 @@ impl Parser {
                 let decoded = decode_stream(&bytes).map_err(|e| {
                     stream.error(format!("at byte {} of the stream: {}", e.offset, e.kind))
                 })?;
-                Action::Authored {
+                ScenarioAction::Authored {
                     peer: peer()?,
                     messages: decoded.messages,
                 }
@@ -120,14 +120,14 @@ impl Parser {
                 node.only(&MESSAGE)?;
                 let sel = self.selector(node)?;
                 match kind {
-                    "deliver" => Action::Deliver(sel),
-                    "drop" => Action::Drop(sel),
-                    _ => Action::Duplicate(sel),
+                    "deliver" => ScenarioAction::Deliver(sel),
+                    "drop" => ScenarioAction::Drop(sel),
+                    _ => ScenarioAction::Duplicate(sel),
                 }
             }
             "reorder" => {
                 node.only(&["do", "id", "from", "to", "nth", "index"])?;
-                Action::Reorder {
+                ScenarioAction::Reorder {
                     message: self.selector(node)?,
                     index: usize::try_from(node.req("index")?.uint()?).unwrap_or(usize::MAX),
                 }
@@ -147,7 +147,7 @@ impl Parser {
                         }
                     },
                 };
-                Action::DeliverAll {
+                ScenarioAction::DeliverAll {
                     order,
                     filter: MessageFilter {
                         from: self.opt_peer(node, "from")?,
@@ -157,7 +157,7 @@ impl Parser {
             }
             "offline" | "online" => {
                 node.only(&["do", "peer"])?;
-                Action::SetOnline {
+                ScenarioAction::SetOnline {
                     peer: peer()?,
                     online: kind == "online",
                 }
@@ -166,9 +166,9 @@ impl Parser {
                 node.only(&["do", "ticks"])?;
                 let ticks = node.req("ticks")?.uint()?;
                 if kind == "tick" {
-                    Action::Tick { ticks }
+                    ScenarioAction::Tick { ticks }
                 } else {
-                    Action::Advance { ticks }
+                    ScenarioAction::Advance { ticks }
                 }
             }
             "auto_delivery" => {
@@ -180,9 +180,9 @@ impl Parser {
                     if node.get("latency").is_some() || node.get("jitter").is_some() {
                         return Err(off.error("\"off\" takes no latency or jitter"));
                     }
-                    Action::SetAutoDelivery(None)
+                    ScenarioAction::SetAutoDelivery(None)
                 } else {
-                    Action::SetAutoDelivery(Some(AutoDelivery {
+                    ScenarioAction::SetAutoDelivery(Some(AutoDelivery {
                         latency: node.req("latency")?.uint()?,
                         jitter: node
                             .get("jitter")
@@ -194,7 +194,7 @@ impl Parser {
             }
             "one_message_per_tick" => {
                 node.only(&["do", "on"])?;
-                Action::SetOneMessagePerTick(node.req("on")?.bool()?)
+                ScenarioAction::SetOneMessagePerTick(node.req("on")?.bool()?)
             }
             other => {
                 return Err(what.error(format!(

@@ -1,14 +1,14 @@
 //! Playing a scenario: its actions on a network, one step at a time.
 
-use super::{Action, Scenario, ScenarioError, Selector};
+use super::{Scenario, ScenarioAction, ScenarioError, Selector};
 use crate::crdt::network::{Event, LocalWrite, MessageFilter, MessageId, Network, NetworkError};
 use crate::model::Transform;
 
 /// Runs one action.
-pub(super) fn perform(net: &mut Network, action: &Action) -> Result<(), String> {
+pub(super) fn perform(net: &mut Network, action: &ScenarioAction) -> Result<(), String> {
     let err = |e: NetworkError| e.to_string();
     match action {
-        Action::Move {
+        ScenarioAction::Move {
             peer,
             entity,
             parent,
@@ -29,11 +29,11 @@ pub(super) fn perform(net: &mut Network, action: &Action) -> Result<(), String> 
                 .map(drop)
                 .map_err(err)
         }
-        Action::Rename { peer, entity, name } => net
+        ScenarioAction::Rename { peer, entity, name } => net
             .write(*peer, LocalWrite::name(*entity, name))
             .map(drop)
             .map_err(err),
-        Action::Put {
+        ScenarioAction::Put {
             peer,
             entity,
             component,
@@ -49,7 +49,7 @@ pub(super) fn perform(net: &mut Network, action: &Action) -> Result<(), String> 
             )
             .map(drop)
             .map_err(err),
-        Action::Append {
+        ScenarioAction::Append {
             peer,
             entity,
             component,
@@ -65,7 +65,7 @@ pub(super) fn perform(net: &mut Network, action: &Action) -> Result<(), String> 
             )
             .map(drop)
             .map_err(err),
-        Action::DeleteComponent {
+        ScenarioAction::DeleteComponent {
             peer,
             entity,
             component,
@@ -79,11 +79,11 @@ pub(super) fn perform(net: &mut Network, action: &Action) -> Result<(), String> 
             )
             .map(drop)
             .map_err(err),
-        Action::DeleteEntity { peer, entity } => net
+        ScenarioAction::DeleteEntity { peer, entity } => net
             .write(*peer, LocalWrite::DeleteEntity { entity: *entity })
             .map(drop)
             .map_err(err),
-        Action::Authored { peer, messages } => net
+        ScenarioAction::Authored { peer, messages } => net
             .write(
                 *peer,
                 LocalWrite::Authored {
@@ -92,30 +92,30 @@ pub(super) fn perform(net: &mut Network, action: &Action) -> Result<(), String> 
             )
             .map(drop)
             .map_err(err),
-        Action::Deliver(sel) => net.deliver(select(net, sel)?).map(drop).map_err(err),
-        Action::DeliverAll { order, filter } => {
+        ScenarioAction::Deliver(sel) => net.deliver(select(net, sel)?).map(drop).map_err(err),
+        ScenarioAction::DeliverAll { order, filter } => {
             net.deliver_all(*order, *filter);
             Ok(())
         }
-        Action::Drop(sel) => net.drop_message(select(net, sel)?).map_err(err),
-        Action::Duplicate(sel) => net.duplicate(select(net, sel)?).map(drop).map_err(err),
-        Action::Reorder { message, index } => {
+        ScenarioAction::Drop(sel) => net.drop_message(select(net, sel)?).map_err(err),
+        ScenarioAction::Duplicate(sel) => net.duplicate(select(net, sel)?).map(drop).map_err(err),
+        ScenarioAction::Reorder { message, index } => {
             net.reorder(select(net, message)?, *index).map_err(err)
         }
-        Action::SetOnline { peer, online } => net.set_online(*peer, *online).map_err(err),
-        Action::Tick { ticks } => {
+        ScenarioAction::SetOnline { peer, online } => net.set_online(*peer, *online).map_err(err),
+        ScenarioAction::Tick { ticks } => {
             net.tick(*ticks);
             Ok(())
         }
-        Action::Advance { ticks } => {
+        ScenarioAction::Advance { ticks } => {
             net.advance(*ticks);
             Ok(())
         }
-        Action::SetAutoDelivery(auto) => {
+        ScenarioAction::SetAutoDelivery(auto) => {
             net.set_auto_delivery(*auto);
             Ok(())
         }
-        Action::SetOneMessagePerTick(on) => {
+        ScenarioAction::SetOneMessagePerTick(on) => {
             net.set_one_message_per_tick(*on);
             Ok(())
         }

@@ -5,7 +5,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use serde_json::{Map, Value, json};
 
-use super::{Action, FORMAT, InitialState, Scenario, ScenarioStep, Selector};
+use super::{FORMAT, InitialState, Scenario, ScenarioAction, ScenarioStep, Selector};
 use crate::crdt::message::{CrdtMessage, encode_stream};
 use crate::crdt::network::{DeliveryOrder, EventKind, LocalWrite, Network, PeerId};
 use crate::model::{Transform, decode_name, encode_name, ids};
@@ -108,13 +108,13 @@ fn selector_into(obj: &mut Map<String, Value>, sel: &Selector) {
     }
 }
 
-fn action_json(action: &Action) -> Value {
+fn action_json(action: &ScenarioAction) -> Value {
     let mut o = Map::new();
     let mut put = |k: &str, v: Value| {
         o.insert(k.to_string(), v);
     };
     match action {
-        Action::Move {
+        ScenarioAction::Move {
             peer: p,
             entity,
             parent,
@@ -138,7 +138,7 @@ fn action_json(action: &Action) -> Value {
                 put("scale", json!(s.to_array()));
             }
         }
-        Action::Rename {
+        ScenarioAction::Rename {
             peer: p,
             entity,
             name,
@@ -148,19 +148,19 @@ fn action_json(action: &Action) -> Value {
             put("entity", json!(entity.0));
             put("name", json!(name));
         }
-        Action::Put {
+        ScenarioAction::Put {
             peer: p,
             entity,
             component,
             data,
         }
-        | Action::Append {
+        | ScenarioAction::Append {
             peer: p,
             entity,
             component,
             data,
         } => {
-            let kind = if matches!(action, Action::Put { .. }) {
+            let kind = if matches!(action, ScenarioAction::Put { .. }) {
                 "put"
             } else {
                 "append"
@@ -171,7 +171,7 @@ fn action_json(action: &Action) -> Value {
             put("component", json!(component));
             put("base64", json!(BASE64.encode(data)));
         }
-        Action::DeleteComponent {
+        ScenarioAction::DeleteComponent {
             peer: p,
             entity,
             component,
@@ -181,26 +181,28 @@ fn action_json(action: &Action) -> Value {
             put("entity", json!(entity.0));
             put("component", json!(component));
         }
-        Action::DeleteEntity { peer: p, entity } => {
+        ScenarioAction::DeleteEntity { peer: p, entity } => {
             put("do", json!("delete_entity"));
             put("peer", peer(*p));
             put("entity", json!(entity.0));
         }
-        Action::Authored { peer: p, messages } => {
+        ScenarioAction::Authored { peer: p, messages } => {
             put("do", json!("authored"));
             put("peer", peer(*p));
             put("stream", json!(BASE64.encode(encode_stream(messages))));
         }
-        Action::Deliver(sel) | Action::Drop(sel) | Action::Duplicate(sel) => {
+        ScenarioAction::Deliver(sel)
+        | ScenarioAction::Drop(sel)
+        | ScenarioAction::Duplicate(sel) => {
             let kind = match action {
-                Action::Deliver(_) => "deliver",
-                Action::Drop(_) => "drop",
+                ScenarioAction::Deliver(_) => "deliver",
+                ScenarioAction::Drop(_) => "drop",
                 _ => "duplicate",
             };
             o.insert("do".into(), json!(kind));
             selector_into(&mut o, sel);
         }
-        Action::DeliverAll { order, filter } => {
+        ScenarioAction::DeliverAll { order, filter } => {
             put("do", json!("deliver_all"));
             if *order != DeliveryOrder::Send {
                 put("order", json!(order.as_str()));
@@ -212,33 +214,33 @@ fn action_json(action: &Action) -> Value {
                 put("to", peer(t));
             }
         }
-        Action::Reorder { message, index } => {
+        ScenarioAction::Reorder { message, index } => {
             o.insert("do".into(), json!("reorder"));
             selector_into(&mut o, message);
             o.insert("index".into(), json!(index));
         }
-        Action::SetOnline { peer: p, online } => {
+        ScenarioAction::SetOnline { peer: p, online } => {
             put("do", json!(if *online { "online" } else { "offline" }));
             put("peer", peer(*p));
         }
-        Action::Tick { ticks } => {
+        ScenarioAction::Tick { ticks } => {
             put("do", json!("tick"));
             put("ticks", json!(ticks));
         }
-        Action::Advance { ticks } => {
+        ScenarioAction::Advance { ticks } => {
             put("do", json!("advance"));
             put("ticks", json!(ticks));
         }
-        Action::SetAutoDelivery(None) => {
+        ScenarioAction::SetAutoDelivery(None) => {
             put("do", json!("auto_delivery"));
             put("off", json!(true));
         }
-        Action::SetAutoDelivery(Some(a)) => {
+        ScenarioAction::SetAutoDelivery(Some(a)) => {
             put("do", json!("auto_delivery"));
             put("latency", json!(a.latency));
             put("jitter", json!(a.jitter));
         }
-        Action::SetOneMessagePerTick(on) => {
+        ScenarioAction::SetOneMessagePerTick(on) => {
             put("do", json!("one_message_per_tick"));
             put("on", json!(on));
         }
@@ -283,27 +285,27 @@ impl Network {
 }
 
 /// The action that replays an event exactly.
-fn action_of(kind: &EventKind) -> Action {
+fn action_of(kind: &EventKind) -> ScenarioAction {
     match kind {
         EventKind::Write { peer, write, .. } => write_action(*peer, write),
-        EventKind::Deliver { message, .. } => Action::Deliver(Selector::Id(message.id)),
-        EventKind::Drop { message } => Action::Drop(Selector::Id(message.id)),
-        EventKind::Duplicate { original, .. } => Action::Duplicate(Selector::Id(*original)),
-        EventKind::Reorder { id, to, .. } => Action::Reorder {
+        EventKind::Deliver { message, .. } => ScenarioAction::Deliver(Selector::Id(message.id)),
+        EventKind::Drop { message } => ScenarioAction::Drop(Selector::Id(message.id)),
+        EventKind::Duplicate { original, .. } => ScenarioAction::Duplicate(Selector::Id(*original)),
+        EventKind::Reorder { id, to, .. } => ScenarioAction::Reorder {
             message: Selector::Id(*id),
             index: *to,
         },
-        EventKind::SetOnline { peer, online } => Action::SetOnline {
+        EventKind::SetOnline { peer, online } => ScenarioAction::SetOnline {
             peer: *peer,
             online: *online,
         },
-        EventKind::Tick { ticks } => Action::Tick { ticks: *ticks },
-        EventKind::SetAutoDelivery { auto } => Action::SetAutoDelivery(*auto),
-        EventKind::SetOneMessagePerTick { on } => Action::SetOneMessagePerTick(*on),
+        EventKind::Tick { ticks } => ScenarioAction::Tick { ticks: *ticks },
+        EventKind::SetAutoDelivery { auto } => ScenarioAction::SetAutoDelivery(*auto),
+        EventKind::SetOneMessagePerTick { on } => ScenarioAction::SetOneMessagePerTick(*on),
     }
 }
 
-fn write_action(peer: PeerId, write: &LocalWrite) -> Action {
+fn write_action(peer: PeerId, write: &LocalWrite) -> ScenarioAction {
     match write.clone() {
         LocalWrite::Put {
             entity,
@@ -316,7 +318,7 @@ fn write_action(peer: PeerId, write: &LocalWrite) -> Action {
                 && t.is_finite()
                 && t.to_bytes()[..] == data[..]
             {
-                return Action::Move {
+                return ScenarioAction::Move {
                     peer,
                     entity,
                     parent: Some(t.parent),
@@ -329,9 +331,9 @@ fn write_action(peer: PeerId, write: &LocalWrite) -> Action {
                 && let Some(name) = decode_name(&data)
                 && encode_name(&name) == data
             {
-                return Action::Rename { peer, entity, name };
+                return ScenarioAction::Rename { peer, entity, name };
             }
-            Action::Put {
+            ScenarioAction::Put {
                 peer,
                 entity,
                 component,
@@ -342,18 +344,18 @@ fn write_action(peer: PeerId, write: &LocalWrite) -> Action {
             entity,
             component,
             data,
-        } => Action::Append {
+        } => ScenarioAction::Append {
             peer,
             entity,
             component,
             data,
         },
-        LocalWrite::DeleteComponent { entity, component } => Action::DeleteComponent {
+        LocalWrite::DeleteComponent { entity, component } => ScenarioAction::DeleteComponent {
             peer,
             entity,
             component,
         },
-        LocalWrite::DeleteEntity { entity } => Action::DeleteEntity { peer, entity },
-        LocalWrite::Authored { messages } => Action::Authored { peer, messages },
+        LocalWrite::DeleteEntity { entity } => ScenarioAction::DeleteEntity { peer, entity },
+        LocalWrite::Authored { messages } => ScenarioAction::Authored { peer, messages },
     }
 }
