@@ -26,12 +26,17 @@ pub struct Hit {
 /// The nearest item the ray hits (in front of its origin), if any. Items whose matrix cannot
 /// be inverted (a zero scale) or is not finite cannot be hit. Models are hit on their
 /// triangles (`assets` holds them; a model missing there is hit on its bounds). Markers are
-/// hit as drawn, `marker_scale` times their size ([`crate::OrbitCamera::marker_scale`]).
+/// hit as drawn, `marker_scale` times their size ([`crate::OrbitCamera::marker_scale`]); since
+/// they keep their size on screen, markers far away overlap, so among the markers hit the one
+/// whose centre is nearest the ray wins, and it wins over a shape only in front of it.
 pub fn pick(ray: &Ray, items: &[DrawItem], assets: &SceneAssets, marker_scale: f32) -> Option<Hit> {
-    let mut best: Option<Hit> = None;
+    let mut nearest_shape: Option<Hit> = None;
+    // The marker hit and its centre's distance from the ray, meters.
+    let mut closest_marker: Option<(Hit, f32)> = None;
     for (index, item) in items.iter().enumerate() {
         let mut instance = item.shape.instance_matrix(&item.world);
-        if item.shape == Shape::Marker {
+        let is_marker = item.shape == Shape::Marker;
+        if is_marker {
             instance *= Mat4::from_scale(Vec3::splat(marker_scale));
         }
         let hit = match item.shape {
@@ -41,17 +46,33 @@ pub fn pick(ray: &Ray, items: &[DrawItem], assets: &SceneAssets, marker_scale: f
             },
             _ => intersect_shape(ray, &item.shape, &instance),
         };
-        if let Some(distance) = hit
-            && best.is_none_or(|b| distance < b.distance)
-        {
-            best = Some(Hit {
-                index,
-                entity: item.entity,
-                distance,
-            });
+        let Some(distance) = hit else { continue };
+        let hit = Hit {
+            index,
+            entity: item.entity,
+            distance,
+        };
+        if is_marker {
+            let off_ray = distance_from_ray(ray, instance.w_axis.truncate());
+            if closest_marker.is_none_or(|(_, best)| off_ray < best) {
+                closest_marker = Some((hit, off_ray));
+            }
+        } else if nearest_shape.is_none_or(|b| distance < b.distance) {
+            nearest_shape = Some(hit);
         }
     }
-    best
+    match (nearest_shape, closest_marker) {
+        (Some(shape), Some((marker, _))) if shape.distance <= marker.distance => Some(shape),
+        (_, Some((marker, _))) => Some(marker),
+        (shape, None) => shape,
+    }
+}
+
+/// How far `point` lies from the line of `ray`, meters (world space).
+fn distance_from_ray(ray: &Ray, point: Vec3) -> f32 {
+    let direction = ray.direction.normalize_or_zero();
+    let to_point = point - ray.origin;
+    (to_point - direction * to_point.dot(direction)).length()
 }
 
 /// Distance in meters along `ray` (world space) to the first point of `shape` placed by

@@ -265,6 +265,54 @@ fn a_marker_keeps_its_size_on_screen_as_the_camera_zooms() {
 }
 
 #[test]
+fn overlapping_markers_are_picked_by_their_centre_and_hidden_by_a_shape_in_front() {
+    // Zoomed out, a marker half a meter beside and two behind another overlaps it on screen;
+    // each is still picked at its centre.
+    let cam = OrbitCamera {
+        distance: 60.0,
+        ..OrbitCamera::default()
+    };
+    let behind = cam.forward() * 2.0 + cam.right() * 0.3;
+    let mut items = vec![
+        item(512, Shape::Marker, Mat4::IDENTITY),
+        item(513, Shape::Marker, Mat4::from_translation(behind)),
+    ];
+    let pick_at = |items: &[DrawItem], p: Vec3| {
+        let s = cam.project(p, SIZE).unwrap();
+        let ray = cam.ray(Vec2::new(s.x, s.y), SIZE);
+        picking::pick(&ray, items, &Default::default(), cam.marker_scale()).map(|h| h.entity)
+    };
+    for (p, n) in [(Vec3::ZERO, 512), (behind, 513)] {
+        assert_eq!(pick_at(&items, p), Some(Entity::from_parts(n, 0)), "{p}");
+    }
+    // A wall between the camera and the markers hides them; behind them it does not.
+    let wall = |z: f32| {
+        item(
+            600,
+            Shape::Box,
+            Mat4::from_scale_rotation_translation(
+                Vec3::new(10.0, 10.0, 0.1),
+                Quat::IDENTITY,
+                Vec3::new(0.0, 0.0, z),
+            ),
+        )
+    };
+    items.push(wall(-5.0));
+    assert_eq!(
+        pick_at(&items, Vec3::ZERO),
+        Some(Entity::from_parts(600, 0)),
+        "in front"
+    );
+    items.pop();
+    items.push(wall(5.0));
+    assert_eq!(
+        pick_at(&items, Vec3::ZERO),
+        Some(Entity::from_parts(512, 0)),
+        "behind"
+    );
+}
+
+#[test]
 fn picking_respects_rotation_and_non_uniform_scale() {
     // A 4 m × 0.2 m × 0.2 m bar turned 90° about Y: it lies along world Z.
     let bar = Mat4::from_scale_rotation_translation(
