@@ -22,5 +22,5 @@ pub use core_ids::{
 pub use entity::Entity;
 pub use euler::EulerOrder;
 pub use huge_pages::HugePageAlloc;
-pub use prefetch::prefetch;
+pub use prefetch::{prefetch, prefetch_at};
 pub use transform::{Decomposed, Transform, TransformDecodeError, decompose};
