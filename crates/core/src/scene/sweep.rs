@@ -233,17 +233,13 @@ impl SceneView {
         self.stats.worlds_recomputed += outcome.recomputed;
     }
 
-    /// Re-reads every node from `source` and recomputes every world in the same pass, stamping
-    /// the nodes read with `pass`. A node whose structure did not change (still live or not,
+    /// Re-reads every node from `source` and recomputes every world in the same pass. A node
+    /// whose structure did not change (still live or not,
     /// still with or without a Transform, same declared parent) gets its new local matrix
     /// here; the others are returned in `deferred` with their old local matrix, for the caller
     /// to apply one by one and propagate.
-    pub(super) fn sweep_read_all(
-        &mut self,
-        source: &impl TransformSource,
-        pass: u32,
-    ) -> SweepOutcome {
-        self.sweep(|rows, slots, range| read_run(source, pass, rows, slots, range))
+    pub(super) fn sweep_read_all(&mut self, source: &impl TransformSource) -> SweepOutcome {
+        self.sweep(|rows, slots, range| read_run(source, rows, slots, range))
     }
 }
 
@@ -254,7 +250,6 @@ impl SceneView {
 /// that memory latency overlaps with the matrix work instead of stalling every slot.
 fn read_run(
     source: &impl TransformSource,
-    pass: u32,
     rows: &Rows<'_>,
     slots: Slots<'_>,
     range: Range<usize>,
@@ -284,13 +279,24 @@ fn read_run(
                     }
                 }
             }
-            let mut node = slots.node.get(s);
+            let node = slots.node.get(s);
             let p = node.parent;
             if p == NONE {
                 continue; // a hole
             }
             let (entry, hint) = source.read_hinted(rows.entity[s], node.source_hint);
-            node.source_hint = hint;
+            // The record is written back only when the source moved the row: a sweep that
+            // writes every record dirties its lines, and writing them back to memory cost more
+            // than the reads (the caller knows which slots were read without a stamp).
+            if hint != node.source_hint {
+                slots.node.set(
+                    s,
+                    Node {
+                        source_hint: hint,
+                        ..node
+                    },
+                );
+            }
             out.read += 1;
             out.live += usize::from(entry.is_some());
             let f = node.flags;
@@ -307,11 +313,9 @@ fn read_run(
                     local = new;
                     slots.local.set(s, Matrix(local));
                 }
-                node.mark = pass;
             } else {
                 out.deferred.push(s as u32);
             }
-            slots.node.set(s, node);
             slots
                 .world
                 .set(s, Matrix(slots.world.get(p as usize).0 * local));

@@ -97,7 +97,7 @@ impl SceneView {
             // sweep over the slots (on every core for a large view). The view's arrays are
             // walked sequentially, only the source is looked up at random, and nothing is
             // hashed or allocated per node. Nodes whose structure changed are applied after.
-            let outcome = self.sweep_read_all(source, pass);
+            let outcome = self.sweep_read_all(source);
             read_in_bulk = self.entity.len();
             // When every live entity of the source is a node read above, the journal names
             // nothing left to read (an entity that is not a node and not live changes
