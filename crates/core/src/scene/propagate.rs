@@ -52,8 +52,9 @@ pub(super) unsafe fn recompute_subtree(
             if p == NONE {
                 continue; // a hole
             }
-            // SAFETY: `p` is the top's parent or a node of the subtree computed before this
-            // one (parents come first); the subtree's slots are this call's alone.
+            // SAFETY: `r + k` is below `end`, clamped to the slots, and `p` is a slot: the
+            // top's parent or a node of the subtree computed before this one (parents come
+            // first); the subtree's slots are this call's alone.
             unsafe { world.set(r + k, Matrix(world.get(p as usize).0 * local.0)) };
             computed += 1;
             // Children outside the range: the tail of the child list (NONE wraps to 0).
@@ -194,9 +195,10 @@ impl SceneView {
                     }
                 }
                 let node = &links.node[t as usize];
-                if node.last_child == NONE {
+                if node.last_child == NONE && node.parent != NONE {
                     // A leaf, the most common top: no range to walk.
-                    // SAFETY: one thread; the slot is the leaf's, its parent's is not written.
+                    // SAFETY: one thread; `t` and its parent are slots (checked: not `NONE`);
+                    // the slot is the leaf's, its parent's is not written.
                     unsafe {
                         let parent = world.get(node.parent as usize).0;
                         world.set(t as usize, Matrix(parent * links.local[t as usize].0));

@@ -49,27 +49,28 @@ impl<'a, T: Copy> SharedSlots<'a, T> {
         crate::model::prefetch_at(self.ptr.wrapping_add(i.min(self.len)));
     }
 
-    /// Reads slot `i`.
+    /// Reads slot `i`. Unchecked in release builds: a bounds check with its panic path on
+    /// every access made the compiler spill the passes' matrices to the stack.
     ///
     /// # Safety
-    /// No other thread writes slot `i` during the pass.
-    // SAFETY: an unsafe fn because only the caller can rule out that concurrent write.
+    /// `i < self.len()`, and no other thread writes slot `i` during the pass.
+    // SAFETY: an unsafe fn because only the caller can vouch for the index and the threads.
     #[inline(always)]
     pub unsafe fn get(self, i: usize) -> T {
-        assert!(i < self.len, "slot {i} of {}", self.len);
-        // SAFETY: in bounds (checked above); the caller rules out a concurrent write.
+        debug_assert!(i < self.len, "slot {i} of {}", self.len);
+        // SAFETY: the caller guarantees the index is in bounds and rules out a concurrent write.
         unsafe { *self.ptr.add(i) }
     }
 
-    /// Writes slot `i`.
+    /// Writes slot `i` (unchecked in release builds, as [`Self::get`]).
     ///
     /// # Safety
-    /// No other thread reads or writes slot `i` during the pass.
-    // SAFETY: an unsafe fn because only the caller can rule out those concurrent accesses.
+    /// `i < self.len()`, and no other thread reads or writes slot `i` during the pass.
+    // SAFETY: an unsafe fn because only the caller can vouch for the index and the threads.
     #[inline(always)]
     pub unsafe fn set(self, i: usize, value: T) {
-        assert!(i < self.len, "slot {i} of {}", self.len);
-        // SAFETY: in bounds (checked above); the caller rules out any concurrent access.
+        debug_assert!(i < self.len, "slot {i} of {}", self.len);
+        // SAFETY: the caller guarantees the index is in bounds and rules out any other access.
         unsafe { *self.ptr.add(i) = value }
     }
 }

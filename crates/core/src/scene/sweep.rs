@@ -95,7 +95,8 @@ fn plan(node: &[Node], chunk: usize) -> Plan {
     let n = node.len();
     let range_of = |s: usize| -> (usize, u32) {
         if node[s].flags & flag::FREE == 0 {
-            (node[s].end as usize, node[s].parent)
+            // Clamped: the passes index the slot arrays unchecked within these ranges.
+            ((node[s].end as usize).min(n), node[s].parent)
         } else {
             (s + 1, NONE)
         }
@@ -214,8 +215,8 @@ impl SceneView {
         let outcome = self.sweep(|_, slots, range| {
             let mut recomputed = 0;
             for s in range {
-                // SAFETY: slot `s` is this run's; its parent was computed before (see
-                // `Slots`), and neither records nor locals are written by this sweep.
+                // SAFETY: slot `s` is this run's (runs lie within the slots) and its parent a
+                // slot, computed before (see `Slots`); records and locals are not written here.
                 unsafe {
                     let p = slots.node.get(s).parent;
                     if p != NONE {
@@ -262,8 +263,9 @@ fn read_run(
         // run's end positions are not at hand: locate. A hole's stale entity costs a useless
         // hint, no more.
         let (far, near) = (s + 2 * READ_AHEAD, s + READ_AHEAD);
-        // SAFETY: slots `s`, `near` and `far` (when inside the run) are this run's, and a
-        // parent's world was computed before the run or earlier in it (see `Slots`).
+        // SAFETY: slots `s`, `near` and `far` (when inside the run) are this run's, which
+        // lies within the slots, and a parent (a slot) had its world computed before the run
+        // or earlier in it (see `Slots`).
         unsafe {
             let far_hint = (far < end).then(|| slots.node.get(far).source_hint);
             if far_hint.is_none_or(|h| h == NO_HINT)
