@@ -174,9 +174,9 @@ pub struct SceneView {
     pub(super) spare_matrix: Vec<Matrix>,
     /// How a parallel sweep cuts the slots (see `sweep.rs`), kept until they change.
     pub(super) plan: Option<std::sync::Arc<super::sweep::Plan>>,
-    /// Nodes appended at the end since the last full layout (new nodes, moved subtrees): they
-    /// sit apart from their parents' blocks. See `update.rs`. (Moved subtrees leave holes,
-    /// which the compaction counts.)
+    /// Nodes appended at the end since the last full layout (new nodes, and every node of each
+    /// moved subtree): they sit apart from their parents' blocks. See `update.rs`. (Moved
+    /// subtrees also leave holes, which the compaction counts.)
     pub(super) appended_since_layout: usize,
     /// Worlds recomputed by incremental updates since the last full layout: the work a
     /// scattered layout slows down, which pays for laying it out again. See `update.rs`.

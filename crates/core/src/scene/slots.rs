@@ -116,6 +116,7 @@ impl SceneView {
             self.cycle[o] = NONE;
         }
         self.plan = None;
+        self.appended_since_layout += order.len();
         self.link(base, parent);
         base
     }

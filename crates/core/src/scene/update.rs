@@ -197,8 +197,8 @@ impl SceneView {
             self.generation += 1;
         }
         // Holes left by moves and removals: compact once they outnumber the nodes. New nodes
-        // appended at the end sit apart from their siblings, so walks of their subtrees jump
-        // around memory: lay out again once they are half the view (amortized: the view has
+        // and moved subtrees appended at the end sit apart from their parents' blocks, so
+        // updates jump around memory: lay out again once they are half the view (amortized: the view has
         // grown by half since the last layout, which cost O(view)), or an eighth of it once
         // the worlds recomputed since the last layout add up to four views. A layout costs
         // about as much as recomputing three or four views' worlds (60,000 nodes: 5-9 ms), so
