@@ -544,9 +544,9 @@ fn the_seed_check_can_fail() {
 const ALLOWED_IMPORT_CYCLES: [(&str, &[&str], &str); 2] = [
     (
         "crates/core/src/scene",
-        &["hierarchy", "propagate", "sweep"],
-        "SceneView is defined in hierarchy; propagate and sweep are its update passes, \
-         split out by concern, and read its fields",
+        &["hierarchy", "sweep"],
+        "SceneView is defined in hierarchy; sweep is its whole-view pass, split out by \
+         concern, which reads its fields, and the view keeps the sweep's plan and defaults",
     ),
     (
         "src/editor",

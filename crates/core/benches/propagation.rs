@@ -5,7 +5,7 @@
 //! criterion's throughput set to N elements, so "time / N" is the cost per entity:
 //!
 //! - `from_source`: a from-scratch build (`SceneView::from_source`): read every entity, find
-//!   cycles, link, lay slots out breadth-first, compute every world.
+//!   cycles, link, lay slots out in preorder, compute every world.
 //! - `recompute_all_worlds` (**full recompute**): every world matrix recomputed from the cached
 //!   local matrices, topology unchanged (`SceneView::recompute_all_worlds`).
 //! - `all_locals_changed` (full recompute through the source): every entity gets a new local

@@ -22,7 +22,7 @@ pub use core_ids::{
 pub use entity::Entity;
 pub use euler::EulerOrder;
 pub use huge_pages::HugePageAlloc;
-pub use prefetch::prefetch;
+pub use prefetch::{prefetch, prefetch_at};
 pub use transform::{
     Decomposed, Transform, TransformDecodeError, TransformProblem, decompose, shown_quat,
 };

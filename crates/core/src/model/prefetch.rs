@@ -10,9 +10,17 @@ const LINE: usize = 64;
 /// results, nothing on targets without the instruction.
 #[inline(always)]
 pub fn prefetch<T>(value: &T) {
+    prefetch_at(std::ptr::from_ref(value));
+}
+
+/// [`prefetch`] by address: the lines a `T` at `value` would occupy. Any address will do (a
+/// hint never faults), so code that shares a slice between threads through raw pointers can
+/// hint a slot without making a reference to it.
+#[inline(always)]
+pub fn prefetch_at<T>(value: *const T) {
     #[cfg(target_arch = "x86_64")]
     {
-        let start = std::ptr::from_ref(value).cast::<u8>();
+        let start = value.cast::<u8>();
         let first = start as usize / LINE;
         let last = (start as usize + size_of::<T>().max(1) - 1) / LINE;
         for line in 0..=(last - first) {

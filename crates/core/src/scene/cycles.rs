@@ -23,22 +23,22 @@ impl SceneView {
             let mut s = start as usize;
             loop {
                 if s == ROOT_SLOT as usize
-                    || self.flags[s] & flag::HAS_TRANSFORM == 0
+                    || self.node[s].flags & flag::HAS_TRANSFORM == 0
                     || self.cycle[s] != NONE
                 {
                     break; // reached the root, an implicit or Transform-less node, or a known cycle
                 }
-                if self.mark[s] == pass {
+                if self.node[s].mark == pass {
                     if self.walk[s] == walk_id {
                         let members = self.record_cycle(s);
                         new_members.extend(members);
                     }
                     break;
                 }
-                self.mark[s] = pass;
+                self.node[s].mark = pass;
                 self.walk[s] = walk_id;
                 self.stats.cycle_walk_steps += 1;
-                match self.index.get(self.declared[s]) {
+                match self.index.get(self.node[s].declared) {
                     Some(p) => s = p as usize,
                     None => break,
                 }
@@ -50,10 +50,10 @@ impl SceneView {
     /// Records the cycle through `on_cycle` and returns its member slots.
     fn record_cycle(&mut self, on_cycle: usize) -> Vec<u32> {
         let mut slots = vec![on_cycle as u32];
-        let mut s = self.node_slot(self.declared[on_cycle]) as usize;
+        let mut s = self.node_slot(self.node[on_cycle].declared) as usize;
         while s != on_cycle {
             slots.push(s as u32);
-            s = self.node_slot(self.declared[s]) as usize;
+            s = self.node_slot(self.node[s].declared) as usize;
         }
         // Canonical order: parent order, starting from the smallest entity.
         let start = (0..slots.len())

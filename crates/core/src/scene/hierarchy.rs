@@ -11,15 +11,22 @@
 //!   implicit node: the identity at the root. The child stays under it (reason
 //!   [`Fallback::MissingParent`]).
 //!
-//! Storage is a structure of arrays indexed by *slot*. Slot 0 is the root. A full rebuild lays
-//! slots out in breadth-first order (every parent before its children, siblings together), so
-//! a full recompute of the world matrices is one linear pass.
-//! Nothing here recurses on the call stack, so a 100,000-deep chain is fine.
+//! Storage is a structure of arrays indexed by *slot*. Slot 0 is the root. The slots form
+//! *blocks*, each the preorder layout of a subtree (a node, then each child's subtree in
+//! turn), so every node's subtree is the slot range `slot..end[slot]` plus the subtrees of its
+//! *outlying* children: children linked after the block was laid out, which sit in later
+//! blocks. A full layout makes the root's subtree one block (no outliers); a node whose
+//! parent changes moves, with its subtree, to a new block at the end; a new node is a block of
+//! its own at the end. Every parent's slot is before its children's, so a full recompute of
+//! the world matrices is one linear pass, and a changed node's subtree is recomputed by
+//! reading its range in order. Nothing here recurses on the call stack, so a 100,000-deep
+//! chain is fine.
 //!
 //! This file holds the data and the read-only queries; `update.rs` keeps it in step with the
-//! source, `slots.rs` allocates and moves nodes, `cycles.rs` finds parenting cycles,
-//! `propagate.rs` computes world matrices (`sweep.rs`: whole-view passes, on every core),
-//! `model::entity_index` maps entities to slots.
+//! source, `slots.rs` allocates and moves nodes, `layout.rs` lays every node out again,
+//! `cycles.rs` finds parenting cycles, `propagate.rs` computes world matrices (`sweep.rs`:
+//! whole-view passes, on every core; `shared.rs`: the slot arrays those passes share between
+//! threads), `model::entity_index` maps entities to slots.
 
 use glam::{Affine3A, Mat4};
 
@@ -77,58 +84,107 @@ pub(super) mod flag {
     pub const FREE: u8 = 4;
 }
 
+/// The fields of a slot that an update reads and writes together (a changed node is read,
+/// compared, marked and then recomputed from its record), in one 32-byte record: a changed
+/// node costs one cache line here instead of one per field array.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C, align(32))]
+pub(super) struct Node {
+    /// Effective parent slot (`NONE` only for the root and free slots).
+    pub parent: u32,
+    /// The end (exclusive) of the slot's range in its block: the slots after it up to there
+    /// hold its descendants laid out with it, or holes. The root's is `NONE` (every slot).
+    pub end: u32,
+    /// The last child in the child list (see `SceneView::first_child`), or `NONE`.
+    pub last_child: u32,
+    /// Visit stamp: `mark == pass` means "seen in the current pass" (reading changes, cycle
+    /// search, moves). See [`SceneView::next_pass`].
+    pub mark: u32,
+    /// The parent the entity's Transform declares (the root without one).
+    pub declared: Entity,
+    /// Where the source last stored the node's Transform ([`super::NO_HINT`]: unknown), kept
+    /// by bulk re-reads (see [`super::TransformSource::read_hinted`]).
+    pub source_hint: u32,
+    /// See [`flag`].
+    pub flags: u8,
+    /// The first slot of the node's block: the child of the root it lies under in the laid-out
+    /// part, or the block appended at the end that holds it.
+    pub block: u32,
+}
+
+impl Node {
+    /// A node that is not linked yet.
+    pub fn new(flags: u8) -> Node {
+        Node {
+            parent: NONE,
+            end: NONE,
+            last_child: NONE,
+            mark: 0,
+            declared: Entity::ROOT,
+            source_hint: super::source::NO_HINT,
+            flags,
+            block: NONE,
+        }
+    }
+}
+
+/// A world or local matrix on a cache line of its own (a plain `Affine3A` is only 16-byte
+/// aligned, so most would straddle two lines).
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C, align(64))]
+pub(super) struct Matrix(pub Affine3A);
+
 /// The render tree derived from a [`TransformSource`].
 #[derive(Clone, Debug)]
 pub struct SceneView {
     /// Entity → slot of every node.
     pub(super) index: EntityIndex,
     pub(super) entity: Vec<Entity>,
-    pub(super) declared: Vec<Entity>,
-    /// Effective parent slot (`NONE` only for the root and free slots).
-    pub(super) parent: Vec<u32>,
+    /// The hot fields of every slot.
+    pub(super) node: Vec<Node>,
+    /// Child lists: the children laid out with the node first, in slot order, then its
+    /// outlying children (slots at or after its `end`) in the order they were linked.
     pub(super) first_child: Vec<u32>,
-    pub(super) last_child: Vec<u32>,
     pub(super) next_sibling: Vec<u32>,
     pub(super) prev_sibling: Vec<u32>,
-    pub(super) local: Vec<Affine3A>,
-    pub(super) world: Vec<Affine3A>,
-    pub(super) flags: Vec<u8>,
+    pub(super) local: Vec<Matrix>,
+    pub(super) world: Vec<Matrix>,
     /// How many nodes declare this slot's entity as their parent.
     pub(super) referrers: Vec<u32>,
     /// Index into `cycles`, or `NONE`.
     pub(super) cycle: Vec<u32>,
-    /// Where the source last stored the node's Transform ([`super::NO_HINT`]: unknown), kept
-    /// by bulk re-reads (see [`super::TransformSource::read_hinted`]).
-    pub(super) source_hint: Vec<u32>,
-    /// Visit stamps: `mark[s] == pass` means "seen in the current pass" (reading changes,
-    /// cycle search, dirty propagation). See [`SceneView::next_pass`].
-    pub(super) mark: Vec<u32>,
     /// Per-pass scratch: the walk id during cycle search, the covered flag while finding the
     /// topmost dirty nodes.
     pub(super) walk: Vec<u32>,
-    /// Per-update scratch: the slots whose worlds to recompute, in order.
-    pub(super) order: Vec<u32>,
+    /// Per-update scratch: the topmost changed nodes, whose subtrees to recompute.
+    pub(super) tops: Vec<u32>,
     /// Cycles by id (`None` once dissolved), each listed as in [`Fallback::Cycle`].
     pub(super) cycles: Vec<Option<Vec<Entity>>>,
     pub(super) free_cycles: Vec<u32>,
-    /// True while every node's parent slot is smaller than its own (the linear-pass layout).
-    /// Incremental updates keep it true: a node linked under a parent with a larger slot is
-    /// moved, with its subtree, to fresh slots at the end. Freed slots stay empty (holes)
-    /// until a compaction lays everything out again.
-    pub(super) topo_sorted: bool,
-    /// New nodes appended at the end since the last breadth-first layout: they sit apart from
-    /// their siblings. See `update.rs`. (Subtrees moved to the end leave holes, which the
-    /// compaction counts.)
+    /// Slots before this were laid out by the last full layout (one block per child of the
+    /// root, whose nodes all hang where they were laid out); blocks from here on were
+    /// appended since.
+    pub(super) tail_start: u32,
+    /// Scratch for sorting an update's changed slots (a bit per slot).
+    pub(super) dirty_bits: Vec<u64>,
+    /// Buffers a full layout rewrites arrays through, kept between layouts (see `layout.rs`).
+    pub(super) spare_u32: Vec<u32>,
+    pub(super) spare_entity: Vec<Entity>,
+    pub(super) spare_node: Vec<Node>,
+    pub(super) spare_matrix: Vec<Matrix>,
+    /// How a parallel sweep cuts the slots (see `sweep.rs`), kept until they change.
+    pub(super) plan: Option<std::sync::Arc<super::sweep::Plan>>,
+    /// Nodes appended at the end since the last full layout (new nodes, and every node of each
+    /// moved subtree): they sit apart from their parents' blocks. See `update.rs`. (Moved
+    /// subtrees also leave holes, which the compaction counts.)
     pub(super) appended_since_layout: usize,
-    /// Worlds recomputed by incremental updates since the last breadth-first layout: the
-    /// work a scattered layout slows down, which pays for laying it out again. See `update.rs`.
+    /// Worlds recomputed by incremental updates since the last full layout: the work a
+    /// scattered layout slows down, which pays for laying it out again. See `update.rs`.
     pub(super) recomputed_since_layout: usize,
     pub(super) pass: u32,
-    /// Views with at least this many nodes may propagate by sweeping the slots (see
-    /// `propagate.rs`); a field so that unit tests can force the sweep on small views.
-    pub(super) sweep_min_nodes: usize,
-    /// Views with at least this many slots sweep on every thread of rayon's pool, in chunks
-    /// of `parallel_chunk` slots (see `sweep.rs`). See [`SceneView::set_parallel_grain`].
+    /// Passes over at least this many slots (a whole-view sweep, or the changed subtrees
+    /// of an update) run on every thread of rayon's pool, in work items of about
+    /// `parallel_chunk` slots (see `sweep.rs`). See [`SceneView::set_parallel_grain`].
     pub(super) parallel_min_slots: usize,
     pub(super) parallel_chunk: usize,
     pub(super) cursor: u64,
@@ -153,28 +209,28 @@ impl SceneView {
         let mut view = SceneView {
             index: EntityIndex::default(),
             entity: Vec::new(),
-            declared: Vec::new(),
-            parent: Vec::new(),
+            node: Vec::new(),
             first_child: Vec::new(),
-            last_child: Vec::new(),
             next_sibling: Vec::new(),
             prev_sibling: Vec::new(),
             local: Vec::new(),
             world: Vec::new(),
-            flags: Vec::new(),
             referrers: Vec::new(),
             cycle: Vec::new(),
-            source_hint: Vec::new(),
-            mark: Vec::new(),
             walk: Vec::new(),
-            order: Vec::new(),
+            tops: Vec::new(),
             cycles: Vec::new(),
             free_cycles: Vec::new(),
-            topo_sorted: true,
+            tail_start: 1,
+            dirty_bits: Vec::new(),
+            spare_u32: Vec::new(),
+            spare_entity: Vec::new(),
+            spare_node: Vec::new(),
+            spare_matrix: Vec::new(),
+            plan: None,
             appended_since_layout: 0,
             recomputed_since_layout: 0,
             pass: 0,
-            sweep_min_nodes: super::propagate::SWEEP_MIN_NODES,
             parallel_min_slots: super::sweep::PARALLEL_MIN_SLOTS,
             parallel_chunk: super::sweep::PARALLEL_CHUNK,
             cursor: 0,
@@ -198,37 +254,32 @@ impl SceneView {
     pub(super) fn clear(&mut self, nodes: usize) {
         self.index.clear();
         for v in [
-            &mut self.parent,
             &mut self.first_child,
-            &mut self.last_child,
             &mut self.next_sibling,
             &mut self.prev_sibling,
             &mut self.referrers,
             &mut self.cycle,
             &mut self.walk,
-            &mut self.source_hint,
         ] {
             v.clear();
             v.reserve(nodes);
         }
         self.entity.clear();
         self.entity.reserve(nodes);
-        self.declared.clear();
-        self.declared.reserve(nodes);
+        self.node.clear();
+        self.node.reserve(nodes);
         self.local.clear();
         self.local.reserve(nodes);
         self.world.clear();
         self.world.reserve(nodes);
-        self.flags.clear();
-        self.flags.reserve(nodes);
-        self.mark.clear();
-        self.mark.reserve(nodes);
         self.cycles.clear();
         self.free_cycles.clear();
-        self.topo_sorted = true;
         let root = self.push_slot(Entity::ROOT, 0);
         debug_assert_eq!(root, ROOT_SLOT);
-        self.parent[ROOT_SLOT as usize] = NONE;
+        self.node[ROOT_SLOT as usize].end = NONE;
+        self.tail_start = 1;
+        self.plan = None;
+        self.appended_since_layout = 0;
     }
 
     // ----- queries -------------------------------------------------------------------------
@@ -254,18 +305,18 @@ impl SceneView {
 
     /// Slots that hold a node (not on the free list).
     pub(super) fn allocated_slots(&self) -> impl Iterator<Item = usize> + '_ {
-        (0..self.entity.len()).filter(|&s| self.flags[s] & flag::FREE == 0)
+        (0..self.entity.len()).filter(|&s| self.node[s].flags & flag::FREE == 0)
     }
 
     /// The parent the entity's Transform declares (the root when it has no Transform).
     pub fn declared_parent_of(&self, entity: Entity) -> Option<Entity> {
         let s = self.slot(entity)?;
-        (s != ROOT_SLOT as usize).then(|| self.declared[s])
+        (s != ROOT_SLOT as usize).then(|| self.node[s].declared)
     }
 
     /// The parent it is drawn under: the declared parent, or the root for cycle members.
     pub fn effective_parent_of(&self, entity: Entity) -> Option<Entity> {
-        let p = self.parent[self.slot(entity)?];
+        let p = self.node[self.slot(entity)?].parent;
         (p != NONE).then(|| self.entity[p as usize])
     }
 
@@ -299,18 +350,18 @@ impl SceneView {
 
     /// The world transform as an affine matrix.
     pub fn world_affine(&self, entity: Entity) -> Option<Affine3A> {
-        self.slot(entity).map(|s| self.world[s])
+        self.slot(entity).map(|s| self.world[s].0)
     }
 
     /// The local matrix used for drawing (identity without a Transform).
     pub fn local_affine(&self, entity: Entity) -> Option<Affine3A> {
-        self.slot(entity).map(|s| self.local[s])
+        self.slot(entity).map(|s| self.local[s].0)
     }
 
     /// True when the entity holds components (false for implicit parents and the root).
     pub fn is_live(&self, entity: Entity) -> bool {
         self.slot(entity)
-            .is_some_and(|s| self.flags[s] & flag::LIVE != 0)
+            .is_some_and(|s| self.node[s].flags & flag::LIVE != 0)
     }
 
     /// True for a declared parent that holds no components at all.
@@ -321,7 +372,7 @@ impl SceneView {
     /// True when the entity has a Transform.
     pub fn has_transform(&self, entity: Entity) -> bool {
         self.slot(entity)
-            .is_some_and(|s| self.flags[s] & flag::HAS_TRANSFORM != 0)
+            .is_some_and(|s| self.node[s].flags & flag::HAS_TRANSFORM != 0)
     }
 
     /// Why the entity is not drawn plainly under its declared parent.
@@ -332,7 +383,7 @@ impl SceneView {
         if let Some(members) = self.cycle_members_of_slot(s) {
             return Fallback::Cycle(members);
         }
-        let declared = self.declared[s];
+        let declared = self.node[s].declared;
         if s != ROOT_SLOT as usize && !declared.is_root() && !self.has_transform(declared) {
             return Fallback::MissingParent;
         }
@@ -344,7 +395,7 @@ impl SceneView {
     /// anything below it (their world matrices are not finite either).
     pub fn has_non_finite_local(&self, entity: Entity) -> bool {
         self.slot(entity)
-            .is_some_and(|s| !self.local[s].is_finite())
+            .is_some_and(|s| !self.local[s].0.is_finite())
     }
 
     /// The entity itself or its nearest ancestor (by effective parent) whose local matrix is not
@@ -353,10 +404,10 @@ impl SceneView {
     pub fn non_finite_source_of(&self, entity: Entity) -> Option<Entity> {
         let mut s = self.slot(entity)? as u32;
         while s != NONE {
-            if !self.local[s as usize].is_finite() {
+            if !self.local[s as usize].0.is_finite() {
                 return Some(self.entity[s as usize]);
             }
-            s = self.parent[s as usize];
+            s = self.node[s as usize].parent;
         }
         None
     }
@@ -366,7 +417,7 @@ impl SceneView {
     pub fn non_finite_locals(&self) -> Vec<Entity> {
         let mut out: Vec<Entity> = self
             .allocated_slots()
-            .filter(|&s| !self.local[s].is_finite())
+            .filter(|&s| !self.local[s].0.is_finite())
             .map(|s| self.entity[s])
             .collect();
         out.sort_unstable();
@@ -433,12 +484,13 @@ impl SceneView {
         self.stats
     }
 
-    /// Sets when whole-view passes (a rebuild's world computation, an update that changed most
-    /// of the scene) run on every thread of rayon's current pool: views of at least
-    /// `min_slots` slots, in work items of `chunk` slots (`usize::MAX` keeps every pass on one
-    /// thread). The defaults were measured on the benchmark forests; tests use tiny values to
-    /// run the parallel code on small views, benchmarks `usize::MAX` to time one thread.
-    /// Results do not depend on it: every world is computed by the same expression.
+    /// Sets when world passes (a rebuild's world computation, an update that changed most of
+    /// the scene, the changed subtrees of a smaller update) run on every thread of rayon's
+    /// current pool: passes over at least `min_slots` slots, in work items of about `chunk`
+    /// slots (`usize::MAX` keeps every pass on one thread). The defaults were measured on the
+    /// benchmark forests; tests use tiny values to run the parallel code on small views,
+    /// benchmarks `usize::MAX` to time one thread. Results do not depend on it: every world is
+    /// computed by the same expression.
     pub fn set_parallel_grain(&mut self, min_slots: usize, chunk: usize) {
         self.parallel_min_slots = min_slots;
         self.parallel_chunk = chunk.max(1);
@@ -463,29 +515,68 @@ impl SceneView {
             if s == ROOT_SLOT as usize {
                 continue;
             }
-            let p = self.parent[s];
+            let p = self.node[s].parent;
             assert!(
-                p != NONE && self.flags[p as usize] & flag::FREE == 0,
+                p != NONE && self.node[p as usize].flags & flag::FREE == 0,
                 "parent of {s}"
             );
-            if self.topo_sorted {
-                assert!((p as usize) < s, "slot {s} before its parent {p}");
+            assert!((p as usize) < s, "slot {s} before its parent {p}");
+            let end = self.node[s].end as usize;
+            assert!(s < end && end <= self.entity.len(), "range of {s}: ..{end}");
+            // Every node laid out in the range hangs inside it, with a range inside it.
+            for i in s + 1..end {
+                if self.node[i].flags & flag::FREE == 0 {
+                    let q = self.node[i].parent as usize;
+                    assert!(s <= q && q < end, "slot {i} in the range of {s} under {q}");
+                    assert!(
+                        self.node[i].end as usize <= end,
+                        "range of {i} inside {s}'s"
+                    );
+                }
+            }
+            if (p as usize) != ROOT_SLOT as usize && s >= self.node[p as usize].end as usize {
+                // An outlying child: the first slot of a block appended since the layout.
+                assert_eq!(self.node[s].block, s as u32, "outlying child {s} of {p}");
+                assert!(
+                    s >= self.tail_start as usize,
+                    "outlying child {s} in the laid-out part"
+                );
+            } else if (p as usize) != ROOT_SLOT as usize {
+                assert_eq!(
+                    self.node[s].block, self.node[p as usize].block,
+                    "block of {s}"
+                );
+            } else {
+                assert_eq!(self.node[s].block, s as u32, "block of {s}, under the root");
+            }
+            if s < self.tail_start as usize {
+                assert!(
+                    (p as usize) == ROOT_SLOT as usize || s < self.node[p as usize].end as usize,
+                    "slot {s} of the laid-out part is inside its parent {p}'s range"
+                );
             }
             children[p as usize] += 1;
-            referrers[self.index.get(self.declared[s]).expect("declared node") as usize] += 1;
+            referrers[self
+                .index
+                .get(self.node[s].declared)
+                .expect("declared node") as usize] += 1;
         }
         for &s in &allocated {
             let mut count = 0;
             let mut prev = NONE;
+            let mut outlying = false;
             let mut c = self.first_child[s];
             while c != NONE {
-                assert_eq!(self.parent[c as usize], s as u32, "child list of {s}");
+                assert_eq!(self.node[c as usize].parent, s as u32, "child list of {s}");
                 assert_eq!(self.prev_sibling[c as usize], prev, "prev link of {c}");
+                let out = c >= self.node[s].end;
+                assert!(out || !outlying, "outlying children of {s} come last");
+                outlying |= out;
                 prev = c;
                 count += 1;
                 c = self.next_sibling[c as usize];
             }
-            assert_eq!(self.last_child[s], prev, "last child of {s}");
+            assert_eq!(self.node[s].last_child, prev, "last child of {s}");
             assert_eq!(count, children[s], "children of {s}");
             assert_eq!(self.referrers[s], referrers[s], "referrers of {s}");
         }

@@ -2,9 +2,11 @@
 
 mod cycles;
 mod hierarchy;
+mod layout;
 pub mod order_explorer;
 pub mod policy;
 mod propagate;
+mod shared;
 mod slots;
 mod source;
 mod sweep;

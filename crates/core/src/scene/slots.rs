@@ -1,32 +1,32 @@
-//! Slots of a [`SceneView`]: appending nodes, moving subtrees behind their parents (which keeps
-//! the layout topological), and the child lists.
+//! Slots of a [`SceneView`]: appending nodes, moving subtrees to blocks of their own at the end
+//! (which keeps every parent before its children and every subtree a range), and the child
+//! lists.
 
 use glam::Affine3A;
 
-use super::hierarchy::{NONE, ROOT_SLOT, SceneView, flag};
-use super::source::NO_HINT;
+use super::hierarchy::{Matrix, NONE, Node, ROOT_SLOT, SceneView, flag};
 use crate::model::Entity;
 
 impl SceneView {
-    /// Appends a node. Freed slots are never reused: a new node at the end keeps every parent
-    /// before its children.
+    /// Appends a node, a block of its own. Freed slots are never reused: a new node at the end
+    /// keeps every parent before its children, and lies in no other node's range.
     pub(super) fn push_slot(&mut self, entity: Entity, flags: u8) -> u32 {
         let s = self.entity.len() as u32;
         self.entity.push(entity);
-        self.declared.push(Entity::ROOT);
-        self.parent.push(NONE);
+        self.node.push(Node {
+            end: s + 1,
+            block: s,
+            ..Node::new(flags)
+        });
+        self.plan = None;
         self.first_child.push(NONE);
-        self.last_child.push(NONE);
         self.next_sibling.push(NONE);
         self.prev_sibling.push(NONE);
-        self.local.push(Affine3A::IDENTITY);
-        self.world.push(Affine3A::IDENTITY);
-        self.flags.push(flags);
+        self.local.push(Matrix(Affine3A::IDENTITY));
+        self.world.push(Matrix(Affine3A::IDENTITY));
         self.referrers.push(0);
         self.cycle.push(NONE);
-        self.mark.push(0);
         self.walk.push(NONE);
-        self.source_hint.push(NO_HINT);
         self.appended_since_layout += 1;
         self.index.insert(entity, s);
         if s != ROOT_SLOT {
@@ -35,30 +35,42 @@ impl SceneView {
         s
     }
 
-    /// Moves `root` and its subtree to fresh slots at the end, breadth-first, so that it can
-    /// hang under a parent with a larger slot without breaking the topological layout. The
-    /// old slots become holes whose `walk` names the new slot (see [`Self::current_slot`]).
-    /// Costs O(subtree), no more than recomputing the subtree's worlds, which the move
-    /// requires anyway.
+    /// Moves `root` and its subtree to fresh slots at the end, a new block laid out in
+    /// preorder (its outlying children taken in), and links it last under its parent, whose
+    /// outlying child it becomes. The old slots become holes whose `walk` names the new slot
+    /// (see [`Self::current_slot`]). Costs O(subtree), no more than recomputing the subtree's
+    /// worlds, which the move requires anyway.
     pub(super) fn relocate_subtree(&mut self, root: u32) -> u32 {
-        let parent = self.parent[root as usize];
+        let parent = self.node[root as usize].parent;
         self.unlink(root);
-        let mut order = vec![root];
-        let mut head = 0;
-        while head < order.len() {
-            let mut c = self.first_child[order[head] as usize];
-            head += 1;
+        // Preorder, children in list order (so the new child lists are in slot order).
+        let mut order = Vec::new();
+        let mut stack = vec![root];
+        while let Some(s) = stack.pop() {
+            order.push(s);
+            let mut c = self.node[s as usize].last_child;
             while c != NONE {
-                order.push(c);
-                c = self.next_sibling[c as usize];
+                stack.push(c);
+                c = self.prev_sibling[c as usize];
             }
         }
+        // Subtree sizes, children before parents (reverse preorder), in `walk` for now.
+        for &s in &order {
+            self.walk[s as usize] = 1;
+        }
+        for &s in order.iter().skip(1).rev() {
+            let size = self.walk[s as usize];
+            self.walk[self.node[s as usize].parent as usize] += size;
+        }
         let base = self.entity.len() as u32;
+        let ends: Vec<u32> = (order.iter().enumerate())
+            .map(|(i, &s)| base + i as u32 + self.walk[s as usize])
+            .collect();
         for (i, &old) in order.iter().enumerate() {
             self.walk[old as usize] = base + i as u32;
         }
         // Every link inside the subtree points inside it; the root is unlinked.
-        for &old in &order {
+        for (&old, &end) in order.iter().zip(&ends) {
             let o = old as usize;
             let map = |x: u32| {
                 if x == NONE {
@@ -68,40 +80,43 @@ impl SceneView {
                 }
             };
             let (parent, first, last, next, prev) = (
-                map(self.parent[o]),
+                map(self.node[o].parent),
                 map(self.first_child[o]),
-                map(self.last_child[o]),
+                map(self.node[o].last_child),
                 map(self.next_sibling[o]),
                 map(self.prev_sibling[o]),
             );
             let new = self.entity.len() as u32;
             self.entity.push(self.entity[o]);
-            self.declared.push(self.declared[o]);
-            self.parent.push(parent);
+            self.node.push(Node {
+                parent,
+                end,
+                last_child: last,
+                block: base,
+                ..self.node[o]
+            });
             self.first_child.push(first);
-            self.last_child.push(last);
             self.next_sibling.push(next);
             self.prev_sibling.push(prev);
             self.local.push(self.local[o]);
             self.world.push(self.world[o]);
-            self.flags.push(self.flags[o]);
             self.referrers.push(self.referrers[o]);
             self.cycle.push(self.cycle[o]);
-            self.mark.push(self.mark[o]);
             self.walk.push(NONE);
-            self.source_hint.push(self.source_hint[o]);
             self.index.insert(self.entity[o], new);
         }
         for &old in &order {
             let o = old as usize;
-            self.flags[o] = flag::FREE;
-            self.parent[o] = NONE;
+            self.node[o].flags = flag::FREE;
+            self.node[o].parent = NONE;
             self.first_child[o] = NONE;
-            self.last_child[o] = NONE;
+            self.node[o].last_child = NONE;
             self.next_sibling[o] = NONE;
             self.prev_sibling[o] = NONE;
             self.cycle[o] = NONE;
         }
+        self.plan = None;
+        self.appended_since_layout += order.len();
         self.link(base, parent);
         base
     }
@@ -118,23 +133,20 @@ impl SceneView {
 
     pub(super) fn link(&mut self, child: u32, parent: u32) {
         let (c, p) = (child as usize, parent as usize);
-        self.parent[c] = parent;
+        self.node[c].parent = parent;
         self.next_sibling[c] = NONE;
-        self.prev_sibling[c] = self.last_child[p];
-        if self.last_child[p] == NONE {
+        self.prev_sibling[c] = self.node[p].last_child;
+        if self.node[p].last_child == NONE {
             self.first_child[p] = child;
         } else {
-            self.next_sibling[self.last_child[p] as usize] = child;
+            self.next_sibling[self.node[p].last_child as usize] = child;
         }
-        self.last_child[p] = child;
-        if parent > child {
-            self.topo_sorted = false;
-        }
+        self.node[p].last_child = child;
     }
 
     pub(super) fn unlink(&mut self, child: u32) {
         let c = child as usize;
-        let p = self.parent[c];
+        let p = self.node[c].parent;
         if p == NONE {
             return;
         }
@@ -145,11 +157,11 @@ impl SceneView {
             self.next_sibling[prev as usize] = next;
         }
         if next == NONE {
-            self.last_child[p as usize] = prev;
+            self.node[p as usize].last_child = prev;
         } else {
             self.prev_sibling[next as usize] = prev;
         }
-        self.parent[c] = NONE;
+        self.node[c].parent = NONE;
         self.prev_sibling[c] = NONE;
         self.next_sibling[c] = NONE;
     }

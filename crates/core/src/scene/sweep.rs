@@ -1,27 +1,32 @@
-//! Sweeps over the slots in their parents-first layout, on every core when the view is large:
-//! the full recompute of the world matrices, and the bulk read that re-reads every node from
-//! the source and recomputes its world in the same pass.
+//! Sweeps over every slot, parents first, on every core when the view is large: the full
+//! recompute of the world matrices, and the bulk read that re-reads every node from the
+//! source and recomputes its world in the same pass.
 //!
-//! A sweep cuts the slots into *bands*: runs in which every node's parent lies before the band
-//! starts. After a rebuild the layout is breadth-first, so each tree level is one band; a
-//! subtree moved to the end brings its own levels. The nodes of a band do not depend on each
-//! other, so a large band is cut into chunks computed in parallel; runs of small bands (a deep
-//! chain has one node per level) stay on one thread, in slot order. Every world is computed by
-//! the same expression, `world[parent] * local`, whichever thread computes it, so the result is
+//! One thread sweeps the slots in order. Several split the view by subtrees: the blocks (see
+//! `hierarchy.rs`) are cut into *bands*, runs of blocks whose first nodes' parents lie before
+//! the band, so the blocks of a band do not depend on each other (after a full layout every
+//! child of the root starts one, and all of them form one band). A block larger than two work
+//! items is split below its first node, which is computed first on the calling thread, into
+//! its children's ranges, recursively, so a wide tree, a binary tree and thousands of small
+//! rigs all give work items of about the same size. Every world is computed by the same
+//! expression, `world[parent] * local`, whichever thread computes it, so the result is
 //! bit-identical to a one-thread sweep.
 
-use glam::Affine3A;
+use std::ops::Range;
+use std::sync::Arc;
+
 use rayon::prelude::*;
 
-use super::hierarchy::{NONE, ROOT_SLOT, SceneView, flag};
+use super::hierarchy::{Matrix, NONE, Node, ROOT_SLOT, SceneView, flag};
+use super::shared::SharedSlots;
 use super::source::{NO_HINT, Prefetch, TransformSource};
 use crate::model::Entity;
 
-/// Slots per parallel work item. A band is split across threads only from twice this many
-/// slots: below, waking the threads and joining them costs more than the band's work.
+/// Slots per parallel work item. A block is split across threads only from twice this many
+/// slots: below, waking the threads and joining them costs more than the block's work.
 pub(super) const PARALLEL_CHUNK: usize = 4096;
-/// Views with fewer slots are swept on the calling thread: computing the bands would cost more
-/// than the parallelism brings.
+/// Passes over fewer slots run on the calling thread: planning and waking the threads would
+/// cost more than the parallelism brings.
 pub(super) const PARALLEL_MIN_SLOTS: usize = 1 << 15;
 /// How many slots ahead [`read_run`] asks the source to prefetch values (and twice as far,
 /// their lookups): enough rows in flight to cover memory latency behind the matrix work.
@@ -38,8 +43,8 @@ pub(super) struct SweepOutcome {
     pub live: usize,
     /// A local matrix changed.
     pub changed: bool,
-    /// Nodes read whose structure changed (presence, Transform, declared parent), in slot
-    /// order: their local matrix was left alone, the caller applies them one by one.
+    /// Nodes read whose structure changed (presence, Transform, declared parent): their local
+    /// matrix was left alone, the caller applies them one by one (after sorting them).
     pub deferred: Vec<u32>,
 }
 
@@ -54,139 +59,171 @@ impl SweepOutcome {
     }
 }
 
-/// The per-slot fields a sweep only reads, for every slot (indexed by slot).
+/// The per-slot fields a sweep only reads (indexed by slot).
 struct Rows<'a> {
-    parent: &'a [u32],
     entity: &'a [Entity],
-    declared: &'a [Entity],
-    flags: &'a [u8],
 }
 
-/// The slots `lo .. lo + world.len()` of a sweep, writable, and the worlds of every slot before
-/// `lo` that their parents may be (all of them for a one-thread run; the slots before the band
-/// for a chunk of a band).
-struct Run<'a> {
-    lo: usize,
-    before: &'a [Affine3A],
-    world: &'a mut [Affine3A],
-    local: &'a mut [Affine3A],
-    mark: &'a mut [u32],
-    source_hint: &'a mut [u32],
+/// The per-slot fields a sweep writes, shared by its threads: each slot is written by the one
+/// work item (or the calling thread) that holds it, and read as a parent only after that.
+#[derive(Clone, Copy)]
+struct Slots<'a> {
+    world: SharedSlots<'a, Matrix>,
+    local: SharedSlots<'a, Matrix>,
+    node: SharedSlots<'a, Node>,
 }
 
-impl Run<'_> {
-    /// The world of parent slot `p`, computed either before the run or earlier in it.
-    #[inline]
-    fn parent_world(&self, p: usize) -> Affine3A {
-        if p < self.lo {
-            self.before[p]
+/// One band of a parallel sweep: `serial` slots (ascending) computed on the calling thread,
+/// then the work items, each a run of `ranges` swept in order.
+#[derive(Debug, Default, PartialEq)]
+struct Band {
+    serial: Vec<u32>,
+    ranges: Vec<(u32, u32)>,
+    /// Work items as index ranges into `ranges`.
+    items: Vec<(usize, usize)>,
+}
+
+/// How a parallel sweep cuts the view: its bands, in order.
+#[derive(Debug, Default, PartialEq)]
+pub(super) struct Plan {
+    bands: Vec<Band>,
+}
+
+/// Cuts slots `1..node.len()` into bands and work items of about `chunk` slots (see the
+/// module docs).
+fn plan(node: &[Node], chunk: usize) -> Plan {
+    let n = node.len();
+    let range_of = |s: usize| -> (usize, u32) {
+        if node[s].flags & flag::FREE == 0 {
+            // Clamped: the passes index the slot arrays unchecked within these ranges.
+            ((node[s].end as usize).min(n), node[s].parent)
         } else {
-            self.world[p - self.lo]
-        }
-    }
-}
-
-/// The bands of `parent[from..]` as `(start, end, parallel)`: a band is parallel from two
-/// chunks on; consecutive smaller ones are merged into one serial run.
-fn bands(parent: &[u32], from: usize, chunk: usize) -> Vec<(usize, usize, bool)> {
-    let mut out: Vec<(usize, usize, bool)> = Vec::new();
-    let mut close = |start: usize, end: usize| {
-        let parallel = end - start >= 2 * chunk;
-        match out.last_mut() {
-            Some((_, last_end, false)) if !parallel => *last_end = end,
-            _ => out.push((start, end, parallel)),
+            (s + 1, NONE)
         }
     };
-    let mut start = from;
-    for (s, &p) in parent.iter().enumerate().skip(from) {
-        if p != NONE && p as usize >= start {
-            close(start, s);
-            start = s;
+    let free = |s: usize| node[s].flags & flag::FREE != 0;
+    let mut bands = Vec::new();
+    let mut band = Band::default();
+    let mut band_start = ROOT_SLOT as usize + 1;
+    let mut stack: Vec<(usize, usize)> = Vec::new();
+    let mut kids: Vec<(usize, usize)> = Vec::new();
+    let mut s = band_start;
+    while s < n {
+        let (block_end, p) = range_of(s);
+        if p != NONE && p as usize >= band_start {
+            bands.push(close_band(std::mem::take(&mut band), chunk));
+            band_start = s;
+        }
+        stack.push((s, block_end));
+        while let Some((a, b)) = stack.pop() {
+            if b - a <= 2 * chunk || free(a) {
+                band.ranges.push((a as u32, b as u32));
+                continue;
+            }
+            band.serial.push(a as u32);
+            kids.clear();
+            let mut c = a + 1;
+            while c < b {
+                let (e, _) = range_of(c);
+                kids.push((c, e));
+                c = e;
+            }
+            stack.extend(kids.iter().rev());
+        }
+        s = block_end;
+    }
+    bands.push(close_band(band, chunk));
+    Plan { bands }
+}
+
+/// Groups a band's ranges into work items of about `chunk` slots.
+fn close_band(mut band: Band, chunk: usize) -> Band {
+    let (mut from, mut size) = (0, 0);
+    for (i, &(a, b)) in band.ranges.iter().enumerate() {
+        size += (b - a) as usize;
+        if size >= chunk {
+            band.items.push((from, i + 1));
+            (from, size) = (i + 1, 0);
         }
     }
-    close(start, parent.len());
-    out
+    if from < band.ranges.len() {
+        band.items.push((from, band.ranges.len()));
+    }
+    band
 }
 
 impl SceneView {
-    /// Runs `body` over every slot after the root, in parents-first order, on every thread of
-    /// rayon's current pool when the view is large enough. The layout must be topological.
+    /// Runs `body` over every slot after the root, parents first, on every thread of rayon's
+    /// current pool when the view is large enough (see the module docs).
     fn sweep<F>(&mut self, body: F) -> SweepOutcome
     where
-        F: Fn(&Rows<'_>, Run<'_>) -> SweepOutcome + Sync,
+        F: Fn(&Rows<'_>, Slots<'_>, Range<usize>) -> SweepOutcome + Sync,
     {
-        debug_assert!(self.topo_sorted);
         let from = ROOT_SLOT as usize + 1;
         let n = self.world.len();
-        let rows = Rows {
-            parent: &self.parent,
-            entity: &self.entity,
-            declared: &self.declared,
-            flags: &self.flags,
-        };
-        let chunk = self.parallel_chunk.max(1);
         let parallel = n >= self.parallel_min_slots && rayon::current_num_threads() > 1;
-        let segments = if parallel {
-            bands(&self.parent, from, chunk)
-        } else {
-            vec![(from, n, false)]
+        let plan = if parallel { Some(self.plan()) } else { None };
+        let rows = Rows {
+            entity: &self.entity,
+        };
+        let slots = Slots {
+            world: SharedSlots::new(&mut self.world),
+            local: SharedSlots::new(&mut self.local),
+            node: SharedSlots::new(&mut self.node),
+        };
+        let Some(plan) = plan else {
+            return body(&rows, slots, from..n);
         };
         let mut total = SweepOutcome::default();
-        for (start, end, parallel) in segments {
-            let (before, rest) = self.world.split_at_mut(start);
-            let world = &mut rest[..end - start];
-            let local = &mut self.local[start..end];
-            let mark = &mut self.mark[start..end];
-            let source_hint = &mut self.source_hint[start..end];
-            let outcome = if parallel {
-                world
-                    .par_chunks_mut(chunk)
-                    .zip(local.par_chunks_mut(chunk))
-                    .zip(mark.par_chunks_mut(chunk))
-                    .zip(source_hint.par_chunks_mut(chunk))
-                    .enumerate()
-                    .map(|(i, (((world, local), mark), source_hint))| {
-                        let lo = start + i * chunk;
-                        body(
-                            &rows,
-                            Run {
-                                lo,
-                                before,
-                                world,
-                                local,
-                                mark,
-                                source_hint,
-                            },
-                        )
-                    })
+        for band in &plan.bands {
+            for &s in &band.serial {
+                let s = s as usize;
+                total = total.merge(body(&rows, slots, s..s + 1));
+            }
+            let run_item = |&(i, j): &(usize, usize)| {
+                (band.ranges[i..j].iter())
+                    .map(|&(a, b)| body(&rows, slots, a as usize..b as usize))
+                    .fold(SweepOutcome::default(), SweepOutcome::merge)
+            };
+            let outcome = if band.items.len() > 1 {
+                (band.items.par_iter())
+                    .map(run_item)
                     .reduce(SweepOutcome::default, SweepOutcome::merge)
             } else {
-                body(
-                    &rows,
-                    Run {
-                        lo: start,
-                        before,
-                        world,
-                        local,
-                        mark,
-                        source_hint,
-                    },
-                )
+                band.items
+                    .iter()
+                    .map(run_item)
+                    .fold(SweepOutcome::default(), SweepOutcome::merge)
             };
             total = total.merge(outcome);
         }
         total
     }
 
-    /// Recomputes every world from the cached local matrices (topological layout only).
+    /// The plan of a parallel sweep, kept until the slots change.
+    fn plan(&mut self) -> Arc<Plan> {
+        if let Some(plan) = &self.plan {
+            return plan.clone();
+        }
+        let plan = Arc::new(plan(&self.node, self.parallel_chunk));
+        self.plan = Some(plan.clone());
+        plan
+    }
+
+    /// Recomputes every world from the cached local matrices.
     pub(super) fn sweep_all_worlds(&mut self) {
-        let outcome = self.sweep(|rows, run| {
+        let outcome = self.sweep(|_, slots, range| {
             let mut recomputed = 0;
-            for i in 0..run.world.len() {
-                let p = rows.parent[run.lo + i];
-                if p != NONE {
-                    run.world[i] = run.parent_world(p as usize) * run.local[i];
-                    recomputed += 1;
+            for s in range {
+                // SAFETY: slot `s` is this run's (runs lie within the slots) and its parent a
+                // slot, computed before (see `Slots`); records and locals are not written here.
+                unsafe {
+                    let p = slots.node.get(s).parent;
+                    if p != NONE {
+                        let world = slots.world.get(p as usize).0 * slots.local.get(s).0;
+                        slots.world.set(s, Matrix(world));
+                        recomputed += 1;
+                    }
                 }
             }
             SweepOutcome {
@@ -197,77 +234,94 @@ impl SceneView {
         self.stats.worlds_recomputed += outcome.recomputed;
     }
 
-    /// Re-reads every node from `source` and recomputes every world in the same pass, stamping
-    /// the nodes read with `pass` (topological layout only). A node whose structure did not
-    /// change (still live or not, still with or without a Transform, same declared parent) gets
-    /// its new local matrix here; the others are returned in `deferred` with their old local
-    /// matrix, for the caller to apply one by one and propagate.
-    pub(super) fn sweep_read_all(
-        &mut self,
-        source: &impl TransformSource,
-        pass: u32,
-    ) -> SweepOutcome {
-        self.sweep(|rows, run| read_run(source, pass, rows, run))
+    /// Re-reads every node from `source` and recomputes every world in the same pass. A node
+    /// whose structure did not change (still live or not,
+    /// still with or without a Transform, same declared parent) gets its new local matrix
+    /// here; the others are returned in `deferred` with their old local matrix, for the caller
+    /// to apply one by one and propagate.
+    pub(super) fn sweep_read_all(&mut self, source: &impl TransformSource) -> SweepOutcome {
+        self.sweep(|rows, slots, range| read_run(source, rows, slots, range))
     }
 }
 
-/// The body of [`SceneView::sweep_read_all`] for one run.
+/// The body of [`SceneView::sweep_read_all`] for one run of slots.
 ///
 /// The source is read at random (its order is not the view's): each slot hints the source
 /// about the slots [`READ_AHEAD`] and twice that later (see [`TransformSource::prefetch`]), so
 /// that memory latency overlaps with the matrix work instead of stalling every slot.
 fn read_run(
     source: &impl TransformSource,
-    pass: u32,
     rows: &Rows<'_>,
-    run: Run<'_>,
+    slots: Slots<'_>,
+    range: Range<usize>,
 ) -> SweepOutcome {
     let mut out = SweepOutcome::default();
-    for i in 0..run.world.len() {
-        let s = run.lo + i;
+    let end = range.end;
+    for s in range {
         // A node whose storage position is known (from the last bulk read) is loaded from
         // there in one step; the others are located first, twice as far ahead. Past the
         // run's end positions are not at hand: locate. A hole's stale entity costs a useless
         // hint, no more.
-        let far_hint = run.source_hint.get(i + 2 * READ_AHEAD).copied();
-        if far_hint.is_none_or(|h| h == NO_HINT)
-            && let Some(&far) = rows.entity.get(s + 2 * READ_AHEAD)
-        {
-            source.prefetch(far, Prefetch::Lookup);
-        }
-        match run.source_hint.get(i + READ_AHEAD) {
-            Some(&hint) if hint != NO_HINT => source.prefetch_hinted(hint),
-            _ => {
-                if let Some(&near) = rows.entity.get(s + READ_AHEAD) {
-                    source.prefetch(near, Prefetch::Value);
+        let (far, near) = (s + 2 * READ_AHEAD, s + READ_AHEAD);
+        // SAFETY: slots `s`, `near` and `far` (when inside the run) are this run's, which
+        // lies within the slots, and a parent (a slot) had its world computed before the run
+        // or earlier in it (see `Slots`).
+        unsafe {
+            let far_hint = (far < end).then(|| slots.node.get(far).source_hint);
+            if far_hint.is_none_or(|h| h == NO_HINT)
+                && let Some(&e) = rows.entity.get(far)
+            {
+                source.prefetch(e, Prefetch::Lookup);
+            }
+            match (near < end).then(|| slots.node.get(near).source_hint) {
+                Some(hint) if hint != NO_HINT => source.prefetch_hinted(hint),
+                _ => {
+                    if let Some(&e) = rows.entity.get(near) {
+                        source.prefetch(e, Prefetch::Value);
+                    }
                 }
             }
-        }
-        let p = rows.parent[s];
-        if p == NONE {
-            continue; // a hole
-        }
-        let (entry, hint) = source.read_hinted(rows.entity[s], run.source_hint[i]);
-        run.source_hint[i] = hint;
-        out.read += 1;
-        out.live += usize::from(entry.is_some());
-        let f = rows.flags[s];
-        let same_structure = match entry {
-            None => f == 0,
-            Some(None) => f == flag::LIVE && rows.declared[s].is_root(),
-            Some(Some(t)) => f == flag::LIVE | flag::HAS_TRANSFORM && t.parent == rows.declared[s],
-        };
-        if same_structure {
-            if let Some(Some(t)) = entry {
-                let local = t.local_affine();
-                out.changed |= local != run.local[i];
-                run.local[i] = local;
+            let node = slots.node.get(s);
+            let p = node.parent;
+            if p == NONE {
+                continue; // a hole
             }
-            run.mark[i] = pass;
-        } else {
-            out.deferred.push(s as u32);
+            let (entry, hint) = source.read_hinted(rows.entity[s], node.source_hint);
+            // The record is written back only when the source moved the row: a sweep that
+            // writes every record dirties its lines, and writing them back to memory cost more
+            // than the reads (the caller knows which slots were read without a stamp).
+            if hint != node.source_hint {
+                slots.node.set(
+                    s,
+                    Node {
+                        source_hint: hint,
+                        ..node
+                    },
+                );
+            }
+            out.read += 1;
+            out.live += usize::from(entry.is_some());
+            let f = node.flags;
+            let same_structure = match entry {
+                None => f == 0,
+                Some(None) => f == flag::LIVE && node.declared.is_root(),
+                Some(Some(t)) => f == flag::LIVE | flag::HAS_TRANSFORM && t.parent == node.declared,
+            };
+            let mut local = slots.local.get(s).0;
+            if same_structure {
+                if let Some(Some(t)) = entry {
+                    let new = t.local_affine();
+                    out.changed |= new != local;
+                    local = new;
+                    slots.local.set(s, Matrix(local));
+                }
+            } else {
+                out.deferred.push(s as u32);
+            }
+            slots
+                .world
+                .set(s, Matrix(slots.world.get(p as usize).0 * local));
         }
-        run.world[i] = run.parent_world(p as usize) * run.local[i];
         out.recomputed += 1;
     }
     out
@@ -278,18 +332,36 @@ mod tests {
     use super::*;
 
     #[test]
-    fn bands_cut_where_a_parent_is_inside_the_band_and_merge_small_ones() {
-        // root, then 3 nodes under the root, then a chain of 2 under slot 1.
-        let parent = [NONE, 0, 0, 0, 1, 4];
-        assert_eq!(bands(&parent, 1, 4), vec![(1, 6, false)]);
-        // A large level after a one-node level: its own parallel band.
-        let mut parent = vec![NONE, 0];
-        parent.extend(std::iter::repeat_n(1, 8));
-        parent.push(2);
-        let n = parent.len();
+    fn bands_split_large_blocks_below_their_first_node_and_break_at_inner_parents() {
+        // Root; a block of 7 (node 1 with children 2 (2..5: 3, 4 under it) and 5 (5..8: 6, 7));
+        // then a block of one at 8 under 3, which must wait for the first band.
+        let parent = [NONE, 0, 1, 2, 2, 1, 5, 5, 3];
+        let end = [NONE, 8, 5, 4, 5, 8, 7, 8, 9];
+        let node: Vec<Node> = (parent.iter().zip(end))
+            .map(|(&parent, end)| Node {
+                parent,
+                end,
+                ..Node::new(0)
+            })
+            .collect();
+        let plan = plan(&node, 1);
         assert_eq!(
-            bands(&parent, 1, 4),
-            vec![(1, 2, false), (2, n - 1, true), (n - 1, n, false)]
+            plan.bands,
+            vec![
+                Band {
+                    serial: vec![1, 2, 5],
+                    ranges: vec![(3, 4), (4, 5), (6, 7), (7, 8)],
+                    items: vec![(0, 1), (1, 2), (2, 3), (3, 4)],
+                },
+                Band {
+                    serial: vec![],
+                    ranges: vec![(8, 9)],
+                    items: vec![(0, 1)],
+                },
+            ]
         );
+        // Large chunks: one range per block, grouped.
+        let plan = super::plan(&node, 8);
+        assert_eq!(plan.bands[0].ranges, vec![(1, 8)]);
     }
 }

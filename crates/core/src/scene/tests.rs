@@ -61,14 +61,14 @@ fn assert_same_as_fresh(view: &SceneView, source: &impl TransformSource) {
 }
 
 #[test]
-fn the_slot_sweep_matches_a_fresh_build() {
-    // The sweep normally needs half a million nodes; force it here.
+fn changed_subtrees_recomputed_on_every_thread_match_a_fresh_build() {
+    // Parallel passes normally need tens of thousands of slots; force them here.
     for seed in 10..14 {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let n = 2000u32;
         let mut table = random_table(&mut rng, n);
         let mut view = SceneView::from_source(&table);
-        view.sweep_min_nodes = 0;
+        view.set_parallel_grain(0, 8);
         for round in 0..12 {
             // 10..200 changes of 2,000: above len/256, below len/8.
             for _ in 0..[10, 60, 200][round % 3] {
@@ -128,7 +128,6 @@ fn layout_links_and_counts_stay_consistent_under_random_batches() {
                 }
             }
             view.update(&table);
-            assert!(view.topo_sorted, "seed {seed} round {round}: layout kept");
             view.assert_consistent();
         }
     }

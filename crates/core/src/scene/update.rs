@@ -3,7 +3,7 @@
 
 use glam::Affine3A;
 
-use super::hierarchy::{NONE, ROOT_SLOT, SceneView, UpdateStats, flag};
+use super::hierarchy::{Matrix, NONE, ROOT_SLOT, SceneView, UpdateStats, flag};
 use super::source::TransformSource;
 use crate::model::{Entity, Transform};
 
@@ -53,7 +53,7 @@ impl SceneView {
         self.apply_changes(source, &changed);
     }
 
-    /// Forgets everything and reads the whole source again, laying slots out breadth-first.
+    /// Forgets everything and reads the whole source again, laying slots out in preorder.
     pub fn rebuild(&mut self, source: &impl TransformSource) {
         self.stats = UpdateStats {
             rebuilt: true,
@@ -77,9 +77,7 @@ impl SceneView {
             let p = self.wanted_parent(s);
             self.link(s, p);
         }
-        // Breadth-first with children sorted by entity: the layout depends on the content
-        // only, not on the order the source lists it.
-        self.relayout_breadth_first();
+        self.relayout();
         self.recompute_all_worlds();
         self.structure_generation += 1;
         self.generation += 1;
@@ -94,12 +92,12 @@ impl SceneView {
         let mut read_in_bulk = 0;
         let mut every_live_read = false;
         let bulk = changed.len() >= BULK_MIN && changed.len() * 4 >= self.len();
-        if bulk && self.topo_sorted {
+        if bulk {
             // Most of the scene changed: re-read every node and recompute every world in one
             // sweep over the slots (on every core for a large view). The view's arrays are
             // walked sequentially, only the source is looked up at random, and nothing is
             // hashed or allocated per node. Nodes whose structure changed are applied after.
-            let outcome = self.sweep_read_all(source, pass);
+            let outcome = self.sweep_read_all(source);
             read_in_bulk = self.entity.len();
             // When every live entity of the source is a node read above, the journal names
             // nothing left to read (an entity that is not a node and not live changes
@@ -118,19 +116,6 @@ impl SceneView {
                 let entry = source.read(e);
                 self.refresh(e, s, entry, pass, &mut found);
             }
-        } else if bulk {
-            // The same without the parents-first layout: re-read every node in slot order,
-            // then propagate what changed.
-            let nodes = self.entity.len();
-            for start in (1..nodes).step_by(READ_BATCH) {
-                batch.clear();
-                batch.extend(
-                    (start..nodes.min(start + READ_BATCH))
-                        .filter(|&s| self.is_allocated(s as u32))
-                        .map(|s| (self.entity[s], s as u32)),
-                );
-                self.read_batch(source, &batch, &mut entries, pass, &mut found);
-            }
         }
         // The journal's entities not read yet (all of them, unless read in bulk above; new
         // entities in any case). Repeats are skipped by their stamp.
@@ -140,7 +125,7 @@ impl SceneView {
             for &e in chunk {
                 let slot = self.index.get(e).unwrap_or(NONE);
                 let done = slot != NONE
-                    && ((slot as usize) < read_in_bulk || self.mark[slot as usize] == pass);
+                    && ((slot as usize) < read_in_bulk || self.node[slot as usize].mark == pass);
                 if !done {
                     batch.push((e, slot));
                 }
@@ -166,36 +151,32 @@ impl SceneView {
         }
         reattach.extend(self.find_cycles_from(&edge_changed));
         let mut structure_changed = !edge_changed.is_empty() || !fresh.is_empty();
-        let was_sorted = self.topo_sorted;
-        let mut out_of_order: Vec<Entity> = Vec::new();
+        // Link every changed node under the parent it should have now, then move the subtree
+        // of each node whose parent changed to a block of its own at the end, once all links
+        // are final (a move lays out the whole subtree as it hangs). A new node stays where
+        // it was appended, unless its parent was appended after it.
+        let mut moved: Vec<u32> = Vec::new();
         for s in reattach {
             if !self.is_allocated(s) {
                 continue;
             }
             let want = self.wanted_parent(s);
-            if self.parent[s as usize] != want {
+            if self.node[s as usize].parent != want {
+                // Only a node linked for the first time has no parent.
+                let fresh_node = self.node[s as usize].parent == NONE;
                 self.unlink(s);
                 self.link(s, want);
                 dirty.push(s);
                 structure_changed = true;
-                if want > s {
-                    out_of_order.push(self.entity[s as usize]);
+                if !fresh_node || want > s {
+                    moved.push(s);
                 }
             }
         }
-        if was_sorted && !out_of_order.is_empty() {
-            // Restore the layout: move each out-of-order subtree behind its new parent. A
-            // node may move twice (inside an ancestor's subtree); by entity, it is found
-            // wherever it went.
-            for e in out_of_order {
-                if let Some(s) = self.index.get(e)
-                    && self.parent[s as usize] != NONE
-                    && self.parent[s as usize] > s
-                {
-                    self.relocate_subtree(s);
-                }
+        if !moved.is_empty() {
+            for top in self.topmost(&moved) {
+                self.relocate_subtree(top);
             }
-            self.topo_sorted = true;
             for d in dirty.iter_mut() {
                 *d = self.current_slot(*d);
             }
@@ -208,7 +189,7 @@ impl SceneView {
         }
         dirty.retain(|&s| s != NONE && self.is_allocated(s));
         if !dirty.is_empty() {
-            self.recompute_dirty_worlds(&dirty);
+            self.recompute_dirty_worlds(&mut dirty);
             self.generation += 1;
         }
         if structure_changed {
@@ -216,8 +197,8 @@ impl SceneView {
             self.generation += 1;
         }
         // Holes left by moves and removals: compact once they outnumber the nodes. New nodes
-        // appended at the end sit apart from their siblings, so walks of their subtrees jump
-        // around memory: lay out again once they are half the view (amortized: the view has
+        // and moved subtrees appended at the end sit apart from their parents' blocks, so
+        // updates jump around memory: lay out again once they are half the view (amortized: the view has
         // grown by half since the last layout, which cost O(view)), or an eighth of it once
         // the worlds recomputed since the last layout add up to four views. A layout costs
         // about as much as recomputing three or four views' worlds (60,000 nodes: 5-9 ms), so
@@ -232,8 +213,49 @@ impl SceneView {
             && (self.appended_since_layout * 2 >= n
                 || (self.appended_since_layout * 8 >= n && self.recomputed_since_layout >= 4 * n));
         if self.entity.len() > 2 * self.len() + COMPACT_SLACK || scattered {
-            self.relayout_breadth_first();
+            self.relayout();
         }
+    }
+
+    /// The nodes of `nodes` that no other lies above (repeats allowed), each once. Walks up
+    /// from each, stopping at the root or at a node already classified in this pass, so each
+    /// node is visited at most once: moving the topmost subtrees moves the others with them
+    /// (a chain re-linked node by node, bottom first, would otherwise move n times).
+    fn topmost(&mut self, nodes: &[u32]) -> Vec<u32> {
+        // `walk` holds the classification: 1 = listed or below a listed node, 0 = not.
+        let pass = self.next_pass();
+        for &s in nodes {
+            self.node[s as usize].mark = pass;
+            self.walk[s as usize] = 1;
+        }
+        let mut tops = Vec::new();
+        let mut path = Vec::new();
+        for &s in nodes {
+            if self.walk[s as usize] == 2 {
+                continue; // a repeat
+            }
+            path.clear();
+            let mut p = self.node[s as usize].parent;
+            let covered = loop {
+                if p == NONE || p == ROOT_SLOT {
+                    break 0;
+                }
+                if self.node[p as usize].mark == pass {
+                    break self.walk[p as usize].min(1);
+                }
+                path.push(p);
+                p = self.node[p as usize].parent;
+            };
+            for &n in &path {
+                self.node[n as usize].mark = pass;
+                self.walk[n as usize] = covered;
+            }
+            if covered == 0 {
+                tops.push(s);
+            }
+            self.walk[s as usize] = 2; // listed and handled (still counts as covered)
+        }
+        tops
     }
 
     /// Re-reads a batch of `(entity, slot or NONE)`, skipping the root and the entities
@@ -261,25 +283,29 @@ impl SceneView {
             } else {
                 slot
             };
-            let seen = slot != NONE && self.mark[slot as usize] == pass;
+            let seen = slot != NONE && self.node[slot as usize].mark == pass;
             if !e.is_root() && !seen {
                 self.refresh(e, slot, entry, pass, found);
             }
         }
     }
 
-    /// Loads the view's per-node fields of `batch` into the cache (see [`Self::read_batch`]).
+    /// Loads the view's per-node fields of `batch` into the cache (see [`Self::read_batch`]),
+    /// and hints what recomputing their worlds will read next: their world matrices and their
+    /// parents' (the parent's slot is in the record just loaded). Most changed nodes are the
+    /// topmost of their subtrees, so their recompute then finds its scattered lines cached.
     fn prefetch_rows(&self, batch: &[(Entity, u32)]) {
         let mut sink = 0u32;
         for &(_, s) in batch {
             if s != NONE {
                 let s = s as usize;
-                let local = &self.local[s];
-                sink ^= self.mark[s]
-                    ^ self.declared[s].0
-                    ^ u32::from(self.flags[s])
-                    ^ local.matrix3.x_axis.x.to_bits()
-                    ^ local.translation.z.to_bits();
+                let node = &self.node[s];
+                sink ^= node.mark;
+                crate::model::prefetch(&self.local[s]);
+                crate::model::prefetch(&self.world[s]);
+                if let Some(parent) = self.world.get(node.parent as usize) {
+                    crate::model::prefetch(parent);
+                }
             }
         }
         std::hint::black_box(sink);
@@ -308,20 +334,20 @@ impl SceneView {
             s => s,
         };
         let s = slot as usize;
-        self.mark[s] = pass;
-        let old_declared = self.declared[s];
-        let old_flags = self.flags[s];
+        self.node[s].mark = pass;
+        let old_declared = self.node[s].declared;
+        let old_flags = self.node[s].flags;
         let old_local = self.local[s];
         self.set_node_data(slot, entry.flatten().as_ref(), live);
-        if self.declared[s] != old_declared {
-            let declared_slot = self.node_slot(self.declared[s]);
-            if declared_slot != ROOT_SLOT && self.parent[declared_slot as usize] == NONE {
+        if self.node[s].declared != old_declared {
+            let declared_slot = self.node_slot(self.node[s].declared);
+            if declared_slot != ROOT_SLOT && self.node[declared_slot as usize].parent == NONE {
                 found.fresh.push(declared_slot); // just created as an implicit node
             }
             found.maybe_remove.push(self.node_slot(old_declared));
             found.edge_changed.push(slot);
         }
-        let transform_toggled = (old_flags ^ self.flags[s]) & flag::HAS_TRANSFORM != 0;
+        let transform_toggled = (old_flags ^ self.node[s].flags) & flag::HAS_TRANSFORM != 0;
         if transform_toggled || self.local[s] != old_local {
             found.dirty.push(slot);
         }
@@ -339,13 +365,13 @@ impl SceneView {
 
     /// True when `slot` holds a node (not on the free list).
     pub(super) fn is_allocated(&self, slot: u32) -> bool {
-        self.flags[slot as usize] & flag::FREE == 0
+        self.node[slot as usize].flags & flag::FREE == 0
     }
 
-    /// A fresh visit stamp for [`Self::mark`]; on wrap-around every stamp is reset.
+    /// A fresh visit stamp for [`super::hierarchy::Node::mark`]; on wrap-around every stamp is reset.
     pub(super) fn next_pass(&mut self) -> u32 {
         if self.pass == u32::MAX {
-            self.mark.fill(0);
+            self.node.iter_mut().for_each(|n| n.mark = 0);
             self.pass = 0;
         }
         self.pass += 1;
@@ -356,20 +382,20 @@ impl SceneView {
     fn set_node_data(&mut self, slot: u32, transform: Option<&Transform>, live: bool) {
         let s = slot as usize;
         let t = transform.copied().unwrap_or(Transform::IDENTITY);
-        if self.declared[s] != t.parent {
+        if self.node[s].declared != t.parent {
             // Every node counts as a referrer of its declared parent (the root included).
-            let old = self.node_slot(self.declared[s]);
+            let old = self.node_slot(self.node[s].declared);
             self.referrers[old as usize] -= 1;
             let new = self.slot_or_implicit(t.parent);
             self.referrers[new as usize] += 1;
-            self.declared[s] = t.parent;
+            self.node[s].declared = t.parent;
         }
-        self.local[s] = if transform.is_some() {
+        self.local[s] = Matrix(if transform.is_some() {
             t.local_affine()
         } else {
             Affine3A::IDENTITY
-        };
-        self.flags[s] = (if live { flag::LIVE } else { 0 })
+        });
+        self.node[s].flags = (if live { flag::LIVE } else { 0 })
             | (if transform.is_some() {
                 flag::HAS_TRANSFORM
             } else {
@@ -395,7 +421,7 @@ impl SceneView {
             let s = slot as usize;
             let unused = slot != ROOT_SLOT
                 && self.is_allocated(slot)
-                && self.flags[s] & flag::LIVE == 0
+                && self.node[s].flags & flag::LIVE == 0
                 && self.referrers[s] == 0;
             if !unused {
                 break;
@@ -409,11 +435,12 @@ impl SceneView {
                 self.dissolve_cycle(c);
             }
             self.unlink(slot);
-            let declared_slot = self.node_slot(self.declared[s]);
+            let declared_slot = self.node_slot(self.node[s].declared);
             self.referrers[declared_slot as usize] -= 1;
             self.index.remove(self.entity[s]);
-            self.flags[s] = flag::FREE;
+            self.node[s].flags = flag::FREE;
             self.walk[s] = NONE; // freed, not moved
+            self.plan = None;
             freed_any = true;
             next = Some(declared_slot);
         }
@@ -423,10 +450,10 @@ impl SceneView {
     /// The effective parent a node should have now.
     pub(super) fn wanted_parent(&self, slot: u32) -> u32 {
         let s = slot as usize;
-        if self.cycle[s] != NONE || self.declared[s].is_root() {
+        if self.cycle[s] != NONE || self.node[s].declared.is_root() {
             ROOT_SLOT
         } else {
-            self.node_slot(self.declared[s])
+            self.node_slot(self.node[s].declared)
         }
     }
 }

@@ -1,0 +1,127 @@
+//! Laying every node of a [`SceneView`] out again: the root's subtree as one block in preorder,
+//! children by entity id, without holes.
+
+use super::hierarchy::{NONE, Node, ROOT_SLOT, SceneView};
+
+impl SceneView {
+    /// Renumbers slots in preorder from the root (children by entity id), dropping free slots:
+    /// every node's subtree becomes the range `slot..end[slot]`, with no outlying children.
+    /// The layout depends on the content only, not on the order the source listed it.
+    pub(super) fn relayout(&mut self) {
+        let mut order: Vec<u32> = Vec::with_capacity(self.len());
+        let mut stack: Vec<u32> = vec![ROOT_SLOT];
+        let mut kids: Vec<u32> = Vec::new();
+        while let Some(s) = stack.pop() {
+            order.push(s);
+            kids.clear();
+            let mut c = self.first_child[s as usize];
+            while c != NONE {
+                kids.push(c);
+                c = self.next_sibling[c as usize];
+            }
+            // Largest entity first on the stack, so that the smallest is laid out first.
+            kids.sort_unstable_by_key(|&k| std::cmp::Reverse(self.entity[k as usize]));
+            stack.extend_from_slice(&kids);
+        }
+        debug_assert_eq!(
+            order.len(),
+            self.len(),
+            "every node is reachable from the root"
+        );
+        let n = order.len();
+        // Subtree sizes by old slot in `walk` (scratch, reset below), children before parents
+        // (reverse preorder); then new slots by old slot in `mark` (likewise).
+        self.walk.fill(1);
+        for &s in order.iter().skip(1).rev() {
+            let p = self.node[s as usize].parent as usize;
+            self.walk[p] += self.walk[s as usize];
+        }
+        for (new, &old) in order.iter().enumerate() {
+            self.node[old as usize].mark = new as u32;
+        }
+        // Each node's block: the child of the root it lies under (parents come first).
+        for &s in order.iter().skip(1) {
+            let p = self.node[s as usize].parent;
+            self.node[s as usize].block = if p == ROOT_SLOT {
+                self.node[s as usize].mark
+            } else {
+                self.node[p as usize].block
+            };
+        }
+        // Each array is rewritten through a spare buffer of its element type, kept between
+        // layouts (the old array becomes the spare for the next): fresh arrays of megabytes
+        // would each be mapped and zeroed by the kernel, then grown again by copies as nodes
+        // are appended. Room for half as many again is reserved for those.
+        let room = n + n / 2;
+        let mut spare = std::mem::take(&mut self.spare_node);
+        reuse(&mut spare, room);
+        spare.extend(order.iter().enumerate().map(|(new, &old)| {
+            let node = &self.node[old as usize];
+            let parent = match node.parent {
+                NONE => NONE,
+                p => self.node[p as usize].mark,
+            };
+            Node {
+                parent,
+                end: new as u32 + self.walk[old as usize],
+                last_child: NONE,
+                mark: 0,
+                ..*node
+            }
+        }));
+        spare[ROOT_SLOT as usize].end = NONE;
+        std::mem::swap(&mut self.node, &mut spare);
+        self.spare_node = spare;
+        let mut spare = std::mem::take(&mut self.spare_u32);
+        for v in [&mut self.cycle, &mut self.referrers] {
+            permute(v, &mut spare, &order, room);
+        }
+        self.spare_u32 = spare;
+        let mut spare = std::mem::take(&mut self.spare_entity);
+        permute(&mut self.entity, &mut spare, &order, room);
+        self.spare_entity = spare;
+        let mut spare = std::mem::take(&mut self.spare_matrix);
+        permute(&mut self.local, &mut spare, &order, room);
+        permute(&mut self.world, &mut spare, &order, room);
+        self.spare_matrix = spare;
+        for v in [
+            &mut self.walk,
+            &mut self.first_child,
+            &mut self.next_sibling,
+            &mut self.prev_sibling,
+        ] {
+            v.clear();
+            v.resize(n, NONE);
+        }
+        self.index.clear();
+        for (s, e) in self.entity.iter().enumerate() {
+            self.index.insert(*e, s as u32);
+        }
+        self.tail_start = n as u32;
+        self.appended_since_layout = 0;
+        self.recomputed_since_layout = 0;
+        self.plan = None;
+        // In slot order, so every child list is in slot order (by entity id).
+        for s in 1..n {
+            let p = std::mem::replace(&mut self.node[s].parent, NONE);
+            self.link(s as u32, p);
+        }
+    }
+}
+
+/// Rewrites `v` as `v[order[i]]` for each new slot `i`, through `spare` (with room for `room`
+/// slots), which gets the old array.
+fn permute<T: Copy>(v: &mut Vec<T>, spare: &mut Vec<T>, order: &[u32], room: usize) {
+    reuse(spare, room);
+    spare.extend(order.iter().map(|&old| v[old as usize]));
+    std::mem::swap(v, spare);
+}
+
+/// Empties `spare` with room for `room` elements; a buffer too small is replaced, not grown
+/// (growing would copy the stale contents).
+fn reuse<T>(spare: &mut Vec<T>, room: usize) {
+    spare.clear();
+    if spare.capacity() < room {
+        *spare = Vec::with_capacity(room);
+    }
+}
