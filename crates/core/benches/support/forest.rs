@@ -7,7 +7,10 @@
 //! an ECS that spawns in id order, sees parents and children scattered. Spawn order = id order.
 //!
 //! Local transforms: translation in [-4, 4] m per axis, a rotation of at most 0.5 rad about a
-//! random axis, scale 1 (products of non-unit scales overflow along a 100,000-deep chain).
+//! random axis, scale 1 (products of non-unit scales overflow along a 100,000-deep chain);
+//! [`Forest::with_non_uniform_scale`] gives a share of the nodes of the shallower forests
+//! a scale of 0.5 to 2 per axis, so that comparisons check T·R·S under rotated, non-uniformly
+//! scaled parents.
 
 #![allow(dead_code)] // each bench uses a different part
 
@@ -114,6 +117,19 @@ impl Forest {
             changed,
             reparented,
         }
+    }
+
+    /// The same forest with `share` (0 to 1) of its nodes, chosen with `seed`, scaled by 0.5 to
+    /// 2 along each local axis independently. Change sets made afterwards keep those scales.
+    pub fn with_non_uniform_scale(mut self, share: f64, seed: u64) -> Forest {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        for t in &mut self.transforms {
+            if rng.random_bool(share) {
+                let mut factor = || rng.random_range(0.5f32..=2.0);
+                t.scale = Vec3::new(factor(), factor(), factor());
+            }
+        }
+        self
     }
 
     /// Writes the change set (`forward`) or the original transforms (`!forward`) into `table`.

@@ -29,12 +29,20 @@ fn small_forests() -> Vec<Forest> {
                 .map(move |p| p.map(|b| r * bones + b))
         })
         .collect();
+    // Non-uniform scales under rotated parents, except along the chain.
+    let scaled = |f: Forest| f.with_non_uniform_scale(0.2, 6);
     vec![
-        Forest::from_tree_order("wide", "", &wide, 4.0, 1),
-        Forest::from_tree_order("deep", "", &deep, 4.0, 2),
+        scaled(Forest::from_tree_order("wide", "", &wide, 4.0, 1)),
+        scaled(Forest::from_tree_order("deep", "", &deep, 4.0, 2)),
         Forest::from_tree_order("chain", "", &chain, 4.0, 3),
-        Forest::from_tree_order("forest", "", &forest, 100.0, 4),
-        Forest::from_tree_order("humanoids", "", &humanoids, 250.0, 5),
+        scaled(Forest::from_tree_order("forest", "", &forest, 100.0, 4)),
+        scaled(Forest::from_tree_order(
+            "humanoids",
+            "",
+            &humanoids,
+            250.0,
+            5,
+        )),
     ]
 }
 
