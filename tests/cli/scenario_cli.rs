@@ -114,7 +114,7 @@ fn bad_scenarios_are_refused_with_the_json_path() {
         ),
         (
             r#"[ { "actions": [ { "do": "move", "peer": 1, "entity": 512, "parnet": 0 } ] } ]"#,
-            "steps[0].actions[0]",
+            "steps[0].actions[0].parnet",
             "unknown field \"parnet\"",
         ),
         (

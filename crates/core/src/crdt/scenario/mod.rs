@@ -27,6 +27,7 @@
 mod parse;
 mod parse_action;
 mod play;
+mod values;
 mod write;
 
 use std::fmt;

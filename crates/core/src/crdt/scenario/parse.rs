@@ -31,6 +31,10 @@
 //! Entities are ids (numbers) or names declared in `initial.entities`; components are ids or
 //! known names (`"core::Transform"`, or `"Transform"`, `"Name"`). Unknown fields are errors, so
 //! a typo never goes unnoticed.
+//!
+//! The actions are read by serde (`parse_action.rs`: the `"do"` tag, then that action's
+//! fields as a derived struct; `values.rs`: the values with their own checks), the document
+//! around them by a small walker over the JSON that keeps each value's path.
 
 use std::collections::BTreeMap;
 
@@ -39,10 +43,11 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use glam::{Quat, Vec3};
 use serde_json::Value;
 
+use super::values::EntityRef;
 use super::{ErrorAt, FORMAT, InitialEntity, InitialState, Scenario, ScenarioError, ScenarioStep};
 use crate::crdt::network::{MAX_PEERS, MIN_PEERS, PeerId};
 use crate::crdt::stream::decode_stream;
-use crate::model::{Entity, Transform, component, component_id_from_name, ids};
+use crate::model::{Entity, Transform};
 
 /// Reads a scenario from JSON text.
 pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
@@ -151,14 +156,34 @@ impl<'a> Node<'a> {
         ScenarioError::at(self.path.clone(), message)
     }
 
-    pub(super) fn get(&self, key: &str) -> Option<Node<'a>> {
-        let value = self.value.get(key)?;
-        let path = if self.path.is_empty() {
+    /// This value's JSON path (empty for the document).
+    pub(super) fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// The JSON path of this object's field `key`.
+    pub(super) fn child_path(&self, key: &str) -> String {
+        if self.path.is_empty() {
             key.to_string()
         } else {
             format!("{}.{key}", self.path)
-        };
-        Some(Node { value, path })
+        }
+    }
+
+    /// Refuses anything but an object.
+    pub(super) fn only_object(&self) -> Result<(), ScenarioError> {
+        match self.value.is_object() {
+            true => Ok(()),
+            false => Err(self.error("expected an object")),
+        }
+    }
+
+    pub(super) fn get(&self, key: &str) -> Option<Node<'a>> {
+        let value = self.value.get(key)?;
+        Some(Node {
+            value,
+            path: self.child_path(key),
+        })
     }
 
     pub(super) fn req(&self, key: &str) -> Result<Node<'a>, ScenarioError> {
@@ -341,57 +366,40 @@ impl Parser {
     }
 
     pub(super) fn entity(&self, node: &Node) -> Result<Entity, ScenarioError> {
-        match node.value {
-            Value::String(name) => self.names.get(name).copied().ok_or_else(|| {
+        let reference = match node.value {
+            Value::String(name) => EntityRef::Name(name.clone()),
+            _ => EntityRef::Id(
+                node.u32()
+                    .map_err(|_| node.error("expected an entity id or a declared name"))?,
+            ),
+        };
+        self.resolve_entity(&reference).map_err(|m| node.error(m))
+    }
+
+    /// The entity `reference` names, or why none.
+    pub(super) fn resolve_entity(&self, reference: &EntityRef) -> Result<Entity, String> {
+        match reference {
+            EntityRef::Id(id) => Ok(Entity(*id)),
+            EntityRef::Name(name) => self.names.get(name).copied().ok_or_else(|| {
                 let known: Vec<&str> = self.names.keys().map(String::as_str).collect();
-                node.error(format!(
+                format!(
                     "no entity is named \"{name}\" in initial.entities (names: {})",
                     if known.is_empty() {
                         "none".to_string()
                     } else {
                         known.join(", ")
                     }
-                ))
+                )
             }),
-            _ => node
-                .u32()
-                .map(Entity)
-                .map_err(|_| node.error("expected an entity id or a declared name")),
         }
     }
 
-    pub(super) fn component(&self, node: &Node) -> Result<u32, ScenarioError> {
-        match node.value {
-            Value::String(name) => {
-                let id = match name.as_str() {
-                    "Transform" => ids::TRANSFORM,
-                    "Name" => ids::NAME,
-                    other => component_id_from_name(other),
-                };
-                if component::component_name(id).is_some() {
-                    Ok(id)
-                } else {
-                    Err(node.error(format!(
-                        "unknown component name \"{name}\"; give the component's id as a number"
-                    )))
-                }
-            }
-            _ => node
-                .u32()
-                .map_err(|_| node.error("expected a component id or name")),
-        }
-    }
-
-    pub(super) fn peer(&self, node: &Node) -> Result<PeerId, ScenarioError> {
-        let n = node.uint()?;
+    /// Peer number `n` (from 1), or why it is not one of the scenario's.
+    pub(super) fn peer_number(&self, n: u64) -> Result<PeerId, String> {
         if n == 0 || n > self.peers as u64 {
-            return Err(node.error(format!("peers are numbered 1 to {}, found {n}", self.peers)));
+            return Err(format!("peers are numbered 1 to {}, found {n}", self.peers));
         }
         Ok(PeerId(n as u8))
-    }
-
-    pub(super) fn opt_peer(&self, node: &Node, key: &str) -> Result<Option<PeerId>, ScenarioError> {
-        node.get(key).map(|p| self.peer(&p)).transpose()
     }
 
     fn step(&self, node: &Node) -> Result<ScenarioStep, ScenarioError> {

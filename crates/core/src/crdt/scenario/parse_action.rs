@@ -1,79 +1,271 @@
-//! Reading the actions of a scenario step (the table in [`super::parse`]).
+//! Reading the actions of a scenario step (the table in [`super::parse`]): the `"do"` tag is a
+//! serde enum, each action's fields a derived struct that refuses unknown fields, and the
+//! values that need the scenario (entity names, peer numbers, which message) are resolved
+//! after, each error at its field's JSON path.
 
 use glam::{Quat, Vec3};
+use serde::Deserialize;
+use serde::de::{DeserializeOwned, IgnoredAny};
 
 use super::parse::{Node, Parser};
+use super::values::{Base64Bytes, ComponentRef, EntityRef, Floats, Order, Stream};
 use super::{ScenarioAction, ScenarioError, Selector};
-use crate::crdt::network::{AutoDelivery, DeliveryOrder, MessageFilter, MessageId};
-use crate::crdt::stream::decode_stream;
+use crate::crdt::network::{AutoDelivery, DeliveryOrder, MessageFilter, MessageId, PeerId};
+use crate::model::Entity;
+
+/// What an action does: its `"do"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Kind {
+    Move,
+    Rename,
+    Put,
+    Append,
+    DeleteComponent,
+    DeleteEntity,
+    Authored,
+    Deliver,
+    DeliverAll,
+    Drop,
+    Duplicate,
+    Reorder,
+    Offline,
+    Online,
+    Tick,
+    Advance,
+    AutoDelivery,
+    OneMessagePerTick,
+}
+
+/// The `"do"` field every action has, read by [`Kind`] and allowed by every field struct.
+type Tag = Option<IgnoredAny>;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MoveFields {
+    #[serde(rename = "do")]
+    _do: Tag,
+    peer: u64,
+    entity: EntityRef,
+    parent: Option<EntityRef>,
+    position: Option<Floats<3>>,
+    rotation: Option<Floats<4>>,
+    scale: Option<Floats<3>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RenameFields {
+    #[serde(rename = "do")]
+    _do: Tag,
+    peer: u64,
+    entity: EntityRef,
+    name: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ValueFields {
+    #[serde(rename = "do")]
+    _do: Tag,
+    peer: u64,
+    entity: EntityRef,
+    component: ComponentRef,
+    base64: Base64Bytes,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ComponentFields {
+    #[serde(rename = "do")]
+    _do: Tag,
+    peer: u64,
+    entity: EntityRef,
+    component: ComponentRef,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EntityFields {
+    #[serde(rename = "do")]
+    _do: Tag,
+    peer: u64,
+    entity: EntityRef,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AuthoredFields {
+    #[serde(rename = "do")]
+    _do: Tag,
+    peer: u64,
+    stream: Stream,
+}
+
+/// One message in flight: its `id`, or where it goes and which of those (`nth`, from 1).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MessageFields {
+    #[serde(rename = "do")]
+    _do: Tag,
+    id: Option<u64>,
+    from: Option<u64>,
+    to: Option<u64>,
+    nth: Option<u64>,
+    /// Only for `reorder`: the message's new position in flight, from 0.
+    index: Option<u64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DeliverAllFields {
+    #[serde(rename = "do")]
+    _do: Tag,
+    order: Option<Order>,
+    from: Option<u64>,
+    to: Option<u64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PeerFields {
+    #[serde(rename = "do")]
+    _do: Tag,
+    peer: u64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TickFields {
+    #[serde(rename = "do")]
+    _do: Tag,
+    ticks: u64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AutoDeliveryFields {
+    #[serde(rename = "do")]
+    _do: Tag,
+    latency: Option<u64>,
+    jitter: Option<u64>,
+    off: Option<bool>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SwitchFields {
+    #[serde(rename = "do")]
+    _do: Tag,
+    on: bool,
+}
+
+/// Reads `node` as `T`; an error names its JSON path below `node`'s, in double quotes.
+fn fields<T: DeserializeOwned>(node: &Node) -> Result<T, ScenarioError> {
+    serde_path_to_error::deserialize(node.value).map_err(|e| {
+        let inner = e.path().iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let at = match node.path() {
+            "" => inner.join("."),
+            outer if inner.is_empty() => outer.to_string(),
+            outer => format!("{outer}.{}", inner.join(".")),
+        };
+        ScenarioError::at(at, e.into_inner().to_string().replace('`', "\""))
+    })
+}
 
 impl Parser {
-    fn selector(&self, node: &Node) -> Result<Selector, ScenarioError> {
-        if let Some(id) = node.get("id") {
-            for key in ["from", "to", "nth"] {
-                if node.get(key).is_some() {
+    /// `peer` (a number from 1), checked against the scenario's peers, at `node.key`.
+    fn peer_at(&self, node: &Node, key: &str, n: u64) -> Result<PeerId, ScenarioError> {
+        self.peer_number(n)
+            .map_err(|message| ScenarioError::at(node.child_path(key), message))
+    }
+
+    fn opt_peer_at(
+        &self,
+        node: &Node,
+        key: &str,
+        n: Option<u64>,
+    ) -> Result<Option<PeerId>, ScenarioError> {
+        n.map(|n| self.peer_at(node, key, n)).transpose()
+    }
+
+    fn entity_at(&self, node: &Node, key: &str, e: &EntityRef) -> Result<Entity, ScenarioError> {
+        self.resolve_entity(e)
+            .map_err(|message| ScenarioError::at(node.child_path(key), message))
+    }
+
+    fn component_at(&self, node: &Node, key: &str, c: &ComponentRef) -> Result<u32, ScenarioError> {
+        c.resolve()
+            .map_err(|message| ScenarioError::at(node.child_path(key), message))
+    }
+
+    fn selector(&self, node: &Node, f: &MessageFields) -> Result<Selector, ScenarioError> {
+        if let Some(id) = f.id {
+            for (key, given) in [("from", f.from), ("to", f.to), ("nth", f.nth)] {
+                if given.is_some() {
                     return Err(node.error(format!("give either \"id\" or \"{key}\", not both")));
                 }
             }
-            return Ok(Selector::Id(MessageId(id.uint()?)));
+            return Ok(Selector::Id(MessageId(id)));
         }
-        let from = self.opt_peer(node, "from")?;
-        let to = self.opt_peer(node, "to")?;
+        let from = self.opt_peer_at(node, "from", f.from)?;
+        let to = self.opt_peer_at(node, "to", f.to)?;
         if from.is_none() && to.is_none() {
             return Err(node.error("name the message: \"id\", or \"from\" and/or \"to\""));
         }
-        let nth = match node.get("nth") {
-            Some(n) => match n.uint()? {
-                0 => return Err(n.error("\"nth\" counts from 1")),
-                k => usize::try_from(k).unwrap_or(usize::MAX),
-            },
+        let nth = match f.nth {
+            Some(0) => {
+                return Err(ScenarioError::at(
+                    node.child_path("nth"),
+                    "\"nth\" counts from 1",
+                ));
+            }
+            Some(k) => usize::try_from(k).unwrap_or(usize::MAX),
             None => 1,
         };
         Ok(Selector::Route { from, to, nth })
     }
 
     pub(super) fn action(&self, node: &Node) -> Result<ScenarioAction, ScenarioError> {
-        const MESSAGE: [&str; 5] = ["do", "id", "from", "to", "nth"];
+        node.only_object()?;
         let what = node.req("do")?;
-        let kind = what.str()?;
-        let peer = || self.peer(&node.req("peer")?);
-        let entity = || self.entity(&node.req("entity")?);
-        let component = || self.component(&node.req("component")?);
+        let kind = Kind::deserialize(what.value).map_err(|_| {
+            what.error(format!(
+                "unknown action {} (expected move, rename, put, append, delete_component, \
+                 delete_entity, authored, deliver, deliver_all, drop, duplicate, reorder, \
+                 offline, online, tick, advance, auto_delivery or one_message_per_tick)",
+                what.value
+            ))
+        })?;
         Ok(match kind {
-            "move" => {
-                node.only(&[
-                    "do", "peer", "entity", "parent", "position", "rotation", "scale",
-                ])?;
-                let vec3 = |key: &str| {
-                    node.get(key)
-                        .map(|v| v.floats::<3>().map(Vec3::from_array))
-                        .transpose()
-                };
+            Kind::Move => {
+                let f: MoveFields = fields(node)?;
                 ScenarioAction::Move {
-                    peer: peer()?,
-                    entity: entity()?,
-                    parent: node.get("parent").map(|p| self.entity(&p)).transpose()?,
-                    position: vec3("position")?,
-                    rotation: node
-                        .get("rotation")
-                        .map(|r| r.floats::<4>().map(Quat::from_array))
+                    peer: self.peer_at(node, "peer", f.peer)?,
+                    entity: self.entity_at(node, "entity", &f.entity)?,
+                    parent: (f.parent.as_ref())
+                        .map(|p| self.entity_at(node, "parent", p))
                         .transpose()?,
-                    scale: vec3("scale")?,
+                    position: f.position.map(|v| Vec3::from_array(v.0)),
+                    rotation: f.rotation.map(|r| Quat::from_array(r.0)),
+                    scale: f.scale.map(|v| Vec3::from_array(v.0)),
                 }
             }
-            "rename" => {
-                node.only(&["do", "peer", "entity", "name"])?;
+            Kind::Rename => {
+                let f: RenameFields = fields(node)?;
                 ScenarioAction::Rename {
-                    peer: peer()?,
-                    entity: entity()?,
-                    name: node.req("name")?.str()?.to_string(),
+                    peer: self.peer_at(node, "peer", f.peer)?,
+                    entity: self.entity_at(node, "entity", &f.entity)?,
+                    name: f.name,
                 }
             }
-            "put" | "append" => {
-                node.only(&["do", "peer", "entity", "component", "base64"])?;
-                let (peer, entity, component) = (peer()?, entity()?, component()?);
-                let data = node.req("base64")?.base64()?;
-                if kind == "put" {
+            Kind::Put | Kind::Append => {
+                let f: ValueFields = fields(node)?;
+                let peer = self.peer_at(node, "peer", f.peer)?;
+                let entity = self.entity_at(node, "entity", &f.entity)?;
+                let component = self.component_at(node, "component", &f.component)?;
+                let data = f.base64.0;
+                if kind == Kind::Put {
                     ScenarioAction::Put {
                         peer,
                         entity,
@@ -89,119 +281,90 @@ impl Parser {
                     }
                 }
             }
-            "delete_component" => {
-                node.only(&["do", "peer", "entity", "component"])?;
+            Kind::DeleteComponent => {
+                let f: ComponentFields = fields(node)?;
                 ScenarioAction::DeleteComponent {
-                    peer: peer()?,
-                    entity: entity()?,
-                    component: component()?,
+                    peer: self.peer_at(node, "peer", f.peer)?,
+                    entity: self.entity_at(node, "entity", &f.entity)?,
+                    component: self.component_at(node, "component", &f.component)?,
                 }
             }
-            "delete_entity" => {
-                node.only(&["do", "peer", "entity"])?;
+            Kind::DeleteEntity => {
+                let f: EntityFields = fields(node)?;
                 ScenarioAction::DeleteEntity {
-                    peer: peer()?,
-                    entity: entity()?,
+                    peer: self.peer_at(node, "peer", f.peer)?,
+                    entity: self.entity_at(node, "entity", &f.entity)?,
                 }
             }
-            "authored" => {
-                node.only(&["do", "peer", "stream"])?;
-                let stream = node.req("stream")?;
-                let bytes = stream.base64()?;
-                let decoded = decode_stream(&bytes).map_err(|e| {
-                    stream.error(format!("at byte {} of the stream: {}", e.offset, e.kind))
-                })?;
+            Kind::Authored => {
+                let f: AuthoredFields = fields(node)?;
                 ScenarioAction::Authored {
-                    peer: peer()?,
-                    messages: decoded.messages,
+                    peer: self.peer_at(node, "peer", f.peer)?,
+                    messages: f.stream.0,
                 }
             }
-            "deliver" | "drop" | "duplicate" => {
-                node.only(&MESSAGE)?;
-                let sel = self.selector(node)?;
-                match kind {
-                    "deliver" => ScenarioAction::Deliver(sel),
-                    "drop" => ScenarioAction::Drop(sel),
-                    _ => ScenarioAction::Duplicate(sel),
-                }
-            }
-            "reorder" => {
-                node.only(&["do", "id", "from", "to", "nth", "index"])?;
-                ScenarioAction::Reorder {
-                    message: self.selector(node)?,
-                    index: usize::try_from(node.req("index")?.uint()?).unwrap_or(usize::MAX),
-                }
-            }
-            "deliver_all" => {
-                node.only(&["do", "order", "from", "to"])?;
-                let order = match node.get("order") {
-                    None => DeliveryOrder::Send,
-                    Some(o) => match o.str()? {
-                        "send" => DeliveryOrder::Send,
-                        "reverse" => DeliveryOrder::Reverse,
-                        "random" => DeliveryOrder::Random,
-                        other => {
-                            return Err(o.error(format!(
-                                "expected \"send\", \"reverse\" or \"random\", found \"{other}\""
-                            )));
-                        }
+            Kind::Deliver | Kind::Drop | Kind::Duplicate | Kind::Reorder => {
+                let f: MessageFields = fields(node)?;
+                let selector = self.selector(node, &f)?;
+                match (kind, f.index) {
+                    (Kind::Reorder, Some(index)) => ScenarioAction::Reorder {
+                        message: selector,
+                        index: usize::try_from(index).unwrap_or(usize::MAX),
                     },
-                };
+                    (Kind::Reorder, None) => return Err(node.error("missing \"index\"")),
+                    (_, Some(_)) => {
+                        return Err(ScenarioError::at(
+                            node.child_path("index"),
+                            "only \"reorder\" takes an index",
+                        ));
+                    }
+                    (Kind::Deliver, None) => ScenarioAction::Deliver(selector),
+                    (Kind::Drop, None) => ScenarioAction::Drop(selector),
+                    (_, None) => ScenarioAction::Duplicate(selector),
+                }
+            }
+            Kind::DeliverAll => {
+                let f: DeliverAllFields = fields(node)?;
                 ScenarioAction::DeliverAll {
-                    order,
+                    order: f.order.map_or(DeliveryOrder::Send, |o| o.0),
                     filter: MessageFilter {
-                        from: self.opt_peer(node, "from")?,
-                        to: self.opt_peer(node, "to")?,
+                        from: self.opt_peer_at(node, "from", f.from)?,
+                        to: self.opt_peer_at(node, "to", f.to)?,
                     },
                 }
             }
-            "offline" | "online" => {
-                node.only(&["do", "peer"])?;
+            Kind::Offline | Kind::Online => {
+                let f: PeerFields = fields(node)?;
                 ScenarioAction::SetOnline {
-                    peer: peer()?,
-                    online: kind == "online",
+                    peer: self.peer_at(node, "peer", f.peer)?,
+                    online: kind == Kind::Online,
                 }
             }
-            "tick" | "advance" => {
-                node.only(&["do", "ticks"])?;
-                let ticks = node.req("ticks")?.uint()?;
-                if kind == "tick" {
+            Kind::Tick | Kind::Advance => {
+                let ticks = fields::<TickFields>(node)?.ticks;
+                if kind == Kind::Tick {
                     ScenarioAction::Tick { ticks }
                 } else {
                     ScenarioAction::Advance { ticks }
                 }
             }
-            "auto_delivery" => {
-                node.only(&["do", "latency", "jitter", "off"])?;
-                if let Some(off) = node.get("off") {
-                    if !off.bool()? {
-                        return Err(off.error("write \"off\": true, or leave it out"));
+            Kind::AutoDelivery => {
+                let f: AutoDeliveryFields = fields(node)?;
+                let off_error = |message| Err(ScenarioError::at(node.child_path("off"), message));
+                match f.off {
+                    Some(false) => return off_error("write \"off\": true, or leave it out"),
+                    Some(true) if f.latency.is_some() || f.jitter.is_some() => {
+                        return off_error("\"off\" takes no latency or jitter");
                     }
-                    if node.get("latency").is_some() || node.get("jitter").is_some() {
-                        return Err(off.error("\"off\" takes no latency or jitter"));
-                    }
-                    ScenarioAction::SetAutoDelivery(None)
-                } else {
-                    ScenarioAction::SetAutoDelivery(Some(AutoDelivery {
-                        latency: node.req("latency")?.uint()?,
-                        jitter: node
-                            .get("jitter")
-                            .map(|j| j.uint())
-                            .transpose()?
-                            .unwrap_or(0),
-                    }))
+                    Some(true) => ScenarioAction::SetAutoDelivery(None),
+                    None => ScenarioAction::SetAutoDelivery(Some(AutoDelivery {
+                        latency: f.latency.ok_or_else(|| node.error("missing \"latency\""))?,
+                        jitter: f.jitter.unwrap_or(0),
+                    })),
                 }
             }
-            "one_message_per_tick" => {
-                node.only(&["do", "on"])?;
-                ScenarioAction::SetOneMessagePerTick(node.req("on")?.bool()?)
-            }
-            other => {
-                return Err(what.error(format!(
-                    "unknown action \"{other}\" (expected move, rename, put, append, \
-                     delete_component, delete_entity, authored, deliver, deliver_all, drop, duplicate, \
-                     reorder, offline, online, tick, advance, auto_delivery or one_message_per_tick)"
-                )));
+            Kind::OneMessagePerTick => {
+                ScenarioAction::SetOneMessagePerTick(fields::<SwitchFields>(node)?.on)
             }
         })
     }
