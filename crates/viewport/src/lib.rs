@@ -9,7 +9,8 @@
 //! 1. Keep a [`ViewportScene`] built from the derived render tree: one [`DrawItem`] per entity
 //!    and the selected entities as [`GizmoTarget`]s. Rebuild the items, and bump
 //!    [`ViewportScene::generation`], only when something in them changed (world matrices,
-//!    shapes, colours or selection); the renderer re-uploads instances only then.
+//!    shapes, colours or selection); the renderer re-uploads instances only then. Name the
+//!    items that changed in [`ViewportScene::changes`] and it rewrites only theirs when it can.
 //! 2. Call [`Viewport::ui`] with a [`ViewportRenderer`]: [`GlowViewportRenderer`] in the app,
 //!    [`NullRenderer`] in UI tests that have no GPU.
 //! 3. Turn the returned [`ViewportResponse`] into editor commands: a [`Pick`] changes the
