@@ -128,7 +128,8 @@ impl InstancedShapes {
     /// Overwrites instance `index` (below [`Self::instance_count`]) in place.
     pub fn write(&mut self, index: u32, transformation: &Mat4, color: Srgba) {
         debug_assert!(index < self.count, "instance {index} of {}", self.count);
-        // three-d 0.19 hands `fill_subset`'s offset to glBufferSubData unscaled, as bytes.
+        // three-d 0.19 hands `fill_subset`'s offset to glBufferSubData unscaled, as bytes (the
+        // element count it then keeps is too large, but only `self.count` is drawn).
         let offset = index * size_of::<Vec4>() as u32;
         for (r, buffer) in self.rows.iter_mut().enumerate() {
             buffer.fill_subset(offset, &[row(transformation, r)]);
