@@ -221,11 +221,24 @@ fn the_viewport_follows_component_edits_and_selections_without_a_full_rebuild() 
     tab.update_scene(&doc, &none, &none, 0.0);
     let (now, _) = color_of(&tab, CHAIR).unwrap();
     assert!(now.b() > 200 && now.r() < 60, "{now:?}");
+    // Only the chair's item changed, and the renderer is told so (it rewrites just that one).
+    let scene = tab.scene();
+    let chair = scene.items.iter().position(|i| i.entity == CHAIR).unwrap() as u32;
+    let changes = scene.changes.as_ref().expect("the changed items are named");
+    assert_eq!(
+        (changes.since + 1, &changes.items[..]),
+        (scene.generation, &[chair][..])
+    );
 
     // Selecting it outlines it and gives the gizmo a target; selecting another takes both away.
     doc.selection.select_only(CHAIR);
     tab.update_scene(&doc, &none, &none, 0.0);
     assert!(color_of(&tab, CHAIR).unwrap().1);
+    assert_eq!(
+        tab.scene().changes,
+        None,
+        "outlines change pass: a full upload"
+    );
     assert_eq!(tab.scene().gizmo_targets.len(), 1);
     assert_eq!(tab.scene().gizmo_targets[0].entity, CHAIR);
     doc.selection.select_only(crate::ui_flows::TABLE);

@@ -33,6 +33,7 @@ mod small_ones;
 mod tree_habits;
 mod ui_flows;
 mod unsaved;
+mod viewport_incremental;
 mod viewport_models;
 mod viewport_render;
 mod viewport_ui;

@@ -1,7 +1,11 @@
 //! Viewport costs for a scene at the protocol's limit of 65,535 entities:
 //! - `build_batches`: grouping items into per-mesh instance lists (CPU only);
-//! - `upload`: that plus three-d's instance buffers on a real GL context (Mesa llvmpipe via
-//!   surfaceless EGL), paid once per scene generation change;
+//! - `upload`: that plus filling the instance buffers on a real GL context (Mesa llvmpipe via
+//!   surfaceless EGL), paid on a scene generation change the renderer cannot take in place;
+//! - `move_one_full` / `move_one_incremental`: the update after moving one entity, without
+//!   and with `ViewportScene::changes` naming it (the full rebuild against rewriting its
+//!   instance in place);
+//! - `item_changes`: the app's side of that, comparing the items before and after;
 //! - `pick`: one click's ray against every item's exact shape;
 //! - `static_frame`: one egui frame of the viewport widget when nothing changed (no render);
 //! - `render_320x240`: a full software render on llvmpipe (a GPU is far faster).
@@ -11,8 +15,8 @@
 use criterion::{Criterion, criterion_group, criterion_main};
 use eframe::egui;
 use scenetree_viewport::{
-    GlowViewportRenderer, NullRenderer, OrbitCamera, RenderRequest, Viewport, demo,
-    gpu_scene::build_batches, picking,
+    GlowViewportRenderer, ItemChanges, NullRenderer, OrbitCamera, RenderRequest, Viewport,
+    ViewportScene, demo, gpu_scene::build_batches, picking,
 };
 
 /// The allocator the editor runs with (main.rs): huge pages under large arrays.
@@ -22,6 +26,22 @@ static ALLOC: scenetree_core::model::HugePageAlloc = scenetree_core::model::Huge
 use scenetree_viewport::headless as egl;
 
 const N: usize = 65_535;
+
+/// The entity the move benches move (not selected: no outline copy).
+const MOVED: usize = 12_345;
+
+/// Moves [`MOVED`] up and back down on alternate calls, as one scene generation, naming it in
+/// `changes` when `incremental`.
+fn move_one(scene: &mut ViewportScene, incremental: bool) {
+    let item = &mut scene.items[MOVED];
+    let step = if item.world.w_axis.y > 2.0 { -3.0 } else { 3.0 };
+    item.world.w_axis.y += step;
+    scene.changes = incremental.then(|| ItemChanges {
+        since: scene.generation,
+        items: vec![MOVED as u32],
+    });
+    scene.generation += 1;
+}
 
 fn bench(c: &mut Criterion) {
     let mut scene = demo::stress(N);
@@ -51,6 +71,32 @@ fn bench(c: &mut Criterion) {
             scene.generation += 1;
             renderer.upload(&scene);
         })
+    });
+
+    group.bench_function("move_one_full", |b| {
+        b.iter(|| {
+            move_one(&mut scene, false);
+            renderer.upload(&scene);
+        })
+    });
+    let (before, mut moves) = (renderer.stats(), 0);
+    group.bench_function("move_one_incremental", |b| {
+        b.iter(|| {
+            move_one(&mut scene, true);
+            renderer.upload(&scene);
+            moves += 1;
+        })
+    });
+    let after = renderer.stats();
+    assert_eq!(
+        (after.uploads, after.incremental_updates),
+        (before.uploads, before.incremental_updates + moves),
+        "every move was taken in place"
+    );
+    let old = scene.items.clone();
+    move_one(&mut scene, false);
+    group.bench_function("item_changes", |b| {
+        b.iter(|| ItemChanges::between(0, std::hint::black_box(&old), &scene.items, 512))
     });
 
     let ctx = egui::Context::default();

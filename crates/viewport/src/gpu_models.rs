@@ -230,6 +230,45 @@ impl GpuModels {
         self.instances = instances;
     }
 
+    /// Overwrites instance `index` of `asset`'s normal or `outlined` pass (and, outlined, its
+    /// outline copy) in the instances kept for it; [`Self::reapply`] puts them on the GPU.
+    pub fn write(
+        &mut self,
+        asset: AssetId,
+        outlined: bool,
+        index: u32,
+        transformation: three_d::Mat4,
+        color: Srgba,
+        outline: Option<(three_d::Mat4, Srgba)>,
+    ) {
+        let Some(kept) = self.instances.get_mut(&asset) else {
+            return;
+        };
+        let i = index as usize;
+        let set = |pass: &mut Instances, m: three_d::Mat4, c: Srgba| {
+            pass.transformations[i] = m;
+            if let Some(colors) = &mut pass.colors {
+                colors[i] = c;
+            }
+        };
+        if outlined {
+            set(&mut kept.selected, transformation, color);
+        } else {
+            set(&mut kept.normal, transformation, color);
+        }
+        if let Some((m, c)) = outline {
+            set(&mut kept.outline, m, c);
+        }
+    }
+
+    /// Uploads `asset`'s kept instances again (three-d's meshes re-upload a model's instances
+    /// as a whole; the other models are untouched).
+    pub fn reapply(&mut self, asset: AssetId) {
+        if let Some(model) = self.models.get_mut(&asset) {
+            apply_instances(&self.context, model, self.instances.get(&asset));
+        }
+    }
+
     /// Uploads models of `assets` that are not on the GPU yet, in small steps until `budget` is
     /// spent (at least one step per call); true when some are still waiting. Models no longer
     /// in `assets` are dropped.

@@ -19,15 +19,16 @@ use eframe::egui::Color32;
 use glam::{Mat4, Vec3};
 use rustc_hash::FxHashMap as HashMap;
 use three_d::{
-    ClearState, ColorMapping, ColorMaterial, Context, CpuMesh, Cull, Geometry, InstancedMesh,
-    Instances, RenderStates, RenderTarget, Srgba, Texture2DRef, ToneMapping, Viewer, Viewport,
-    WriteMask,
+    ClearState, ColorMapping, ColorMaterial, Context, CpuMesh, Cull, Instances, RenderStates,
+    RenderTarget, Srgba, Texture2DRef, ToneMapping, Viewer, Viewport, WriteMask,
 };
 
 use crate::style;
 
+mod incremental;
+
+use super::gpu_instances::InstancedShapes;
 use super::gpu_models::{GpuModels, ModelInstances, ModelPass};
-use super::gpu_upload::set_instances;
 use super::models::load::LoadedTexture;
 use super::models::{AssetId, SceneAssets};
 use super::shaded::{ShadedMaterial, cone_mesh, marker_mesh};
@@ -109,6 +110,26 @@ pub struct BatchInstances {
 /// Which instanced draw an item of a MeshRenderer shape joins: its mesh and its texture.
 pub type BatchKey = (MeshKey, Option<AssetId>);
 
+/// Which instance list an item joins.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// A MeshRenderer shape's batch.
+    Shape(BatchKey),
+    /// A loaded model's.
+    Model(AssetId),
+}
+
+/// Where an item's instance went in a [`build_batches`]: its list, pass and position there.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Slot {
+    /// `None`: not drawn (a non-finite matrix).
+    pub target: Option<Target>,
+    /// In the outlined pass (`selected`, with its copy at the same position in `outline`).
+    pub outlined: bool,
+    /// Position in the pass's instance arrays.
+    pub index: u32,
+}
+
 /// Instance lists built from the scene's items (CPU work only): per mesh kind and texture, and
 /// per model.
 #[derive(Default)]
@@ -117,6 +138,8 @@ pub struct Batches {
     pub shapes: HashMap<BatchKey, BatchInstances>,
     /// Models, by model.
     pub models: HashMap<AssetId, BatchInstances>,
+    /// Where each item went, in the items' order.
+    pub slots: Vec<Slot>,
 }
 
 impl Batches {
@@ -130,73 +153,109 @@ impl Batches {
     }
 }
 
-fn to_three(m: &Mat4) -> three_d::Mat4 {
+pub(crate) fn to_three(m: &Mat4) -> three_d::Mat4 {
     three_d::Mat4::from(m.to_cols_array_2d())
 }
 
-fn srgba(c: Color32) -> Srgba {
+pub(crate) fn srgba(c: Color32) -> Srgba {
     Srgba::new(c.r(), c.g(), c.b(), 255)
 }
 
-/// Groups the items by mesh kind, texture (or model) and pass. Items with non-finite matrices
-/// are skipped. Models are drawn in their own colours: their unselected instances carry white,
-/// selected ones a warm tint.
-pub fn build_batches(items: &[DrawItem]) -> Batches {
-    let mut batches = Batches::default();
-    for item in items {
-        let instance = item.shape.instance_matrix(&item.world);
-        if !instance.is_finite() {
-            continue;
+/// What one item adds to its batch.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub(crate) struct Placement {
+    pub target: Target,
+    /// The instance matrix: the shape's space to world space.
+    pub instance: Mat4,
+    pub color: Color32,
+    /// An outlined item's outline colour and the enlarged copy's instance matrix.
+    pub outline: Option<(Color32, Mat4)>,
+}
+
+/// Where and how `item` is drawn; `None` when it is not (a non-finite matrix). Models are
+/// drawn in their own colours: their unselected instances carry white, selected ones a warm
+/// tint.
+pub(crate) fn place(item: &DrawItem) -> Option<Placement> {
+    let instance = item.shape.instance_matrix(&item.world);
+    if !instance.is_finite() {
+        return None;
+    }
+    let (target, color) = match (MeshKey::of(&item.shape), item.shape) {
+        (Some(mesh), _) => {
+            let texture = item.texture.filter(|_| mesh.has_uvs());
+            let color = if item.selected {
+                item.color.lerp_to_gamma(style::SELECTION, SELECTION_TINT)
+            } else {
+                item.color
+            };
+            (Target::Shape((mesh, texture)), color)
         }
-        let (batch, color) = match (MeshKey::of(&item.shape), item.shape) {
-            (Some(mesh), _) => {
-                let texture = item.texture.filter(|_| mesh.has_uvs());
-                let color = if item.selected {
-                    item.color.lerp_to_gamma(style::SELECTION, SELECTION_TINT)
-                } else {
-                    item.color
-                };
-                (
-                    batches.shapes.entry((mesh, texture)).or_default(),
-                    Some(color),
-                )
-            }
-            (None, Shape::Model { asset, .. }) => {
-                // White leaves the model's own colours; every instance has a colour, so
-                // selected and unselected instances share one shader.
-                let color = if item.selected {
-                    Color32::WHITE.lerp_to_gamma(style::SELECTION, SELECTION_TINT * 2.0)
-                } else {
-                    Color32::WHITE
-                };
-                (batches.models.entry(asset).or_default(), Some(color))
-            }
-            (None, _) => continue,
+        (None, Shape::Model { asset, .. }) => {
+            // White leaves the model's own colours; every instance has a colour, so
+            // selected and unselected instances share one shader.
+            let color = if item.selected {
+                Color32::WHITE.lerp_to_gamma(style::SELECTION, SELECTION_TINT * 2.0)
+            } else {
+                Color32::WHITE
+            };
+            (Target::Model(asset), color)
+        }
+        (None, _) => return None,
+    };
+    // Outlined items are drawn after the outlines, so only a rim of each stays visible.
+    let outline = if item.selected {
+        Some(style::SELECTION)
+    } else if item.below_selected {
+        Some(style::SELECTION_CHILD)
+    } else {
+        None
+    };
+    Some(Placement {
+        target,
+        instance,
+        color,
+        outline: outline.map(|c| (c, instance * outline_scale(&item.shape, &instance))),
+    })
+}
+
+/// Groups the items by mesh kind, texture (or model) and pass (see [`place`]). Items with
+/// non-finite matrices are skipped.
+pub fn build_batches(items: &[DrawItem]) -> Batches {
+    let mut batches = Batches {
+        slots: Vec::with_capacity(items.len()),
+        ..Default::default()
+    };
+    for item in items {
+        let Some(placed) = place(item) else {
+            let none = Slot {
+                target: None,
+                outlined: false,
+                index: 0,
+            };
+            batches.slots.push(none);
+            continue;
         };
-        // Outlined items are drawn after the outlines, so only a rim of each stays visible.
-        let outline = if item.selected {
-            Some(style::SELECTION)
-        } else if item.below_selected {
-            Some(style::SELECTION_CHILD)
-        } else {
-            None
+        let batch = match placed.target {
+            Target::Shape(key) => batches.shapes.entry(key).or_default(),
+            Target::Model(asset) => batches.models.entry(asset).or_default(),
         };
-        let pass = if outline.is_some() {
+        let pass = if placed.outline.is_some() {
             &mut batch.selected
         } else {
             &mut batch.normal
         };
-        pass.transformations.push(to_three(&instance));
-        if let Some(color) = color {
-            pass.colors.get_or_insert_with(Vec::new).push(srgba(color));
+        let index = pass.transformations.len() as u32;
+        pass.transformations.push(to_three(&placed.instance));
+        (pass.colors.get_or_insert_with(Vec::new)).push(srgba(placed.color));
+        if let Some((color, copy)) = placed.outline {
+            batch.outline.transformations.push(to_three(&copy));
+            (batch.outline.colors.get_or_insert_with(Vec::new)).push(srgba(color));
         }
-        if let Some(outline) = outline {
-            batch.outline.transformations.push(to_three(
-                &(instance * outline_scale(&item.shape, &instance)),
-            ));
-            let colors = batch.outline.colors.get_or_insert_with(Vec::new);
-            colors.push(srgba(outline));
-        }
+        batches.slots.push(Slot {
+            target: Some(placed.target),
+            outlined: placed.outline.is_some(),
+            index,
+        });
     }
     batches
 }
@@ -222,9 +281,9 @@ fn outline_scale(shape: &Shape, instance: &Mat4) -> Mat4 {
 }
 
 struct GpuBatch {
-    normal: InstancedMesh,
-    selected: InstancedMesh,
-    outline: InstancedMesh,
+    normal: InstancedShapes,
+    selected: InstancedShapes,
+    outline: InstancedShapes,
     /// The batch's material: the shared one, or one with the batch's texture.
     material: Option<ShadedMaterial>,
 }
@@ -245,10 +304,14 @@ pub(crate) struct GpuScene {
     /// one: see [`Self::sync_textures`]).
     textures: HashMap<AssetId, (Arc<LoadedTexture>, Texture2DRef)>,
     uploaded_generation: Option<u64>,
+    /// Where the last full build put each item (for [`Self::try_update`]).
+    slots: Vec<Slot>,
     /// Models of the scene not uploaded yet (see [`MODEL_UPLOAD_BUDGET`]).
     pub models_waiting: bool,
-    /// Instance uploads done so far (one per generation change).
+    /// Full instance uploads done so far.
     pub uploads: u64,
+    /// Generation changes taken by rewriting only the changed items' instances.
+    pub incremental_updates: u64,
     /// Items placed by the last upload.
     pub instances: usize,
 }
@@ -276,8 +339,10 @@ impl GpuScene {
             models: GpuModels::new(context),
             textures: HashMap::default(),
             uploaded_generation: None,
+            slots: Vec::new(),
             models_waiting: false,
             uploads: 0,
+            incremental_updates: 0,
             instances: 0,
         }
     }
@@ -287,10 +352,12 @@ impl GpuScene {
         self.models.uploaded
     }
 
-    /// Re-uploads the instance buffers when `scene.generation` differs from the last upload,
-    /// and uploads models that are not on the GPU yet (within a time budget per call).
+    /// Brings the instance buffers to `scene` when its generation differs from the last
+    /// upload (in place for the few changed items when `scene.changes` allows it, else all of
+    /// them again), and uploads models that are not on the GPU yet (within a time budget per
+    /// call).
     pub fn upload(&mut self, scene: &ViewportScene) {
-        if self.uploaded_generation != Some(scene.generation) {
+        if self.uploaded_generation != Some(scene.generation) && !self.try_update(scene) {
             self.upload_instances(scene);
         }
         self.models_waiting = self
@@ -301,13 +368,14 @@ impl GpuScene {
     fn upload_instances(&mut self, scene: &ViewportScene) {
         let mut built = build_batches(&scene.items);
         self.instances = built.instance_count();
+        self.slots = std::mem::take(&mut built.slots);
         self.sync_textures(&scene.assets);
         // Kinds that disappeared keep their GPU meshes, emptied, for when they come back.
         for (key, gpu) in self.batches.iter_mut() {
             let fresh = built.shapes.remove(key).unwrap_or_default();
-            set_instances(&mut gpu.normal, &fresh.normal);
-            set_instances(&mut gpu.selected, &fresh.selected);
-            set_instances(&mut gpu.outline, &fresh.outline);
+            gpu.normal.set_instances(&fresh.normal);
+            gpu.selected.set_instances(&fresh.selected);
+            gpu.outline.set_instances(&fresh.outline);
         }
         for (key, fresh) in built.shapes {
             let (mesh_key, texture) = key;
@@ -322,12 +390,17 @@ impl GpuScene {
                 },
             };
             let mesh = mesh_key.cpu_mesh();
+            let shapes = |instances: &Instances| {
+                let mut shapes = InstancedShapes::new(&self.context, &mesh);
+                shapes.set_instances(instances);
+                shapes
+            };
             self.batches.insert(
                 key,
                 GpuBatch {
-                    normal: InstancedMesh::new(&self.context, &fresh.normal, &mesh),
-                    selected: InstancedMesh::new(&self.context, &fresh.selected, &mesh),
-                    outline: InstancedMesh::new(&self.context, &fresh.outline, &mesh),
+                    normal: shapes(&fresh.normal),
+                    selected: shapes(&fresh.selected),
+                    outline: shapes(&fresh.outline),
                     material,
                 },
             );
@@ -407,8 +480,7 @@ impl GpuScene {
         for (key, batch) in &mut self.batches {
             if key.0 == MeshKey::Marker {
                 for mesh in [&mut batch.normal, &mut batch.selected, &mut batch.outline] {
-                    mesh.set_animation(move |_| marker_scale);
-                    mesh.animate(0.0);
+                    mesh.set_animation_transform(marker_scale);
                 }
             }
         }
@@ -425,7 +497,7 @@ impl GpuScene {
 
     /// Draws one pass of the shapes: the plain ones in one call, each textured batch in its own.
     fn render_shapes(&self, target: &RenderTarget, viewer: &DclViewer, pass: Pass) {
-        fn mesh_of(b: &GpuBatch, pass: Pass) -> &InstancedMesh {
+        fn mesh_of(b: &GpuBatch, pass: Pass) -> &InstancedShapes {
             match pass {
                 Pass::Normal => &b.normal,
                 Pass::Selected => &b.selected,
@@ -434,7 +506,7 @@ impl GpuScene {
         }
         // The outline draws every batch, textured or not, in its outline colours.
         let flat = pass == Pass::Outline;
-        let plain: Vec<&InstancedMesh> = self
+        let plain: Vec<&InstancedShapes> = self
             .batches
             .values()
             .filter(|b| flat || b.material.is_none())

@@ -9,7 +9,8 @@
 //! 1. Keep a [`ViewportScene`] built from the derived render tree: one [`DrawItem`] per entity
 //!    and the selected entities as [`GizmoTarget`]s. Rebuild the items, and bump
 //!    [`ViewportScene::generation`], only when something in them changed (world matrices,
-//!    shapes, colours or selection); the renderer re-uploads instances only then.
+//!    shapes, colours or selection); the renderer re-uploads instances only then. Name the
+//!    items that changed in [`ViewportScene::changes`] and it rewrites only theirs when it can.
 //! 2. Call [`Viewport::ui`] with a [`ViewportRenderer`]: [`GlowViewportRenderer`] in the app,
 //!    [`NullRenderer`] in UI tests that have no GPU.
 //! 3. Turn the returned [`ViewportResponse`] into editor commands: a [`Pick`] changes the
@@ -26,6 +27,7 @@ pub mod camera;
 pub mod demo;
 pub mod gizmo;
 mod gizmo_drag;
+mod gpu_instances;
 mod gpu_models;
 pub mod gpu_scene;
 mod gpu_upload;
@@ -120,6 +122,42 @@ pub struct ViewportScene {
     pub gizmo_targets: Vec<GizmoTarget>,
     /// The loaded models and textures the items name.
     pub assets: models::SceneAssets,
+    /// Which items changed since an earlier generation, when the builder knows; the renderer
+    /// then rewrites only their instances (see [`ItemChanges`]). `None`: every instance is
+    /// uploaded again.
+    pub changes: Option<ItemChanges>,
+}
+
+/// The items that differ from those of generation `since` of the same scene. A promise:
+/// every other item, the item count and the assets are as they were then. The renderer uses
+/// it only when `since` is the generation it has on the GPU and each changed item keeps its
+/// batch (shape, texture, model, outline pass); otherwise it rebuilds every instance.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ItemChanges {
+    /// The generation the items are compared with.
+    pub since: u64,
+    /// Indices into [`ViewportScene::items`], ascending.
+    pub items: Vec<u32>,
+}
+
+impl ItemChanges {
+    /// The indices where `new` differs from `old` (generation `since`), when the counts are
+    /// equal and at most `max` differ; `None` otherwise.
+    pub fn between(since: u64, old: &[DrawItem], new: &[DrawItem], max: usize) -> Option<Self> {
+        if old.len() != new.len() {
+            return None;
+        }
+        let mut items = Vec::new();
+        for (i, (a, b)) in old.iter().zip(new).enumerate() {
+            if a != b {
+                if items.len() == max {
+                    return None;
+                }
+                items.push(i as u32);
+            }
+        }
+        Some(ItemChanges { since, items })
+    }
 }
 
 impl ViewportScene {

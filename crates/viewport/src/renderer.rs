@@ -111,8 +111,11 @@ pub enum RendererError {
 pub struct RenderStats {
     /// Frames rendered.
     pub frames: u64,
-    /// Instance uploads (once per scene generation change).
+    /// Full instance uploads (on a scene generation change the incremental path could not
+    /// take).
     pub uploads: u64,
+    /// Scene generation changes taken by rewriting only the changed items' instances.
+    pub incremental_updates: u64,
     /// Items placed by the last upload.
     pub instances: usize,
     /// Current image size, physical pixels.
@@ -258,6 +261,7 @@ impl GlowViewportRenderer {
         RenderStats {
             frames: self.frames,
             uploads: self.scene.uploads,
+            incremental_updates: self.scene.incremental_updates,
             instances: self.scene.instances,
             size_px: self.size_px,
             models_uploaded: self.scene.models_uploaded(),

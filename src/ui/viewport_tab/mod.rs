@@ -12,7 +12,9 @@ use scenetree_core::crdt::network::PeerId;
 use scenetree_core::model::Entity;
 use scenetree_core::scene::policy::{PolicyBoard, TreePolicy};
 use scenetree_viewport::models::AssetLibrary;
-use scenetree_viewport::{DragPhase, OrbitCamera, Viewport, ViewportRenderer, ViewportScene};
+use scenetree_viewport::{
+    DragPhase, DrawItem, ItemChanges, OrbitCamera, Viewport, ViewportRenderer, ViewportScene,
+};
 
 pub use build::{LookCache, ModelState, draw_items};
 pub use policy::PolicyDrawing;
@@ -50,6 +52,8 @@ pub struct ViewportTab {
     pub policy: PolicyDrawing,
     /// Decoded component looks of the document's entities, kept between rebuilds.
     looks: LookCache,
+    /// The items before the last rebuild (compared with the new ones, then reused).
+    previous_items: Vec<DrawItem>,
 }
 
 /// Moving drawn entities from where they were to where a remote change put them.
@@ -66,6 +70,9 @@ const ASSETS_REFRESH_WHILE_LOADING: f64 = 2.0;
 const ANIMATION_SECONDS: f64 = 0.6;
 /// Above this many entities, changes are shown at once (re-uploading every frame costs).
 const ANIMATION_MAX_ITEMS: usize = 5000;
+/// At most this many changed items are handed to the renderer as changes: each is a few small
+/// buffer writes, so beyond some hundreds one upload of everything is the better deal.
+const MAX_CHANGED_ITEMS: usize = 512;
 
 impl Default for ViewportTab {
     fn default() -> Self {
@@ -86,6 +93,7 @@ impl Default for ViewportTab {
             assets_shown_at: f64::NEG_INFINITY,
             policy: PolicyDrawing::default(),
             looks: LookCache::default(),
+            previous_items: Vec::new(),
         }
     }
 }
@@ -279,6 +287,7 @@ impl ViewportTab {
         {
             self.animation = None;
             self.scene.generation += 1; // draw the final state exactly
+            self.scene.changes = None;
         }
         let shown = animated.as_ref().unwrap_or(&self.scene);
         let response = self.viewport.ui(ui, shown, renderer);
@@ -376,6 +385,8 @@ impl ViewportTab {
                 build::reselect(&mut animation.target, doc, hidden, locked, worlds);
             }
             self.scene.generation += 1;
+            // Outlines change pass: the renderer rebuilds every instance anyway.
+            self.scene.changes = None;
             self.built_for = Some(key);
             return true;
         }
@@ -399,6 +410,8 @@ impl ViewportTab {
                 Default::default()
             };
         let worlds = self.policy.worlds();
+        let since = self.scene.generation;
+        std::mem::swap(&mut self.previous_items, &mut self.scene.items);
         build::build_scene(
             &mut self.scene,
             doc,
@@ -409,6 +422,13 @@ impl ViewportTab {
             &mut self.looks,
         );
         self.scene.generation += 1;
+        // A move or a colour edit changes few items: the renderer rewrites only theirs.
+        self.scene.changes = ItemChanges::between(
+            since,
+            &self.previous_items,
+            &self.scene.items,
+            MAX_CHANGED_ITEMS,
+        );
         // Building asked the library for files (and may have started loads): remember the
         // generation after that, so the next frame does not rebuild for it.
         self.built_for = Some(BuildKey {
@@ -436,6 +456,7 @@ impl Animation {
         let t = ((now - self.started) / ANIMATION_SECONDS).clamp(0.0, 1.0) as f32;
         let ease = t * t * (3.0 - 2.0 * t);
         let mut scene = self.target.clone();
+        scene.changes = None; // the items are on their way: every one may differ
         for item in &mut scene.items {
             if let Some(from) = self.from.get(&item.entity) {
                 let (s0, r0, p0) = from.to_scale_rotation_translation();
