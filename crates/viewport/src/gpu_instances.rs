@@ -13,8 +13,9 @@ use three_d::{
     Srgba, Vec2, Vec3, Vec4, VertexBuffer, Viewer,
 };
 
-/// The vertex shader: three-d's `mesh.vert` (MIT) reduced to instance transforms and colours,
-/// with the same arithmetic, so shapes look exactly as they did under `InstancedMesh`.
+/// The vertex shader: three-d's `mesh.vert` (MIT, see `third-party/three-d-LICENSE.txt`) reduced
+/// to instance transforms and colours, with the same arithmetic, so shapes look exactly as they
+/// did under `InstancedMesh`.
 const VERTEX_SHADER: &str = r#"
 uniform mat4 viewProjection;
 uniform mat4 animationTransform;
