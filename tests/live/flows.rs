@@ -236,8 +236,7 @@ fn a_host_restart_mid_session_loses_nothing_typed() {
     let mut doc = open(&host);
     move_x(&mut doc, ELEVATOR, 18.0);
     wait_acknowledged(&mut doc);
-    host.settle_files();
-    host.kill();
+    host.kill_between_writes();
     wait_for(&mut doc, "the dropped connection", |d| {
         d.live().unwrap().state() != LinkState::Connected
     });

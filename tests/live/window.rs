@@ -74,8 +74,7 @@ fn connect_shows_the_host_live_and_offline_in_the_title_and_bars() {
         transform(&a.workbench().doc, ELEVATOR).position.x == 9.25
     });
     // The host goes away: the bar says so, and an edit waits.
-    host.settle_files();
-    host.kill();
+    host.kill_between_writes();
     frames_until(&mut h, "the dropped connection", |a| {
         live_state(a) != Some(LinkState::Connected)
     });

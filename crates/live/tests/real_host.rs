@@ -202,8 +202,7 @@ fn a_killed_host_is_a_disconnect_and_a_restarted_one_sends_a_fresh_snapshot() {
     a.save().unwrap();
     wait_for(&a, "Saved", |e| matches!(e, LiveEvent::Saved));
 
-    host.settle_files();
-    host.kill();
+    host.kill_between_writes();
     let mut reason = None;
     wait_for(&a, "Disconnected", |e| match e {
         LiveEvent::Disconnected(why) => {

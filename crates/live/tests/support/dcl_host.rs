@@ -79,38 +79,29 @@ impl DclHost {
         serde_json::from_str(&text).expect("main.composite is JSON")
     }
 
-    /// Waits (up to 10 s) until the host's autosave has finished: scene.json and
-    /// main.composite parse and neither changed for 500 ms. The host rewrites them in place,
-    /// so a SIGKILL in the middle leaves an empty scene.json and a host that cannot start again;
-    /// a test that kills the host to test reconnecting waits for this first.
-    pub fn settle_files(&self) {
+    /// Kills the host (SIGKILL) between two of its file writes, as a crash that loses nothing
+    /// on disk would. The host rewrites scene.json and main.composite in place, so a SIGKILL
+    /// in the middle of a write leaves a file it cannot start from; this freezes the host
+    /// (SIGSTOP), kills it if both files parse, and otherwise lets it finish the write and
+    /// tries again.
+    pub fn kill_between_writes(&mut self) {
         let files = ["scene.json", "assets/scene/main.composite"].map(|f| self.dir.path().join(f));
-        let state = || {
-            files
-                .iter()
-                .map(|f| std::fs::read(f).ok())
-                .collect::<Vec<_>>()
-        };
-        let parses = |state: &[Option<Vec<u8>>]| {
-            (state.iter()).all(|b| {
-                b.as_ref()
-                    .is_some_and(|b| serde_json::from_slice::<serde_json::Value>(b).is_ok())
+        let both_parse = || {
+            files.iter().all(|f| {
+                std::fs::read(f)
+                    .is_ok_and(|b| serde_json::from_slice::<serde_json::Value>(&b).is_ok())
             })
         };
-        let deadline = Instant::now() + Duration::from_secs(10);
-        let mut last = state();
-        let mut since = Instant::now();
-        while Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(50));
-            let now = state();
-            if now != last || !parses(&now) {
-                last = now;
-                since = Instant::now();
-            } else if since.elapsed() >= Duration::from_millis(500) {
+        for _ in 0..1_000 {
+            self.pause();
+            if both_parse() {
+                self.kill();
                 return;
             }
+            self.resume();
+            std::thread::sleep(Duration::from_millis(10));
         }
-        panic!("the host kept rewriting its files for 10 s");
+        panic!("the host's files never both parsed between its writes");
     }
 
     /// Kills the host (SIGKILL, by pid) as a crash would, and reaps it.
