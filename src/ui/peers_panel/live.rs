@@ -3,8 +3,7 @@
 //! relayed, and this editor's writes it acknowledged), with their cycle and re-rooted marks as
 //! messages arrive, and the session's real messages in and out, newest first.
 
-use egui::{Align, Layout, RichText};
-use egui_extras::{Column, TableBuilder};
+use egui::RichText;
 
 use super::{PeersPanel, PeersUiContext};
 use crate::editor::{Direction, Document, LinkState, LiveSession, LogEntry, THIS_EDITOR};
@@ -100,20 +99,7 @@ fn log_ui(ui: &mut egui::Ui, live: &LiveSession, network: &Network, order: Euler
     }
     let entries = log.entries();
     let text_color = ui.visuals().text_color();
-    TableBuilder::new(ui)
-        .id_salt("live-messages")
-        .striped(true)
-        .resizable(false)
-        .min_scrolled_height(0.0)
-        .auto_shrink([false, false])
-        .cell_layout(Layout::left_to_right(Align::Center))
-        .column(Column::auto())
-        .column(Column::auto())
-        .column(Column::auto().at_least(70.0).clip(true))
-        .column(Column::auto().clip(true))
-        .column(Column::remainder().at_least(160.0).clip(true))
-        .column(Column::auto())
-        .column(Column::auto())
+    super::messages::message_table(ui, "live-messages", 2)
         .header(ROW_HEIGHT, |mut header| {
             for title in [
                 "arrived",

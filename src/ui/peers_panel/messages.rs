@@ -37,23 +37,7 @@ impl PeersPanel {
         let released = ui.input(|i| i.pointer.any_released());
         let painter = ui.painter().clone();
         let text_color = ui.visuals().text_color();
-        TableBuilder::new(ui)
-            .id_salt("peers-messages")
-            .striped(true)
-            // Widths follow the panel each frame ("what changed" takes what the others
-            // leave), rather than being remembered from a first, narrower layout.
-            .resizable(false)
-            .min_scrolled_height(0.0)
-            .auto_shrink([false, false])
-            .cell_layout(Layout::left_to_right(Align::Center))
-            .column(Column::auto())
-            .column(Column::auto())
-            .column(Column::auto())
-            .column(Column::auto().at_least(70.0).clip(true))
-            .column(Column::auto().clip(true))
-            .column(Column::remainder().at_least(160.0).clip(true))
-            .column(Column::auto())
-            .column(Column::auto())
+        message_table(ui, "peers-messages", 3)
             .header(ROW_HEIGHT, |mut header| {
                 for title in [
                     "",
@@ -141,6 +125,31 @@ impl PeersPanel {
 }
 
 /// Replies and announcements in their colours; a message that will change nothing faded.
+/// The table of messages both the simulator and a live session show: `leading` narrow columns
+/// of their own, then entity, component, what changed (taking the room the others leave), the
+/// timestamp and one last narrow column.
+pub(super) fn message_table<'a>(
+    ui: &'a mut egui::Ui,
+    id_salt: &str,
+    leading: usize,
+) -> TableBuilder<'a> {
+    TableBuilder::new(ui)
+        .id_salt(id_salt)
+        .striped(true)
+        // Widths follow the panel each frame ("what changed" takes what the others leave),
+        // rather than being remembered from a first, narrower layout.
+        .resizable(false)
+        .min_scrolled_height(0.0)
+        .auto_shrink([false, false])
+        .cell_layout(Layout::left_to_right(Align::Center))
+        .columns(Column::auto(), leading)
+        .column(Column::auto().at_least(70.0).clip(true))
+        .column(Column::auto().clip(true))
+        .column(Column::remainder().at_least(160.0).clip(true))
+        .column(Column::auto())
+        .column(Column::auto())
+}
+
 fn row_color(info: &MessageRow, text: egui::Color32) -> egui::Color32 {
     let color = match info.kind {
         MessageKind::Write => text,
