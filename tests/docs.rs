@@ -7,29 +7,16 @@ use std::path::{Path, PathBuf};
 /// The longest README.md and ARCHITECTURE.md may be, in lines.
 const MAX_OVERVIEW_LINES: usize = 250;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+#[path = "support/files.rs"]
+mod files;
 
+use files::root;
+
+/// The repository's Markdown, without the vendored fixtures' own documents.
 fn markdown_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(folder) = stack.pop() {
-        for entry in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
-            let path = entry.path();
-            let name = entry.file_name();
-            let skipped = ["target", "node_modules", ".git", "fixtures"];
-            if path.is_dir() {
-                if !skipped.iter().any(|n| name == *n) {
-                    stack.push(path);
-                }
-            } else if path.extension().is_some_and(|e| e == "md") {
-                out.push(path);
-            }
-        }
-    }
-    out.sort();
-    out
+    (files::files_under(dir, Some("md")).into_iter())
+        .filter(|f| !f.components().any(|c| c.as_os_str() == "fixtures"))
+        .collect()
 }
 
 /// The targets of the inline links and images in `text` (`[x](target)`, `![x](target "t")`),

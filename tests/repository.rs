@@ -22,6 +22,11 @@
 
 use std::path::{Component, Path, PathBuf};
 
+#[path = "support/files.rs"]
+mod files;
+
+use files::root;
+
 /// Each crate's layered modules from the bottom up (folder, modules): a module may name only
 /// those before it.
 const LAYERS: [(&str, &[&str]); 2] = [
@@ -43,35 +48,12 @@ const WINDOW_CRATES: [&str; 7] = [
     "rfd",
 ];
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
 /// The folders that hold the workspace's Rust code.
 const SOURCE_FOLDERS: [&str; 5] = ["src", "crates", "tests", "benches", "fuzz"];
 
-/// Every `.rs` file under `dir`, recursively (without `target/` or `node_modules/`).
+/// Every `.rs` file under `dir`, recursively.
 fn rust_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let name = entry.file_name();
-            if path.is_dir() {
-                if name != "target" && name != "node_modules" {
-                    stack.push(path);
-                }
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                out.push(path);
-            }
-        }
-    }
-    out.sort();
-    out
+    files::files_under(dir, Some("rs"))
 }
 
 /// The code of a line: what comes before a `//` comment (doc comments included), trimmed.
@@ -449,26 +431,9 @@ fn the_bevy_comparison_and_the_fuzz_targets_resolve_scenetrees_dependencies_as_t
 
 /// Every file under `dir`, relative to it (without `target/`, `node_modules/` or `.git/`).
 fn all_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(folder) = stack.pop() {
-        for entry in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
-            let path = entry.path();
-            let name = entry.file_name();
-            if path.is_dir() {
-                if !["target", "node_modules", ".git"]
-                    .iter()
-                    .any(|n| name == *n)
-                {
-                    stack.push(path);
-                }
-            } else {
-                out.push(path.strip_prefix(dir).unwrap().to_path_buf());
-            }
-        }
-    }
-    out.sort();
-    out
+    (files::files_under(dir, None).into_iter())
+        .map(|f| f.strip_prefix(dir).unwrap().to_path_buf())
+        .collect()
 }
 
 /// Saved proptest seeds that proptest never reads. proptest looks for the seeds of a test in
