@@ -3,36 +3,13 @@
 //! the peer columns with the count in the scene summary, and the repair button removes them
 //! in one undoable step.
 
-use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use scenetree::editor::Document;
-use scenetree::ui::Workbench;
-use scenetree::ui::workbench::{AppRequest, Workspace};
+use scenetree::ui::workbench::Workspace;
 use scenetree_core::model::Entity;
-use scenetree_viewport::NullRenderer;
+
+use crate::peers_flows::harness;
 
 const BOOK: Entity = Entity(515);
-
-fn harness() -> Harness<'static, Workbench> {
-    let mut bench = Workbench::new(Document::default());
-    bench.viewport.animate_remote_changes = false;
-    let mut h = Harness::builder()
-        .with_size(egui::vec2(1600.0, 1000.0))
-        .build_ui_state(
-            |ui, bench: &mut Workbench| {
-                bench.ui(ui, &mut NullRenderer::default());
-                for request in bench.take_app_requests() {
-                    if let AppRequest::OpenLesson(index) = request {
-                        let (doc, _) = scenetree::ui::lessons::lesson_document(index).unwrap();
-                        bench.set_document(doc);
-                    }
-                }
-            },
-            bench,
-        );
-    h.run();
-    h
-}
 
 #[test]
 fn lesson_eight_shows_the_inspectors_lost_edit_and_the_repair_removes_it() {

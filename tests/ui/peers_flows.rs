@@ -41,7 +41,7 @@ fn harness_with(animate: bool) -> Harness<'static, Workbench> {
     h
 }
 
-fn harness() -> Harness<'static, Workbench> {
+pub(crate) fn harness() -> Harness<'static, Workbench> {
     harness_with(false)
 }
 
