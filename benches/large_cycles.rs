@@ -43,12 +43,7 @@ fn put(entity: u32, parent: u32) -> CrdtMessage {
         parent: Entity(parent),
         ..Transform::IDENTITY
     };
-    CrdtMessage::PutComponent {
-        entity: Entity(entity),
-        component: 1,
-        timestamp: 1,
-        data: t.to_bytes().to_vec(),
-    }
+    CrdtMessage::put_transform(Entity(entity), 1, &t)
 }
 
 /// main.crdt bytes of one cycle through ids 1 to 65,535 (each under the next).

@@ -23,12 +23,7 @@ fn transform_put(entity: u32, parent: u32, x: f32, ts: u32) -> CrdtMessage {
         parent: Entity(parent),
         ..Transform::IDENTITY
     };
-    CrdtMessage::PutComponent {
-        entity: Entity(entity),
-        component: 1,
-        timestamp: ts,
-        data: t.to_bytes().to_vec(),
-    }
+    CrdtMessage::put_transform(Entity(entity), ts, &t)
 }
 
 fn write(dir: &Path, name: &str, messages: &[CrdtMessage]) -> String {

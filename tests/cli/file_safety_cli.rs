@@ -23,12 +23,7 @@ fn stderr(run: &std::process::Output) -> String {
 }
 
 fn transform(entity: u32, t: Transform) -> CrdtMessage {
-    CrdtMessage::PutComponent {
-        entity: Entity(entity),
-        component: 1,
-        timestamp: 1,
-        data: t.to_bytes().to_vec(),
-    }
+    CrdtMessage::put_transform(Entity(entity), 1, &t)
 }
 
 fn under(entity: u32, parent: u32) -> CrdtMessage {

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use scenetree::editor::{Document, LinkState, LiveError, LiveNote, LiveSettings};
 use scenetree_core::crdt::{CrdtMessage, encode_stream};
-use scenetree_core::model::{Entity, Transform, ids};
+use scenetree_core::model::{Entity, Transform};
 use scenetree_live::ConnectError;
 
 use crate::dcl_host::DclHost;
@@ -16,12 +16,7 @@ use crate::support::{ELEVATOR, move_x, open, settings, transform, wait_acknowled
 fn put(entity: u32, x: f32) -> CrdtMessage {
     let mut t = Transform::IDENTITY;
     t.position.x = x;
-    CrdtMessage::PutComponent {
-        entity: Entity(entity),
-        component: ids::TRANSFORM,
-        timestamp: 1,
-        data: t.to_bytes().to_vec(),
-    }
+    CrdtMessage::put_transform(Entity(entity), 1, &t)
 }
 
 #[test]

@@ -17,7 +17,7 @@
 
 use std::fmt;
 
-use crate::model::Entity;
+use crate::model::{Entity, Transform, ids};
 
 /// Size of the common header (`length`, `type`).
 pub const HEADER_LEN: usize = 8;
@@ -129,6 +129,20 @@ pub enum CrdtMessage {
 }
 
 impl CrdtMessage {
+    /// A PUT_COMPONENT of `entity`'s Transform (its 44-byte wire form) at `timestamp`.
+    pub fn put_transform(
+        entity: Entity,
+        timestamp: u32,
+        transform: &Transform,
+    ) -> Self {
+        Self::PutComponent {
+            entity,
+            component: ids::TRANSFORM,
+            timestamp,
+            data: transform.to_bytes().to_vec(),
+        }
+    }
+
     /// The message's type.
     pub fn message_type(&self) -> MessageType {
         match self {

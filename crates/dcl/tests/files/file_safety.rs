@@ -228,12 +228,7 @@ fn transform_put(entity: u32, parent: u32) -> CrdtMessage {
         parent: Entity(parent),
         ..Transform::IDENTITY
     };
-    CrdtMessage::PutComponent {
-        entity: Entity(entity),
-        component: 1,
-        timestamp: 1,
-        data: t.to_bytes().to_vec(),
-    }
+    CrdtMessage::put_transform(Entity(entity), 1, &t)
 }
 
 #[test]
