@@ -130,11 +130,7 @@ pub enum CrdtMessage {
 
 impl CrdtMessage {
     /// A PUT_COMPONENT of `entity`'s Transform (its 44-byte wire form) at `timestamp`.
-    pub fn put_transform(
-        entity: Entity,
-        timestamp: u32,
-        transform: &Transform,
-    ) -> Self {
+    pub fn put_transform(entity: Entity, timestamp: u32, transform: &Transform) -> Self {
         Self::PutComponent {
             entity,
             component: ids::TRANSFORM,
