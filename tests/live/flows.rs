@@ -12,7 +12,7 @@ use scenetree_live::{LiveConnection, LiveEvent, LiveOptions};
 
 use crate::dcl_host::DclHost;
 use crate::support::{
-    ELEVATOR, IMAGE, move_x, open, transform, wait_acknowledged, wait_for, wait_note,
+    ELEVATOR, IMAGE, move_x, open, reparent, transform, wait_acknowledged, wait_for, wait_note,
 };
 
 /// The fixture's main.composite as scenetree reads it (what the host loaded; its own copy is
@@ -136,11 +136,6 @@ fn two_windows_reparenting_at_once_both_show_the_cycle_and_converge() {
     let host = DclHost::start();
     let mut a = open(&host);
     let mut b = open(&host);
-    let reparent = |entity: Entity, parent: Entity| Command::Reparent {
-        entities: vec![entity],
-        parent,
-        keep_world: false,
-    };
     // Both edits are made before either window hears of the other's.
     a.apply(reparent(ELEVATOR, IMAGE)).expect("A's move");
     b.apply(reparent(IMAGE, ELEVATOR)).expect("B's move");
@@ -275,11 +270,6 @@ fn two_structure_edits_at_once_lose_one_in_the_inspectors_tree_and_the_rebuild_r
     let mut a = open(&host);
     let mut b = open(&host);
     let (nft, shelf) = (Entity(520), Entity(521));
-    let reparent = |entity: Entity, parent: Entity| Command::Reparent {
-        entities: vec![entity],
-        parent,
-        keep_world: false,
-    };
     // Each window writes a Transform and its own whole inspector::Nodes before hearing of the
     // other's: both Transforms survive, one Nodes value does.
     a.apply(reparent(ELEVATOR, IMAGE)).expect("A's move");

@@ -2,14 +2,13 @@
 //! replays in the simulator to the live session's final state, and delivered in another order
 //! shows the cycle the live session had.
 
-use scenetree::editor::{Command, Document, HOST, THIS_EDITOR};
+use scenetree::editor::{Document, HOST, THIS_EDITOR};
 use scenetree_core::crdt::network::{DeliveryOrder, MessageFilter, Network};
-use scenetree_core::model::Entity;
 use scenetree_core::scene::SceneView;
 use scenetree_dcl::io::scenario::{read_scenario, save_scenario};
 
 use crate::dcl_host::DclHost;
-use crate::support::{ELEVATOR, IMAGE, open, wait_acknowledged, wait_for};
+use crate::support::{ELEVATOR, IMAGE, open, reparent, wait_acknowledged, wait_for};
 
 fn in_cycle(network: &Network, peer: scenetree_core::crdt::PeerId) -> bool {
     let view = SceneView::from_source(network.replica(peer).unwrap());
@@ -23,11 +22,6 @@ fn a_recorded_cycle_replays_to_the_live_state_and_in_another_order() {
     let host = DclHost::start();
     let mut a = open(&host);
     let mut b = open(&host);
-    let reparent = |entity: Entity, parent: Entity| Command::Reparent {
-        entities: vec![entity],
-        parent,
-        keep_world: false,
-    };
     // Some time passes before the edits: the recording's clock says when they were made.
     std::thread::sleep(std::time::Duration::from_millis(400));
     a.poll_live(None);

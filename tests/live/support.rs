@@ -59,6 +59,15 @@ pub fn transform(doc: &Document, entity: Entity) -> Transform {
 }
 
 /// Moves `entity` to x = `x` (other fields kept).
+/// The command of a drop of `entity` onto `parent` with Shift held (local values kept).
+pub fn reparent(entity: Entity, parent: Entity) -> Command {
+    Command::Reparent {
+        entities: vec![entity],
+        parent,
+        keep_world: false,
+    }
+}
+
 pub fn move_x(doc: &mut Document, entity: Entity, x: f32) {
     let mut t = transform(doc, entity);
     t.position.x = x;
