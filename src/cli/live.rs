@@ -282,11 +282,13 @@ fn command_of(doc: &Document, action: &ScenarioAction) -> Result<Command, String
             scale,
             ..
         } => {
-            let mut t = doc.local_transform(entity);
-            t.parent = parent.unwrap_or(t.parent);
-            t.position = position.unwrap_or(t.position);
-            t.rotation = rotation.unwrap_or(t.rotation);
-            t.scale = scale.unwrap_or(t.scale);
+            let t = scenario::moved(
+                doc.local_transform(entity),
+                parent,
+                position,
+                rotation,
+                scale,
+            );
             Command::SetTransforms(vec![(entity, t)])
         }
         ScenarioAction::Rename { entity, name, .. } => Command::Rename { entity, name },

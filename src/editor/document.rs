@@ -563,16 +563,8 @@ impl Document {
                 self.outbox.extend(msg);
             }
             Backend::Peers { sim, active } => {
-                let write = match value {
-                    Some(data) => LocalWrite::Put {
-                        entity,
-                        component,
-                        data,
-                    },
-                    None => LocalWrite::DeleteComponent { entity, component },
-                };
                 sim.network_mut()
-                    .write(*active, write)
+                    .write(*active, LocalWrite::register(entity, component, value))
                     .map_err(|e| EditError::Peers(e.to_string()))?;
             }
             Backend::Live(session) => session

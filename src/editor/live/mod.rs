@@ -274,14 +274,7 @@ impl LiveSession {
                     reason,
                 })
             })?;
-        let write = match value {
-            Some(data) => LocalWrite::Put {
-                entity,
-                component,
-                data,
-            },
-            None => LocalWrite::DeleteComponent { entity, component },
-        };
+        let write = LocalWrite::register(entity, component, value);
         // The write's time on the clock is when it was made (a recording shows it), unless
         // it may still merge into a queued message of the same tick.
         self.advance_clock_unless_queued();

@@ -119,6 +119,18 @@ impl LocalWrite {
         }
     }
 
+    /// Sets a last-writer-wins component to `value`, or removes it (`None`).
+    pub fn register(entity: Entity, component: u32, value: Option<Vec<u8>>) -> LocalWrite {
+        match value {
+            Some(data) => LocalWrite::Put {
+                entity,
+                component,
+                data,
+            },
+            None => LocalWrite::DeleteComponent { entity, component },
+        }
+    }
+
     /// Writes the `core-schema::Name` component.
     pub fn name(entity: Entity, name: &str) -> LocalWrite {
         LocalWrite::Put {

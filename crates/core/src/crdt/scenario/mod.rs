@@ -186,6 +186,23 @@ pub enum ScenarioAction {
     SetOneMessagePerTick(bool),
 }
 
+/// `current` with what a `"move"` action gives replaced: its parent, position, rotation and
+/// scale where given, the rest kept.
+pub fn moved(
+    current: Transform,
+    parent: Option<Entity>,
+    position: Option<Vec3>,
+    rotation: Option<Quat>,
+    scale: Option<Vec3>,
+) -> Transform {
+    Transform {
+        parent: parent.unwrap_or(current.parent),
+        position: position.unwrap_or(current.position),
+        rotation: rotation.unwrap_or(current.rotation),
+        scale: scale.unwrap_or(current.scale),
+    }
+}
+
 /// Where in a scenario file a problem is.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ErrorAt {

@@ -16,15 +16,12 @@ pub(super) fn perform(net: &mut Network, action: &ScenarioAction) -> Result<(), 
             rotation,
             scale,
         } => {
-            let mut t = net
+            let current = net
                 .replica(*peer)
                 .map_err(err)?
                 .transform(*entity)
                 .unwrap_or(Transform::IDENTITY);
-            t.parent = parent.unwrap_or(t.parent);
-            t.position = position.unwrap_or(t.position);
-            t.rotation = rotation.unwrap_or(t.rotation);
-            t.scale = scale.unwrap_or(t.scale);
+            let t = super::moved(current, *parent, *position, *rotation, *scale);
             net.write(*peer, LocalWrite::transform(*entity, &t))
                 .map(drop)
                 .map_err(err)
