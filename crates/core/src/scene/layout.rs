@@ -8,6 +8,17 @@ impl SceneView {
     /// every node's subtree becomes the range `slot..end[slot]`, with no outlying children.
     /// The layout depends on the content only, not on the order the source listed it.
     pub(super) fn relayout(&mut self) {
+        self.lay_out(true);
+    }
+
+    /// [`Self::relayout`], then every world recomputed: the old worlds are not carried over
+    /// (a random read of a 64-byte row per node, for values about to be overwritten).
+    pub(super) fn relayout_and_recompute_worlds(&mut self) {
+        self.lay_out(false);
+        self.recompute_all_worlds();
+    }
+
+    fn lay_out(&mut self, keep_worlds: bool) {
         let mut order: Vec<u32> = Vec::with_capacity(self.len());
         let mut stack: Vec<u32> = vec![ROOT_SLOT];
         let mut kids: Vec<u32> = Vec::new();
@@ -82,7 +93,11 @@ impl SceneView {
         self.spare_entity = spare;
         let mut spare = std::mem::take(&mut self.spare_matrix);
         permute(&mut self.local, &mut spare, &order, room);
-        permute(&mut self.world, &mut spare, &order, room);
+        if keep_worlds {
+            permute(&mut self.world, &mut spare, &order, room);
+        } else {
+            self.world.truncate(n);
+        }
         self.spare_matrix = spare;
         for v in [
             &mut self.walk,

@@ -38,8 +38,9 @@ impl SceneView {
     /// Moves `root` and its subtree to fresh slots at the end, a new block laid out in
     /// preorder (its outlying children taken in), and links it last under its parent, whose
     /// outlying child it becomes. The old slots become holes whose `walk` names the new slot
-    /// (see [`Self::current_slot`]). Costs O(subtree), no more than recomputing the subtree's
-    /// worlds, which the move requires anyway.
+    /// (see [`Self::current_slot`]). The moved nodes' worlds are left as the identity: their
+    /// parent changed, so the caller recomputes the subtree. Costs O(subtree), no more than
+    /// recomputing the subtree's worlds, which the move requires anyway.
     pub(super) fn relocate_subtree(&mut self, root: u32) -> u32 {
         let parent = self.node[root as usize].parent;
         self.unlink(root);
@@ -99,7 +100,7 @@ impl SceneView {
             self.next_sibling.push(next);
             self.prev_sibling.push(prev);
             self.local.push(self.local[o]);
-            self.world.push(self.world[o]);
+            self.world.push(Matrix(Affine3A::IDENTITY));
             self.referrers.push(self.referrers[o]);
             self.cycle.push(self.cycle[o]);
             self.walk.push(NONE);

@@ -73,11 +73,13 @@ struct Slots<'a> {
     node: SharedSlots<'a, Node>,
 }
 
-/// One band of a parallel sweep: `serial` slots (ascending) computed on the calling thread,
-/// then the work items, each a run of `ranges` swept in order.
+/// One band of a parallel sweep: `serial` runs of slots (ascending) computed on the calling
+/// thread, then the work items, each a run of `ranges` swept in order.
 #[derive(Debug, Default, PartialEq)]
 struct Band {
-    serial: Vec<u32>,
+    /// Half-open slot ranges; consecutive split nodes (a chain's) share one, so that a deep
+    /// chain is one call of the pass's body rather than one per node.
+    serial: Vec<(u32, u32)>,
     ranges: Vec<(u32, u32)>,
     /// Work items as index ranges into `ranges`.
     items: Vec<(usize, usize)>,
@@ -120,7 +122,10 @@ fn plan(node: &[Node], chunk: usize) -> Plan {
                 band.ranges.push((a as u32, b as u32));
                 continue;
             }
-            band.serial.push(a as u32);
+            match band.serial.last_mut() {
+                Some((_, end)) if *end == a as u32 => *end += 1,
+                _ => band.serial.push((a as u32, a as u32 + 1)),
+            }
             kids.clear();
             let mut c = a + 1;
             while c < b {
@@ -176,9 +181,8 @@ impl SceneView {
         };
         let mut total = SweepOutcome::default();
         for band in &plan.bands {
-            for &s in &band.serial {
-                let s = s as usize;
-                total = total.merge(body(&rows, slots, s..s + 1));
+            for &(a, b) in &band.serial {
+                total = total.merge(body(&rows, slots, a as usize..b as usize));
             }
             let run_item = |&(i, j): &(usize, usize)| {
                 (band.ranges[i..j].iter())
@@ -349,7 +353,7 @@ mod tests {
             plan.bands,
             vec![
                 Band {
-                    serial: vec![1, 2, 5],
+                    serial: vec![(1, 3), (5, 6)],
                     ranges: vec![(3, 4), (4, 5), (6, 7), (7, 8)],
                     items: vec![(0, 1), (1, 2), (2, 3), (3, 4)],
                 },

@@ -185,6 +185,60 @@ fn moved_subtrees_keep_parents_first_and_holes_get_compacted() {
 }
 
 #[test]
+fn a_large_share_of_the_view_moved_at_once_is_laid_out_again_instead_of_copied() {
+    // A chain of 6,000 (above the size where layouts pay): moving the node at 3,600 moves
+    // 2,400 nodes, over a quarter of the view (though under the half that would make the
+    // copied nodes call for a layout afterwards), so the update lays every node out again
+    // (no holes, nothing appended); moving a node near the end copies only its short
+    // subtree to the end.
+    let n = 6000u32;
+    let mut table = TransformTable::new();
+    for i in 0..n {
+        let parent = if i == 0 {
+            Entity::ROOT
+        } else {
+            Entity(511 + i)
+        };
+        table.set(
+            Entity(512 + i),
+            Transform {
+                position: Vec3::X,
+                ..Transform::identity_under(parent)
+            },
+        );
+    }
+    let mut view = SceneView::from_source(&table);
+    for round in 0..4u32 {
+        // The node at 3,600 goes under the root and back; then the node 10 from the end
+        // goes under the head and back.
+        let (moved, parent) = match round {
+            0 => (Entity(512 + 3600), Entity::ROOT),
+            1 => (Entity(512 + 3600), Entity(512 + 3599)),
+            2 => (Entity(512 + n - 10), Entity(512)),
+            _ => (Entity(512 + n - 10), Entity(512 + n - 11)),
+        };
+        table.set(
+            moved,
+            Transform {
+                position: Vec3::X,
+                ..Transform::identity_under(parent)
+            },
+        );
+        view.update(&table);
+        view.assert_consistent();
+        assert_same_as_fresh(&view, &table);
+        let laid_out = view.appended_since_layout == 0 && view.entity.len() == view.len();
+        assert_eq!(laid_out, round < 2, "round {round}");
+    }
+    let last = view
+        .world_affine(Entity(512 + n - 1))
+        .unwrap()
+        .translation
+        .x;
+    assert_eq!(last, n as f32, "the chain is whole again");
+}
+
+#[test]
 fn bulk_rereads_follow_rows_that_moved_since_their_positions_were_kept() {
     // Above the bulk threshold (4,096 changes and a quarter of the view), so every update
     // below re-reads every node through its kept storage position.
