@@ -28,6 +28,10 @@ pub(super) const PARALLEL_CHUNK: usize = 4096;
 /// Passes over fewer slots run on the calling thread: planning and waking the threads would
 /// cost more than the parallelism brings.
 pub(super) const PARALLEL_MIN_SLOTS: usize = 1 << 15;
+/// A block is split below at most this many nodes in a row that have one child each: past
+/// that the rest of the run is one work item, so that planning a 100,000-deep chain does not
+/// visit every node (a chain has nothing to run in parallel).
+const MAX_SPINE: u32 = 256;
 /// How many slots ahead [`read_run`] asks the source to prefetch values (and twice as far,
 /// their lookups): enough rows in flight to cover memory latency behind the matrix work.
 const READ_AHEAD: usize = 32;
@@ -107,7 +111,8 @@ fn plan(node: &[Node], chunk: usize) -> Plan {
     let mut bands = Vec::new();
     let mut band = Band::default();
     let mut band_start = ROOT_SLOT as usize + 1;
-    let mut stack: Vec<(usize, usize)> = Vec::new();
+    // Ranges to place, each with the number of single-child nodes split right above it.
+    let mut stack: Vec<(usize, usize, u32)> = Vec::new();
     let mut kids: Vec<(usize, usize)> = Vec::new();
     let mut s = band_start;
     while s < n {
@@ -116,9 +121,9 @@ fn plan(node: &[Node], chunk: usize) -> Plan {
             bands.push(close_band(std::mem::take(&mut band), chunk));
             band_start = s;
         }
-        stack.push((s, block_end));
-        while let Some((a, b)) = stack.pop() {
-            if b - a <= 2 * chunk || free(a) {
+        stack.push((s, block_end, 0));
+        while let Some((a, b, spine)) = stack.pop() {
+            if b - a <= 2 * chunk || free(a) || spine >= MAX_SPINE {
                 band.ranges.push((a as u32, b as u32));
                 continue;
             }
@@ -133,7 +138,8 @@ fn plan(node: &[Node], chunk: usize) -> Plan {
                 kids.push((c, e));
                 c = e;
             }
-            stack.extend(kids.iter().rev());
+            let spine = if kids.len() == 1 { spine + 1 } else { 0 };
+            stack.extend(kids.iter().rev().map(|&(c, e)| (c, e, spine)));
         }
         s = block_end;
     }
@@ -367,5 +373,26 @@ mod tests {
         // Large chunks: one range per block, grouped.
         let plan = super::plan(&node, 8);
         assert_eq!(plan.bands[0].ranges, vec![(1, 8)]);
+    }
+
+    #[test]
+    fn a_deep_chain_is_split_below_a_few_hundred_nodes_then_run_whole() {
+        let n = 2000u32;
+        let node: Vec<Node> = (0..=n)
+            .map(|s| Node {
+                parent: if s == 0 { NONE } else { s - 1 },
+                end: if s == 0 { NONE } else { n + 1 },
+                ..Node::new(0)
+            })
+            .collect();
+        let plan = plan(&node, 1);
+        assert_eq!(
+            plan.bands,
+            vec![Band {
+                serial: vec![(1, 1 + MAX_SPINE)],
+                ranges: vec![(1 + MAX_SPINE, n + 1)],
+                items: vec![(0, 1)],
+            }]
+        );
     }
 }
