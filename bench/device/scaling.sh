@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The 16-core measurements of docs/performance.md in one run, for a lent machine without Rust:
+# bench/vs-bevy pinned to 1, 2, 4, 8 and 16 cores (as many as the machine has), then the
+# chain's propagation cases (criterion) on one thread and on every core, with what the
+# machine is (processor, caches, transparent huge pages) printed first.
+#
+# Prepare here (see docs/performance.md, "Measuring on a lent machine"):
+#   bash bench/device/scaling.sh --build     # release builds, stripped and xz'd into bench/device/bin
+# then run on the lent machine, carrying bench/device/bin:
+#   bash bench/device/scaling.sh [CORES...]  # default: 1 2 4 8 16
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+bin=$here/bin
+
+if [[ ${1:-} == --build ]]; then
+    root=$(cd "$here/../.." && pwd)
+    mkdir -p "$bin"
+    (cd "$root/bench/vs-bevy" && cargo build --release --locked --target-dir target)
+    strip -o "$bin/scenetree-vs-bevy" "$root/bench/vs-bevy/target/release/scenetree-vs-bevy"
+    propagation=$(cd "$root" && cargo bench --locked -p scenetree-core --bench propagation --no-run \
+        --message-format=json 2>/dev/null | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -1)
+    strip -o "$bin/propagation" "$propagation"
+    xz -9 -T0 -f "$bin/scenetree-vs-bevy" "$bin/propagation"
+    ls -l "$bin"
+    exit 0
+fi
+
+for packed in "$bin"/*.xz; do
+    xz -dkf "$packed"
+done
+chmod +x "$bin/scenetree-vs-bevy" "$bin/propagation"
+
+cores=$(nproc)
+echo "== machine"
+lscpu | grep -E '^(Model name|Socket|Core|Thread|CPU\(s\)|L1d|L2|L3|NUMA node\(s\)|Hypervisor)' || true
+echo "transparent huge pages: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || echo unknown)"
+echo "usable cores: $cores"
+
+wanted=("$@")
+[[ ${#wanted[@]} -gt 0 ]] || wanted=(1 2 4 8 16)
+for n in "${wanted[@]}"; do
+    if ((n > cores)); then
+        echo "== $n cores: skipped (the machine has $cores)"
+        continue
+    fi
+    echo "== bench/vs-bevy on $n core(s): taskset -c 0-$((n - 1))"
+    taskset -c "0-$((n - 1))" "$bin/scenetree-vs-bevy"
+done
+
+cd "$(mktemp -d)" # criterion writes its reports under the working directory
+for threads in 1 "$cores"; do
+    echo "== propagation/chain, RAYON_NUM_THREADS=$threads"
+    RAYON_NUM_THREADS=$threads "$bin/propagation" --bench 'propagation/chain/' \
+        --warm-up-time 1 --measurement-time 2 --noplot 2>&1 | grep -E '^propagation|time:'
+done
