@@ -34,7 +34,8 @@ fn lesson_eight_shows_the_inspectors_lost_edit_and_the_repair_removes_it() {
         "both peer columns say it"
     );
     // The editor: the hierarchy's badge, the summary's count and the repair.
-    h.state_mut().workspace = Workspace::Editor;
+    h.state_mut()
+        .run_command(scenetree::ui::command::UiCommand::EditorWorkspace);
     h.state_mut().doc.selection.set([]);
     h.run();
     assert!(

@@ -486,7 +486,10 @@ fn a_run_by_hand_saves_as_a_recording_that_replays_in_the_workspace() {
             policy.name()
         );
     }
-    r.state_mut().peers.columns_view = ColumnsView::Peers;
+    // Back to the peers' columns.
+    r.get_by_label("Peers").click();
+    r.run();
+    assert_eq!(r.state().peers.columns_view, ColumnsView::Peers);
     r.get_by_label("Next step ⏵").click();
     r.run();
     let (replayed, _) = r.state().doc.simulation().unwrap();

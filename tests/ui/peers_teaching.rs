@@ -4,6 +4,7 @@
 //! together; the lessons are in the menus; the viewport's policy belongs to one run; and
 //! "clock" means one thing.
 
+use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use scenetree::editor::Document;
@@ -216,11 +217,30 @@ fn the_lessons_are_in_the_help_menu() {
     assert_eq!(sim.lesson().unwrap().scenario().title, title);
 }
 
+/// Picks `policy` in the viewport's policy menu, as a user does: opens the menu by its button
+/// (which reads the current policy) and clicks the entry.
+fn choose_viewport_policy(h: &mut Harness<'_, Workbench>, policy: TreePolicy) {
+    let current = h.state().viewport.policy.policy;
+    let shown = format!("Draw: {}", current.name());
+    h.get_by(|n| n.role() == Role::ComboBox && n.value().as_deref() == Some(shown.as_str()))
+        .click();
+    h.run();
+    h.get_all_by_label(policy.name())
+        .last()
+        .expect("the policy is in the open menu")
+        .click();
+    h.run();
+    assert_eq!(
+        h.state().viewport.policy.policy,
+        policy,
+        "picked from the menu"
+    );
+}
+
 #[test]
 fn the_viewports_policy_belongs_to_one_run() {
     let mut h = lesson(6, egui::vec2(1280.0, 800.0));
-    h.state_mut().viewport.policy.policy = TreePolicy::IgnoreCyclicChange;
-    h.run();
+    choose_viewport_policy(&mut h, TreePolicy::IgnoreCyclicChange);
     let (other, _) = scenetree::ui::lessons::lesson_document(0).unwrap();
     h.state_mut().set_document(other);
     h.run();
@@ -230,7 +250,7 @@ fn the_viewports_policy_belongs_to_one_run() {
         "another lesson draws what the runtime draws"
     );
     // Stopped and started again: a new run.
-    h.state_mut().viewport.policy.policy = TreePolicy::HideCycle;
+    choose_viewport_policy(&mut h, TreePolicy::HideCycle);
     h.state_mut().apply_actions(vec![
         Action::Peers(PeersAction::Stop(PeerId(1))),
         Action::Peers(PeersAction::Start { peers: 2, seed: 3 }),

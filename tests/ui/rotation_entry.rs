@@ -56,6 +56,25 @@ fn undo(h: &mut Harness<'_, Workbench>) {
 
 /// The field or read-out named `name` (its accessible label: a read-out's role is Label, and
 /// kittest's `by_label` reads a Label's text instead).
+/// Picks `order` in the inspector's Euler order menu, as a user does: opens the menu by its
+/// button (which reads the current order) and clicks the entry.
+fn choose_euler_order(h: &mut Harness<'_, Workbench>, order: EulerOrder) {
+    let current = h.state().inspector.euler_order;
+    h.get_by(|n| n.role() == Role::ComboBox && n.value().as_deref() == Some(current.label()))
+        .click();
+    h.run();
+    h.get_all_by_label(order.label())
+        .last()
+        .expect("the order is in the open menu")
+        .click();
+    h.run();
+    assert_eq!(
+        h.state().inspector.euler_order,
+        order,
+        "picked from the menu"
+    );
+}
+
 fn cell<'h>(h: &'h Harness<'_, Workbench>, name: &'h str) -> egui_kittest::Node<'h> {
     h.get_by(|n| n.label().as_deref() == Some(name))
 }
@@ -121,8 +140,7 @@ fn a_typed_euler_angle_stays_as_typed_while_it_is_the_rotation() {
     assert_eq!(shown(&h, "Local Euler X"), "0.00");
     assert_eq!(shown(&h, "Local Euler Z"), "0.00");
     // Another order shows the read-out of that order.
-    h.state_mut().inspector.euler_order = EulerOrder::Yxz;
-    h.run();
+    choose_euler_order(&mut h, EulerOrder::Yxz);
     assert_eq!(shown(&h, "Local Euler Y"), "180.00");
 }
 
@@ -324,8 +342,7 @@ fn no_number_shows_negative_zero_and_half_turns_read_as_plus_180() {
     let mut h = tall_harness(doc);
     select(&mut h, "Chair", CHAIR);
     for order in EulerOrder::ALL {
-        h.state_mut().inspector.euler_order = order;
-        h.run();
+        choose_euler_order(&mut h, order);
         let numbers = shown_numbers(&h);
         assert!(
             numbers.len() >= 28,
@@ -351,15 +368,13 @@ fn no_number_shows_negative_zero_and_half_turns_read_as_plus_180() {
         numbers.iter().all(|(_, text)| !text.contains("NaN")),
         "{numbers:?}"
     );
-    h.state_mut().inspector.euler_order = EulerOrder::Xyz;
-    h.run();
+    choose_euler_order(&mut h, EulerOrder::Xyz);
     // Under XYZ a half turn about Y has no form with Y = 180 and the middle angle in range:
     // the canonical one is X 180, Y 0, Z 180, never −180.
     assert_eq!(shown(&h, "Local Euler X"), "180.00");
     assert_eq!(shown(&h, "Local Euler Y"), "0.00");
     assert_eq!(shown(&h, "Local Euler Z"), "180.00");
-    h.state_mut().inspector.euler_order = EulerOrder::Yxz;
-    h.run();
+    choose_euler_order(&mut h, EulerOrder::Yxz);
     assert_eq!(shown(&h, "Local Euler Y"), "180.00");
     assert_eq!(shown(&h, "Local Euler X"), "0.00");
 }
