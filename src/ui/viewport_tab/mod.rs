@@ -143,6 +143,12 @@ impl ViewportTab {
         }
     }
 
+    /// Builds every item again on the next update, as after an unknown change (benchmarks
+    /// compare that with the incremental update; tests with its result).
+    pub fn rebuild_next(&mut self) {
+        self.built_for = None;
+    }
+
     /// Animates the next change of world matrices (called before a delivery or timeline step).
     pub fn animate_next_change(&mut self) {
         self.animate_next_change = self.animate_remote_changes;

@@ -1,0 +1,181 @@
+//! A gizmo drag in the large generated scene (65,024 entities, entity 600 selected: a building
+//! with a subtree of about 360 entities), with the real renderer: three-d on a surfaceless EGL
+//! context on Mesa's software OpenGL (llvmpipe; no GPU on the benchmark machine).
+//!
+//! - `static_frame`: one whole-window frame (tree, inspector, status, viewport) when nothing
+//!   changed: the viewport renders nothing.
+//! - `drag_frame`: one step of a gizmo drag as the viewport reports it (the entity's new local
+//!   Transform as `Action::EditCoalesced`, applied by the workbench: replica write, render-tree
+//!   update), then one whole-window frame, which updates the viewport's items, rewrites the
+//!   changed instances and renders the scene (multisampled: the widget itself is not being
+//!   dragged here), then `glFinish`, so the software rasterization is included.
+//! - `drag_frame_null_renderer`: the same with the viewport's renderer stubbed: everything but
+//!   the GL work.
+//! - `tab_update_incremental` / `tab_update_full`: only the edit and the Viewport tab's update
+//!   of its items after it (`ViewportTab::update_scene`), incremental, and with every item
+//!   built again (`ViewportTab::rebuild_next`).
+//! - `gpu_update`: the renderer's side of a drag step alone: the edit, the tab's update, and
+//!   the instance writes (`GlowViewportRenderer::upload`), no draw.
+//! - `tab_update_n_leaves_incremental/N` / `tab_update_n_leaves_full/N`: one edit moving N
+//!   leaves spread over the scene, and the tab's update after it, for where updating the
+//!   changed items stops paying.
+//!
+//! `cargo bench --bench viewport_drag`
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use criterion::{Criterion, SamplingMode, criterion_group, criterion_main};
+use egui_kittest::Harness;
+use scenetree::editor::{Command, Document};
+use scenetree::ui::viewport_tab::ViewportTab;
+use scenetree::ui::{Action, Workbench};
+use scenetree_core::examples;
+use scenetree_core::model::Entity;
+use scenetree_viewport::headless::headless_gl;
+use scenetree_viewport::{GlowViewportRenderer, NullRenderer, ViewportRenderer};
+
+/// The allocator the editor runs with (main.rs): huge pages under large arrays.
+#[global_allocator]
+static ALLOC: scenetree_core::model::HugePageAlloc = scenetree_core::model::HugePageAlloc;
+
+/// The dragged entity: selected, with children.
+const DRAGGED: Entity = Entity(600);
+
+fn large_workbench() -> Workbench {
+    let doc = Document::new(examples::large(usize::MAX), None);
+    let mut bench = Workbench::new(doc);
+    bench.doc.selection.select_only(DRAGGED);
+    bench
+}
+
+/// The whole window over the large scene, drawing its viewport with `renderer`, after its
+/// first frames.
+fn large_window(renderer: impl ViewportRenderer + 'static) -> Harness<'static, Workbench> {
+    let mut renderer = renderer;
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1280.0, 800.0))
+        .build_ui_state(
+            move |ui, bench: &mut Workbench| bench.ui(ui, &mut renderer),
+            large_workbench(),
+        );
+    h.run();
+    h
+}
+
+/// One step of a gizmo drag of [`DRAGGED`] along X, as the viewport reports it.
+fn drag_step(doc: &Document, x: &mut f32) -> Action {
+    *x += 0.01;
+    let mut t = doc.local_transform(DRAGGED);
+    t.position.x = *x;
+    Action::EditCoalesced(Command::SetTransforms(vec![(DRAGGED, t)]), 0x5ce7)
+}
+
+fn frames(c: &mut Criterion) {
+    let gl = headless_gl().expect("surfaceless EGL (Mesa)");
+    let mut group = c.benchmark_group("viewport_drag_65024_entities");
+    group
+        .sample_size(10)
+        .sampling_mode(SamplingMode::Flat)
+        .measurement_time(Duration::from_secs(10));
+    let mut x = 0.0f32;
+
+    let mut h = large_window(GlowViewportRenderer::new(gl.gl.clone()).expect("renderer"));
+    group.bench_function("static_frame", |b| b.iter(|| h.step()));
+    group.bench_function("drag_frame", |b| {
+        b.iter(|| {
+            let step = drag_step(&h.state().doc, &mut x);
+            h.state_mut().apply_actions(vec![step]);
+            h.step();
+            // SAFETY: the context made above is current on this thread.
+            unsafe { eframe::glow::HasContext::finish(&*gl.gl) };
+        })
+    });
+    drop(h);
+
+    let mut h = large_window(NullRenderer::default());
+    group.bench_function("drag_frame_null_renderer", |b| {
+        b.iter(|| {
+            let step = drag_step(&h.state().doc, &mut x);
+            h.state_mut().apply_actions(vec![step]);
+            h.step();
+        })
+    });
+    drop(h);
+
+    let mut doc = large_workbench().doc;
+    let mut tab = ViewportTab::default();
+    let none = HashSet::new();
+    tab.update_scene(&doc, &none, &none, 0.0);
+    let mut apply = |doc: &mut Document| {
+        let Action::EditCoalesced(command, key) = drag_step(doc, &mut x) else {
+            unreachable!()
+        };
+        doc.apply_coalesced(command, key).expect("a move applies");
+    };
+    group.bench_function("tab_update_incremental", |b| {
+        b.iter(|| {
+            apply(&mut doc);
+            tab.update_scene(&doc, &none, &none, 0.0).generation
+        })
+    });
+    assert!(
+        tab.scene().changes.is_some(),
+        "the drag was taken incrementally"
+    );
+    group.bench_function("tab_update_full", |b| {
+        b.iter(|| {
+            apply(&mut doc);
+            tab.rebuild_next();
+            tab.update_scene(&doc, &none, &none, 0.0).generation
+        })
+    });
+    for n in [1usize, 64, 512, 4096] {
+        let id = |name| criterion::BenchmarkId::new(name, n);
+        let mut y = 0.0f32;
+        let mut move_leaves = |doc: &mut Document| {
+            y = if y > 0.5 { 0.0 } else { 1.0 };
+            let moves = (0..n)
+                .map(|k| {
+                    // Entities from 22,300 on have no children (a ternary tree below 64 roots).
+                    let e = Entity(22_300 + (k * 10) as u32);
+                    let mut t = doc.local_transform(e);
+                    t.position.y = y;
+                    (e, t)
+                })
+                .collect();
+            // One history step for all (a drag), or history would grow by N per iteration.
+            doc.apply_coalesced(Command::SetTransforms(moves), 0x1eaf)
+                .expect("a move applies");
+        };
+        tab.update_scene(&doc, &none, &none, 0.0);
+        group.bench_function(id("tab_update_n_leaves_incremental"), |b| {
+            b.iter(|| {
+                move_leaves(&mut doc);
+                tab.update_scene(&doc, &none, &none, 0.0).generation
+            })
+        });
+        group.bench_function(id("tab_update_n_leaves_full"), |b| {
+            b.iter(|| {
+                move_leaves(&mut doc);
+                tab.rebuild_next();
+                tab.update_scene(&doc, &none, &none, 0.0).generation
+            })
+        });
+    }
+    let mut renderer = GlowViewportRenderer::new(gl.gl.clone()).expect("renderer");
+    renderer.upload(tab.scene());
+    let before = renderer.stats();
+    group.bench_function("gpu_update", |b| {
+        b.iter(|| {
+            apply(&mut doc);
+            renderer.upload(tab.update_scene(&doc, &none, &none, 0.0));
+        })
+    });
+    let after = renderer.stats();
+    assert_eq!(after.uploads, before.uploads, "every step was written in place");
+    group.finish();
+}
+
+criterion_group!(benches, frames);
+criterion_main!(benches);
