@@ -8,6 +8,7 @@ impl SceneView {
     /// every node's subtree becomes the range `slot..end[slot]`, with no outlying children.
     /// The layout depends on the content only, not on the order the source listed it.
     pub(super) fn relayout(&mut self) {
+        self.layouts += 1;
         let mut order: Vec<u32> = Vec::with_capacity(self.len());
         let mut stack: Vec<u32> = vec![ROOT_SLOT];
         let mut kids: Vec<u32> = Vec::new();
