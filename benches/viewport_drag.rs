@@ -4,11 +4,12 @@
 //!
 //! - `static_frame`: one whole-window frame (tree, inspector, status, viewport) when nothing
 //!   changed: the viewport renders nothing.
-//! - `drag_frame`: one step of a gizmo drag as the viewport reports it (the entity's new local
-//!   Transform as `Action::EditCoalesced`, applied by the workbench: replica write, render-tree
-//!   update), then one whole-window frame, which updates the viewport's items, rewrites the
-//!   changed instances and renders the scene (multisampled: the widget itself is not being
-//!   dragged here), then `glFinish`, so the software rasterization is included.
+//! - `drag_frame`: one whole-window frame of dragging the gizmo's X arrow with the pointer:
+//!   the pointer moves, the viewport reports the entity's new local Transform, the workbench
+//!   applies it after the frame (replica write, render-tree update) and the next frame updates
+//!   the viewport's items, rewrites the changed instances and renders the scene (without
+//!   multisampling, as during any drag), then `glFinish`, so the software rasterization is
+//!   included. In steady state each frame does one of each.
 //! - `drag_frame_null_renderer`: the same with the viewport's renderer stubbed: everything but
 //!   the GL work.
 //! - `tab_update_incremental` / `tab_update_full`: only the edit and the Viewport tab's update
@@ -63,6 +64,45 @@ fn large_window(renderer: impl ViewportRenderer + 'static) -> Harness<'static, W
     h
 }
 
+/// Presses the pointer on the gizmo's X arrow (the selection's) and moves it a first time:
+/// returns where it was pressed. Panics unless a gizmo drag is under way.
+fn grab_x_arrow(h: &mut Harness<'static, Workbench>) -> egui::Pos2 {
+    let bench = h.state();
+    let rect = bench.viewport.rect().expect("the viewport was laid out");
+    let camera = &bench.viewport.viewport.camera;
+    let size = glam::Vec2::new(rect.width(), rect.height());
+    let origin = bench.viewport.scene().gizmo_targets[0]
+        .world()
+        .w_axis
+        .truncate();
+    let length =
+        camera.meters_per_pixel(origin, size.y) * bench.viewport.viewport.gizmo.size_points;
+    let at = camera
+        .project(origin + glam::Vec3::X * length * 0.6, size)
+        .expect("the arrow is in front of the camera");
+    let grab = rect.min + egui::vec2(at.x, at.y);
+    assert!(rect.contains(grab), "the X arrow is on screen");
+    h.hover_at(grab);
+    h.run();
+    h.drag_at(grab);
+    h.run();
+    h.hover_at(grab + egui::vec2(4.0, 0.0));
+    h.run();
+    assert!(
+        h.state().viewport.viewport.is_dragging_gizmo(),
+        "the pointer holds the gizmo"
+    );
+    grab
+}
+
+/// One frame of the drag: the pointer moves to alternate sides of where it was pressed.
+fn drag_frame(h: &mut Harness<'static, Workbench>, grab: egui::Pos2, step: &mut u32) {
+    *step += 1;
+    let dx = if *step % 2 == 0 { 8.0 } else { 16.0 };
+    h.hover_at(grab + egui::vec2(dx, 0.0));
+    h.step();
+}
+
 /// One step of a gizmo drag of [`DRAGGED`] along X, as the viewport reports it.
 fn drag_step(doc: &Document, x: &mut f32) -> Action {
     *x += 0.01;
@@ -82,25 +122,25 @@ fn frames(c: &mut Criterion) {
 
     let mut h = large_window(GlowViewportRenderer::new(gl.gl.clone()).expect("renderer"));
     group.bench_function("static_frame", |b| b.iter(|| h.step()));
+    let before = h.state().doc.local_transform(DRAGGED);
+    let (grab, mut step) = (grab_x_arrow(&mut h), 0);
     group.bench_function("drag_frame", |b| {
         b.iter(|| {
-            let step = drag_step(&h.state().doc, &mut x);
-            h.state_mut().apply_actions(vec![step]);
-            h.step();
+            drag_frame(&mut h, grab, &mut step);
             // SAFETY: the context made above is current on this thread.
             unsafe { eframe::glow::HasContext::finish(&*gl.gl) };
         })
     });
+    let moved = h.state().doc.local_transform(DRAGGED);
+    assert_ne!(moved.position.x, before.position.x, "the drag moved it");
     drop(h);
 
     let mut h = large_window(NullRenderer::default());
+    let (grab, mut step) = (grab_x_arrow(&mut h), 0);
     group.bench_function("drag_frame_null_renderer", |b| {
-        b.iter(|| {
-            let step = drag_step(&h.state().doc, &mut x);
-            h.state_mut().apply_actions(vec![step]);
-            h.step();
-        })
+        b.iter(|| drag_frame(&mut h, grab, &mut step))
     });
+    assert!(h.state().viewport.viewport.is_dragging_gizmo());
     drop(h);
 
     let mut doc = large_workbench().doc;
@@ -173,7 +213,10 @@ fn frames(c: &mut Criterion) {
         })
     });
     let after = renderer.stats();
-    assert_eq!(after.uploads, before.uploads, "every step was written in place");
+    assert_eq!(
+        after.uploads, before.uploads,
+        "every step was written in place"
+    );
     group.finish();
 }
 
