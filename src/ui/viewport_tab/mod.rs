@@ -76,9 +76,11 @@ const ASSETS_REFRESH_WHILE_LOADING: f64 = 2.0;
 const ANIMATION_SECONDS: f64 = 0.6;
 /// Above this many entities, changes are shown at once (re-uploading every frame costs).
 const ANIMATION_MAX_ITEMS: usize = 5000;
-/// At most this many changed items are handed to the renderer as changes: each is a few small
-/// buffer writes, so beyond some hundreds one upload of everything is the better deal.
-const MAX_CHANGED_ITEMS: usize = 512;
+/// At most this many changed items are handed to the renderer as changes, to rewrite in place;
+/// beyond, one upload of everything. Measured on software GL with 65,535 items (see
+/// docs/performance.md): 4,096 items in place cost a third of a full upload (the break-even
+/// would be near 13,000), and a district's subtree (about 1,000) stays in place.
+const MAX_CHANGED_ITEMS: usize = 4096;
 /// Above this many changed entities (journal entries, with repeats) since the last build, the
 /// items are built again from scratch instead of updating the changed subtrees: a bulk change
 /// (a timeline step, a paste of many) touches most of the scene anyway.
