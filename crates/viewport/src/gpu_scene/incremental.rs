@@ -12,6 +12,9 @@ use three_d::{Mat4, Srgba};
 use super::{BatchKey, GpuScene, Placement, Slot, Target, place, srgba, to_three};
 use crate::{DrawItem, ViewportScene};
 
+/// An instance to write: its position in its arrays, its matrix and its colour.
+type Instance = (u32, Mat4, Srgba);
+
 /// A shape batch's instance arrays: the plain items', the outlined items' and their copies'.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Pass {
@@ -73,7 +76,7 @@ impl GpuScene {
         // positions: a moved subtree's items are consecutive in each batch they join, and one
         // buffer write per run and array costs about what one instance's did (four arrays,
         // twice for an outlined item: on software GL 0.2-0.4 µs a write).
-        let mut shapes: HashMap<(BatchKey, Pass), Vec<(u32, Mat4, Srgba)>> = HashMap::default();
+        let mut shapes: HashMap<(BatchKey, Pass), Vec<Instance>> = HashMap::default();
         for (slot, placed) in &writes {
             let instance = to_three(&placed.instance);
             let color = srgba(placed.color);
