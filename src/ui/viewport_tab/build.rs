@@ -410,8 +410,8 @@ pub(super) fn update_items(
                 None => continue,
             }
         }
-        // What draw_items' walk from the root carries down to `top`: unchanged ancestors'
-        // state, except those changed too, whose new state is what the walk would see.
+        // What draw_items' walk from the root carries down to `top` (hidden below an ancestor,
+        // below a selected one), from its ancestors as they are now, changed ones included.
         let (mut pruned, mut below) = (false, false);
         let mut up = view.effective_parent_of(top);
         while let Some(a) = up.filter(|a| !a.is_root()) {
