@@ -36,4 +36,5 @@ mod unsaved;
 mod viewport_incremental;
 mod viewport_models;
 mod viewport_render;
+mod viewport_tab_incremental;
 mod viewport_ui;

@@ -136,6 +136,21 @@ fn viewport_incremental_update_draws_the_same_pixels_as_a_full_rebuild() {
         updated.rgba == fresh(&gl.gl, &again, &camera).rgba,
         "second update"
     );
+
+    // A moved subtree: consecutive items of every kind (two outlined, one below), written in
+    // runs of consecutive instances per batch and pass.
+    let subtree = edited(&again, |items| {
+        for item in &mut items[90..160] {
+            item.world = Mat4::from_translation(Vec3::new(0.3, 0.9, -0.6)) * item.world;
+        }
+    });
+    assert_eq!(subtree.changes.as_ref().map(|c| c.items.len()), Some(70));
+    let updated = draw(&mut renderer, &subtree, &camera);
+    assert_eq!(renderer.stats().incremental_updates, 3);
+    assert!(
+        updated.rgba == fresh(&gl.gl, &subtree, &camera).rgba,
+        "a run of consecutive items"
+    );
 }
 
 #[test]

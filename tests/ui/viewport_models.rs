@@ -549,3 +549,66 @@ fn the_entities_behind_the_status_bars_file_warning_are_the_ones_whose_files_fai
     expected.sort();
     assert_eq!(found, expected);
 }
+
+#[test]
+fn moving_model_entities_updates_their_items_in_place_and_draws_what_a_full_rebuild_draws() {
+    use scenetree::editor::Command;
+    let (mut doc, mut tab) = open_loaded(&gallery());
+    let gl = headless_gl().expect("surfaceless EGL");
+    let mut renderer = GlowViewportRenderer::new(gl.gl.clone()).expect("renderer");
+    let camera = shelf_corner_camera();
+    let first = render(&mut renderer, tab.scene(), &camera);
+    // A gizmo drag's step: the textured tree and the untextured shelf move a little.
+    let moves = [TREE, SHELF]
+        .map(|e| {
+            let mut t = doc.local_transform(e);
+            t.position += Vec3::new(0.4, 0.3, -0.5);
+            t.rotation *= glam::Quat::from_rotation_y(0.3);
+            (e, t)
+        })
+        .to_vec();
+    doc.apply_coalesced(Command::SetTransforms(moves), 7)
+        .expect("the move applies");
+    let none = HashSet::new();
+    let (full_builds, incremental) = (tab.full_builds(), tab.incremental_updates());
+    let scene = tab.update_scene(&doc, &none, &none, 0.0).clone();
+    assert_eq!(
+        (tab.full_builds(), tab.incremental_updates()),
+        (full_builds, incremental + 1),
+        "the tab updated the moved items in place"
+    );
+    let moved: Vec<Entity> = (scene.changes.as_ref().expect("changes named").items.iter())
+        .map(|&i| scene.items[i as usize].entity)
+        .collect();
+    assert_eq!(moved.len(), 2, "{moved:?}");
+    assert!(moved.contains(&TREE) && moved.contains(&SHELF), "{moved:?}");
+    // The same items as building all of them again.
+    tab.rebuild_next();
+    let rebuilt = tab.update_scene(&doc, &none, &none, 0.0).clone();
+    assert!(
+        rebuilt.items == scene.items,
+        "items differ from a full build's"
+    );
+
+    let updated = render(&mut renderer, &scene, &camera);
+    let stats = renderer.stats();
+    assert_eq!(
+        (stats.uploads, stats.incremental_updates),
+        (1, 1),
+        "the models' instances were rewritten, not every instance uploaded again"
+    );
+    updated.save("gallery_models_moved_incremental");
+    assert!(updated.rgba != first.rgba, "the move shows");
+    let mut fresh = GlowViewportRenderer::new(gl.gl.clone()).expect("renderer");
+    let mut full = scene.clone();
+    full.changes = None;
+    let expected = render(&mut fresh, &full, &camera);
+    expected.save("gallery_models_moved_full");
+    assert_eq!(fresh.stats().incremental_updates, 0);
+    let differing = (updated.rgba.chunks(4).zip(expected.rgba.chunks(4))).filter(|(a, b)| a != b);
+    assert_eq!(
+        differing.count(),
+        0,
+        "pixels that differ from the full rebuild's"
+    );
+}

@@ -5,6 +5,8 @@
 //! - `move_one_full` / `move_one_incremental`: the update after moving one entity, without
 //!   and with `ViewportScene::changes` naming it (the full rebuild against rewriting its
 //!   instance in place);
+//! - `move_n_full/N` / `move_n_incremental/N`: the same after moving N items at once (spread
+//!   over the scene), for where naming the changes stops paying (the app's cut-off);
 //! - `item_changes`: the app's side of that, comparing the items before and after;
 //! - `pick`: one click's ray against every item's exact shape;
 //! - `static_frame`: one egui frame of the viewport widget when nothing changed (no render);
@@ -39,6 +41,23 @@ fn move_one(scene: &mut ViewportScene, incremental: bool) {
     scene.changes = incremental.then(|| ItemChanges {
         since: scene.generation,
         items: vec![MOVED as u32],
+    });
+    scene.generation += 1;
+}
+
+/// Moves `n` items spread over the scene up and back down on alternate calls, as one scene
+/// generation, naming them in `changes` when `incremental`.
+fn move_n(scene: &mut ViewportScene, n: usize, incremental: bool) {
+    let stride = scene.items.len() / n;
+    let moved: Vec<u32> = (0..n).map(|k| (k * stride) as u32).collect();
+    for &i in &moved {
+        let item = &mut scene.items[i as usize];
+        let step = if item.world.w_axis.y > 2.0 { -3.0 } else { 3.0 };
+        item.world.w_axis.y += step;
+    }
+    scene.changes = incremental.then_some(ItemChanges {
+        since: scene.generation,
+        items: moved,
     });
     scene.generation += 1;
 }
@@ -93,6 +112,29 @@ fn bench(c: &mut Criterion) {
         (before.uploads, before.incremental_updates + moves),
         "every move was taken in place"
     );
+    for n in [1, 64, 512, 4096] {
+        let id = |name| criterion::BenchmarkId::new(name, n);
+        group.bench_function(id("move_n_full"), |b| {
+            b.iter(|| {
+                move_n(&mut scene, n, false);
+                renderer.upload(&scene);
+            })
+        });
+        let (before, mut moves) = (renderer.stats(), 0);
+        group.bench_function(id("move_n_incremental"), |b| {
+            b.iter(|| {
+                move_n(&mut scene, n, true);
+                renderer.upload(&scene);
+                moves += 1;
+            })
+        });
+        let after = renderer.stats();
+        assert_eq!(
+            (after.uploads, after.incremental_updates),
+            (before.uploads, before.incremental_updates + moves),
+            "every move of {n} was taken in place"
+        );
+    }
     let old = scene.items.clone();
     move_one(&mut scene, false);
     group.bench_function("item_changes", |b| {

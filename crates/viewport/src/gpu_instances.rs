@@ -126,16 +126,24 @@ impl InstancedShapes {
         self.count = count as u32;
     }
 
-    /// Overwrites instance `index` (below [`Self::instance_count`]) in place.
-    pub fn write(&mut self, index: u32, transformation: &Mat4, color: Srgba) {
-        debug_assert!(index < self.count, "instance {index} of {}", self.count);
+    /// Overwrites the consecutive instances from `first` on (all below
+    /// [`Self::instance_count`]) in place: one buffer write per array, however many.
+    pub fn write_run(&mut self, first: u32, instances: &[(Mat4, Srgba)]) {
+        debug_assert!(
+            first as usize + instances.len() <= self.count as usize,
+            "instances {first}..+{} of {}",
+            instances.len(),
+            self.count
+        );
         // three-d 0.19 hands `fill_subset`'s offset to glBufferSubData unscaled, as bytes (the
         // element count it then keeps is too large, but only `self.count` is drawn).
-        let offset = index * size_of::<Vec4>() as u32;
+        let offset = first * size_of::<Vec4>() as u32;
         for (r, buffer) in self.rows.iter_mut().enumerate() {
-            buffer.fill_subset(offset, &[row(transformation, r)]);
+            let rows: Vec<Vec4> = instances.iter().map(|(m, _)| row(m, r)).collect();
+            buffer.fill_subset(offset, &rows);
         }
-        self.colors.fill_subset(offset, &[color.to_linear_srgb()]);
+        let colors: Vec<Vec4> = instances.iter().map(|(_, c)| c.to_linear_srgb()).collect();
+        self.colors.fill_subset(offset, &colors);
     }
 
     /// Sets the transform applied to the mesh before each instance's own (mesh space).

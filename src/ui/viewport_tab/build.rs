@@ -16,7 +16,7 @@ use scenetree_core::scene::policy::PolicyWorlds;
 use scenetree_core::scene::{Fallback, SceneView};
 use scenetree_dcl::io::project::AssetPathError;
 use scenetree_dcl::{GltfModel, MaterialLook, TextureSource, Visibility};
-use scenetree_viewport::models::{AssetLibrary, AssetStatus};
+use scenetree_viewport::models::{AssetLibrary, AssetStatus, SceneAssets};
 use scenetree_viewport::{DrawItem, GizmoTarget, Shape, ViewportScene};
 
 /// Fills `scene` from the document: its items (see [`draw_items`]), moved and hidden as a tree
@@ -86,7 +86,7 @@ fn below_selection(view: &SceneView, selection: &[Entity]) -> FxHashSet<Entity> 
 /// twice), with what the gizmo needs of each. The primary selection (the inspector's subject)
 /// comes first when it is a target: the gizmo stands on it, as Unity's stands on the active
 /// object, so that the handle and the values beside it are of the same entity.
-fn gizmo_targets(
+pub(super) fn gizmo_targets(
     doc: &Document,
     hidden: &HashSet<Entity>,
     locked: &HashSet<Entity>,
@@ -174,18 +174,12 @@ impl LookCache {
     /// `replica` (all of them for another replica or a lost history).
     fn sync(&mut self, replica: &Replica) {
         let current = replica.version();
-        match self.version {
-            Some(version) if version == current => {}
-            Some(version) if replica.continues(version) => {
-                match replica.changes_since(version.position).entities {
-                    Some(changed) => {
-                        for e in changed {
-                            if let Some(slot) = self.looks.get_mut(usize::from(e.number())) {
-                                *slot = None;
-                            }
-                        }
+        match self.version.map(|v| replica.entities_changed_since(v)) {
+            Some(Some(changed)) => {
+                for e in changed {
+                    if let Some(slot) = self.looks.get_mut(usize::from(e.number())) {
+                        *slot = None;
                     }
-                    None => self.looks.clear(),
                 }
             }
             _ => self.looks.clear(),
@@ -270,53 +264,217 @@ pub fn draw_items(
         if !view.is_live(e) || visibility.is_some_and(|v| !v.visible) {
             continue;
         }
-        let mut shape = look.shape;
-        if let Some(id) = look
-            .model_src
-            .as_deref()
-            .and_then(|src| library.request_src(src).ok())
-            && let Some(model) = library.model(id)
-        {
-            shape = Shape::Model {
-                asset: id,
-                bounds: model.bounds,
-            };
-            scene.assets.models.insert(id, model.clone());
-        }
-        let fallback = match view.fallback_reason(e) {
-            // The tint says "drawn at the root by the runtime's fallback"; another policy
-            // resolves cycles its own way (even where it also leaves a member at the root).
-            Fallback::Cycle(_) if policy.is_some() => Fallback::None,
-            reason => reason,
+        let item = draw_item(
+            e,
+            look,
+            view,
+            policy,
+            library,
+            &mut scene.assets,
+            is_selected,
+            below_selected,
+        );
+        scene.items.push(item);
+    }
+}
+
+/// The item `draw_items` draws for the live, visible entity `e` with its decoded `look`:
+/// its world matrix from `view`, its shape (the loaded model, once `library` has it), colour
+/// and texture. The loaded model and texture it names are added to `assets`.
+#[allow(clippy::too_many_arguments)] // the walk's state and the build's inputs, as draw_items
+fn draw_item(
+    e: Entity,
+    look: &Look,
+    view: &SceneView,
+    policy: Option<&PolicyWorlds>,
+    library: &mut AssetLibrary,
+    assets: &mut SceneAssets,
+    is_selected: bool,
+    below_selected: bool,
+) -> DrawItem {
+    let mut shape = look.shape;
+    if let Some(id) = look
+        .model_src
+        .as_deref()
+        .and_then(|src| library.request_src(src).ok())
+        && let Some(model) = library.model(id)
+    {
+        shape = Shape::Model {
+            asset: id,
+            bounds: model.bounds,
         };
-        let material = &look.material;
-        let mut color = color_for(e, fallback);
-        let mut texture = None;
-        if let Some(material) = material {
-            if matches!(fallback, Fallback::None) {
-                color = style::scene_color(material.base_color);
-            }
-            texture = match &material.texture {
-                Some(TextureSource::File { src }) if !src.trim().is_empty() => Some(src.as_str()),
-                _ => None, // avatar portraits and videos are not shown
-            }
-            .and_then(|src| library.request_src(src).ok())
-            .and_then(|id| Some((id, library.texture(id)?.clone())))
-            .map(|(id, loaded)| {
-                scene.assets.textures.insert(id, loaded);
-                id
-            });
+        assets.models.insert(id, model.clone());
+    }
+    let fallback = match view.fallback_reason(e) {
+        // The tint says "drawn at the root by the runtime's fallback"; another policy
+        // resolves cycles its own way (even where it also leaves a member at the root).
+        Fallback::Cycle(_) if policy.is_some() => Fallback::None,
+        reason => reason,
+    };
+    let mut color = color_for(e, fallback);
+    let mut texture = None;
+    if let Some(material) = &look.material {
+        if matches!(fallback, Fallback::None) {
+            color = style::scene_color(material.base_color);
         }
-        scene.items.push(DrawItem {
-            entity: e,
-            world: view.world_matrix(e).unwrap_or_default(),
-            shape,
-            color,
-            texture,
-            selected: is_selected,
-            below_selected: below_selected && !is_selected,
+        texture = match &material.texture {
+            Some(TextureSource::File { src }) if !src.trim().is_empty() => Some(src.as_str()),
+            _ => None, // avatar portraits and videos are not shown
+        }
+        .and_then(|src| library.request_src(src).ok())
+        .and_then(|id| Some((id, library.texture(id)?.clone())))
+        .map(|(id, loaded)| {
+            assets.textures.insert(id, loaded);
+            id
         });
     }
+    DrawItem {
+        entity: e,
+        world: view.world_matrix(e).unwrap_or_default(),
+        shape,
+        color,
+        texture,
+        selected: is_selected,
+        below_selected: below_selected && !is_selected,
+    }
+}
+
+/// Where each drawn entity's item is in the scene's items: indexed by entity number (at most
+/// 65,536), checked against the item's entity (a number's older version is another entity).
+#[derive(Debug, Default)]
+pub(super) struct ItemIndex {
+    slots: Vec<u32>,
+}
+
+impl ItemIndex {
+    const NONE: u32 = u32::MAX;
+
+    /// Indexes `items` (after a full build).
+    pub(super) fn rebuild(&mut self, items: &[DrawItem]) {
+        self.slots.clear();
+        for (i, item) in items.iter().enumerate() {
+            let n = usize::from(item.entity.number());
+            if n >= self.slots.len() {
+                self.slots.resize(n + 1, Self::NONE);
+            }
+            self.slots[n] = i as u32;
+        }
+    }
+
+    /// The index of `e`'s item in `items` (those indexed), if it is drawn.
+    fn get(&self, e: Entity, items: &[DrawItem]) -> Option<usize> {
+        let i = *self.slots.get(usize::from(e.number()))? as usize;
+        (items.get(i)?.entity == e).then_some(i)
+    }
+}
+
+/// Brings the items of `scene` (built by [`draw_items`] from the same render-tree structure,
+/// selection, hidden set and loaded assets, without a tree policy) up to date after the
+/// entities `changed` changed in `replica` (their components, so their own items and their
+/// subtrees' world matrices): walks only those subtrees, as [`draw_items`] walks the whole
+/// tree. Returns the indices of the items that differ, ascending; `None`, with nothing
+/// written, when an entity would be drawn or hidden anew, or its model or texture changed
+/// (the set of items and the scene's assets are a full build's to decide).
+#[allow(clippy::too_many_arguments)] // the inputs of draw_items, plus what changed
+pub(super) fn update_items(
+    scene: &mut ViewportScene,
+    index: &ItemIndex,
+    changed: &[Entity],
+    view: &SceneView,
+    replica: &Replica,
+    hidden: &HashSet<Entity>,
+    selected: impl Fn(Entity) -> bool,
+    library: &mut AssetLibrary,
+    looks: &mut LookCache,
+) -> Option<Vec<u32>> {
+    looks.sync(replica);
+    let propagates_hidden = |look: &Look| {
+        look.visibility
+            .is_some_and(|v| !v.visible && v.propagate_to_children)
+    };
+    // The items that differ, written once every subtree has been checked.
+    let mut updates: Vec<(u32, DrawItem)> = Vec::new();
+    let mut visited: FxHashSet<Entity> = FxHashSet::default();
+    // (entity, not reached by draw_items' walk, below a selected entity)
+    let mut stack: Vec<(Entity, bool, bool)> = Vec::new();
+    // Models and textures are the full build's to collect; changed ones are refused below.
+    let mut no_assets = SceneAssets::default();
+    for &top in changed {
+        if top.is_root() || visited.contains(&top) {
+            continue;
+        }
+        if !view.contains(top) {
+            // Gone from the tree (the caller sees that as a structure change anyway).
+            match index.get(top, &scene.items) {
+                Some(_) => return None,
+                None => continue,
+            }
+        }
+        // What draw_items' walk from the root carries down to `top` (hidden below an ancestor,
+        // below a selected one), from its ancestors as they are now, changed ones included.
+        let (mut pruned, mut below) = (false, false);
+        let mut up = view.effective_parent_of(top);
+        while let Some(a) = up.filter(|a| !a.is_root()) {
+            pruned |= hidden.contains(&a) || propagates_hidden(looks.look(replica, a));
+            below |= selected(a);
+            up = view.effective_parent_of(a);
+        }
+        stack.push((top, pruned, below));
+        while let Some((e, pruned, below)) = stack.pop() {
+            // A subtree already walked (below another changed entity) is done.
+            if !visited.insert(e) {
+                continue;
+            }
+            let pruned = pruned || hidden.contains(&e);
+            let is_selected = selected(e);
+            let mut hides_children = pruned;
+            let drawn = !pruned && {
+                let look = looks.look(replica, e);
+                hides_children |= propagates_hidden(look);
+                view.is_live(e) && look.visibility.is_none_or(|v| v.visible)
+            };
+            match (drawn, index.get(e, &scene.items)) {
+                (false, None) => {}
+                (true, Some(i)) => {
+                    let look = looks.look(replica, e);
+                    let item = draw_item(
+                        e,
+                        look,
+                        view,
+                        None,
+                        library,
+                        &mut no_assets,
+                        is_selected,
+                        below,
+                    );
+                    let old = &scene.items[i];
+                    let model = |i: &DrawItem| match i.shape {
+                        Shape::Model { asset, .. } => Some(asset),
+                        _ => None,
+                    };
+                    if model(&item) != model(old) || item.texture != old.texture {
+                        return None;
+                    }
+                    if item != *old {
+                        updates.push((i as u32, item));
+                    }
+                }
+                _ => return None, // drawn anew, or no longer
+            }
+            let below = below || (!pruned && is_selected);
+            stack.extend(view.children_of(e).map(|c| (c, hides_children, below)));
+        }
+    }
+    updates.sort_unstable_by_key(|(i, _)| *i);
+    Some(
+        updates
+            .into_iter()
+            .map(|(i, item)| {
+                scene.items[i as usize] = item;
+                i
+            })
+            .collect(),
+    )
 }
 
 /// What the viewport knows about one entity's glTF model, for the inspector.

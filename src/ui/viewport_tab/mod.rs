@@ -54,6 +54,12 @@ pub struct ViewportTab {
     looks: LookCache,
     /// The items before the last rebuild (compared with the new ones, then reused).
     previous_items: Vec<DrawItem>,
+    /// Where each entity's item is in `scene.items`, for updating a few in place.
+    index: build::ItemIndex,
+    /// Builds of every item so far (see [`Self::full_builds`]).
+    full_builds: u64,
+    /// Updates of the changed items only (see [`Self::incremental_updates`]).
+    incremental_updates: u64,
 }
 
 /// Moving drawn entities from where they were to where a remote change put them.
@@ -70,9 +76,16 @@ const ASSETS_REFRESH_WHILE_LOADING: f64 = 2.0;
 const ANIMATION_SECONDS: f64 = 0.6;
 /// Above this many entities, changes are shown at once (re-uploading every frame costs).
 const ANIMATION_MAX_ITEMS: usize = 5000;
-/// At most this many changed items are handed to the renderer as changes: each is a few small
-/// buffer writes, so beyond some hundreds one upload of everything is the better deal.
-const MAX_CHANGED_ITEMS: usize = 512;
+/// At most this many changed items are handed to the renderer as changes, to rewrite in place;
+/// beyond, one upload of everything. Measured on software GL with 65,535 items (see
+/// docs/performance.md): 4,096 items in place cost a third of a full upload (the break-even
+/// would be near 13,000), and a district's subtree (about 1,000) stays in place.
+const MAX_CHANGED_ITEMS: usize = 4096;
+/// Above this many changed entities (journal entries, with repeats) since the last build, the
+/// items are built again from scratch instead of updating the changed subtrees. Measured with
+/// 65,024 entities (docs/performance.md): updating 4,096 moved leaves took half a full build
+/// (8 ms against 16), 512 a twentieth.
+const MAX_INCREMENTAL_ENTITIES: usize = 8192;
 
 impl Default for ViewportTab {
     fn default() -> Self {
@@ -94,6 +107,9 @@ impl Default for ViewportTab {
             policy: PolicyDrawing::default(),
             looks: LookCache::default(),
             previous_items: Vec::new(),
+            index: build::ItemIndex::default(),
+            full_builds: 0,
+            incremental_updates: 0,
         }
     }
 }
@@ -105,6 +121,9 @@ const FRAMING_ASPECT: f32 = 1.4;
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct BuildKey {
     view_generation: u64,
+    /// The render tree's structure and child order: the items' set and order (see
+    /// `SceneView::child_order_generation`).
+    child_order: u64,
     replica: scenetree_core::crdt::ReplicaVersion,
     selection: u64,
     hidden: Vec<Entity>,
@@ -141,6 +160,24 @@ impl ViewportTab {
             Some(t) => ray.origin + ray.direction * t,
             None => camera.target,
         }
+    }
+
+    /// Builds every item again on the next update, as after an unknown change (benchmarks
+    /// compare that with the incremental update; tests with its result).
+    pub fn rebuild_next(&mut self) {
+        self.built_for = None;
+    }
+
+    /// How many times the items were all built again (a structural change, a file opened,
+    /// models arriving, …), for tests.
+    pub fn full_builds(&self) -> u64 {
+        self.full_builds
+    }
+
+    /// How many document changes were taken by updating only the changed entities' items
+    /// and their subtrees', for tests.
+    pub fn incremental_updates(&self) -> u64 {
+        self.incremental_updates
     }
 
     /// Animates the next change of world matrices (called before a delivery or timeline step).
@@ -346,6 +383,73 @@ impl ViewportTab {
         }
     }
 
+    /// After edits of a few entities (a gizmo drag, a colour), and nothing else the build
+    /// depends on, updates only their items and their subtrees' (world matrices), and names
+    /// them in `scene.changes`: what a full build would give, without visiting every entity.
+    /// False, with nothing changed, when the change is not one of those (the tree's structure,
+    /// the selection or the assets changed, a policy or an animation is drawn, many entities
+    /// changed, or an entity is drawn or hidden anew).
+    fn update_changed_items(
+        &mut self,
+        doc: &Document,
+        hidden: &HashSet<Entity>,
+        locked: &HashSet<Entity>,
+        key: &BuildKey,
+    ) -> bool {
+        let Some(built) = &self.built_for else {
+            return false;
+        };
+        let only_the_document_changed = *built
+            == (BuildKey {
+                view_generation: built.view_generation,
+                replica: built.replica,
+                ..key.clone()
+            });
+        if !only_the_document_changed
+            || key.policy.is_some()
+            || self.animate_next_change
+            || self.animation.is_some()
+        {
+            return false;
+        }
+        let Some(changed) = doc.replica().entities_changed_since(built.replica) else {
+            return false;
+        };
+        if changed.len() > MAX_INCREMENTAL_ENTITIES {
+            return false;
+        }
+        let since = self.scene.generation;
+        let Some(items) = build::update_items(
+            &mut self.scene,
+            &self.index,
+            changed,
+            doc.view(),
+            doc.replica(),
+            hidden,
+            |e| doc.selection.contains(e),
+            &mut self.assets,
+            &mut self.looks,
+        ) else {
+            return false;
+        };
+        let targets = build::gizmo_targets(doc, hidden, locked, None);
+        // Equal generations promise equal items: a change that draws nothing differently (a
+        // name, a component the view does not show) keeps the generation, so nothing renders.
+        if !items.is_empty() || targets != self.scene.gizmo_targets {
+            self.scene.generation += 1;
+            self.scene.changes =
+                (items.len() <= MAX_CHANGED_ITEMS).then_some(ItemChanges { since, items });
+            self.scene.gizmo_targets = targets;
+        }
+        self.incremental_updates += 1;
+        // Asking the library for files may have started loads, as in a full build.
+        self.built_for = Some(BuildKey {
+            assets_generation: self.assets.generation(),
+            ..key.clone()
+        });
+        true
+    }
+
     /// Rebuilds the scene when anything it depends on changed; true when it did.
     fn rebuild_if_needed(
         &mut self,
@@ -361,6 +465,7 @@ impl ViewportTab {
         };
         let key = BuildKey {
             view_generation: doc.view().generation(),
+            child_order: doc.view().child_order_generation(),
             replica: doc.replica().version(),
             selection: doc.selection.generation(),
             hidden: sorted(hidden),
@@ -388,6 +493,9 @@ impl ViewportTab {
             // Outlines change pass: the renderer rebuilds every instance anyway.
             self.scene.changes = None;
             self.built_for = Some(key);
+            return true;
+        }
+        if self.update_changed_items(doc, hidden, locked, &key) {
             return true;
         }
         if key.assets_generation != self.built_for.as_ref().map_or(0, |k| k.assets_generation) {
@@ -422,6 +530,8 @@ impl ViewportTab {
             &mut self.looks,
         );
         self.scene.generation += 1;
+        self.full_builds += 1;
+        self.index.rebuild(&self.scene.items);
         // A move or a colour edit changes few items: the renderer rewrites only theirs.
         self.scene.changes = ItemChanges::between(
             since,

@@ -192,6 +192,8 @@ pub struct SceneView {
     pub(super) source_id: u64,
     /// Bumped whenever the shape of the tree (parents, membership) changes.
     pub(super) structure_generation: u64,
+    /// Full layouts so far (each lists every node's children by entity id).
+    pub(super) layouts: u64,
     /// Bumped whenever anything (including world matrices) changes.
     pub(super) generation: u64,
     pub(super) stats: UpdateStats,
@@ -236,6 +238,7 @@ impl SceneView {
             cursor: 0,
             source_id: 0,
             structure_generation: 0,
+            layouts: 0,
             generation: 0,
             stats: UpdateStats::default(),
         };
@@ -472,6 +475,14 @@ impl SceneView {
     /// Changes whenever parents or membership change (for caches of the tree's shape).
     pub fn structure_generation(&self) -> u64 {
         self.structure_generation
+    }
+
+    /// Changes whenever [`Self::children_of`] may list some entity's children in another
+    /// order: with the structure, and when the view lays its nodes out again (children then
+    /// by entity id), which an update of Transforms alone can do. For caches that keep the
+    /// tree's walking order (the viewport's items).
+    pub fn child_order_generation(&self) -> u64 {
+        self.structure_generation + self.layouts
     }
 
     /// Changes whenever anything in the view changes (for caches of drawn data).

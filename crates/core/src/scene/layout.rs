@@ -19,6 +19,7 @@ impl SceneView {
     }
 
     fn lay_out(&mut self, keep_worlds: bool) {
+        self.layouts += 1;
         let mut order: Vec<u32> = Vec::with_capacity(self.len());
         let mut stack: Vec<u32> = vec![ROOT_SLOT];
         let mut kids: Vec<u32> = Vec::new();

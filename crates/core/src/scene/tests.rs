@@ -386,3 +386,49 @@ fn a_view_that_stops_growing_short_of_half_new_is_laid_out_again_once_its_moves_
     );
     assert_same_as_fresh(&view, &table);
 }
+
+/// Every entity's children in [`SceneView::children_of`]'s order.
+fn child_lists(view: &SceneView) -> std::collections::HashMap<Entity, Vec<Entity>> {
+    view.entities()
+        .map(|e| (e, view.children_of(e).collect()))
+        .collect()
+}
+
+#[test]
+fn the_child_order_generation_changes_whenever_children_are_listed_in_another_order() {
+    let mut rng = ChaCha8Rng::seed_from_u64(21);
+    // Above the size at which scattered views are laid out again.
+    let n = 6000u32;
+    let mut table = random_table(&mut rng, n);
+    let mut view = SceneView::from_source(&table);
+    let mut lists = child_lists(&view);
+    let mut relaid_by_moves = 0;
+    for round in 0..400 {
+        // Reparents first (subtrees appended, children out of id order), until enough nodes
+        // sit apart for a layout; then moves of nodes near the roots (many worlds
+        // recomputed), until those lay the view out again, as a long session does.
+        let reparenting = view.appended_since_layout * 8 < view.len() && relaid_by_moves == 0;
+        for _ in 0..if reparenting { 20 } else { 5 } {
+            let e = Entity(512 + rng.random_range(1..n / if reparenting { 1 } else { 20 }));
+            let parent = if reparenting {
+                Entity(512 + rng.random_range(0..n))
+            } else {
+                table.get(e).map_or(Entity::ROOT, |t| t.parent)
+            };
+            let t = at(&mut rng, parent);
+            table.set(e, t);
+        }
+        let (structure, order) = (view.structure_generation(), view.child_order_generation());
+        view.update(&table);
+        let now = child_lists(&view);
+        if now != lists {
+            assert_ne!(view.child_order_generation(), order, "round {round}");
+            relaid_by_moves += usize::from(view.structure_generation() == structure);
+        }
+        lists = now;
+    }
+    assert!(
+        relaid_by_moves > 0,
+        "a layout by an update of moves alone reordered children"
+    );
+}

@@ -98,6 +98,16 @@ impl Replica {
         version.instance == self.journal.id || self.journal.cloned_from == Some(version)
     }
 
+    /// The entities whose registers changed since the replica was at `version` (with repeats),
+    /// when this replica continues that one and its journal still reaches back there; `None`:
+    /// what was derived from the replica at `version` must be derived again from scratch.
+    pub fn entities_changed_since(&self, version: ReplicaVersion) -> Option<&[Entity]> {
+        if !self.continues(version) {
+            return None;
+        }
+        self.changes_since(version.position).entities
+    }
+
     /// Changes since `cursor` (0 = from the beginning).
     pub fn changes_since(&self, cursor: u64) -> Changes<'_> {
         let next_cursor = self.journal.base + self.journal.entities.len() as u64;
