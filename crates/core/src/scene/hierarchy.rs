@@ -323,7 +323,9 @@ impl SceneView {
         (p != NONE).then(|| self.entity[p as usize])
     }
 
-    /// Children drawn under `entity` (effective parent), in the order they joined.
+    /// Children drawn under `entity` (effective parent): by entity id as of the last full
+    /// layout, then those that joined since, in the order they joined (see
+    /// [`Self::child_order_generation`]; [`Self::sorted_children_of`] for a stable order).
     pub fn children_of(&self, entity: Entity) -> impl Iterator<Item = Entity> + '_ {
         let first = self.slot(entity).map_or(NONE, |s| self.first_child[s]);
         std::iter::successors((first != NONE).then_some(first), move |&c| {
