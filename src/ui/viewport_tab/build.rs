@@ -6,7 +6,7 @@
 use std::collections::HashSet;
 
 use egui::Color32;
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::editor::Document;
 use crate::ui::style;
@@ -399,6 +399,9 @@ pub(super) fn update_items(
     let mut stack: Vec<(Entity, bool, bool)> = Vec::new();
     // Models and textures are the full build's to collect; changed ones are refused below.
     let mut no_assets = SceneAssets::default();
+    // What the walk from the root carries into each ancestor met walking up (see below).
+    let mut carried_into: FxHashMap<Entity, (bool, bool)> = FxHashMap::default();
+    let mut path: Vec<Entity> = Vec::new();
     for &top in changed {
         if top.is_root() || visited.contains(&top) {
             continue;
@@ -412,13 +415,29 @@ pub(super) fn update_items(
         }
         // What draw_items' walk from the root carries down to `top` (hidden below an ancestor,
         // below a selected one), from its ancestors as they are now, changed ones included.
-        let (mut pruned, mut below) = (false, false);
+        // Each ancestor is looked at once however many changed entities lie below it: walking
+        // up from each of thousands of changed entities along a deep chain would cost their
+        // number times the depth.
+        path.clear();
+        let mut carried = (false, false);
         let mut up = view.effective_parent_of(top);
         while let Some(a) = up.filter(|a| !a.is_root()) {
-            pruned |= hidden.contains(&a) || propagates_hidden(looks.look(replica, a));
-            below |= selected(a);
+            if let Some(&into) = carried_into.get(&a) {
+                carried = into;
+                path.push(a);
+                break;
+            }
+            path.push(a);
             up = view.effective_parent_of(a);
         }
+        for &a in path.iter().rev() {
+            let into = *carried_into.entry(a).or_insert(carried);
+            carried = (
+                into.0 || hidden.contains(&a) || propagates_hidden(looks.look(replica, a)),
+                into.1 || selected(a),
+            );
+        }
+        let (pruned, below) = carried;
         stack.push((top, pruned, below));
         while let Some((e, pruned, below)) = stack.pop() {
             // A subtree already walked (below another changed entity) is done.
