@@ -4,7 +4,6 @@
 //! together; the lessons are in the menus; the viewport's policy belongs to one run; and
 //! "clock" means one thing.
 
-use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use scenetree::editor::Document;
@@ -18,7 +17,7 @@ use scenetree_viewport::NullRenderer;
 
 use crate::app_flows::{app, settle};
 use crate::peers_workspace::{lesson, next_step};
-use crate::ui_flows::{BULB, CHAIR, TABLE, drag_and_hold, room, row};
+use crate::ui_flows::{BULB, CHAIR, TABLE, drag_and_hold, pick_in_combo, room, row};
 
 /// `doc` split into two peers, in the Peers workspace of a 1600×1000 window.
 fn peers_of(mut doc: Document) -> Harness<'static, Workbench> {
@@ -217,19 +216,10 @@ fn the_lessons_are_in_the_help_menu() {
     assert_eq!(sim.lesson().unwrap().scenario().title, title);
 }
 
-/// Picks `policy` in the viewport's policy menu, as a user does: opens the menu by its button
-/// (which reads the current policy) and clicks the entry.
+/// Picks `policy` in the viewport's policy menu, as a user does.
 fn choose_viewport_policy(h: &mut Harness<'_, Workbench>, policy: TreePolicy) {
-    let current = h.state().viewport.policy.policy;
-    let shown = format!("Draw: {}", current.name());
-    h.get_by(|n| n.role() == Role::ComboBox && n.value().as_deref() == Some(shown.as_str()))
-        .click();
-    h.run();
-    h.get_all_by_label(policy.name())
-        .last()
-        .expect("the policy is in the open menu")
-        .click();
-    h.run();
+    let shown = format!("Draw: {}", h.state().viewport.policy.policy.name());
+    pick_in_combo(h, &shown, policy.name());
     assert_eq!(
         h.state().viewport.policy.policy,
         policy,

@@ -13,7 +13,7 @@ use scenetree_core::model::{Entity, EulerOrder, Transform};
 
 use super::component_ui::tall_harness;
 use super::layout::{harness_at, panel};
-use super::ui_flows::{CHAIR, LAMP, harness, room, row};
+use super::ui_flows::{CHAIR, LAMP, harness, pick_in_combo, room, row};
 
 /// cos 45° = sin 45°: the w and axis components of a quarter turn.
 const QUARTER_TURN: f32 = std::f32::consts::FRAC_1_SQRT_2;
@@ -54,20 +54,10 @@ fn undo(h: &mut Harness<'_, Workbench>) {
     h.run();
 }
 
-/// The field or read-out named `name` (its accessible label: a read-out's role is Label, and
-/// kittest's `by_label` reads a Label's text instead).
-/// Picks `order` in the inspector's Euler order menu, as a user does: opens the menu by its
-/// button (which reads the current order) and clicks the entry.
+/// Picks `order` in the inspector's Euler order menu, as a user does.
 fn choose_euler_order(h: &mut Harness<'_, Workbench>, order: EulerOrder) {
     let current = h.state().inspector.euler_order;
-    h.get_by(|n| n.role() == Role::ComboBox && n.value().as_deref() == Some(current.label()))
-        .click();
-    h.run();
-    h.get_all_by_label(order.label())
-        .last()
-        .expect("the order is in the open menu")
-        .click();
-    h.run();
+    pick_in_combo(h, current.label(), order.label());
     assert_eq!(
         h.state().inspector.euler_order,
         order,
@@ -75,6 +65,8 @@ fn choose_euler_order(h: &mut Harness<'_, Workbench>, order: EulerOrder) {
     );
 }
 
+/// The field or read-out named `name` (its accessible label: a read-out's role is Label, and
+/// kittest's `by_label` reads a Label's text instead).
 fn cell<'h>(h: &'h Harness<'_, Workbench>, name: &'h str) -> egui_kittest::Node<'h> {
     h.get_by(|n| n.label().as_deref() == Some(name))
 }

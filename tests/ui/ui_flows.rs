@@ -96,6 +96,20 @@ pub(crate) fn type_into_chair_field(h: &mut Harness<'_, Workbench>, field: &str,
     h.run();
 }
 
+/// Picks `entry` in the combo box whose button shows `shown`, as a user does: opens the menu
+/// by its button and clicks the entry (the button still reads the current choice, so the
+/// menu's entry is the last node with that label).
+pub(crate) fn pick_in_combo<State>(h: &mut Harness<'_, State>, shown: &str, entry: &str) {
+    h.get_by(|n| n.role() == Role::ComboBox && n.value().as_deref() == Some(shown))
+        .click();
+    h.run();
+    h.get_all_by_label(entry)
+        .last()
+        .expect("the entry is in the open menu")
+        .click();
+    h.run();
+}
+
 pub(crate) fn row(name: &str, e: Entity) -> String {
     format!("{name}  ·  {e}")
 }
