@@ -47,6 +47,23 @@ fn random_table(rng: &mut ChaCha8Rng, n: u32) -> TransformTable {
     table
 }
 
+/// Writes a chain of `n` entities from `first` under the root, each the parent of the next
+/// and placed `step` from it.
+fn add_chain(table: &mut TransformTable, first: u32, n: u32, step: Vec3) {
+    for i in 0..n {
+        let parent = if i == 0 {
+            Entity::ROOT
+        } else {
+            Entity(first + i - 1)
+        };
+        let t = Transform {
+            position: step,
+            ..Transform::identity_under(parent)
+        };
+        table.set(Entity(first + i), t);
+    }
+}
+
 fn assert_same_as_fresh(view: &SceneView, source: &impl TransformSource) {
     let fresh = SceneView::from_source(source);
     assert_eq!(view.len(), fresh.len());
@@ -138,22 +155,8 @@ fn moved_subtrees_keep_parents_first_and_holes_get_compacted() {
     // A chain 512 > 513 > ... > 611; hang its head under the last node of a later tree so
     // that the whole chain must move behind it, repeatedly.
     let mut table = TransformTable::new();
-    for i in 0..100u32 {
-        let parent = if i == 0 {
-            Entity::ROOT
-        } else {
-            Entity(511 + i)
-        };
-        table.set(Entity(512 + i), Transform::identity_under(parent));
-    }
-    for i in 0..100u32 {
-        let parent = if i == 0 {
-            Entity::ROOT
-        } else {
-            Entity(1999 + i)
-        };
-        table.set(Entity(2000 + i), Transform::identity_under(parent));
-    }
+    add_chain(&mut table, 512, 100, Vec3::ZERO);
+    add_chain(&mut table, 2000, 100, Vec3::ZERO);
     let mut view = SceneView::from_source(&table);
     let slots_before = view.entity.len();
     for round in 0..40 {
@@ -193,20 +196,7 @@ fn a_large_share_of_the_view_moved_at_once_is_laid_out_again_instead_of_copied()
     // subtree to the end.
     let n = 6000u32;
     let mut table = TransformTable::new();
-    for i in 0..n {
-        let parent = if i == 0 {
-            Entity::ROOT
-        } else {
-            Entity(511 + i)
-        };
-        table.set(
-            Entity(512 + i),
-            Transform {
-                position: Vec3::X,
-                ..Transform::identity_under(parent)
-            },
-        );
-    }
+    add_chain(&mut table, 512, n, Vec3::X);
     let mut view = SceneView::from_source(&table);
     for round in 0..4u32 {
         // The node at 3,600 goes under the root and back; then the node 10 from the end
