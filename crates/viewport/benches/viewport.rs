@@ -62,6 +62,39 @@ fn move_n(scene: &mut ViewportScene, n: usize, incremental: bool) {
     scene.generation += 1;
 }
 
+/// Times an edit (`edit(scene, incremental)`) followed by an upload, once as a full upload
+/// (benchmark `id("full")`) and once with the edit's changes named (`id("incremental")`), and
+/// checks that every timed update of the second kind was taken in place.
+fn full_and_in_place(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    renderer: &mut GlowViewportRenderer,
+    scene: &mut ViewportScene,
+    id: impl Fn(&str) -> String,
+    mut edit: impl FnMut(&mut ViewportScene, bool),
+) {
+    group.bench_function(id("full"), |b| {
+        b.iter(|| {
+            edit(scene, false);
+            renderer.upload(scene);
+        })
+    });
+    let (before, mut moves) = (renderer.stats(), 0);
+    group.bench_function(id("incremental"), |b| {
+        b.iter(|| {
+            edit(scene, true);
+            renderer.upload(scene);
+            moves += 1;
+        })
+    });
+    let after = renderer.stats();
+    assert_eq!(
+        (after.uploads, after.incremental_updates),
+        (before.uploads, before.incremental_updates + moves),
+        "every {} was taken in place",
+        id("incremental")
+    );
+}
+
 fn bench(c: &mut Criterion) {
     let mut scene = demo::stress(N);
     let mut group = c.benchmark_group("viewport_65535");
@@ -92,48 +125,13 @@ fn bench(c: &mut Criterion) {
         })
     });
 
-    group.bench_function("move_one_full", |b| {
-        b.iter(|| {
-            move_one(&mut scene, false);
-            renderer.upload(&scene);
-        })
-    });
-    let (before, mut moves) = (renderer.stats(), 0);
-    group.bench_function("move_one_incremental", |b| {
-        b.iter(|| {
-            move_one(&mut scene, true);
-            renderer.upload(&scene);
-            moves += 1;
-        })
-    });
-    let after = renderer.stats();
-    assert_eq!(
-        (after.uploads, after.incremental_updates),
-        (before.uploads, before.incremental_updates + moves),
-        "every move was taken in place"
-    );
+    let one = |kind: &str| format!("move_one_{kind}");
+    full_and_in_place(&mut group, &mut renderer, &mut scene, one, move_one);
     for n in [1, 64, 512, 4096] {
-        let id = |name| criterion::BenchmarkId::new(name, n);
-        group.bench_function(id("move_n_full"), |b| {
-            b.iter(|| {
-                move_n(&mut scene, n, false);
-                renderer.upload(&scene);
-            })
+        let id = |kind: &str| format!("move_n_{kind}/{n}");
+        full_and_in_place(&mut group, &mut renderer, &mut scene, id, |scene, inc| {
+            move_n(scene, n, inc)
         });
-        let (before, mut moves) = (renderer.stats(), 0);
-        group.bench_function(id("move_n_incremental"), |b| {
-            b.iter(|| {
-                move_n(&mut scene, n, true);
-                renderer.upload(&scene);
-                moves += 1;
-            })
-        });
-        let after = renderer.stats();
-        assert_eq!(
-            (after.uploads, after.incremental_updates),
-            (before.uploads, before.incremental_updates + moves),
-            "every move of {n} was taken in place"
-        );
     }
     let old = scene.items.clone();
     move_one(&mut scene, false);
