@@ -45,17 +45,12 @@ fn main() {
     for i in 0..50 {
         edit_and_wait(&mut a, &mut b, i as f32);
     }
-    let mut latencies: Vec<Duration> = (0..LATENCY_EDITS)
+    let latencies: Vec<Duration> = (0..LATENCY_EDITS)
         .map(|i| edit_and_wait(&mut a, &mut b, 100.0 + i as f32))
         .collect();
-    latencies.sort();
-    let pct = |p: f64| latencies[((latencies.len() - 1) as f64 * p).round() as usize];
+    let [median, p99, max] = spread(latencies);
     println!(
-        "edit in A → in B's replica: median {:.2} ms, p99 {:.2} ms, max {:.2} ms over {} edits",
-        ms(pct(0.5)),
-        ms(pct(0.99)),
-        ms(*latencies.last().unwrap()),
-        latencies.len()
+        "edit in A → in B's replica: median {median:.2} ms, p99 {p99:.2} ms, max {max:.2} ms over {LATENCY_EDITS} edits"
     );
 
     // The burst: 1,000 edits as fast as the editor takes them (one command each), polling A
@@ -100,19 +95,22 @@ fn main() {
     let waiting = a.live().unwrap().waiting();
     host.resume();
     wait(&mut a, |a| a.live().unwrap().waiting() == 0);
-    for (label, mut times) in [("host answering", answering), ("host frozen", frozen)] {
-        times.sort();
-        let at = |p: f64| times[((times.len() - 1) as f64 * p).round() as usize];
+    for (label, times) in [("host answering", answering), ("host frozen", frozen)] {
+        let [median, p99, max] = spread(times);
         println!(
-            "frame's live work ({label}): median {:.3} ms, p99 {:.3} ms, max {:.3} ms over {FRAMES} frames",
-            ms(at(0.5)),
-            ms(at(0.99)),
-            ms(*times.last().unwrap())
+            "frame's live work ({label}): median {median:.3} ms, p99 {p99:.3} ms, max {max:.3} ms over {FRAMES} frames"
         );
     }
     println!(
         "with the host frozen the edits queued ({waiting} message(s) waiting, one element in flight) and went out once it answered"
     );
+}
+
+/// The median, 99th percentile and maximum of `times`, in milliseconds.
+fn spread(mut times: Vec<Duration>) -> [f64; 3] {
+    times.sort();
+    let at = |p: f64| ms(times[((times.len() - 1) as f64 * p).round() as usize]);
+    [at(0.5), at(0.99), at(1.0)]
 }
 
 fn ms(d: Duration) -> f64 {
