@@ -114,7 +114,8 @@ fn drag_step(doc: &Document, x: &mut f32) -> Action {
 }
 
 fn frames(c: &mut Criterion) {
-    let gl = headless_gl().expect("surfaceless EGL (Mesa)");
+    let gl = headless_gl().expect("surfaceless EGL");
+    eprintln!("OpenGL: {}", gl.renderer_name());
     let mut group = c.benchmark_group("viewport_drag_65024_entities");
     group
         .sample_size(10)

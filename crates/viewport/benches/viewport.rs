@@ -116,7 +116,8 @@ fn bench(c: &mut Criterion) {
         })
     });
 
-    let gl = egl::headless_gl().expect("surfaceless EGL (Mesa)");
+    let gl = egl::headless_gl().expect("surfaceless EGL");
+    eprintln!("OpenGL: {}", gl.renderer_name());
     let mut renderer = GlowViewportRenderer::new(gl.gl.clone()).expect("renderer");
     group.bench_function("upload", |b| {
         b.iter(|| {

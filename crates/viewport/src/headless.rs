@@ -1,5 +1,7 @@
 //! A surfaceless EGL context on Mesa's software device (llvmpipe): real OpenGL with no
 //! display, no window and no GPU. Shared by the rendering tests and the viewport benchmark.
+//! With `SCENETREE_HEADLESS_GPU=1` in the environment it takes the first hardware EGL device
+//! instead (a GPU's driver, such as NVIDIA's), so the benchmarks can be timed on a real GPU.
 
 use std::sync::Arc;
 
@@ -12,6 +14,21 @@ use glutin::prelude::*;
 pub struct Headless {
     pub gl: Arc<eframe::glow::Context>,
     _context: PossiblyCurrentContext,
+}
+
+impl Headless {
+    /// The GL implementation drawing (`GL_VENDOR` and `GL_RENDERER`), for benchmark output.
+    pub fn renderer_name(&self) -> String {
+        use eframe::glow::HasContext as _;
+        // SAFETY: the context is current on this thread (made so by `headless_gl`).
+        unsafe {
+            format!(
+                "{} {}",
+                self.gl.get_parameter_string(eframe::glow::VENDOR),
+                self.gl.get_parameter_string(eframe::glow::RENDERER)
+            )
+        }
+    }
 }
 
 /// Why no headless context could be made: the step that failed and EGL's reason.
@@ -31,15 +48,24 @@ fn failed(step: &'static str) -> impl FnOnce(glutin::error::Error) -> HeadlessGl
     }
 }
 
-/// Creates an OpenGL 3.3 context on Mesa's software EGL device and makes it current,
-/// or says why it cannot.
+/// The environment variable that asks [`headless_gl`] for a hardware device (value `1`).
+pub const GPU_VARIABLE: &str = "SCENETREE_HEADLESS_GPU";
+
+/// Creates an OpenGL 3.3 context on Mesa's software EGL device (or, with
+/// [`GPU_VARIABLE`] set to `1`, on the first hardware device) and makes it current, or says
+/// why it cannot.
 pub fn headless_gl() -> Result<Headless, HeadlessGlError> {
+    let want_gpu = std::env::var(GPU_VARIABLE).is_ok_and(|v| v == "1");
     let device = Device::query_devices()
         .map_err(failed("EGL devices"))?
-        .find(|d| d.extensions().contains("EGL_MESA_device_software"))
+        .find(|d| d.extensions().contains("EGL_MESA_device_software") != want_gpu)
         .ok_or_else(|| HeadlessGlError {
             step: "EGL devices",
-            reason: "none with EGL_MESA_device_software (is Mesa's libEGL installed?)".into(),
+            reason: if want_gpu {
+                format!("no hardware device ({GPU_VARIABLE}=1; is the GPU's EGL driver installed?)")
+            } else {
+                "none with EGL_MESA_device_software (is Mesa's libEGL installed?)".into()
+            },
         })?;
     // SAFETY: a device display needs no native display handle.
     let display = unsafe { Display::with_device(&device, None) }.map_err(failed("EGL display"))?;
