@@ -20,12 +20,19 @@ if [[ ${1:-} == --build ]]; then
     propagation=$(cd "$root" && cargo bench --locked -p scenetree-core --bench propagation --no-run \
         --message-format=json 2>/dev/null | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -1)
     strip -o "$bin/propagation" "$propagation"
-    xz -9 -T0 -f "$bin/scenetree-vs-bevy" "$bin/propagation"
+    # The viewport benches, for bench/device/viewport.sh on the lent machine's GPU.
+    for bench in "viewport_drag" "viewport -p scenetree-viewport"; do
+        name=${bench%% *}
+        exe=$(cd "$root" && cargo bench --locked --bench $bench --no-run --message-format=json \
+            2>/dev/null | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -1)
+        strip -o "$bin/$name" "$exe"
+    done
+    xz -9 -T0 -f "$bin/scenetree-vs-bevy" "$bin/propagation" "$bin/viewport_drag" "$bin/viewport"
     ls -l "$bin"
     exit 0
 fi
 
-for packed in "$bin"/*.xz; do
+for packed in "$bin"/scenetree-vs-bevy.xz "$bin"/propagation.xz; do
     xz -dkf "$packed"
 done
 chmod +x "$bin/scenetree-vs-bevy" "$bin/propagation"
