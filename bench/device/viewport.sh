@@ -19,7 +19,7 @@ command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version -
 cd "$(mktemp -d)" # criterion writes its reports under the working directory
 export SCENETREE_HEADLESS_GPU=1
 echo "== viewport (crates/viewport/benches/viewport.rs)"
-"$bin/viewport" --warm-up-time 1 --measurement-time 2 --noplot 2>&1 | grep -E '^OpenGL|^viewport|time:'
+"$bin/viewport" --bench --warm-up-time 1 --measurement-time 2 --noplot 2>&1 | grep -E '^OpenGL|^viewport|time:'
 echo "== viewport_drag (benches/viewport_drag.rs)"
-"$bin/viewport_drag" 'static_frame|drag_frame|gpu_update|tab_update_incremental' --warm-up-time 1 --noplot 2>&1 |
+"$bin/viewport_drag" --bench 'static_frame|drag_frame|gpu_update|tab_update_incremental' --warm-up-time 1 --noplot 2>&1 |
     grep -E '^OpenGL|^viewport|time:'

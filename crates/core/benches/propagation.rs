@@ -35,6 +35,7 @@ use scenetree_core::scene::{SceneView, TransformTable};
 static ALLOC: scenetree_core::model::HugePageAlloc = scenetree_core::model::HugePageAlloc;
 
 fn main() {
+    flush_subnormals_if_asked();
     let mut criterion = Criterion::default().configure_from_args();
     let makers = forest::BY_NAME;
     // `cargo bench --bench propagation -- forest` builds only the forests the filter names
@@ -50,6 +51,24 @@ fn main() {
         }
     }
     criterion.final_summary();
+}
+
+/// With `SCENETREE_BENCH_FLUSH_SUBNORMALS=1`, sets the calling thread's flush-to-zero and
+/// denormals-are-zero bits (x86 MXCSR) before any bench, to tell whether subnormal floats
+/// cost a case its time: Intel cores take a slow microcode assist on each subnormal operand
+/// or result. Threads spawned later inherit the bits; results may then differ in the last
+/// bits from a run without them.
+fn flush_subnormals_if_asked() {
+    if std::env::var("SCENETREE_BENCH_FLUSH_SUBNORMALS").is_ok_and(|v| v == "1") {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: MXCSR's FTZ (bit 15) and DAZ (bit 6) only change how subnormals round.
+        #[allow(deprecated)]
+        unsafe {
+            use std::arch::x86_64::{_mm_getcsr, _mm_setcsr};
+            _mm_setcsr(_mm_getcsr() | 0x8040);
+        }
+        eprintln!("subnormal floats flushed to zero on this thread (MXCSR FTZ and DAZ)");
+    }
 }
 
 fn bench_forest(c: &mut Criterion, forest: &Forest) {

@@ -6,7 +6,6 @@
 //! changed nodes only (a changed node below another is covered by it), each one's range after
 //! the other, on every core when they add up to enough slots.
 
-use glam::Affine3A;
 use rayon::prelude::*;
 
 use super::hierarchy::{Matrix, NONE, Node, ROOT_SLOT, SceneView};
@@ -55,7 +54,7 @@ pub(super) unsafe fn recompute_subtree(
             // SAFETY: `r + k` is below `end`, clamped to the slots, and `p` is a slot: the
             // top's parent or a node of the subtree computed before this one (parents come
             // first); the subtree's slots are this call's alone.
-            unsafe { world.set(r + k, Matrix(world.get(p as usize).0 * local.0)) };
+            unsafe { world.set(r + k, Matrix::new(world.get(p as usize).0 * local.0)) };
             computed += 1;
             // Children outside the range: the tail of the child list (NONE wraps to 0).
             let (last, e) = (node.last_child, node.end);
@@ -75,7 +74,7 @@ impl SceneView {
     /// Recomputes every world matrix: one linear pass over the slots, every parent's before
     /// its children's (on every core for a large view, see `sweep.rs`).
     pub fn recompute_all_worlds(&mut self) {
-        self.world[ROOT_SLOT as usize] = Matrix(Affine3A::IDENTITY);
+        self.world[ROOT_SLOT as usize] = Matrix::identity();
         self.sweep_all_worlds();
     }
 
@@ -201,7 +200,7 @@ impl SceneView {
                     // the slot is the leaf's, its parent's is not written.
                     unsafe {
                         let parent = world.get(node.parent as usize).0;
-                        world.set(t as usize, Matrix(parent * links.local[t as usize].0));
+                        world.set(t as usize, Matrix::new(parent * links.local[t as usize].0));
                     }
                     computed += 1;
                     continue;

@@ -2,8 +2,6 @@
 //! (which keeps every parent before its children and every subtree a range), and the child
 //! lists.
 
-use glam::Affine3A;
-
 use super::hierarchy::{Matrix, NONE, Node, ROOT_SLOT, SceneView, flag};
 use crate::model::Entity;
 
@@ -22,8 +20,8 @@ impl SceneView {
         self.first_child.push(NONE);
         self.next_sibling.push(NONE);
         self.prev_sibling.push(NONE);
-        self.local.push(Matrix(Affine3A::IDENTITY));
-        self.world.push(Matrix(Affine3A::IDENTITY));
+        self.local.push(Matrix::identity());
+        self.world.push(Matrix::identity());
         self.referrers.push(0);
         self.cycle.push(NONE);
         self.walk.push(NONE);
@@ -100,7 +98,7 @@ impl SceneView {
             self.next_sibling.push(next);
             self.prev_sibling.push(prev);
             self.local.push(self.local[o]);
-            self.world.push(Matrix(Affine3A::IDENTITY));
+            self.world.push(Matrix::identity());
             self.referrers.push(self.referrers[o]);
             self.cycle.push(self.cycle[o]);
             self.walk.push(NONE);

@@ -231,7 +231,7 @@ impl SceneView {
                     let p = slots.node.get(s).parent;
                     if p != NONE {
                         let world = slots.world.get(p as usize).0 * slots.local.get(s).0;
-                        slots.world.set(s, Matrix(world));
+                        slots.world.set(s, Matrix::new(world));
                         recomputed += 1;
                     }
                 }
@@ -323,14 +323,14 @@ fn read_run(
                     let new = t.local_affine();
                     out.changed |= new != local;
                     local = new;
-                    slots.local.set(s, Matrix(local));
+                    slots.local.set(s, Matrix::new(local));
                 }
             } else {
                 out.deferred.push(s as u32);
             }
             slots
                 .world
-                .set(s, Matrix(slots.world.get(p as usize).0 * local));
+                .set(s, Matrix::new(slots.world.get(p as usize).0 * local));
         }
         out.recomputed += 1;
     }

@@ -422,3 +422,75 @@ fn the_child_order_generation_changes_whenever_children_are_listed_in_another_or
         "a layout by an update of moves alone reordered children"
     );
 }
+
+/// The fourth (padding) lane of each SIMD column of every stored local and world matrix.
+fn padding_lanes(view: &SceneView) -> impl Iterator<Item = f32> + '_ {
+    view.local.iter().chain(&view.world).flat_map(|m| {
+        let a = m.0;
+        [
+            a.matrix3.x_axis,
+            a.matrix3.y_axis,
+            a.matrix3.z_axis,
+            a.translation,
+        ]
+        // SAFETY: on x86-64 a `Vec3A` is one 16-byte `__m128`, four f32 lanes.
+        .map(|column| unsafe { std::mem::transmute::<glam::Vec3A, [f32; 4]>(column) }[3])
+    })
+}
+
+#[test]
+fn padding_lanes_of_every_matrix_stay_zero_down_a_deep_chain_of_rotations() {
+    // glam's padding values, carried by every product, shrank into subnormal floats down the
+    // 100,000-deep bench chain (an Intel core's microcode assist on each use).
+    let mut rng = ChaCha8Rng::seed_from_u64(34);
+    let rotated = |parent: Entity, rng: &mut ChaCha8Rng| Transform {
+        position: Vec3::new(
+            rng.random_range(-4.0..4.0),
+            rng.random_range(-4.0..4.0),
+            1.0,
+        ),
+        rotation: glam::Quat::from_axis_angle(
+            Vec3::new(rng.random(), rng.random(), rng.random())
+                .try_normalize()
+                .unwrap_or(Vec3::X),
+            rng.random_range(-0.5..0.5),
+        ),
+        parent,
+        ..Transform::IDENTITY
+    };
+    let n = 5000u32;
+    let mut table = TransformTable::new();
+    for i in 0..n {
+        let parent = if i == 0 {
+            Entity::ROOT
+        } else {
+            Entity(512 + i - 1)
+        };
+        table.set(Entity(512 + i), rotated(parent, &mut rng));
+    }
+    let check = |view: &SceneView, step: &str| {
+        let nonzero = padding_lanes(view).filter(|&lane| lane != 0.0).count();
+        assert_eq!(nonzero, 0, "{step}: padding lanes not zero");
+    };
+    for grain in [None, Some((0, 8))] {
+        let mut view = SceneView::from_source(&table);
+        if let Some((min_slots, chunk)) = grain {
+            view.set_parallel_grain(min_slots, chunk);
+        }
+        check(&view, "built from the source");
+        for e in (0..n).step_by(97) {
+            let parent = table.get(Entity(512 + e)).unwrap().parent;
+            table.set(Entity(512 + e), rotated(parent, &mut rng));
+        }
+        view.update(&table);
+        check(&view, "after 1% of the locals changed");
+        for e in 0..n {
+            let parent = table.get(Entity(512 + e)).unwrap().parent;
+            table.set(Entity(512 + e), rotated(parent, &mut rng));
+        }
+        view.update(&table);
+        assert!(view.last_update_stats().entities_read >= n as usize);
+        check(&view, "after every local changed");
+        table.forget_history();
+    }
+}

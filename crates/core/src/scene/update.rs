@@ -411,7 +411,7 @@ impl SceneView {
             self.referrers[new as usize] += 1;
             self.node[s].declared = t.parent;
         }
-        self.local[s] = Matrix(if transform.is_some() {
+        self.local[s] = Matrix::new(if transform.is_some() {
             t.local_affine()
         } else {
             Affine3A::IDENTITY
