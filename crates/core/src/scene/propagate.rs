@@ -152,8 +152,9 @@ impl SceneView {
     }
 
     /// Recomputes the subtrees of `tops` (none below another): on every core when they add
-    /// up to at least `parallel_min_slots` slots, else in order with the next subtrees'
-    /// first lines hinted ahead, so that the misses of the scattered starts overlap.
+    /// up to at least `parallel_min_slots` slots (each work item a run of consecutive tops),
+    /// else on this thread, each run in order with its next subtrees' first lines hinted
+    /// ahead (see [`recompute_tops_in_order`]).
     fn recompute_tops(&mut self, tops: &[u32]) {
         let slots: usize = (tops.iter())
             .map(|&t| self.node[t as usize].end as usize - t as usize)
@@ -168,50 +169,65 @@ impl SceneView {
         let computed = if parallel {
             let items = work_items(tops, links.node, self.parallel_chunk);
             (items.par_iter())
-                .map(|&(from, to)| {
-                    let mut stack = Vec::new();
-                    (tops[from..to].iter())
-                        // SAFETY: tops lie in no other top's subtree, so each subtree is one
-                        // work item's alone, and no top's parent is in any of them.
-                        .map(|&t| unsafe { recompute_subtree(links, world, t, &mut stack) })
-                        .sum::<usize>()
+                // SAFETY: tops lie in no other top's subtree, so each subtree is one work
+                // item's alone, and no top's parent is in any of them.
+                .map(|&(from, to)| unsafe {
+                    recompute_tops_in_order(links, world, &tops[from..to])
                 })
                 .sum()
         } else {
-            let mut stack = Vec::new();
-            let mut computed = 0;
-            for (i, &t) in tops.iter().enumerate() {
-                if let Some(&far) = tops.get(i + TOPS_AHEAD) {
-                    let far = far as usize;
-                    crate::model::prefetch(&links.node[far]);
-                    crate::model::prefetch(&links.local[far]);
-                    world.prefetch(far);
-                }
-                if let Some(&near) = tops.get(i + TOPS_AHEAD / 2) {
-                    let p = links.node[near as usize].parent;
-                    if p != NONE {
-                        world.prefetch(p as usize);
-                    }
-                }
-                let node = &links.node[t as usize];
-                if node.last_child == NONE && node.parent != NONE {
-                    // A leaf, the most common top: no range to walk.
-                    // SAFETY: one thread; `t` and its parent are slots (checked: not `NONE`);
-                    // the slot is the leaf's, its parent's is not written.
-                    unsafe {
-                        let parent = world.get(node.parent as usize).0;
-                        world.set(t as usize, Matrix::new(parent * links.local[t as usize].0));
-                    }
-                    computed += 1;
-                    continue;
-                }
-                // SAFETY: one thread, and the tops' subtrees do not overlap.
-                computed += unsafe { recompute_subtree(links, world, t, &mut stack) };
-            }
-            computed
+            // SAFETY: one thread, and the tops' subtrees do not overlap.
+            unsafe { recompute_tops_in_order(links, world, tops) }
         };
         self.stats.worlds_recomputed += computed;
     }
+}
+
+/// Recomputes the subtrees of `tops` one after the other, with the first lines of the
+/// subtrees [`TOPS_AHEAD`] tops ahead (and half as far, their parents' worlds) hinted, so that
+/// the misses of the scattered starts overlap. Returns how many worlds it computed.
+///
+/// # Safety
+/// No other thread accesses the worlds of the tops' subtrees during the call, nor writes the
+/// world of a top's parent; no top lies in another's subtree.
+// SAFETY: an unsafe fn because only the caller knows which threads touch which subtrees.
+unsafe fn recompute_tops_in_order(
+    links: Links<'_>,
+    world: SharedSlots<'_, Matrix>,
+    tops: &[u32],
+) -> usize {
+    let mut stack = Vec::new();
+    let mut computed = 0;
+    for (i, &t) in tops.iter().enumerate() {
+        if let Some(&far) = tops.get(i + TOPS_AHEAD) {
+            let far = far as usize;
+            crate::model::prefetch(&links.node[far]);
+            crate::model::prefetch(&links.local[far]);
+            world.prefetch(far);
+        }
+        if let Some(&near) = tops.get(i + TOPS_AHEAD / 2) {
+            let p = links.node[near as usize].parent;
+            if p != NONE {
+                world.prefetch(p as usize);
+            }
+        }
+        let node = &links.node[t as usize];
+        if node.last_child == NONE && node.parent != NONE {
+            // A leaf, the most common top: no range to walk.
+            // SAFETY: `t` and its parent are slots (checked: not `NONE`); the leaf's slot is
+            // this call's alone (the caller's promise), its parent's is not written.
+            unsafe {
+                let parent = world.get(node.parent as usize).0;
+                world.set(t as usize, Matrix::new(parent * links.local[t as usize].0));
+            }
+            computed += 1;
+            continue;
+        }
+        // SAFETY: the tops' subtrees are this call's alone and do not overlap (the caller's
+        // promise).
+        computed += unsafe { recompute_subtree(links, world, t, &mut stack) };
+    }
+    computed
 }
 
 /// Cuts `tops` into runs of about `chunk` slots of ranges each: `(from, to)` indices.
