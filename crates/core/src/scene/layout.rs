@@ -1,6 +1,8 @@
 //! Laying every node of a [`SceneView`] out again: the root's subtree as one block in preorder,
 //! children by entity id, without holes.
 
+use rayon::prelude::*;
+
 use super::hierarchy::{NONE, Node, ROOT_SLOT, SceneView};
 
 impl SceneView {
@@ -65,37 +67,45 @@ impl SceneView {
         // would each be mapped and zeroed by the kernel, then grown again by copies as nodes
         // are appended. Room for half as many again is reserved for those.
         let room = n + n / 2;
+        // The gathers below move hundreds of megabytes for a large view: on every core.
+        let parallel = n >= self.parallel_min_slots && rayon::current_num_threads() > 1;
         let mut spare = std::mem::take(&mut self.spare_node);
         reuse(&mut spare, room);
-        spare.extend(order.iter().enumerate().map(|(new, &old)| {
-            let node = &self.node[old as usize];
+        let (nodes, walk) = (&self.node[..], &self.walk[..]);
+        let laid_out = |(new, &old): (usize, &u32)| {
+            let node = &nodes[old as usize];
             let parent = match node.parent {
                 NONE => NONE,
-                p => self.node[p as usize].mark,
+                p => nodes[p as usize].mark,
             };
             Node {
                 parent,
-                end: new as u32 + self.walk[old as usize],
+                end: new as u32 + walk[old as usize],
                 last_child: NONE,
                 mark: 0,
                 ..*node
             }
-        }));
+        };
+        if parallel {
+            spare.par_extend(order.par_iter().enumerate().map(laid_out));
+        } else {
+            spare.extend(order.iter().enumerate().map(laid_out));
+        }
         spare[ROOT_SLOT as usize].end = NONE;
         std::mem::swap(&mut self.node, &mut spare);
         self.spare_node = spare;
         let mut spare = std::mem::take(&mut self.spare_u32);
         for v in [&mut self.cycle, &mut self.referrers] {
-            permute(v, &mut spare, &order, room);
+            permute(v, &mut spare, &order, room, parallel);
         }
         self.spare_u32 = spare;
         let mut spare = std::mem::take(&mut self.spare_entity);
-        permute(&mut self.entity, &mut spare, &order, room);
+        permute(&mut self.entity, &mut spare, &order, room, parallel);
         self.spare_entity = spare;
         let mut spare = std::mem::take(&mut self.spare_matrix);
-        permute(&mut self.local, &mut spare, &order, room);
+        permute(&mut self.local, &mut spare, &order, room, parallel);
         if keep_worlds {
-            permute(&mut self.world, &mut spare, &order, room);
+            permute(&mut self.world, &mut spare, &order, room, parallel);
         } else {
             self.world.truncate(n);
         }
@@ -126,10 +136,22 @@ impl SceneView {
 }
 
 /// Rewrites `v` as `v[order[i]]` for each new slot `i`, through `spare` (with room for `room`
-/// slots), which gets the old array.
-fn permute<T: Copy>(v: &mut Vec<T>, spare: &mut Vec<T>, order: &[u32], room: usize) {
+/// slots), which gets the old array; on every core when `parallel`.
+fn permute<T: Copy + Send + Sync>(
+    v: &mut Vec<T>,
+    spare: &mut Vec<T>,
+    order: &[u32],
+    room: usize,
+    parallel: bool,
+) {
     reuse(spare, room);
-    spare.extend(order.iter().map(|&old| v[old as usize]));
+    let old = &v[..];
+    if parallel {
+        // An indexed parallel extend writes into the spare's existing room.
+        spare.par_extend(order.par_iter().map(|&s| old[s as usize]));
+    } else {
+        spare.extend(order.iter().map(|&s| old[s as usize]));
+    }
     std::mem::swap(v, spare);
 }
 

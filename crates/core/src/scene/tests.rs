@@ -494,3 +494,38 @@ fn padding_lanes_of_every_matrix_stay_zero_down_a_deep_chain_of_rotations() {
         table.forget_history();
     }
 }
+
+#[test]
+fn a_layout_on_every_core_equals_the_one_thread_layout() {
+    let mut rng = ChaCha8Rng::seed_from_u64(35);
+    let n = 5000u32;
+    let mut table = random_table(&mut rng, n);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(4)
+        .build()
+        .unwrap();
+    pool.install(|| {
+        let mut one_thread = SceneView::from_source(&table);
+        let mut every_core = one_thread.clone();
+        one_thread.set_parallel_grain(usize::MAX, 4096);
+        every_core.set_parallel_grain(0, 8);
+        // Re-parented subtrees move to the end: the layout has blocks and holes to undo.
+        for _ in 0..300 {
+            let e = Entity(512 + rng.random_range(1..n));
+            let parent = Entity(512 + rng.random_range(0..n));
+            let t = at(&mut rng, parent);
+            table.set(e, t);
+        }
+        for view in [&mut one_thread, &mut every_core] {
+            view.update(&table);
+            view.relayout();
+            view.assert_consistent();
+        }
+        assert_eq!(one_thread.entity, every_core.entity);
+        assert_eq!(one_thread.node, every_core.node);
+        assert_eq!(one_thread.local, every_core.local);
+        assert_eq!(one_thread.world, every_core.world);
+        assert_eq!(one_thread.cycle, every_core.cycle);
+        assert_eq!(one_thread.referrers, every_core.referrers);
+    });
+}
