@@ -5,6 +5,10 @@ use rayon::prelude::*;
 
 use super::hierarchy::{NONE, Node, ROOT_SLOT, SceneView};
 
+/// A layout gathers its arrays on every core from this many times the slots from which a sweep
+/// does (`SceneView::set_parallel_grain`): 262,144 by default.
+const PARALLEL_LAYOUT_FACTOR: usize = 8;
+
 impl SceneView {
     /// Renumbers slots in preorder from the root (children by entity id), dropping free slots:
     /// every node's subtree becomes the range `slot..end[slot]`, with no outlying children.
@@ -67,8 +71,15 @@ impl SceneView {
         // would each be mapped and zeroed by the kernel, then grown again by copies as nodes
         // are appended. Room for half as many again is reserved for those.
         let room = n + n / 2;
-        // The gathers below move hundreds of megabytes for a large view: on every core.
-        let parallel = n >= self.parallel_min_slots && rayon::current_num_threads() > 1;
+        // The gathers below move hundreds of megabytes for a large view: on every core. Not for
+        // a scene of Decentraland's size (at most 65,535 entities), which a frequent layout
+        // keeps compact: there waking the threads cost more than it saved (the view-every-
+        // 1,000-messages bench was ~10% slower on 2 cores).
+        let parallel = n
+            >= self
+                .parallel_min_slots
+                .saturating_mul(PARALLEL_LAYOUT_FACTOR)
+            && rayon::current_num_threads() > 1;
         let mut spare = std::mem::take(&mut self.spare_node);
         reuse(&mut spare, room);
         let (nodes, walk) = (&self.node[..], &self.walk[..]);

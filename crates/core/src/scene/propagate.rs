@@ -191,6 +191,7 @@ impl SceneView {
 /// No other thread accesses the worlds of the tops' subtrees during the call, nor writes the
 /// world of a top's parent; no top lies in another's subtree.
 // SAFETY: an unsafe fn because only the caller knows which threads touch which subtrees.
+#[inline]
 unsafe fn recompute_tops_in_order(
     links: Links<'_>,
     world: SharedSlots<'_, Matrix>,
