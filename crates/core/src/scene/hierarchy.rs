@@ -129,7 +129,8 @@ impl Node {
 }
 
 /// A world or local matrix on a cache line of its own (a plain `Affine3A` is only 16-byte
-/// aligned, so most would straddle two lines).
+/// aligned, so most would straddle two lines). Made by [`Matrix::new`] only, which zeroes the
+/// padding lanes.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[repr(C, align(64))]
 pub(super) struct Matrix(pub Affine3A);
