@@ -102,9 +102,9 @@ impl EulerOrder {
     /// non-finite one gives NaN angles).
     ///
     /// The triple is canonical: the middle angle in [−90°, 90°], the first and last in
-    /// (−180°, 180°] (an angle within [`WRAP_TOLERANCE_DEGREES`] of −180° reads as 180°, so the
+    /// (−180°, 180°] (an angle within `WRAP_TOLERANCE_DEGREES` of −180° reads as 180°, so the
     /// read-out never prints both −180.00 and 180.00 for one turn). At gimbal lock (the middle
-    /// angle within [`GIMBAL_TOLERANCE_DEGREES`] of ±90°) the middle angle is exactly ±90°, the
+    /// angle within `GIMBAL_TOLERANCE_DEGREES` of ±90°) the middle angle is exactly ±90°, the
     /// last is 0 and the first carries the whole turn.
     pub fn to_degrees(self, rotation: Quat) -> Vec3 {
         let q = rotation.as_dquat();
