@@ -218,7 +218,7 @@ pub(crate) fn place(item: &DrawItem) -> Option<Placement> {
     })
 }
 
-/// Groups the items by mesh kind, texture (or model) and pass (see [`place`]). Items with
+/// Groups the items by mesh kind, texture (or model) and pass (see `place`). Items with
 /// non-finite matrices are skipped.
 pub fn build_batches(items: &[DrawItem]) -> Batches {
     let mut batches = Batches {

@@ -73,7 +73,7 @@ pub struct DrawItem {
     /// Drawn with the selection outline and tint.
     pub selected: bool,
     /// Not selected but below a selected entity (it moves with it): outlined in
-    /// [`style::SELECTION_CHILD`](crate::style::SELECTION_CHILD), not tinted, as Unity
+    /// [`style::SELECTION_CHILD`], not tinted, as Unity
     /// outlines a selected object's children.
     pub below_selected: bool,
 }

@@ -1,4 +1,4 @@
-//! The Viewport tab: builds the 3D scene from the document (see [`build`]), loads the models
+//! The Viewport tab: builds the 3D scene from the document (see `build`), loads the models
 //! it names in the background, and turns picks and gizmo drags into actions.
 
 mod build;
