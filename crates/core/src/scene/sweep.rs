@@ -147,20 +147,32 @@ fn plan(node: &[Node], chunk: usize) -> Plan {
     Plan { bands }
 }
 
-/// Groups a band's ranges into work items of about `chunk` slots.
-fn close_band(mut band: Band, chunk: usize) -> Band {
+/// Groups a band's ranges into work items of about `chunk` slots, joining the ranges of an
+/// item that follow each other into one: a pass reads ahead within a range, so thousands of
+/// small blocks (rigs of a few dozen nodes) swept one call each would wait on memory at every
+/// block's start (the humanoids' bulk read gained nothing from a second thread).
+fn close_band(band: Band, chunk: usize) -> Band {
+    let mut out = Band {
+        serial: band.serial,
+        ..Band::default()
+    };
     let (mut from, mut size) = (0, 0);
-    for (i, &(a, b)) in band.ranges.iter().enumerate() {
+    for &(a, b) in &band.ranges {
+        let in_item = out.ranges.len() > from;
+        match out.ranges.last_mut() {
+            Some((_, end)) if in_item && *end == a => *end = b,
+            _ => out.ranges.push((a, b)),
+        }
         size += (b - a) as usize;
         if size >= chunk {
-            band.items.push((from, i + 1));
-            (from, size) = (i + 1, 0);
+            out.items.push((from, out.ranges.len()));
+            (from, size) = (out.ranges.len(), 0);
         }
     }
-    if from < band.ranges.len() {
-        band.items.push((from, band.ranges.len()));
+    if from < out.ranges.len() {
+        out.items.push((from, out.ranges.len()));
     }
-    band
+    out
 }
 
 impl SceneView {
@@ -373,6 +385,40 @@ mod tests {
         // Large chunks: one range per block, grouped.
         let plan = super::plan(&node, 8);
         assert_eq!(plan.bands[0].ranges, vec![(1, 8)]);
+    }
+
+    #[test]
+    fn small_blocks_side_by_side_form_one_range_per_work_item() {
+        // Root; 100 blocks of 3 (a node and its two children) under it.
+        let mut node = vec![Node {
+            parent: NONE,
+            end: NONE,
+            ..Node::new(0)
+        }];
+        for block in 0..100u32 {
+            let first = 1 + 3 * block;
+            for (parent, end) in [(0, first + 3), (first, first + 2), (first, first + 3)] {
+                node.push(Node {
+                    parent,
+                    end,
+                    ..Node::new(0)
+                });
+            }
+        }
+        let plan = plan(&node, 30);
+        let band = &plan.bands[0];
+        assert_eq!(plan.bands.len(), 1);
+        assert_eq!(band.items.len(), 10);
+        assert_eq!(
+            band.ranges.len(),
+            10,
+            "one range per item: {:?}",
+            band.ranges
+        );
+        for (k, &(i, j)) in band.items.iter().enumerate() {
+            assert_eq!((i, j), (k, k + 1));
+            assert_eq!(band.ranges[i], (1 + 30 * k as u32, 31 + 30 * k as u32));
+        }
     }
 
     #[test]
