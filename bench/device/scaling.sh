@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The 16-core measurements of docs/performance.md in one run, for a lent machine without Rust:
 # bench/vs-bevy pinned to 1, 2, 4, 8 and 16 cores (as many as the machine has), then the
-# chain's propagation cases (criterion) on one thread and on every core, with what the
-# machine is (processor, caches, transparent huge pages) printed first.
+# chain's propagation cases (criterion) on one thread and on every core, and the 1% cases of
+# the forest and the humanoids pinned, unpinned and on every core, with what the machine is
+# (processor, caches, transparent huge pages) printed first.
 #
 # Prepare here (see docs/performance.md, "Measuring on a lent machine"):
 #   bash bench/device/scaling.sh --build     # release builds, stripped and xz'd into bench/device/bin
@@ -58,5 +59,15 @@ cd "$(mktemp -d)" # criterion writes its reports under the working directory
 for threads in 1 "$cores"; do
     echo "== propagation/chain, RAYON_NUM_THREADS=$threads"
     RAYON_NUM_THREADS=$threads "$bin/propagation" --bench 'propagation/chain/' \
+        --warm-up-time 1 --measurement-time 2 --noplot 2>&1 | grep -E '^propagation|time:'
+done
+
+# The 1% cases were 20-40% slower on 2 cores than on 1 even where their work is serial: one
+# thread pinned to one core, one thread free to move over every core, then every core.
+one_percent='propagation/(forest|humanoids)/one_percent'
+for run in "pinned 1 taskset -c 0" "unpinned 1" "unpinned $cores"; do
+    read -r how threads pin <<<"$run"
+    echo "== $one_percent, $how, RAYON_NUM_THREADS=$threads"
+    RAYON_NUM_THREADS=$threads $pin "$bin/propagation" --bench "$one_percent" \
         --warm-up-time 1 --measurement-time 2 --noplot 2>&1 | grep -E '^propagation|time:'
 done
