@@ -551,6 +551,12 @@ impl SceneView {
         self.parallel_min_slots = min_slots;
         self.parallel_chunk = chunk.max(1);
     }
+
+    /// Whether a pass over `slots` slots runs on every thread of rayon's current pool (see
+    /// [`Self::set_parallel_grain`]).
+    pub(super) fn runs_in_parallel(&self, slots: usize) -> bool {
+        slots >= self.parallel_min_slots && rayon::current_num_threads() > 1
+    }
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use rayon::prelude::*;
 use super::hierarchy::{NONE, Node, ROOT_SLOT, SceneView};
 
 /// A layout gathers its arrays on every core from this many times the slots from which a sweep
-/// does (`SceneView::set_parallel_grain`): 262,144 by default.
+/// does (`SceneView::runs_in_parallel`): 262,144 by default.
 const PARALLEL_LAYOUT_FACTOR: usize = 8;
 
 impl SceneView {
@@ -75,11 +75,7 @@ impl SceneView {
         // a scene of Decentraland's size (at most 65,535 entities), which a frequent layout
         // keeps compact: there waking the threads cost more than it saved (the view-every-
         // 1,000-messages bench was ~10% slower on 2 cores).
-        let parallel = n
-            >= self
-                .parallel_min_slots
-                .saturating_mul(PARALLEL_LAYOUT_FACTOR)
-            && rayon::current_num_threads() > 1;
+        let parallel = self.runs_in_parallel(n / PARALLEL_LAYOUT_FACTOR);
         let mut spare = std::mem::take(&mut self.spare_node);
         reuse(&mut spare, room);
         let (nodes, walk) = (&self.node[..], &self.walk[..]);

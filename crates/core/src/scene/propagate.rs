@@ -164,8 +164,8 @@ impl SceneView {
             prev_sibling: &self.prev_sibling,
             local: &self.local,
         };
+        let parallel = self.runs_in_parallel(slots);
         let world = SharedSlots::new(&mut self.world);
-        let parallel = slots >= self.parallel_min_slots && rayon::current_num_threads() > 1;
         let computed = if parallel {
             let items = work_items(tops, links.node, self.parallel_chunk);
             (items.par_iter())

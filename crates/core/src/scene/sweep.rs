@@ -184,7 +184,7 @@ impl SceneView {
     {
         let from = ROOT_SLOT as usize + 1;
         let n = self.world.len();
-        let parallel = n >= self.parallel_min_slots && rayon::current_num_threads() > 1;
+        let parallel = self.runs_in_parallel(n);
         let plan = if parallel { Some(self.plan()) } else { None };
         let rows = Rows {
             entity: &self.entity,
