@@ -1,6 +1,7 @@
 //! A gizmo drag in the large generated scene (65,024 entities, entity 600 selected: a building
 //! with a subtree of about 360 entities), with the real renderer: three-d on a surfaceless EGL
-//! context on Mesa's software OpenGL (llvmpipe; no GPU on the benchmark machine).
+//! context on Mesa's software OpenGL (llvmpipe; no GPU on the benchmark machine), or on a
+//! GPU's with `SCENETREE_HEADLESS_GPU=1` (`bench/device/viewport.sh`).
 //!
 //! - `static_frame`: one whole-window frame (tree, inspector, status, viewport) when nothing
 //!   changed: the viewport renders nothing.

@@ -347,3 +347,33 @@ fn a_marker_covers_the_same_pixels_at_any_zoom() {
         );
     }
 }
+
+/// Whether a GL renderer name is one of Mesa's software rasterizers.
+fn is_software_renderer(name: &str) -> bool {
+    name.contains("llvmpipe") || name.contains("softpipe")
+}
+
+#[test]
+fn a_headless_context_draws_on_the_device_asked_for() {
+    let software = egl::headless_gl_on(egl::EglDevice::Software).expect("Mesa's software device");
+    let name = software.renderer_name();
+    assert!(
+        is_software_renderer(&name),
+        "software device drew with {name}"
+    );
+    drop(software);
+    // A machine without a GPU says it has none; one with a GPU draws there.
+    match egl::headless_gl_on(egl::EglDevice::Hardware) {
+        Ok(gpu) => {
+            let name = gpu.renderer_name();
+            assert!(
+                !is_software_renderer(&name),
+                "hardware device drew with {name}"
+            );
+        }
+        Err(e) => assert!(
+            e.step == "EGL devices" && e.reason.contains("no hardware device"),
+            "{e}"
+        ),
+    }
+}

@@ -1,7 +1,8 @@
 //! Viewport costs for a scene at the protocol's limit of 65,535 entities:
 //! - `build_batches`: grouping items into per-mesh instance lists (CPU only);
 //! - `upload`: that plus filling the instance buffers on a real GL context (Mesa llvmpipe via
-//!   surfaceless EGL), paid on a scene generation change the renderer cannot take in place;
+//!   surfaceless EGL, or a GPU with `SCENETREE_HEADLESS_GPU=1`), paid on a scene generation
+//!   change the renderer cannot take in place;
 //! - `move_one_full` / `move_one_incremental`: the update after moving one entity, without
 //!   and with `ViewportScene::changes` naming it (the full rebuild against rewriting its
 //!   instance in place);

@@ -1,7 +1,8 @@
 //! A surfaceless EGL context on Mesa's software device (llvmpipe): real OpenGL with no
 //! display, no window and no GPU. Shared by the rendering tests and the viewport benchmark.
-//! With `SCENETREE_HEADLESS_GPU=1` in the environment it takes the first hardware EGL device
-//! instead (a GPU's driver, such as NVIDIA's), so the benchmarks can be timed on a real GPU.
+//! With `SCENETREE_HEADLESS_GPU=1` in the environment ([`headless_gl`]) or
+//! [`EglDevice::Hardware`] ([`headless_gl_on`]) it takes the first hardware EGL device instead
+//! (a GPU's driver, such as NVIDIA's), so the benchmarks can be timed on a real GPU.
 
 use std::sync::Arc;
 
@@ -51,21 +52,46 @@ fn failed(step: &'static str) -> impl FnOnce(glutin::error::Error) -> HeadlessGl
 /// The environment variable that asks [`headless_gl`] for a hardware device (value `1`).
 pub const GPU_VARIABLE: &str = "SCENETREE_HEADLESS_GPU";
 
-/// Creates an OpenGL 3.3 context on Mesa's software EGL device (or, with
-/// [`GPU_VARIABLE`] set to `1`, on the first hardware device) and makes it current, or says
-/// why it cannot.
+/// Which EGL device a headless context draws with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EglDevice {
+    /// Mesa's software rasterizer (llvmpipe), the one every test machine has.
+    Software,
+    /// The first device that is not Mesa's software one: a GPU's driver.
+    Hardware,
+}
+
+impl EglDevice {
+    /// [`EglDevice::Hardware`] when [`GPU_VARIABLE`] is `1`, else [`EglDevice::Software`].
+    pub fn from_environment() -> EglDevice {
+        if std::env::var(GPU_VARIABLE).is_ok_and(|v| v == "1") {
+            EglDevice::Hardware
+        } else {
+            EglDevice::Software
+        }
+    }
+}
+
+/// Creates an OpenGL 3.3 context on the device [`EglDevice::from_environment`] names (Mesa's
+/// software one unless asked otherwise) and makes it current, or says why it cannot.
 pub fn headless_gl() -> Result<Headless, HeadlessGlError> {
-    let want_gpu = std::env::var(GPU_VARIABLE).is_ok_and(|v| v == "1");
+    headless_gl_on(EglDevice::from_environment())
+}
+
+/// Creates an OpenGL 3.3 context on `device` and makes it current, or says why it cannot.
+pub fn headless_gl_on(device: EglDevice) -> Result<Headless, HeadlessGlError> {
+    let want_gpu = device == EglDevice::Hardware;
     let device = Device::query_devices()
         .map_err(failed("EGL devices"))?
         .find(|d| d.extensions().contains("EGL_MESA_device_software") != want_gpu)
         .ok_or_else(|| HeadlessGlError {
             step: "EGL devices",
             reason: if want_gpu {
-                format!("no hardware device ({GPU_VARIABLE}=1; is the GPU's EGL driver installed?)")
+                "no hardware device (is the GPU's EGL driver installed?)"
             } else {
-                "none with EGL_MESA_device_software (is Mesa's libEGL installed?)".into()
-            },
+                "none with EGL_MESA_device_software (is Mesa's libEGL installed?)"
+            }
+            .into(),
         })?;
     // SAFETY: a device display needs no native display handle.
     let display = unsafe { Display::with_device(&device, None) }.map_err(failed("EGL display"))?;
