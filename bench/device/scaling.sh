@@ -18,11 +18,8 @@ if [[ ${1:-} == --build ]]; then
     mkdir -p "$bin"
     (cd "$root/bench/vs-bevy" && cargo build --release --locked --target-dir target)
     strip -o "$bin/scenetree-vs-bevy" "$root/bench/vs-bevy/target/release/scenetree-vs-bevy"
-    propagation=$(cd "$root" && cargo bench --locked -p scenetree-core --bench propagation --no-run \
-        --message-format=json 2>/dev/null | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -1)
-    strip -o "$bin/propagation" "$propagation"
-    # The viewport benches, for bench/device/viewport.sh on the lent machine's GPU.
-    for bench in "viewport_drag" "viewport -p scenetree-viewport"; do
+    # The propagation bench, and the viewport benches for bench/device/viewport.sh.
+    for bench in "propagation -p scenetree-core" "viewport_drag" "viewport -p scenetree-viewport"; do
         name=${bench%% *}
         exe=$(cd "$root" && cargo bench --locked --bench $bench --no-run --message-format=json \
             2>/dev/null | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -1)
