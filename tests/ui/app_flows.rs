@@ -237,6 +237,86 @@ fn escape_closes_the_shortcuts_window_before_it_clears_the_selection() {
     );
 }
 
+/// `path` (absolute) written relative to the working folder, through `..` where needed.
+fn relative_to_working_folder(path: &std::path::Path) -> PathBuf {
+    let here = std::env::current_dir().unwrap();
+    let up = here.components().count() - 1; // all but the root
+    let mut relative: PathBuf = std::iter::repeat_n("..", up).collect();
+    relative.push(path.strip_prefix("/").unwrap());
+    relative
+}
+
+#[test]
+fn a_file_named_relatively_is_kept_by_its_whole_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("room.json");
+    io::save_scene(&scenetree_core::examples::showroom(), &file).unwrap();
+    let relative = relative_to_working_folder(&file);
+    assert!(relative.is_relative() && relative.exists());
+    let recovery = dir.path().join("recovery");
+    let mut h = app(
+        Launch {
+            file: Some(relative),
+            ..Launch::default()
+        },
+        Some(recovery.clone()),
+    );
+    let whole = dir.path().canonicalize().unwrap().join("room.json");
+    assert_eq!(document_path(&h), Some(whole.clone()));
+    h.state_mut()
+        .set_autosave_timing(Duration::ZERO, Duration::ZERO);
+    rename_lamp(&mut h, "Desk lamp");
+    h.run();
+    drop(h); // a crash: the recovery folder stays
+    // The autosave thread holds the folder's lock until its write is done.
+    let mut found = Vec::new();
+    for _ in 0..500 {
+        found = io::recovery::find_orphaned_work(&recovery);
+        if !found.is_empty() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let work = found.pop().expect("the autosave was written");
+    assert_eq!(
+        work.original(),
+        Some(whole.as_path()),
+        "the next start may run in another folder"
+    );
+    work.discard();
+}
+
+#[test]
+fn work_recorded_under_a_relative_path_by_an_older_editor_opens_untitled() {
+    let dir = tempfile::tempdir().unwrap();
+    let recovery = dir.path().join("recovery");
+    let crashed = io::recovery::RecoverySession::start(&recovery).unwrap();
+    crashed
+        .write(
+            &scenetree_core::examples::showroom(),
+            Some(&dir.path().join("large.json")),
+            None,
+        )
+        .unwrap();
+    // What an older scenetree wrote: the path as typed, relative to a folder not recorded.
+    for entry in std::fs::read_dir(crashed.dir()).unwrap() {
+        let path = entry.unwrap().path();
+        if path.to_string_lossy().ends_with(".meta.json") {
+            std::fs::write(&path, r#"{"original": "large.json", "saved_at_unix": 1}"#).unwrap();
+        }
+    }
+    drop(crashed);
+    let mut h = app(Launch::default(), Some(recovery));
+    assert!(
+        h.query_by_label_contains("large.json (in a folder an older scenetree did not record")
+            .is_some()
+    );
+    h.get_by_label("Recover").click();
+    h.run();
+    assert_eq!(document_path(&h), None, "a save asks where");
+    assert_eq!(h.state().workbench().doc.replica().live_entity_count(), 17);
+}
+
 #[test]
 fn work_left_by_a_crash_is_offered_back() {
     let dir = tempfile::tempdir().unwrap();

@@ -198,11 +198,11 @@ impl ScenetreeApp {
         self.report_autosave(finished);
         match work.read() {
             Ok(replica) => {
-                let doc = recovered_document(replica, &work.info);
+                let doc = recovered_document(replica, work.original(), &work.info);
                 self.replace_document(doc);
                 let kept = self.autosave.write_now(
                     &self.bench.doc,
-                    work.info.original.as_deref(),
+                    work.original(),
                     work.info.original_stamp,
                 );
                 match kept {
@@ -227,13 +227,18 @@ impl ScenetreeApp {
     }
 }
 
-/// The recovered `replica` as a document of the file it belonged to. When that file can still
+/// The recovered `replica` as a document of the file it belonged to (`original`, a whole path;
+/// untitled when none). When that file can still
 /// be read, the work goes into it as read now: a project's scene stays the project's (its
 /// models drawn, a save writing main.composite, main.crdt and entity-names.ts), and a save
 /// keeps the file's own layout. The document remembers the file as it was when the work was
 /// last saved, so a save asks first if another program changed it since.
-fn recovered_document(replica: scenetree_core::crdt::Replica, info: &RecoveryInfo) -> Document {
-    let Some(original) = &info.original else {
+fn recovered_document(
+    replica: scenetree_core::crdt::Replica,
+    original: Option<&std::path::Path>,
+    info: &RecoveryInfo,
+) -> Document {
+    let Some(original) = original else {
         return Document::recovered(replica, None);
     };
     let progress = std::sync::atomic::AtomicU32::new(0);
@@ -242,7 +247,7 @@ fn recovered_document(replica: scenetree_core::crdt::Replica, info: &RecoveryInf
         // Gone or unreadable: the work alone, to be saved where it was.
         Err(_) => {
             let file = SceneFormat::from_path(original).map(|format| SceneFile {
-                path: original.clone(),
+                path: original.to_path_buf(),
                 format,
             });
             Document::recovered(replica, file)

@@ -88,8 +88,14 @@ impl ScenetreeApp {
             }
         }
         if let Some(work) = &self.recovery_offer {
-            let what = (work.info.original.as_ref())
-                .map_or("an untitled scene".to_string(), |p| p.display().to_string());
+            let what = match (work.original(), work.unplaced_name()) {
+                (Some(path), _) => path.display().to_string(),
+                (None, Some(name)) => format!(
+                    "{} (in a folder an older scenetree did not record: it opens untitled)",
+                    name.display()
+                ),
+                (None, None) => "an untitled scene".to_string(),
+            };
             let mut text = format!(
                 "scenetree kept unsaved changes to {what} from a session that did not end cleanly."
             );

@@ -212,6 +212,7 @@ impl ScenetreeApp {
         let recovery_offer = orphans.next();
         // The others are released (their folders unlocked) and offered at a later start.
         let more_recovery_offers = orphans.count();
+        let launch_file = launch.file.map(crate::ui::files::whole_path);
         let mut jobs = Jobs::default();
         jobs.set_repaint_context(ctx);
         let mut app = ScenetreeApp {
@@ -223,7 +224,7 @@ impl ScenetreeApp {
             error: None,
             open_offer: None,
             pending_offer: None,
-            launching: launch.file.clone(),
+            launching: launch_file.clone(),
             save_question: None,
             disk: DiskState::start({
                 let ctx = ctx.clone();
@@ -248,7 +249,7 @@ impl ScenetreeApp {
             live: live::LiveUi::new(ctx),
         };
         app.bench.status = startup_error.map(|e| (e, Severity::Error));
-        match (launch.file, launch.connect) {
+        match (launch_file, launch.connect) {
             (file, Some(url)) => {
                 app.live
                     .set_project(file.as_deref().and_then(Project::containing));

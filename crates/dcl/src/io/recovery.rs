@@ -82,6 +82,9 @@ impl RecoverySession {
         original: Option<&Path>,
         original_stamp: Option<FileStamp>,
     ) -> std::io::Result<()> {
+        // The next start may run in another folder: a relative path would name another file.
+        let original = original.map(|p| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()));
+        let original = original.as_deref();
         let key = document_key(original);
         write_atomic(
             &self.dir.join(format!("{key}{SCENE_SUFFIX}")),
@@ -129,6 +132,19 @@ pub struct OrphanedWork {
 }
 
 impl OrphanedWork {
+    /// The file the work belongs to, if its whole path is known. Work that older editors left
+    /// may name a file relative to a folder nobody recorded: that work is offered as untitled
+    /// (see [`Self::unplaced_name`]), so a save never writes to a same-named file elsewhere.
+    pub fn original(&self) -> Option<&Path> {
+        self.info.original.as_deref().filter(|p| p.is_absolute())
+    }
+
+    /// The name of the file the work belonged to when its folder is unknown (see
+    /// [`Self::original`]).
+    pub fn unplaced_name(&self) -> Option<&Path> {
+        self.info.original.as_deref().filter(|p| !p.is_absolute())
+    }
+
     /// Reads the work back.
     pub fn read(&self) -> Result<Replica, LoadError> {
         native::read_native(&self.scene)
@@ -264,6 +280,45 @@ mod tests {
         work.discard();
         assert!(find_orphaned_work(root.path()).is_empty());
         assert_eq!(std::fs::read_dir(root.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn work_on_a_file_named_relatively_records_its_whole_path() {
+        let root = tempfile::tempdir().unwrap();
+        let session = RecoverySession::start(root.path()).unwrap();
+        session
+            .write(&unsaved(), Some(Path::new("scenes/room.json")), None)
+            .unwrap();
+        drop(session);
+        let work = find_orphaned_work(root.path()).pop().unwrap();
+        let recorded = work.info.original.clone().unwrap();
+        let here = std::env::current_dir().unwrap();
+        assert_eq!(recorded, here.join("scenes/room.json"));
+        assert_eq!(work.original(), Some(recorded.as_path()));
+        assert_eq!(work.unplaced_name(), None);
+        work.discard();
+    }
+
+    #[test]
+    fn work_an_older_editor_left_under_a_relative_path_belongs_to_no_file() {
+        let root = tempfile::tempdir().unwrap();
+        let session = RecoverySession::start(root.path()).unwrap();
+        session.write(&unsaved(), None, None).unwrap();
+        let key = document_key(Some(Path::new("large.json")));
+        std::fs::rename(
+            session.dir().join(format!("untitled{SCENE_SUFFIX}")),
+            session.dir().join(format!("{key}{SCENE_SUFFIX}")),
+        )
+        .unwrap();
+        std::fs::remove_file(session.dir().join(format!("untitled{META_SUFFIX}"))).unwrap();
+        let meta = r#"{"original": "large.json", "saved_at_unix": 1795776989}"#;
+        std::fs::write(session.dir().join(format!("{key}{META_SUFFIX}")), meta).unwrap();
+        drop(session);
+        let work = find_orphaned_work(root.path()).pop().unwrap();
+        assert_eq!(work.original(), None, "the folder it was in is unknown");
+        assert_eq!(work.unplaced_name(), Some(Path::new("large.json")));
+        assert_eq!(work.read().unwrap().digest(), unsaved().digest());
+        work.discard();
     }
 
     #[test]
