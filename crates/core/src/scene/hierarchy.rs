@@ -201,6 +201,9 @@ pub struct SceneView {
     pub(super) walk: Vec<u32>,
     /// Per-update scratch: the topmost changed nodes, whose subtrees to recompute.
     pub(super) tops: Vec<u32>,
+    /// Scratch of [`Self::relocate_subtree`], kept so that moving a thousand small subtrees
+    /// in an update does not allocate and grow three lists for each.
+    pub(super) relocating: super::slots::RelocateScratch,
     /// Cycles by id (`None` once dissolved), each listed as in [`Fallback::Cycle`].
     pub(super) cycles: Vec<Option<Vec<Entity>>>,
     pub(super) free_cycles: Vec<u32>,
@@ -264,6 +267,7 @@ impl SceneView {
             cycle: Vec::new(),
             walk: Vec::new(),
             tops: Vec::new(),
+            relocating: Default::default(),
             cycles: Vec::new(),
             free_cycles: Vec::new(),
             tail_start: 1,

@@ -42,9 +42,15 @@ impl SceneView {
     pub(super) fn relocate_subtree(&mut self, root: u32) -> u32 {
         let parent = self.node[root as usize].parent;
         self.unlink(root);
+        let RelocateScratch {
+            mut order,
+            mut stack,
+            mut ends,
+        } = std::mem::take(&mut self.relocating);
         // Preorder, children in list order (so the new child lists are in slot order).
-        let mut order = Vec::new();
-        let mut stack = vec![root];
+        order.clear();
+        stack.clear();
+        stack.push(root);
         while let Some(s) = stack.pop() {
             order.push(s);
             let mut c = self.node[s as usize].last_child;
@@ -62,47 +68,48 @@ impl SceneView {
             self.walk[self.node[s as usize].parent as usize] += size;
         }
         let base = self.entity.len() as u32;
-        let ends: Vec<u32> = (order.iter().enumerate())
-            .map(|(i, &s)| base + i as u32 + self.walk[s as usize])
-            .collect();
+        ends.clear();
+        ends.extend(
+            (order.iter().enumerate()).map(|(i, &s)| base + i as u32 + self.walk[s as usize]),
+        );
         for (i, &old) in order.iter().enumerate() {
             self.walk[old as usize] = base + i as u32;
         }
-        // Every link inside the subtree points inside it; the root is unlinked.
+        // The values that move unchanged, one array at a time; then the links, each pointing
+        // inside the subtree (the root is unlinked).
+        append_gathered(&mut self.entity, &order);
+        append_gathered(&mut self.local, &order);
+        append_gathered(&mut self.referrers, &order);
+        append_gathered(&mut self.cycle, &order);
+        let len = self.entity.len();
+        self.world.resize(len, Matrix::identity());
+        let new_slot = |walk: &[u32], x: u32| if x == NONE { NONE } else { walk[x as usize] };
+        self.node.reserve(order.len());
         for (&old, &end) in order.iter().zip(&ends) {
-            let o = old as usize;
-            let map = |x: u32| {
-                if x == NONE {
-                    NONE
-                } else {
-                    self.walk[x as usize]
-                }
-            };
-            let (parent, first, last, next, prev) = (
-                map(self.node[o].parent),
-                map(self.first_child[o]),
-                map(self.node[o].last_child),
-                map(self.next_sibling[o]),
-                map(self.prev_sibling[o]),
-            );
-            let new = self.entity.len() as u32;
-            self.entity.push(self.entity[o]);
-            self.node.push(Node {
-                parent,
+            let o = &self.node[old as usize];
+            let moved = Node {
+                parent: new_slot(&self.walk, o.parent),
                 end,
-                last_child: last,
+                last_child: new_slot(&self.walk, o.last_child),
                 block: base,
-                ..self.node[o]
-            });
-            self.first_child.push(first);
-            self.next_sibling.push(next);
-            self.prev_sibling.push(prev);
-            self.local.push(self.local[o]);
-            self.world.push(Matrix::identity());
-            self.referrers.push(self.referrers[o]);
-            self.cycle.push(self.cycle[o]);
-            self.walk.push(NONE);
-            self.index.insert(self.entity[o], new);
+                ..*o
+            };
+            self.node.push(moved);
+        }
+        for links in [
+            &mut self.first_child,
+            &mut self.next_sibling,
+            &mut self.prev_sibling,
+        ] {
+            links.reserve(order.len());
+            for &old in &order {
+                let to = new_slot(&self.walk, links[old as usize]);
+                links.push(to);
+            }
+        }
+        self.walk.resize(len, NONE);
+        for i in base as usize..len {
+            self.index.insert(self.entity[i], i as u32);
         }
         for &old in &order {
             let o = old as usize;
@@ -116,6 +123,7 @@ impl SceneView {
         }
         self.plan = None;
         self.appended_since_layout += order.len();
+        self.relocating = RelocateScratch { order, stack, ends };
         self.link(base, parent);
         base
     }
@@ -163,5 +171,24 @@ impl SceneView {
         self.node[c].parent = NONE;
         self.prev_sibling[c] = NONE;
         self.next_sibling[c] = NONE;
+    }
+}
+
+/// The lists [`SceneView::relocate_subtree`] works in, kept between calls.
+#[derive(Clone, Debug, Default)]
+pub(super) struct RelocateScratch {
+    /// The moved nodes' old slots, in preorder.
+    order: Vec<u32>,
+    stack: Vec<u32>,
+    /// Each moved node's new `end`, by its place in `order`.
+    ends: Vec<u32>,
+}
+
+/// Appends `v[i]` for each `i` of `from` to `v`, in that order.
+fn append_gathered<T: Copy>(v: &mut Vec<T>, from: &[u32]) {
+    v.reserve(from.len());
+    for &i in from {
+        let x = v[i as usize];
+        v.push(x);
     }
 }
