@@ -1,7 +1,7 @@
 //! Whole-window flows without a display: opening files (good and bad), the unsaved-changes
 //! prompt, and crash recovery.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
@@ -237,21 +237,15 @@ fn escape_closes_the_shortcuts_window_before_it_clears_the_selection() {
     );
 }
 
-/// `path` (absolute) written relative to the working folder, through `..` where needed.
-fn relative_to_working_folder(path: &std::path::Path) -> PathBuf {
-    let here = std::env::current_dir().unwrap();
-    let up = here.components().count() - 1; // all but the root
-    let mut relative: PathBuf = std::iter::repeat_n("..", up).collect();
-    relative.push(path.strip_prefix("/").unwrap());
-    relative
-}
-
 #[test]
 fn a_file_named_relatively_is_kept_by_its_whole_path() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("room.json");
-    io::save_scene(&scenetree_core::examples::showroom(), &file).unwrap();
-    let relative = relative_to_working_folder(&file);
+    // A folder under the working folder (the repository root; `target` is ignored by git).
+    std::fs::create_dir_all("target").unwrap();
+    let dir = tempfile::tempdir_in("target").unwrap();
+    let relative = Path::new("target")
+        .join(dir.path().file_name().unwrap())
+        .join("room.json");
+    io::save_scene(&scenetree_core::examples::showroom(), &relative).unwrap();
     assert!(relative.is_relative() && relative.exists());
     let recovery = dir.path().join("recovery");
     let mut h = app(

@@ -177,6 +177,16 @@ impl Matrix {
     }
 }
 
+/// The lists [`SceneView::relocate_subtree`] works in, kept between calls.
+#[derive(Clone, Debug, Default)]
+pub(super) struct RelocateScratch {
+    /// The moved nodes' old slots, in preorder.
+    pub(super) order: Vec<u32>,
+    pub(super) stack: Vec<u32>,
+    /// Each moved node's new `end`, by its place in `order`.
+    pub(super) ends: Vec<u32>,
+}
+
 /// The render tree derived from a [`TransformSource`].
 #[derive(Clone, Debug)]
 pub struct SceneView {
@@ -203,7 +213,7 @@ pub struct SceneView {
     pub(super) tops: Vec<u32>,
     /// Scratch of [`Self::relocate_subtree`], kept so that moving a thousand small subtrees
     /// in an update does not allocate and grow three lists for each.
-    pub(super) relocating: super::slots::RelocateScratch,
+    pub(super) relocating: RelocateScratch,
     /// Cycles by id (`None` once dissolved), each listed as in [`Fallback::Cycle`].
     pub(super) cycles: Vec<Option<Vec<Entity>>>,
     pub(super) free_cycles: Vec<u32>,

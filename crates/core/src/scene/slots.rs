@@ -2,7 +2,7 @@
 //! (which keeps every parent before its children and every subtree a range), and the child
 //! lists.
 
-use super::hierarchy::{Matrix, NONE, Node, ROOT_SLOT, SceneView, flag};
+use super::hierarchy::{Matrix, NONE, Node, ROOT_SLOT, RelocateScratch, SceneView, flag};
 use crate::model::Entity;
 
 impl SceneView {
@@ -172,16 +172,6 @@ impl SceneView {
         self.prev_sibling[c] = NONE;
         self.next_sibling[c] = NONE;
     }
-}
-
-/// The lists [`SceneView::relocate_subtree`] works in, kept between calls.
-#[derive(Clone, Debug, Default)]
-pub(super) struct RelocateScratch {
-    /// The moved nodes' old slots, in preorder.
-    order: Vec<u32>,
-    stack: Vec<u32>,
-    /// Each moved node's new `end`, by its place in `order`.
-    ends: Vec<u32>,
 }
 
 /// Appends `v[i]` for each `i` of `from` to `v`, in that order.
