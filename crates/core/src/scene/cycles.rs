@@ -1,7 +1,8 @@
 //! Parenting cycles of a [`SceneView`]: finding them along changed edges, recording them in
 //! canonical order, and dissolving them when an edge on them changes.
 
-use super::hierarchy::{NONE, ROOT_SLOT, SceneView, flag};
+use super::hierarchy::SceneView;
+use super::records::{NONE, ROOT_SLOT, flag};
 use crate::model::Entity;
 
 impl SceneView {

@@ -3,7 +3,8 @@
 
 use rayon::prelude::*;
 
-use super::hierarchy::{NONE, Node, ROOT_SLOT, SceneView};
+use super::hierarchy::SceneView;
+use super::records::{NONE, Node, ROOT_SLOT};
 
 /// A layout gathers its arrays on every core from this many times the slots from which a sweep
 /// does (`SceneView::runs_in_parallel`): 262,144 by default.

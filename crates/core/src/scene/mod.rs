@@ -6,6 +6,7 @@ mod layout;
 pub mod order_explorer;
 pub mod policy;
 mod propagate;
+mod records;
 mod shared;
 mod slots;
 mod source;

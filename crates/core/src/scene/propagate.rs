@@ -8,7 +8,8 @@
 
 use rayon::prelude::*;
 
-use super::hierarchy::{Matrix, NONE, Node, ROOT_SLOT, SceneView};
+use super::hierarchy::SceneView;
+use super::records::{Matrix, NONE, Node, ROOT_SLOT};
 use super::shared::SharedSlots;
 
 /// A dirty set larger than `len / FULL_DIVISOR` recomputes every world.

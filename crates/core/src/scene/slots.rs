@@ -2,7 +2,8 @@
 //! (which keeps every parent before its children and every subtree a range), and the child
 //! lists.
 
-use super::hierarchy::{Matrix, NONE, Node, ROOT_SLOT, RelocateScratch, SceneView, flag};
+use super::hierarchy::SceneView;
+use super::records::{Matrix, NONE, Node, ROOT_SLOT, RelocateScratch, flag};
 use crate::model::Entity;
 
 impl SceneView {

@@ -17,7 +17,8 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use super::hierarchy::{Matrix, NONE, Node, ROOT_SLOT, SceneView, flag};
+use super::hierarchy::SceneView;
+use super::records::{Matrix, NONE, Node, ROOT_SLOT, flag};
 use super::shared::SharedSlots;
 use super::source::{NO_HINT, Prefetch, TransformSource};
 use crate::model::Entity;

@@ -3,7 +3,8 @@
 
 use glam::Affine3A;
 
-use super::hierarchy::{Matrix, NONE, ROOT_SLOT, SceneView, UpdateStats, flag};
+use super::hierarchy::{SceneView, UpdateStats};
+use super::records::{Matrix, NONE, ROOT_SLOT, flag};
 use super::source::TransformSource;
 use crate::model::{Entity, Transform};
 
@@ -389,7 +390,7 @@ impl SceneView {
         self.node[slot as usize].flags & flag::FREE == 0
     }
 
-    /// A fresh visit stamp for [`super::hierarchy::Node::mark`]; on wrap-around every stamp is reset.
+    /// A fresh visit stamp for [`super::records::Node::mark`]; on wrap-around every stamp is reset.
     pub(super) fn next_pass(&mut self) -> u32 {
         if self.pass == u32::MAX {
             self.node.iter_mut().for_each(|n| n.mark = 0);
