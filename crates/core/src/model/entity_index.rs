@@ -74,6 +74,23 @@ impl EntityIndex {
         }
     }
 
+    /// Moves a stored `entity` to `slot` (a renumbering: no growth, no count to keep). Returns
+    /// false, changing nothing, when `entity` is not stored.
+    #[inline]
+    pub(crate) fn move_stored(&mut self, entity: Entity, slot: u32) -> bool {
+        debug_assert_ne!(slot, EMPTY);
+        let cell = match self.dense.get_mut(entity.0 as usize) {
+            Some(cell) if *cell != EMPTY => cell,
+            Some(_) => return false,
+            None => match self.sparse.get_mut(&entity) {
+                Some(cell) => cell,
+                None => return false,
+            },
+        };
+        *cell = slot;
+        true
+    }
+
     /// Removes `entity`; returns its position.
     pub(crate) fn remove(&mut self, entity: Entity) -> Option<u32> {
         let removed = match self.dense.get_mut(entity.0 as usize) {
@@ -115,6 +132,20 @@ impl EntityIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn moving_a_stored_entity_renumbers_it_and_an_unknown_one_is_refused() {
+        let mut index = EntityIndex::default();
+        index.insert(Entity(512), 1);
+        index.insert(Entity(0xFFFF_FFFF), 2); // beyond the array: in the map
+        assert!(index.move_stored(Entity(512), 7));
+        assert!(index.move_stored(Entity(0xFFFF_FFFF), 8));
+        assert!(!index.move_stored(Entity(513), 9));
+        assert!(!index.move_stored(Entity(0xFFFF_FFFE), 9));
+        assert_eq!(index.get(Entity(512)), Some(7));
+        assert_eq!(index.get(Entity(0xFFFF_FFFF)), Some(8));
+        assert_eq!((index.get(Entity(513)), index.len()), (None, 2));
+    }
 
     #[test]
     fn small_and_huge_ids_both_round_trip() {

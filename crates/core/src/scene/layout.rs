@@ -29,18 +29,25 @@ impl SceneView {
         self.layouts += 1;
         let mut order: Vec<u32> = Vec::with_capacity(self.len());
         let mut stack: Vec<u32> = vec![ROOT_SLOT];
-        let mut kids: Vec<u32> = Vec::new();
         while let Some(s) = stack.pop() {
             order.push(s);
-            kids.clear();
-            let mut c = self.first_child[s as usize];
+            // Children onto the stack largest entity first, so that the smallest is laid out
+            // first: walking a list backwards gives that order, unless children were linked
+            // since the last layout; only then is this list's part of the stack sorted.
+            let from = stack.len();
+            let (mut in_order, mut above) = (true, None);
+            let mut c = self.node[s as usize].last_child;
             while c != NONE {
-                kids.push(c);
-                c = self.next_sibling[c as usize];
+                let entity = self.entity[c as usize];
+                in_order &= above.is_none_or(|above| entity < above);
+                above = Some(entity);
+                stack.push(c);
+                c = self.prev_sibling[c as usize];
             }
-            // Largest entity first on the stack, so that the smallest is laid out first.
-            kids.sort_unstable_by_key(|&k| std::cmp::Reverse(self.entity[k as usize]));
-            stack.extend_from_slice(&kids);
+            if !in_order {
+                // Mostly in order: a stable sort merges the runs (the keys are unique).
+                stack[from..].sort_by_key(|&k| std::cmp::Reverse(self.entity[k as usize]));
+            }
         }
         debug_assert_eq!(
             order.len(),
@@ -118,27 +125,47 @@ impl SceneView {
             self.world.truncate(n);
         }
         self.spare_matrix = spare;
-        for v in [
-            &mut self.walk,
-            &mut self.first_child,
-            &mut self.next_sibling,
-            &mut self.prev_sibling,
-        ] {
-            v.clear();
-            v.resize(n, NONE);
-        }
-        self.index.clear();
+        self.walk.clear();
+        self.walk.resize(n, NONE);
+        // The entities are the same, in new slots.
+        debug_assert_eq!(self.index.len(), n, "every node is in the order");
         for (s, e) in self.entity.iter().enumerate() {
-            self.index.insert(*e, s as u32);
+            let stored = self.index.move_stored(*e, s as u32);
+            debug_assert!(stored, "every node's entity is indexed");
         }
         self.tail_start = n as u32;
         self.appended_since_layout = 0;
         self.recomputed_since_layout = 0;
         self.plan = None;
-        // In slot order, so every child list is in slot order (by entity id).
-        for s in 1..n {
-            let p = std::mem::replace(&mut self.node[s].parent, NONE);
-            self.link(s as u32, p);
+        self.link_laid_out(n);
+    }
+
+    /// The child lists of a fresh layout, read off the ranges: a node's first child is the
+    /// next slot when its range holds more than itself, and each child's next sibling starts
+    /// where the child's range ends, until its parent's range does. No list is walked.
+    fn link_laid_out(&mut self, n: usize) {
+        let end_of = |node: &Node| if node.end == NONE { n as u32 } else { node.end };
+        self.first_child.clear();
+        self.first_child
+            .extend((self.node.iter().enumerate()).map(|(s, node)| {
+                if end_of(node) > s as u32 + 1 {
+                    s as u32 + 1
+                } else {
+                    NONE
+                }
+            }));
+        self.next_sibling.clear();
+        self.next_sibling.resize(n, NONE);
+        self.prev_sibling.clear();
+        self.prev_sibling.resize(n, NONE);
+        for c in 1..n {
+            let (p, e) = (self.node[c].parent as usize, self.node[c].end);
+            if e < end_of(&self.node[p]) {
+                self.next_sibling[c] = e;
+                self.prev_sibling[e as usize] = c as u32;
+            } else {
+                self.node[p].last_child = c as u32;
+            }
         }
     }
 }

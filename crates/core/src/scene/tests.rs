@@ -534,3 +534,35 @@ fn a_layout_on_every_core_equals_the_one_thread_layout() {
         assert_eq!(one_thread.referrers, every_core.referrers);
     });
 }
+
+#[test]
+fn a_layout_depends_on_the_content_not_on_the_history() {
+    let mut rng = ChaCha8Rng::seed_from_u64(36);
+    let n = 3000u32;
+    let mut table = random_table(&mut rng, n);
+    let mut edited = SceneView::from_source(&table);
+    // Re-parenting appends children to lists out of entity order; new entities come last.
+    for round in 0..20 {
+        for _ in 0..50 {
+            let e = Entity(512 + rng.random_range(1..n + 40 * round));
+            let parent = Entity(512 + rng.random_range(0..n));
+            let t = at(&mut rng, parent);
+            table.set(e, t);
+        }
+        edited.update(&table);
+    }
+    edited.relayout();
+    edited.assert_consistent();
+    let mut fresh = SceneView::from_source(&table);
+    fresh.relayout();
+    let first_difference = (edited.entity.iter().zip(&fresh.entity)).position(|(a, b)| a != b);
+    assert_eq!(
+        (edited.entity.len(), first_difference),
+        (fresh.entity.len(), None),
+        "slot order"
+    );
+    assert_eq!(edited.node, fresh.node);
+    assert_eq!(edited.first_child, fresh.first_child);
+    assert_eq!(edited.next_sibling, fresh.next_sibling);
+    assert_eq!(edited.prev_sibling, fresh.prev_sibling);
+}
