@@ -137,36 +137,7 @@ impl SceneView {
         self.appended_since_layout = 0;
         self.recomputed_since_layout = 0;
         self.plan = None;
-        self.link_laid_out(n);
-    }
-
-    /// The child lists of a fresh layout, read off the ranges: a node's first child is the
-    /// next slot when its range holds more than itself, and each child's next sibling starts
-    /// where the child's range ends, until its parent's range does. No list is walked.
-    fn link_laid_out(&mut self, n: usize) {
-        let end_of = |node: &Node| if node.end == NONE { n as u32 } else { node.end };
-        self.first_child.clear();
-        self.first_child
-            .extend((self.node.iter().enumerate()).map(|(s, node)| {
-                if end_of(node) > s as u32 + 1 {
-                    s as u32 + 1
-                } else {
-                    NONE
-                }
-            }));
-        self.next_sibling.clear();
-        self.next_sibling.resize(n, NONE);
-        self.prev_sibling.clear();
-        self.prev_sibling.resize(n, NONE);
-        for c in 1..n {
-            let (p, e) = (self.node[c].parent as usize, self.node[c].end);
-            if e < end_of(&self.node[p]) {
-                self.next_sibling[c] = e;
-                self.prev_sibling[e as usize] = c as u32;
-            } else {
-                self.node[p].last_child = c as u32;
-            }
-        }
+        self.link_block(0, n);
     }
 }
 

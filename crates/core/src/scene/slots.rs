@@ -91,27 +91,18 @@ impl SceneView {
             let moved = Node {
                 parent: new_slot(&self.walk, o.parent),
                 end,
-                last_child: new_slot(&self.walk, o.last_child),
+                last_child: NONE,
                 block: base,
                 ..*o
             };
             self.node.push(moved);
         }
-        for links in [
-            &mut self.first_child,
-            &mut self.next_sibling,
-            &mut self.prev_sibling,
-        ] {
-            links.reserve(order.len());
-            for &old in &order {
-                let to = new_slot(&self.walk, links[old as usize]);
-                links.push(to);
-            }
-        }
         self.walk.resize(len, NONE);
         for i in base as usize..len {
-            self.index.insert(self.entity[i], i as u32);
+            let moved = self.index.move_stored(self.entity[i], i as u32);
+            debug_assert!(moved, "a moved node's entity is indexed");
         }
+        self.link_block(base as usize, len);
         for &old in &order {
             let o = old as usize;
             self.node[o].flags = flag::FREE;
@@ -138,6 +129,40 @@ impl SceneView {
     }
 
     // ----- child lists ---------------------------------------------------------------------
+
+    /// Writes the child lists of the block `from..to`, laid out in preorder with every node's
+    /// `parent` and `end` set (`NONE` for the layout's root: every slot): a node's first child
+    /// is the next slot when its range holds more than itself, and each child's next sibling
+    /// starts where the child's range ends, until its parent's range does. No list is walked.
+    /// The block's first node is left unlinked from its own parent.
+    pub(super) fn link_block(&mut self, from: usize, to: usize) {
+        let end_of = |node: &Node| {
+            if node.end == NONE {
+                to as u32
+            } else {
+                node.end
+            }
+        };
+        self.first_child.truncate(from);
+        self.first_child
+            .extend(
+                (self.node[from..to].iter().zip(from as u32..))
+                    .map(|(node, s)| if end_of(node) > s + 1 { s + 1 } else { NONE }),
+            );
+        for links in [&mut self.next_sibling, &mut self.prev_sibling] {
+            links.truncate(from);
+            links.resize(to, NONE);
+        }
+        for c in from + 1..to {
+            let (p, e) = (self.node[c].parent as usize, self.node[c].end);
+            if e < end_of(&self.node[p]) {
+                self.next_sibling[c] = e;
+                self.prev_sibling[e as usize] = c as u32;
+            } else {
+                self.node[p].last_child = c as u32;
+            }
+        }
+    }
 
     pub(super) fn link(&mut self, child: u32, parent: u32) {
         let (c, p) = (child as usize, parent as usize);
