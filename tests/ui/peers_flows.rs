@@ -329,6 +329,25 @@ fn a_duplicated_message_delivered_twice_says_its_receiver_already_holds_it() {
 }
 
 #[test]
+fn the_order_explorer_offers_the_peer_messages_wait_for_when_the_editing_peer_has_none() {
+    use crate::peers_workspace::{lesson, next_step};
+    // Lesson 6: peer 1 edits, so every message waits for peer 2.
+    let mut h = lesson(5, egui::vec2(1600.0, 1000.0));
+    h.get_by_label("Order explorer").click();
+    h.run();
+    assert!(h.query_by_label_contains("Nothing in flight").is_some());
+    for _ in 0..4 {
+        next_step(&mut h);
+    }
+    assert!(h.query_by_label_contains("peer 1's").is_none());
+    h.get_by_label_contains("Explore every order of peer 2's 3 messages")
+        .click();
+    h.run();
+    let result = "6 delivery orders; 2 of them pass through a parenting cycle; 1 final state";
+    assert!(h.query_by_label_contains(result).is_some());
+}
+
+#[test]
 fn an_order_exploration_goes_when_the_messages_it_explored_do() {
     use crate::peers_workspace::{lesson, next_step};
     let mut h = lesson(0, egui::vec2(1600.0, 1000.0));

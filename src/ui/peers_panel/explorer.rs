@@ -1,4 +1,5 @@
-//! The order explorer: every delivery order of the messages waiting for the active peer.
+//! The order explorer: every delivery order of the messages waiting for one peer (the active
+//! peer's inbox unless the user picks another; a peer with messages waiting when it has none).
 
 use crate::ui::style;
 use scenetree_core::crdt::ReplicaVersion;
@@ -28,6 +29,16 @@ pub(super) struct ExplorerView {
     explored: Option<(PeerId, Result<OrderExploration, String>)>,
     /// What it was run on: another inbox does not show it.
     explored_inbox: Option<InboxKey>,
+    /// The peer the user picked, while messages wait for it.
+    chosen: Option<PeerId>,
+}
+
+/// Most messages one exploration delivers in every order (8! = 40,320 orders).
+const MOST_EXPLORED: usize = 8;
+
+/// How many messages wait for `peer`.
+fn waiting_for(network: &Network, peer: PeerId) -> usize {
+    network.in_flight().iter().filter(|m| m.to == peer).count()
 }
 
 impl ExplorerView {
@@ -40,23 +51,55 @@ impl ExplorerView {
     }
 
     fn explorer_body_ui(&mut self, ui: &mut egui::Ui, network: &Network, active: PeerId) {
-        let inbox = InboxKey::of(network, active);
+        let waiting: Vec<(PeerId, usize)> = network
+            .peers()
+            .map(|p| (p, waiting_for(network, p)))
+            .filter(|&(_, n)| n > 0)
+            .collect();
+        // The picked peer while it has messages waiting, else the active peer when it has
+        // some, else the peer with the most (a lesson's sender has nothing waiting for it).
+        let target = [self.chosen, Some(active)]
+            .into_iter()
+            .flatten()
+            .find(|p| waiting.iter().any(|(w, _)| w == p))
+            .or_else(|| {
+                waiting
+                    .iter()
+                    .max_by_key(|&&(p, n)| (n, std::cmp::Reverse(p)))
+                    .map(|&(p, _)| p)
+            });
+        let Some(target) = target else {
+            self.explored = None;
+            ui.weak("Nothing in flight: deliver, delay or drop messages after an edit or a lesson step to explore their orders.");
+            return;
+        };
+        let inbox = InboxKey::of(network, target);
         if self.explored_inbox.as_ref() != Some(&inbox) {
             // The result was about messages (or a state) that are no longer what is waiting.
             self.explored = None;
         }
+        let count = waiting_for(network, target);
         ui.horizontal(|ui| {
-            let waiting = network
-                .in_flight()
-                .iter()
-                .filter(|m| m.to == active)
-                .count();
+            if waiting.len() > 1 {
+                egui::ComboBox::from_id_salt("peers-explorer-peer")
+                    .selected_text(format!("{target}"))
+                    .show_ui(ui, |ui| {
+                        for &(peer, n) in &waiting {
+                            let label = format!("{peer} ({n} waiting)");
+                            if ui.selectable_label(peer == target, label).clicked() {
+                                self.chosen = Some(peer);
+                            }
+                        }
+                    })
+                    .response
+                    .on_hover_text("Whose waiting messages to explore");
+            }
             if ui
                 .add_enabled(
-                    waiting > 0 && waiting <= 8,
-                    egui::Button::new(match waiting {
-                        1 => format!("Explore the order of {active}'s one message"),
-                        n => format!("Explore every order of {active}'s {n} messages"),
+                    count <= MOST_EXPLORED,
+                    egui::Button::new(match count {
+                        1 => format!("Explore the order of {target}'s one message"),
+                        n => format!("Explore every order of {target}'s {n} messages"),
                     }),
                 )
                 .on_hover_text(
@@ -65,12 +108,18 @@ impl ExplorerView {
                 .clicked()
             {
                 self.explored = Some((
-                    active,
-                    explore_inbox(network, active).map_err(|e| e.to_string()),
+                    target,
+                    explore_inbox(network, target).map_err(|e| e.to_string()),
                 ));
                 self.explored_inbox = Some(inbox);
             }
         });
+        if count > MOST_EXPLORED {
+            ui.weak(format!(
+                "{count} messages wait for {target}: too many orders to try (at most \
+                 {MOST_EXPLORED} messages). Deliver or drop some first."
+            ));
+        }
         if let Some((peer, result)) = &self.explored {
             match result {
                 Ok(x) => {

@@ -144,11 +144,10 @@ impl SceneView {
             }
         };
         self.first_child.truncate(from);
-        self.first_child
-            .extend(
-                (self.node[from..to].iter().zip(from as u32..))
-                    .map(|(node, s)| if end_of(node) > s + 1 { s + 1 } else { NONE }),
-            );
+        self.first_child.extend(
+            (self.node[from..to].iter().zip(from as u32..))
+                .map(|(node, s)| if end_of(node) > s + 1 { s + 1 } else { NONE }),
+        );
         for links in [&mut self.next_sibling, &mut self.prev_sibling] {
             links.truncate(from);
             links.resize(to, NONE);
