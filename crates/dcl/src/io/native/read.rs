@@ -1,7 +1,7 @@
 //! The reader of native JSON: typed serde straight into a [`Replica`], with no
 //! `serde_json::Value` tree for the document (only a non-Transform, non-Name decoded value is
-//! read as a small `Value`, for its component codec). `serde_path_to_error` follows where the
-//! reader is, so every problem is reported at its JSON path.
+//! read as a small `Value`, for its component codec). A problem is reported at its JSON path:
+//! the text is read again with `serde_path_to_error` following where the reader is.
 //!
 //! Each seed below reads one level of the format and says what it expected; a problem found
 //! after a value was read (a key the format does not have, a value its component's codec
@@ -33,25 +33,13 @@ const TRANSFORM_KEYS: [&str; 4] = ["position", "rotation", "scale", "parent"];
 pub(super) fn read_native_text(path: &Path, text: &str) -> Result<Replica, LoadError> {
     let mut loader = Loader::default();
     let mut json = serde_json::Deserializer::from_str(text);
-    let mut track = serde_path_to_error::Track::new();
+    // Following the path costs as much as the parse itself (a 31 MB scene: 2x), so the text
+    // is read without it, and again with it only to place a problem.
     let result = Document(&mut loader)
-        .deserialize(serde_path_to_error::Deserializer::new(
-            &mut json, &mut track,
-        ))
+        .deserialize(&mut json)
         .and_then(|()| json.end());
     if let Err(e) = result {
-        return Err(match e.classify() {
-            serde_json::error::Category::Data => {
-                let at = json_path(&track.path());
-                let message = json_syntax_problem(&e);
-                if at.is_empty() {
-                    LoadError::file(path, message)
-                } else {
-                    LoadError::at_json(path, at, message)
-                }
-            }
-            _ => LoadError::json_syntax(path, &e),
-        });
+        return Err(placed_error(path, text, e));
     }
     // Deletions last: entity ids only grow with versions, and a value of an old version that
     // the file still holds (the reference keeps those) must be stored before it is retired.
@@ -59,6 +47,31 @@ pub(super) fn read_native_text(path: &Path, text: &str) -> Result<Replica, LoadE
         loader.replica.apply(&CrdtMessage::DeleteEntity { entity });
     }
     Ok(loader.replica)
+}
+
+/// `problem`, found by the untracked read of `text`, at its JSON path: the same reader on the
+/// same text meets it at the same place, this time following where it is.
+fn placed_error(path: &Path, text: &str, problem: serde_json::Error) -> LoadError {
+    if problem.classify() != serde_json::error::Category::Data {
+        return LoadError::json_syntax(path, &problem);
+    }
+    let mut json = serde_json::Deserializer::from_str(text);
+    let mut track = serde_path_to_error::Track::new();
+    let again = Document(&mut Loader::default())
+        .deserialize(serde_path_to_error::Deserializer::new(
+            &mut json, &mut track,
+        ))
+        .and_then(|()| json.end());
+    let (e, at) = match again {
+        Err(e) => (e, json_path(&track.path())),
+        Ok(()) => (problem, String::new()), // the reader is deterministic: not expected
+    };
+    let message = json_syntax_problem(&e);
+    if at.is_empty() {
+        LoadError::file(path, message)
+    } else {
+        LoadError::at_json(path, at, message)
+    }
 }
 
 /// A path as the format's errors name it: `entities[3].components["core::Transform"]` (keys
