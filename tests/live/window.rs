@@ -107,6 +107,52 @@ fn connect_shows_the_host_live_and_offline_in_the_title_and_bars() {
 }
 
 #[test]
+fn the_offline_bar_waits_for_a_held_pointer_to_be_released() {
+    // The bar moves everything below it: coming up in the middle of a drag, it would put
+    // another row under the pointer, and the drop would land there.
+    let mut host = DclHost::start();
+    let mut h = window(Launch {
+        connect: Some(host.url()),
+        ..Launch::default()
+    });
+    frames_until(&mut h, "the connection", |a| {
+        live_state(a) == Some(LinkState::Connected)
+    });
+    let held = egui::pos2(700.0, 400.0);
+    h.event(egui::Event::PointerMoved(held));
+    h.event(egui::Event::PointerButton {
+        pos: held,
+        button: egui::PointerButton::Primary,
+        pressed: true,
+        modifiers: egui::Modifiers::NONE,
+    });
+    h.step();
+    h.step();
+    assert!(h.ctx.input(|i| i.pointer.any_down()), "the press arrived");
+    host.kill();
+    frames_until(&mut h, "the dropped connection", |a| {
+        live_state(a).is_some_and(|s| s != LinkState::Connected)
+    });
+    assert!(
+        h.query_by_label_contains("Offline from").is_none(),
+        "the bar came up under a held pointer"
+    );
+    assert!(
+        h.state().title().contains("(offline)"),
+        "the title says it at once"
+    );
+    h.event(egui::Event::PointerButton {
+        pos: held,
+        button: egui::PointerButton::Primary,
+        pressed: false,
+        modifiers: egui::Modifiers::NONE,
+    });
+    h.step();
+    h.step();
+    assert!(h.query_by_label_contains("Offline from").is_some());
+}
+
+#[test]
 fn a_host_on_another_machine_asks_first_and_warns() {
     let mut h = window(Launch {
         connect: Some("ws://192.0.2.1:8000/data-layer".into()),

@@ -30,6 +30,9 @@ pub(super) struct LiveUi {
     /// The project whose models a live scene shows (`--connect URL PROJECT`); else the open
     /// document's project when connecting.
     project: Option<Project>,
+    /// Whether the offline bar is up: it only comes or goes while no pointer button is held,
+    /// since it moves everything below it (a drag would drop on another row).
+    offline_bar: bool,
 }
 
 impl LiveUi {
@@ -41,6 +44,7 @@ impl LiveUi {
             connecting: None,
             last_url: None,
             project: None,
+            offline_bar: false,
         }
     }
 
@@ -224,35 +228,25 @@ impl ScenetreeApp {
     }
 
     /// The bar under the menu while the connection is down: why, the next try, and buttons.
+    /// One line whatever the window's width (the message is cut, whole on hover), so that its
+    /// countdown never changes its height.
     pub(super) fn live_bar_ui(&mut self, ui: &mut egui::Ui) {
-        let Some(live) = self.bench.doc.live() else {
+        let state = self.bench.doc.live().map(|live| live.state());
+        let offline = state.is_some_and(|s| s != LinkState::Connected);
+        if !ui.ctx().input(|i| i.pointer.any_down()) {
+            self.live.offline_bar = offline;
+        }
+        let (Some(live), Some(state), true) = (self.bench.doc.live(), state, self.live.offline_bar)
+        else {
             return;
         };
-        let state = live.state();
-        if state == LinkState::Connected {
-            return;
-        }
         let waiting = live.waiting();
         let host = live.host_label().to_owned();
         let reason = live.offline_reason().unwrap_or("").to_owned();
         let mut reconnect = false;
         let mut leave = false;
         egui::Panel::top("live-offline").show(ui, |ui| {
-            ui.horizontal_wrapped(|ui| {
-                let when = match state {
-                    LinkState::Connecting => "reconnecting now…".to_owned(),
-                    LinkState::Offline {
-                        next_try: Some(wait),
-                    } => format!("next try in {} s", wait.as_secs() + 1),
-                    _ => "not retrying".to_owned(),
-                };
-                ui.colored_label(
-                    style::WARNING,
-                    format!(
-                        "△ Offline from {host}: {reason}. Edits go on here; {waiting} message(s) \
-                         wait for the host ({when})."
-                    ),
-                );
+            ui.horizontal(|ui| {
                 reconnect = ui.button("Reconnect now").clicked();
                 leave = ui
                     .button("Disconnect")
@@ -260,6 +254,26 @@ impl ScenetreeApp {
                         "Stop the live session and keep the scene as an untitled document",
                     )
                     .clicked();
+                let message = match state {
+                    LinkState::Connected => format!("Back online with {host}."),
+                    LinkState::Connecting => format!(
+                        "△ Offline from {host}: {reason}. Edits go on here; {waiting} \
+                         message(s) wait for the host (reconnecting now…)."
+                    ),
+                    LinkState::Offline { next_try } => format!(
+                        "△ Offline from {host}: {reason}. Edits go on here; {waiting} \
+                         message(s) wait for the host ({}).",
+                        next_try.map_or("not retrying".to_owned(), |wait| format!(
+                            "next try in {} s",
+                            wait.as_secs() + 1
+                        ))
+                    ),
+                };
+                ui.add(
+                    egui::Label::new(egui::RichText::new(&message).color(style::WARNING))
+                        .truncate(),
+                )
+                .on_hover_text(message);
             });
         });
         if reconnect {
