@@ -46,9 +46,9 @@ fn live_state(app: &ScenetreeApp) -> Option<LinkState> {
     app.workbench().doc.live().map(|l| l.state())
 }
 
-#[test]
-fn connect_shows_the_host_live_and_offline_in_the_title_and_bars() {
-    let mut host = DclHost::start();
+/// A fresh host, and a window that joined it with `--connect`.
+fn joined_window() -> (DclHost, Harness<'static, ScenetreeApp>) {
+    let host = DclHost::start();
     let mut h = window(Launch {
         connect: Some(host.url()),
         ..Launch::default()
@@ -56,6 +56,12 @@ fn connect_shows_the_host_live_and_offline_in_the_title_and_bars() {
     frames_until(&mut h, "the connection", |a| {
         live_state(a) == Some(LinkState::Connected)
     });
+    (host, h)
+}
+
+#[test]
+fn connect_shows_the_host_live_and_offline_in_the_title_and_bars() {
+    let (mut host, mut h) = joined_window();
     let label = format!("127.0.0.1:{}", host.port);
     assert!(
         h.state().title().starts_with(&format!("Live: {label}")),
@@ -110,14 +116,7 @@ fn connect_shows_the_host_live_and_offline_in_the_title_and_bars() {
 fn the_offline_bar_waits_for_a_held_pointer_to_be_released() {
     // The bar moves everything below it: coming up in the middle of a drag, it would put
     // another row under the pointer, and the drop would land there.
-    let mut host = DclHost::start();
-    let mut h = window(Launch {
-        connect: Some(host.url()),
-        ..Launch::default()
-    });
-    frames_until(&mut h, "the connection", |a| {
-        live_state(a) == Some(LinkState::Connected)
-    });
+    let (mut host, mut h) = joined_window();
     let held = egui::pos2(700.0, 400.0);
     h.event(egui::Event::PointerMoved(held));
     h.event(egui::Event::PointerButton {
