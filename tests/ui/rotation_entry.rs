@@ -119,6 +119,46 @@ fn typing_y_90_in_the_euler_row_writes_a_quarter_turn_about_y() {
     );
 }
 
+/// Whether the inspector offers "Normalize rotation" now.
+fn normalize_offered(h: &Harness<'_, Workbench>) -> bool {
+    !h.get_by_label("Normalize rotation")
+        .accesskit_node()
+        .is_disabled()
+}
+
+/// Stores `rotation` as the Chair's, as a file or a peer could hold it (the editor takes any
+/// rotation that is not zero).
+fn store_chair_rotation(h: &mut Harness<'_, Workbench>, rotation: Quat) {
+    let t = Transform {
+        rotation,
+        ..h.state().doc.local_transform(CHAIR)
+    };
+    let edit = scenetree::editor::Command::SetTransforms(vec![(CHAIR, t)]);
+    h.state_mut().doc.apply(edit).expect("the edit applies");
+    h.run();
+}
+
+#[test]
+fn normalize_is_offered_only_for_a_rotation_off_unit_length_beyond_rounding() {
+    let mut h = harness(room());
+    select(&mut h, "Chair", CHAIR);
+    assert!(!normalize_offered(&h), "the identity");
+    type_over(&mut h, "Local Euler Y", "90");
+    press(&mut h, Key::Enter);
+    // (0, 0.70710677, 0, 0.70710677) is 1 - 6e-8 long: normalizing would edit its last bit.
+    assert!(!normalize_offered(&h), "{}", stored_rotation(&h, CHAIR));
+    store_chair_rotation(&mut h, Quat::from_xyzw(1.0, 0.0, 0.0, 1.0));
+    assert!(normalize_offered(&h));
+    h.get_by_label("Normalize rotation").click();
+    h.run();
+    assert_close(
+        stored_rotation(&h, CHAIR),
+        [QUARTER_TURN, 0.0, 0.0, QUARTER_TURN],
+        1e-6,
+    );
+    assert!(!normalize_offered(&h), "once it is of unit length");
+}
+
 #[test]
 fn a_typed_euler_angle_stays_as_typed_while_it_is_the_rotation() {
     // Y = 180 under XYZ reads back from the quaternion as X 180, Z 180; the row keeps the

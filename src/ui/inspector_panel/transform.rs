@@ -202,11 +202,18 @@ impl InspectorPanel {
             {
                 actions.push(Action::Edit(Command::SetTransforms(reset)));
             }
-            let normalized = edit_all(doc, |t| t.rotation = t.rotation.normalize());
+            let normalized = edit_all(doc, |t| t.rotation = unit_rotation(t.rotation));
             if ui
                 .add_enabled(
                     changes(&normalized),
                     egui::Button::new("Normalize rotation"),
+                )
+                .on_hover_text(
+                    "Scales the rotation to unit length. Offered when it is off by more than \
+                     rounding; a zero or non-finite one has no direction to keep (Reset it)",
+                )
+                .on_disabled_hover_text(
+                    "The rotation is of unit length (or zero or non-finite: Reset it)",
                 )
                 .clicked()
             {
@@ -365,5 +372,41 @@ impl InspectorPanel {
                 );
                 ui.end_row();
             });
+    }
+}
+
+/// `rotation` scaled to unit length when it is off by more than rounding (glam's tolerance), so
+/// that a rotation typed or read as (0, 0.7071, 0, 0.7071) is left alone instead of offering an
+/// edit of its last bit; a zero or non-finite one is left alone too (it has no direction).
+fn unit_rotation(rotation: Quat) -> Quat {
+    if rotation.is_normalized() {
+        return rotation;
+    }
+    glam::Vec4::from(rotation)
+        .try_normalize()
+        .map_or(rotation, Quat::from_vec4)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unit_rotation;
+    use glam::Quat;
+
+    #[test]
+    fn only_a_rotation_off_unit_length_beyond_rounding_with_a_direction_is_scaled() {
+        let quarter = Quat::from_rotation_y(std::f32::consts::FRAC_PI_2);
+        assert_eq!(unit_rotation(quarter), quarter, "1 - 6e-8 long: left alone");
+        let long = Quat::from_xyzw(0.0, 2.0, 0.0, 2.0);
+        assert!(unit_rotation(long).abs_diff_eq(quarter, 1e-6));
+        for no_direction in [
+            Quat::from_xyzw(0.0, 0.0, 0.0, 0.0),
+            Quat::from_xyzw(f32::NAN, 0.0, 0.0, 1.0),
+        ] {
+            let kept = unit_rotation(no_direction);
+            assert_eq!(
+                kept.to_array().map(f32::to_bits),
+                no_direction.to_array().map(f32::to_bits)
+            );
+        }
     }
 }
