@@ -8,6 +8,8 @@
 #
 # Prepare here (see docs/performance.md, "Measuring on a lent machine"):
 #   bash bench/device/scaling.sh --build     # release builds, stripped and xz'd into bench/device/bin
+#   CANDIDATE=../wt-perf bash bench/device/scaling.sh --build   # also a branch's propagation
+#                                            # bench, whose 1% cases then run beside this one's
 # then run on the lent machine, carrying bench/device/bin:
 #   bash bench/device/scaling.sh [CORES...]  # default: 1 2 4 8 16
 set -euo pipefail
@@ -27,6 +29,14 @@ if [[ ${1:-} == --build ]]; then
             2>/dev/null | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -1)
         strip -o "$bin/$name" "$exe"
     done
+    rm -f "$bin/propagation-candidate.xz"
+    if [[ -n ${CANDIDATE:-} ]]; then
+        exe=$(cd "$CANDIDATE" && cargo bench --locked --bench propagation -p scenetree-core \
+            --no-run --message-format=json 2>/dev/null |
+            sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -1)
+        strip -o "$bin/propagation-candidate" "$exe"
+        xz -9 -T0 -f "$bin/propagation-candidate"
+    fi
     xz -9 -T0 -f "$bin/scenetree-vs-bevy" "$bin/propagation" "$bin/crdt" "$bin/viewport_drag" \
         "$bin/viewport"
     ls -l "$bin"
@@ -71,6 +81,18 @@ for run in "pinned 1 taskset -c 0" "unpinned 1" "unpinned $cores"; do
     RAYON_NUM_THREADS=$threads $pin "$bin/propagation" --bench "$one_percent" \
         --warm-up-time 1 --measurement-time 2 --noplot 2>&1 | grep -E '^propagation|time:'
 done
+
+# A candidate branch's propagation bench (CANDIDATE at --build), on the same cases.
+if [[ -f $bin/propagation-candidate.xz ]]; then
+    xz -dkf "$bin/propagation-candidate.xz"
+    chmod +x "$bin/propagation-candidate"
+    for run in "pinned 1 taskset -c 0" "unpinned 1" "unpinned $cores"; do
+        read -r how threads pin <<<"$run"
+        echo "== candidate: $one_percent, $how, RAYON_NUM_THREADS=$threads"
+        RAYON_NUM_THREADS=$threads $pin "$bin/propagation-candidate" --bench "$one_percent" \
+            --warm-up-time 1 --measurement-time 2 --noplot 2>&1 | grep -E '^propagation|time:'
+    done
+fi
 
 # The 10 M messages/s target is set for the 2-core development machine; the same run on this
 # machine tells how much of the gap is that machine (its fixtures are not here: the @dcl/ecs
