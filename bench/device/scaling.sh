@@ -69,7 +69,7 @@ cd "$(mktemp -d)" # criterion writes its reports under the working directory
 for threads in 1 "$cores"; do
     echo "== propagation/chain, RAYON_NUM_THREADS=$threads"
     RAYON_NUM_THREADS=$threads "$bin/propagation" --bench 'propagation/chain/' \
-        --warm-up-time 1 --measurement-time 2 --noplot 2>&1 | grep -E '^propagation|time:'
+        --warm-up-time 1 --measurement-time 2 --noplot --discard-baseline 2>&1 | grep -E '^propagation|time:'
 done
 
 # The 1% cases were 20-40% slower on 2 cores than on 1 even where their work is serial: one
@@ -79,7 +79,7 @@ for run in "pinned 1 taskset -c 0" "unpinned 1" "unpinned $cores"; do
     read -r how threads pin <<<"$run"
     echo "== $one_percent, $how, RAYON_NUM_THREADS=$threads"
     RAYON_NUM_THREADS=$threads $pin "$bin/propagation" --bench "$one_percent" \
-        --warm-up-time 1 --measurement-time 2 --noplot 2>&1 | grep -E '^propagation|time:'
+        --warm-up-time 1 --measurement-time 2 --noplot --discard-baseline 2>&1 | grep -E '^propagation|time:'
 done
 
 # A candidate branch's propagation bench (CANDIDATE at --build), on the same cases.
@@ -90,7 +90,7 @@ if [[ -f $bin/propagation-candidate.xz ]]; then
         read -r how threads pin <<<"$run"
         echo "== candidate: $one_percent, $how, RAYON_NUM_THREADS=$threads"
         RAYON_NUM_THREADS=$threads $pin "$bin/propagation-candidate" --bench "$one_percent" \
-            --warm-up-time 1 --measurement-time 2 --noplot 2>&1 | grep -E '^propagation|time:'
+            --warm-up-time 1 --measurement-time 2 --noplot --discard-baseline 2>&1 | grep -E '^propagation|time:'
     done
 fi
 
@@ -99,4 +99,4 @@ fi
 # comparison and the codec rows skip themselves).
 echo "== crdt/apply, RAYON_NUM_THREADS=1"
 RAYON_NUM_THREADS=1 "$bin/crdt" --bench 'crdt/apply' --warm-up-time 1 --measurement-time 4 \
-    --noplot 2>&1 | grep -E '^crdt|time:'
+    --noplot --discard-baseline 2>&1 | grep -E '^crdt|time:'
