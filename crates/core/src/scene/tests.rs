@@ -329,13 +329,14 @@ fn a_view_grown_frame_by_frame_is_laid_out_again_so_siblings_stay_together() {
     // Entities arrive in id order, 1,000 a frame, each under a random earlier one: appended
     // at the end, apart from their siblings.
     let rows: Vec<(Entity, Transform)> = full.iter().map(|(e, t)| (e, *t)).collect();
-    for frame in rows.chunks(1000) {
+    for (i, frame) in rows.chunks(1000).enumerate() {
         for &(e, t) in frame {
             table.set(e, t);
         }
         view.update(&table);
         view.assert_consistent();
-        assert!(!view.last_update_stats().rebuilt);
+        // The first frame finds the view empty: it reads the source whole.
+        assert_eq!(view.last_update_stats().rebuilt, i == 0, "frame {i}");
         if view.len() >= 4096 {
             assert!(
                 view.appended_since_layout * 2 < view.len(),
@@ -578,4 +579,37 @@ fn a_layout_depends_on_the_content_not_on_the_history() {
     assert_eq!(edited.first_child, fresh.first_child);
     assert_eq!(edited.next_sibling, fresh.next_sibling);
     assert_eq!(edited.prev_sibling, fresh.prev_sibling);
+}
+
+#[test]
+fn a_fresh_view_of_a_source_with_history_reads_it_whole() {
+    let mut rng = ChaCha8Rng::seed_from_u64(37);
+    let mut table = TransformTable::new();
+    table.set(Entity(512), at(&mut rng, Entity::ROOT));
+    let mut replayed = SceneView::from_source(&table);
+    // Children before their parents, then moves (cycles included) and removals: the history
+    // a replay has to redo.
+    for i in (1..3000u32).rev() {
+        let parent = Entity(512 + rng.random_range(0..i));
+        table.set(Entity(512 + i), at(&mut rng, parent));
+    }
+    for _ in 0..500 {
+        let e = Entity(512 + rng.random_range(1..3000));
+        if rng.random_bool(0.2) {
+            table.remove(e);
+        } else {
+            let parent = Entity(512 + rng.random_range(0..3000));
+            table.set(e, at(&mut rng, parent));
+        }
+    }
+    replayed.update(&table);
+    assert!(!replayed.last_update_stats().rebuilt);
+    replayed.assert_consistent();
+    let fresh = SceneView::from_source(&table);
+    assert!(
+        fresh.last_update_stats().rebuilt,
+        "an empty view reads the source whole"
+    );
+    fresh.assert_consistent();
+    assert_same_as_fresh(&replayed, &table);
 }

@@ -57,6 +57,13 @@ impl SceneView {
         if changed.is_empty() {
             return;
         }
+        if self.len() <= 1 {
+            // Nothing read yet (a fresh view of a source that kept its whole history): one
+            // read of what is live, laid out once, instead of replaying every change and
+            // moving each subtree whose parent came later (1M forest: 2.4 s -> see the docs).
+            self.rebuild(source);
+            return;
+        }
         self.apply_changes(source, &changed);
     }
 
