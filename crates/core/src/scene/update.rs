@@ -59,8 +59,8 @@ impl SceneView {
         }
         if self.len() <= 1 {
             // Nothing read yet (a fresh view of a source that kept its whole history): one
-            // read of what is live, laid out once, instead of replaying every change and
-            // moving each subtree whose parent came later (1M forest: 2.4 s -> see the docs).
+            // read of what is live, laid out once, costs a fraction of replaying every change
+            // and moving each subtree whose parent came later.
             self.rebuild(source);
             return;
         }
