@@ -75,23 +75,21 @@ done
 # The 1% cases were 20-40% slower on 2 cores than on 1 even where their work is serial: one
 # thread pinned to one core, one thread free to move over every core, then every core.
 one_percent='propagation/(forest|humanoids)/one_percent'
-for run in "pinned 1 taskset -c 0" "unpinned 1" "unpinned $cores"; do
-    read -r how threads pin <<<"$run"
-    echo "== $one_percent, $how, RAYON_NUM_THREADS=$threads"
-    RAYON_NUM_THREADS=$threads $pin "$bin/propagation" --bench "$one_percent" \
-        --warm-up-time 1 --measurement-time 2 --noplot --discard-baseline 2>&1 | grep -E '^propagation|time:'
-done
+one_percent_runs() { # BENCH LABEL
+    for run in "pinned 1 taskset -c 0" "unpinned 1" "unpinned $cores"; do
+        read -r how threads pin <<<"$run"
+        echo "== $2$one_percent, $how, RAYON_NUM_THREADS=$threads"
+        RAYON_NUM_THREADS=$threads $pin "$1" --bench "$one_percent" --warm-up-time 1 \
+            --measurement-time 2 --noplot --discard-baseline 2>&1 | grep -E '^propagation|time:'
+    done
+}
+one_percent_runs "$bin/propagation" ""
 
 # A candidate branch's propagation bench (CANDIDATE at --build), on the same cases.
 if [[ -f $bin/propagation-candidate.xz ]]; then
     xz -dkf "$bin/propagation-candidate.xz"
     chmod +x "$bin/propagation-candidate"
-    for run in "pinned 1 taskset -c 0" "unpinned 1" "unpinned $cores"; do
-        read -r how threads pin <<<"$run"
-        echo "== candidate: $one_percent, $how, RAYON_NUM_THREADS=$threads"
-        RAYON_NUM_THREADS=$threads $pin "$bin/propagation-candidate" --bench "$one_percent" \
-            --warm-up-time 1 --measurement-time 2 --noplot --discard-baseline 2>&1 | grep -E '^propagation|time:'
-    done
+    one_percent_runs "$bin/propagation-candidate" "candidate: "
 fi
 
 # The 10 M messages/s target is set for the 2-core development machine; the same run on this
