@@ -22,11 +22,12 @@
 //! reading its range in order. Nothing here recurses on the call stack, so a 100,000-deep
 //! chain is fine.
 //!
-//! This file holds the view and its read-only queries, `records.rs` the per-slot record types; `update.rs` keeps it in step with the
-//! source, `slots.rs` allocates and moves nodes, `layout.rs` lays every node out again,
-//! `cycles.rs` finds parenting cycles, `propagate.rs` computes world matrices (`sweep.rs`:
-//! whole-view passes, on every core; `shared.rs`: the slot arrays those passes share between
-//! threads), `model::entity_index` maps entities to slots.
+//! This file holds the view and its read-only queries, `records.rs` the per-slot record
+//! types; `update.rs` keeps it in step with the source, `slots.rs` allocates and moves nodes,
+//! `layout.rs` lays every node out again, `cycles.rs` finds parenting cycles, `propagate.rs`
+//! computes world matrices (`sweep.rs`: whole-view passes, on every core; `shared.rs`: the
+//! slot arrays those passes share between threads), `model::entity_index` maps entities to
+//! slots.
 
 use glam::{Affine3A, Mat4};
 

@@ -58,10 +58,7 @@ impl SceneView {
         // Subtree sizes by old slot in `walk` (scratch, reset below), children before parents
         // (reverse preorder); then new slots by old slot in `mark` (likewise).
         self.walk.fill(1);
-        for &s in order.iter().skip(1).rev() {
-            let p = self.node[s as usize].parent as usize;
-            self.walk[p] += self.walk[s as usize];
-        }
+        self.count_subtrees(&order);
         for (new, &old) in order.iter().enumerate() {
             self.node[old as usize].mark = new as u32;
         }

@@ -60,14 +60,10 @@ impl SceneView {
                 c = self.prev_sibling[c as usize];
             }
         }
-        // Subtree sizes, children before parents (reverse preorder), in `walk` for now.
         for &s in &order {
             self.walk[s as usize] = 1;
         }
-        for &s in order.iter().skip(1).rev() {
-            let size = self.walk[s as usize];
-            self.walk[self.node[s as usize].parent as usize] += size;
-        }
+        self.count_subtrees(&order);
         let base = self.entity.len() as u32;
         ends.clear();
         ends.extend(
@@ -118,6 +114,15 @@ impl SceneView {
         self.relocating = RelocateScratch { order, stack, ends };
         self.link(base, parent);
         base
+    }
+
+    /// Turns the 1 in `walk` of every node of `preorder` (a subtree's nodes, its top first)
+    /// into the size of the node's subtree: children are added to parents in reverse order.
+    pub(super) fn count_subtrees(&mut self, preorder: &[u32]) {
+        for &s in preorder.iter().skip(1).rev() {
+            let size = self.walk[s as usize];
+            self.walk[self.node[s as usize].parent as usize] += size;
+        }
     }
 
     /// Where the node once at `slot` lives now, following relocations; `NONE` if it was freed.

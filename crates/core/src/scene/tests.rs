@@ -37,6 +37,20 @@ fn random_parent(rng: &mut ChaCha8Rng, i: u32) -> Entity {
     }
 }
 
+/// Puts entity `512 + e` under entity `512 + p`, for `e` and `p` drawn at random from
+/// `entities` and `parents` (cycles and parents without a Transform included).
+fn move_at_random(
+    rng: &mut ChaCha8Rng,
+    table: &mut TransformTable,
+    entities: std::ops::Range<u32>,
+    parents: std::ops::Range<u32>,
+) {
+    let e = Entity(512 + rng.random_range(entities));
+    let parent = Entity(512 + rng.random_range(parents));
+    let t = at(rng, parent);
+    table.set(e, t);
+}
+
 /// A random forest of `n` entities (ids from 512) in a table.
 fn random_table(rng: &mut ChaCha8Rng, n: u32) -> TransformTable {
     let mut table = TransformTable::new();
@@ -518,10 +532,7 @@ fn a_layout_on_every_core_equals_the_one_thread_layout() {
         every_core.set_parallel_grain(0, 8);
         // Re-parented subtrees move to the end: the layout has blocks and holes to undo.
         for _ in 0..300 {
-            let e = Entity(512 + rng.random_range(1..n));
-            let parent = Entity(512 + rng.random_range(0..n));
-            let t = at(&mut rng, parent);
-            table.set(e, t);
+            move_at_random(&mut rng, &mut table, 1..n, 0..n);
         }
         for view in [&mut one_thread, &mut every_core] {
             view.update(&table);
@@ -546,10 +557,7 @@ fn a_layout_depends_on_the_content_not_on_the_history() {
     // Re-parenting appends children to lists out of entity order; new entities come last.
     for round in 0..20 {
         for _ in 0..50 {
-            let e = Entity(512 + rng.random_range(1..n + 40 * round));
-            let parent = Entity(512 + rng.random_range(0..n));
-            let t = at(&mut rng, parent);
-            table.set(e, t);
+            move_at_random(&mut rng, &mut table, 1..n + 40 * round, 0..n);
         }
         edited.update(&table);
     }
@@ -594,12 +602,10 @@ fn a_fresh_view_of_a_source_with_history_reads_it_whole() {
         table.set(Entity(512 + i), at(&mut rng, parent));
     }
     for _ in 0..500 {
-        let e = Entity(512 + rng.random_range(1..3000));
         if rng.random_bool(0.2) {
-            table.remove(e);
+            table.remove(Entity(512 + rng.random_range(1..3000)));
         } else {
-            let parent = Entity(512 + rng.random_range(0..3000));
-            table.set(e, at(&mut rng, parent));
+            move_at_random(&mut rng, &mut table, 1..3000, 0..3000);
         }
     }
     replayed.update(&table);
