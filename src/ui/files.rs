@@ -87,9 +87,9 @@ impl Jobs {
     }
 
     /// Loads a scene on a worker thread, reporting progress. A relative `path` is made whole
-    /// first (see [`whole_path`]).
+    /// first (see [`io::whole_path`]).
     pub fn load(&mut self, path: PathBuf) {
-        let path = whole_path(path);
+        let path = io::whole_path(&path);
         let permille = Arc::new(AtomicU32::new(0));
         self.loading = Some(Loading {
             path: path.clone(),
@@ -117,23 +117,6 @@ impl Jobs {
         }
         results
     }
-}
-
-/// `path` from the root: its folder resolved (`..` and links in it), its last part kept as
-/// named, so a linked scene file stays the link and a save writes through it. The document's
-/// path outlives this process in the recent list and the recovery folder, where a path
-/// relative to today's working folder would name another file.
-pub fn whole_path(path: PathBuf) -> PathBuf {
-    let resolved = match (path.parent(), path.file_name()) {
-        (Some(folder), Some(name)) if !folder.as_os_str().is_empty() => {
-            folder.canonicalize().map(|f| f.join(name))
-        }
-        (_, Some(name)) => std::env::current_dir().map(|f| f.join(name)),
-        _ => path.canonicalize(),
-    };
-    resolved
-        .or_else(|_| std::path::absolute(&path))
-        .unwrap_or(path)
 }
 
 /// True for scenario files (`*.scenario.json`), which open as simulated peers.

@@ -212,7 +212,7 @@ impl ScenetreeApp {
         let recovery_offer = orphans.next();
         // The others are released (their folders unlocked) and offered at a later start.
         let more_recovery_offers = orphans.count();
-        let launch_file = launch.file.map(crate::ui::files::whole_path);
+        let launch_file = launch.file.as_deref().map(scenetree_dcl::io::whole_path);
         let mut jobs = Jobs::default();
         jobs.set_repaint_context(ctx);
         let mut app = ScenetreeApp {

@@ -18,7 +18,7 @@ pub mod recovery;
 /// Scenario files of the peers simulation.
 pub mod scenario;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 pub use atomic::{
     FileStamp, PreparedFile, WriteConsent, WriteError, is_read_only, write_atomic,
@@ -349,4 +349,43 @@ pub fn save_scene_consenting(
 /// components a composite cannot name are left out of one).
 pub fn save_scene(replica: &Replica, path: &Path) -> Result<(), SaveError> {
     save_scene_with(replica, &SaveContext::default(), path, true).map(|_| ())
+}
+
+/// `path` from the root: its folder resolved (`..` and links in it), its last part kept as
+/// named, so a linked scene file stays the link and a save writes through it. The document's
+/// path outlives this process in the recent list and the recovery folder, where a path
+/// relative to today's working folder would name another file.
+pub fn whole_path(path: &Path) -> PathBuf {
+    let resolved = match (path.parent(), path.file_name()) {
+        (Some(folder), Some(name)) if !folder.as_os_str().is_empty() => {
+            folder.canonicalize().map(|f| f.join(name))
+        }
+        (_, Some(name)) => std::env::current_dir().map(|f| f.join(name)),
+        _ => path.canonicalize(),
+    };
+    resolved
+        .or_else(|_| std::path::absolute(path))
+        .unwrap_or_else(|_| path.to_path_buf())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::whole_path;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_whole_path_resolves_the_folder_and_keeps_a_linked_file_as_named() {
+        let root = tempfile::tempdir().unwrap();
+        let folder = root.path().join("scenes");
+        std::fs::create_dir(&folder).unwrap();
+        std::fs::write(folder.join("room.json"), "{}").unwrap();
+        std::os::unix::fs::symlink("room.json", folder.join("link.json")).unwrap();
+        let named = root.path().join("scenes/../scenes/link.json");
+        let real_folder = folder.canonicalize().unwrap();
+        assert_eq!(whole_path(&named), real_folder.join("link.json"));
+        // A folder that is not there (yet): from the working folder, as written.
+        let missing = std::path::Path::new("not-there/room.json");
+        let here = std::env::current_dir().unwrap();
+        assert_eq!(whole_path(missing), here.join("not-there/room.json"));
+    }
 }

@@ -83,7 +83,7 @@ impl RecoverySession {
         original_stamp: Option<FileStamp>,
     ) -> std::io::Result<()> {
         // The next start may run in another folder: a relative path would name another file.
-        let original = original.map(|p| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()));
+        let original = original.map(super::whole_path);
         let original = original.as_deref();
         let key = document_key(original);
         write_atomic(
