@@ -2,7 +2,7 @@
 //! by hand, see the cycle badge appear and go, and the convergence indicator turn on.
 
 use egui_kittest::Harness;
-use egui_kittest::kittest::Queryable;
+use egui_kittest::kittest::{NodeT, Queryable};
 use scenetree::editor::Document;
 use scenetree::ui::peers_panel::ColumnsView;
 use scenetree::ui::workbench::AppRequest;
@@ -345,6 +345,49 @@ fn the_order_explorer_offers_the_peer_messages_wait_for_when_the_editing_peer_ha
     h.run();
     let result = "6 delivery orders; 2 of them pass through a parenting cycle; 1 final state";
     assert!(h.query_by_label_contains(result).is_some());
+}
+
+#[test]
+fn the_order_explorer_lets_the_user_pick_whose_inbox_and_says_when_it_is_too_long() {
+    use crate::ui_flows::pick_in_combo;
+    let mut h = harness();
+    chair_renamed_among(&mut h, 3); // one message waits for each of peers 2 and 3
+    h.get_by_label("Order explorer").click();
+    h.run();
+    assert!(
+        h.query_by_label_contains("Explore the order of peer 2's one message")
+            .is_some()
+    );
+    pick_in_combo(&mut h, "peer 2", "peer 3 (1 waiting)");
+    h.get_by_label_contains("Explore the order of peer 3's one message")
+        .click();
+    h.run();
+    assert!(
+        h.query_by_label_contains("peer 3: 1 delivery order")
+            .is_some()
+    );
+    // Five new entities: more than eight messages wait (a newer write of a value replaces
+    // the one in flight, so renaming the Chair again would not add any).
+    for i in 0..5 {
+        h.state_mut()
+            .apply_actions(vec![scenetree::ui::Action::Edit(
+                scenetree::editor::Command::Create {
+                    parent: Entity::ROOT,
+                    name: format!("Stool {i}"),
+                    components: vec![],
+                },
+            )]);
+    }
+    h.run();
+    assert!(
+        h.query_by_label_contains("messages wait for peer 3: too many orders")
+            .is_some()
+    );
+    assert!(
+        h.get_by_label_contains("Explore every order of peer 3's")
+            .accesskit_node()
+            .is_disabled()
+    );
 }
 
 #[test]

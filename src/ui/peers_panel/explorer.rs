@@ -1,10 +1,12 @@
 //! The order explorer: every delivery order of the messages waiting for one peer (the active
 //! peer's inbox unless the user picks another; a peer with messages waiting when it has none).
 
+use std::collections::BTreeMap;
+
 use crate::ui::style;
 use scenetree_core::crdt::ReplicaVersion;
 use scenetree_core::crdt::network::{MessageId, Network, PeerId};
-use scenetree_core::scene::order_explorer::{OrderExploration, explore_inbox};
+use scenetree_core::scene::order_explorer::{MAX_MESSAGES, OrderExploration, explore_inbox};
 
 /// What an exploration depends on: the peer, its replica's state, and the messages waiting
 /// for it, in order. A delivery, a new message, a reorder or a timeline seek changes it.
@@ -33,12 +35,13 @@ pub(super) struct ExplorerView {
     chosen: Option<PeerId>,
 }
 
-/// Most messages one exploration delivers in every order (8! = 40,320 orders).
-const MOST_EXPLORED: usize = 8;
-
-/// How many messages wait for `peer`.
-fn waiting_for(network: &Network, peer: PeerId) -> usize {
-    network.in_flight().iter().filter(|m| m.to == peer).count()
+/// How many messages wait for each peer that has any, by peer.
+fn inboxes(network: &Network) -> BTreeMap<PeerId, usize> {
+    let mut waiting = BTreeMap::new();
+    for m in network.in_flight() {
+        *waiting.entry(m.to).or_insert(0) += 1;
+    }
+    waiting
 }
 
 impl ExplorerView {
@@ -51,26 +54,25 @@ impl ExplorerView {
     }
 
     fn explorer_body_ui(&mut self, ui: &mut egui::Ui, network: &Network, active: PeerId) {
-        let waiting: Vec<(PeerId, usize)> = network
-            .peers()
-            .map(|p| (p, waiting_for(network, p)))
-            .filter(|&(_, n)| n > 0)
-            .collect();
+        let waiting = inboxes(network);
         // The picked peer while it has messages waiting, else the active peer when it has
         // some, else the peer with the most (a lesson's sender has nothing waiting for it).
         let target = [self.chosen, Some(active)]
             .into_iter()
             .flatten()
-            .find(|p| waiting.iter().any(|(w, _)| w == p))
+            .find(|p| waiting.contains_key(p))
             .or_else(|| {
                 waiting
                     .iter()
-                    .max_by_key(|&&(p, n)| (n, std::cmp::Reverse(p)))
-                    .map(|&(p, _)| p)
+                    .max_by_key(|&(&p, &n)| (n, std::cmp::Reverse(p)))
+                    .map(|(&p, _)| p)
             });
         let Some(target) = target else {
             self.explored = None;
-            ui.weak("Nothing in flight: deliver, delay or drop messages after an edit or a lesson step to explore their orders.");
+            ui.weak(
+                "Nothing in flight: deliver, delay or drop messages after an edit or a lesson \
+                 step to explore their orders.",
+            );
             return;
         };
         let inbox = InboxKey::of(network, target);
@@ -78,13 +80,13 @@ impl ExplorerView {
             // The result was about messages (or a state) that are no longer what is waiting.
             self.explored = None;
         }
-        let count = waiting_for(network, target);
+        let count = waiting[&target];
         ui.horizontal(|ui| {
             if waiting.len() > 1 {
                 egui::ComboBox::from_id_salt("peers-explorer-peer")
                     .selected_text(format!("{target}"))
                     .show_ui(ui, |ui| {
-                        for &(peer, n) in &waiting {
+                        for (&peer, &n) in &waiting {
                             let label = format!("{peer} ({n} waiting)");
                             if ui.selectable_label(peer == target, label).clicked() {
                                 self.chosen = Some(peer);
@@ -96,15 +98,16 @@ impl ExplorerView {
             }
             if ui
                 .add_enabled(
-                    count <= MOST_EXPLORED,
+                    count <= MAX_MESSAGES,
                     egui::Button::new(match count {
                         1 => format!("Explore the order of {target}'s one message"),
                         n => format!("Explore every order of {target}'s {n} messages"),
                     }),
                 )
-                .on_hover_text(
-                    "Delivers the messages waiting for this peer in every possible order (up to 8)",
-                )
+                .on_hover_text(format!(
+                    "Delivers the messages waiting for this peer in every possible order (up to \
+                     {MAX_MESSAGES})"
+                ))
                 .clicked()
             {
                 self.explored = Some((
@@ -114,10 +117,10 @@ impl ExplorerView {
                 self.explored_inbox = Some(inbox);
             }
         });
-        if count > MOST_EXPLORED {
+        if count > MAX_MESSAGES {
             ui.weak(format!(
                 "{count} messages wait for {target}: too many orders to try (at most \
-                 {MOST_EXPLORED} messages). Deliver or drop some first."
+                 {MAX_MESSAGES} messages). Deliver or drop some first."
             ));
         }
         if let Some((peer, result)) = &self.explored {
