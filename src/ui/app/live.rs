@@ -254,19 +254,20 @@ impl ScenetreeApp {
                         "Stop the live session and keep the scene as an untitled document",
                     )
                     .clicked();
-                let message = match state {
-                    LinkState::Connected => format!("Back online with {host}."),
-                    LinkState::Connecting => format!(
+                let when = match state {
+                    LinkState::Connected => None,
+                    LinkState::Connecting => Some("reconnecting now…".to_owned()),
+                    LinkState::Offline {
+                        next_try: Some(wait),
+                    } => Some(format!("next try in {} s", wait.as_secs() + 1)),
+                    LinkState::Offline { next_try: None } => Some("not retrying".to_owned()),
+                };
+                let message = match when {
+                    // Back while a button was held: the bar waits for its release to go.
+                    None => format!("Back online with {host}."),
+                    Some(when) => format!(
                         "△ Offline from {host}: {reason}. Edits go on here; {waiting} \
-                         message(s) wait for the host (reconnecting now…)."
-                    ),
-                    LinkState::Offline { next_try } => format!(
-                        "△ Offline from {host}: {reason}. Edits go on here; {waiting} \
-                         message(s) wait for the host ({}).",
-                        next_try.map_or("not retrying".to_owned(), |wait| format!(
-                            "next try in {} s",
-                            wait.as_secs() + 1
-                        ))
+                         message(s) wait for the host ({when})."
                     ),
                 };
                 ui.add(
