@@ -19,8 +19,8 @@ pub enum JobResult {
     Picked(DialogPurpose, Option<PathBuf>),
     /// The system could not show a file dialog for this pick.
     NoSystemDialog(FilePick),
-    /// A scene finished loading (or failed, with the reason).
-    Loaded(PathBuf, Box<Result<Document, LoadError>>),
+    /// A scene finished loading (or failed, with the reason and what can still be read).
+    Loaded(PathBuf, Box<Result<Document, NotOpened>>),
 }
 
 /// A load in progress.
@@ -98,7 +98,7 @@ impl Jobs {
         let tx = self.tx.clone();
         let repaint = self.repaint.clone();
         std::thread::spawn(move || {
-            let result = load_document(&path, &permille);
+            let result = load_or_salvage(&path, &permille);
             tx.send(JobResult::Loaded(path, Box::new(result))).ok();
             if let Some(ctx) = repaint {
                 ctx.request_repaint();
@@ -128,9 +128,48 @@ pub fn is_scenario(path: &Path) -> bool {
     })
 }
 
-/// Reads, parses and derives a document, reporting progress: reading is the first half,
-/// parsing and building the replica the next 40%, deriving the tree the rest.
+/// A file that could not be opened, and what of it still can be.
+pub struct NotOpened {
+    /// Why the file cannot be opened as it is.
+    pub error: LoadError,
+    /// The readable start of a damaged main.crdt, for the user to open instead.
+    pub salvage: Option<Box<Salvage>>,
+}
+
+impl From<LoadError> for NotOpened {
+    fn from(error: LoadError) -> Self {
+        NotOpened {
+            error,
+            salvage: None,
+        }
+    }
+}
+
+/// The messages of a damaged main.crdt before the damage, as an untitled document: the file
+/// itself is never written by opening them (a save asks where), so its damaged bytes stay for
+/// whoever can repair them.
+pub struct Salvage {
+    /// The scene of the readable messages, reporting itself unsaved.
+    pub document: Document,
+    /// The damaged file.
+    pub file: PathBuf,
+    /// How many messages it holds.
+    pub messages: usize,
+    /// The byte offset of the first unreadable message.
+    pub damaged_at: usize,
+    /// The file's length in bytes.
+    pub len: usize,
+}
+
+/// Reads, parses and derives a document, reporting progress (see [`load_or_salvage`]).
 pub fn load_document(path: &Path, permille: &AtomicU32) -> Result<Document, LoadError> {
+    load_or_salvage(path, permille).map_err(|not| not.error)
+}
+
+/// Reads, parses and derives a document, reporting progress: reading is the first half,
+/// parsing and building the replica the next 40%, deriving the tree the rest. A damaged
+/// main.crdt fails with the messages before the damage offered as a [`Salvage`].
+pub fn load_or_salvage(path: &Path, permille: &AtomicU32) -> Result<Document, NotOpened> {
     use std::io::Read as _;
     if is_scenario(path) {
         // A lesson or a saved run: its peers become the document.
@@ -165,7 +204,15 @@ pub fn load_document(path: &Path, permille: &AtomicU32) -> Result<Document, Load
             Ordering::Relaxed,
         );
     }
-    let mut opened = io::open_scene_bytes(path, &bytes)?;
+    let mut opened = match io::open_scene_bytes(path, &bytes) {
+        Ok(opened) => opened,
+        Err(error) => {
+            return Err(NotOpened {
+                error,
+                salvage: salvage(path, &bytes, &target),
+            });
+        }
+    };
     let saves_as_project = matches!(target, OpenTarget::Project { .. });
     match target.project() {
         Some(project) if saves_as_project => io::project::attach_crdt_layout(project, &mut opened),
@@ -187,4 +234,21 @@ pub fn load_document(path: &Path, permille: &AtomicU32) -> Result<Document, Load
     doc.disk_stamp = stamp;
     permille.store(1000, Ordering::Relaxed);
     Ok(doc)
+}
+
+/// The readable start of the damaged scene file `path` (its `bytes`), as an untitled document
+/// of the same project, if any: the models still draw, and saving asks where.
+fn salvage(path: &Path, bytes: &[u8], target: &OpenTarget) -> Option<Box<Salvage>> {
+    let salvaged = io::salvage_scene_bytes(path, bytes)?;
+    let mut document = Document::recovered(salvaged.opened.replica, None);
+    document.save_context = salvaged.opened.context;
+    document.load_notes = salvaged.opened.notes;
+    document.project = target.project().cloned();
+    Some(Box::new(Salvage {
+        document,
+        file: path.to_path_buf(),
+        messages: salvaged.messages,
+        damaged_at: salvaged.damaged_at,
+        len: salvaged.len,
+    }))
 }

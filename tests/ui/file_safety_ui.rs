@@ -1,6 +1,7 @@
 //! The editor's side of file safety and of large cycles: a save over a read-only file asks
-//! first, the hierarchy's header counts every row, and a cycle's badge costs the same whatever
-//! the cycle's size.
+//! first, a damaged main.crdt offers what can still be read without touching the file, the
+//! hierarchy's header counts every row, and a cycle's badge costs the same whatever the
+//! cycle's size.
 
 use std::os::unix::fs::PermissionsExt;
 
@@ -9,13 +10,13 @@ use egui_kittest::kittest::Queryable;
 use scenetree::editor::Document;
 use scenetree::ui::app::Launch;
 use scenetree::ui::tree_row::RowBadge;
-use scenetree_core::crdt::Replica;
+use scenetree_core::crdt::{Replica, decode_stream};
 use scenetree_core::examples::showroom;
 use scenetree_core::model::{Entity, Transform};
 use scenetree_core::scene::SceneView;
 use scenetree_dcl::io;
 
-use super::app_flows::{app, rename_lamp};
+use super::app_flows::{app, rename_lamp, settle};
 use super::ui_flows::harness;
 
 fn mode(path: &std::path::Path) -> u32 {
@@ -53,6 +54,58 @@ fn saving_over_a_read_only_file_asks_first_and_keeps_it_read_only() {
     assert!(!h.state().workbench().doc.is_modified(), "saved");
     assert_ne!(std::fs::read(&path).unwrap(), before);
     assert_eq!(mode(&path), 0o444, "still read-only");
+}
+
+#[test]
+fn a_damaged_main_crdt_offers_its_readable_messages_as_an_untitled_scene() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("main.crdt");
+    io::save_scene(&showroom(), &path).unwrap();
+    let whole = std::fs::read(&path).unwrap();
+    let messages = decode_stream(&whole).unwrap().messages;
+    // Cut in the middle of the last message, as a crash during a copy would.
+    let cut = &whole[..whole.len() - 3];
+    std::fs::write(&path, cut).unwrap();
+    let readable = &messages[..messages.len() - 1];
+
+    let mut h = app(Launch::default(), None);
+    rename_lamp(&mut h, "Kept if the user says no");
+    let before = h.state().workbench().doc.replica().digest();
+    h.state_mut().open(path.clone());
+    h.run();
+    h.get_by_label("Don't save").click();
+    settle(&mut h);
+    let offer = format!("The {} message(s) before byte", readable.len());
+    assert!(
+        h.query_by_label_contains(&offer).is_some(),
+        "the error says what can be read"
+    );
+    assert_eq!(
+        h.state().workbench().doc.replica().digest(),
+        before,
+        "nothing replaced yet"
+    );
+
+    h.get_by_label(&format!("Open the {} readable message(s)", readable.len()))
+        .click();
+    h.run();
+    let doc = &h.state().workbench().doc;
+    assert_eq!(
+        doc.replica().digest(),
+        Replica::from_messages(readable).digest()
+    );
+    assert!(doc.file.is_none(), "untitled: a save asks where");
+    assert!(doc.is_modified(), "unsaved work until saved somewhere");
+    assert!(
+        doc.load_notes[0].contains("are not in this scene"),
+        "{:?}",
+        doc.load_notes
+    );
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        cut,
+        "the damaged file is left as it is"
+    );
 }
 
 /// One parenting cycle through entities `first ..= last` (each under the next, the last under

@@ -59,6 +59,9 @@ impl ScenetreeApp {
         }
         if let Some(message) = self.error.clone() {
             let offer = self.open_offer.clone();
+            let salvage_label = (self.salvage_offer.as_ref())
+                .map(|s| format!("Open the {} readable message(s)", s.messages));
+            let mut salvage_chosen = false;
             let shown = egui::Modal::new(egui::Id::new("error")).show(ctx, |ui| {
                 ui.heading("△ Problem");
                 ui.label(message);
@@ -71,7 +74,11 @@ impl ScenetreeApp {
                     if let Some(file) = open {
                         self.pending_offer = Some(file.clone());
                     }
-                    ui.button("OK").clicked() || open.is_some()
+                    // A damaged main.crdt: its messages before the damage.
+                    if let Some(label) = &salvage_label {
+                        salvage_chosen = ui.button(label).clicked();
+                    }
+                    ui.button("OK").clicked() || open.is_some() || salvage_chosen
                 })
                 .inner
             });
@@ -84,6 +91,10 @@ impl ScenetreeApp {
                 self.open_offer = None;
                 if let Some(file) = self.pending_offer.take() {
                     self.request(Pending::Open(file));
+                }
+                match self.salvage_offer.take() {
+                    Some(salvage) if salvage_chosen => self.open_salvage(salvage),
+                    _ => {}
                 }
             }
         }

@@ -8,7 +8,7 @@ use super::{Pending, ScenetreeApp};
 use crate::ui::action::Severity;
 use crate::ui::file_dialog::DialogPurpose;
 use crate::ui::file_dialog::{FilePick, InAppDialog, NativePicker};
-use crate::ui::files::JobResult;
+use crate::ui::files::{JobResult, Salvage};
 
 impl ScenetreeApp {
     /// Asks for a file, starting at `suggested`: the system's dialog on a worker thread, or
@@ -116,7 +116,9 @@ impl ScenetreeApp {
                     let launched = self.launching.take().is_some_and(|l| l == path);
                     match *result {
                         Ok(doc) => self.opened(path, doc),
-                        Err(err) => self.not_opened(&path, &err.to_string(), launched),
+                        Err(not) => {
+                            self.not_opened(&path, &not.error.to_string(), launched, not.salvage)
+                        }
                     }
                 }
             }
@@ -126,8 +128,15 @@ impl ScenetreeApp {
     /// `path` could not be read (`why`). The open document stays untouched, except at start
     /// (`launched`: the file named on the command line), where the window starts untitled
     /// rather than on the bundled showroom, which the user did not ask for. A folder that is
-    /// not a project but holds a scene file offers to open that file.
-    fn not_opened(&mut self, path: &std::path::Path, why: &str, launched: bool) {
+    /// not a project but holds a scene file offers to open that file; a damaged main.crdt
+    /// offers its readable start (`salvage`).
+    fn not_opened(
+        &mut self,
+        path: &std::path::Path,
+        why: &str,
+        launched: bool,
+        salvage: Option<Box<Salvage>>,
+    ) {
         self.opening_example = None;
         self.disk.reloading = None;
         self.open_offer = path
@@ -150,7 +159,35 @@ impl ScenetreeApp {
                 file.display()
             ));
         }
+        if let Some(salvage) = &salvage {
+            let name = salvage
+                .file
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy();
+            text.push_str(&format!(
+                "\n\nThe {} message(s) before byte {} of {} can still be read. They open as an \
+                 untitled scene (Save asks where); {name} itself is left as it is.",
+                salvage.messages, salvage.damaged_at, salvage.len
+            ));
+        }
+        self.salvage_offer = salvage;
         self.error = Some(text);
+    }
+
+    /// Shows the readable start of a damaged main.crdt the user chose to open.
+    pub(super) fn open_salvage(&mut self, salvage: Box<Salvage>) {
+        self.replace_document(salvage.document);
+        self.bench.status = Some((
+            format!(
+                "Opened the {} message(s) of {} before the damage at byte {}: save them under \
+                 a new name to keep them",
+                salvage.messages,
+                salvage.file.display(),
+                salvage.damaged_at
+            ),
+            Severity::Info,
+        ));
     }
 
     pub(super) fn handle_dropped_files(&mut self, ctx: &egui::Context) {

@@ -20,7 +20,7 @@ use std::time::Duration;
 use super::action::Severity;
 use super::file_dialog::DialogPurpose;
 use super::file_dialog::InAppDialog;
-use super::files::Jobs;
+use super::files::{Jobs, Salvage};
 use super::workbench::{AppRequest, Workbench};
 use crate::editor::Document;
 use autosave::Autosave;
@@ -115,6 +115,8 @@ pub struct ScenetreeApp {
     open_offer: Option<PathBuf>,
     /// The offered file, chosen: opened once the error closes.
     pending_offer: Option<PathBuf>,
+    /// The readable start of the damaged main.crdt the error is about, offered instead.
+    salvage_offer: Option<Box<Salvage>>,
     /// The file given on the command line, while it loads: if it cannot be opened, the
     /// window starts untitled instead of on the showroom.
     launching: Option<PathBuf>,
@@ -223,6 +225,7 @@ impl ScenetreeApp {
             after_save: None,
             error: None,
             open_offer: None,
+            salvage_offer: None,
             pending_offer: None,
             launching: launch_file.clone(),
             save_question: None,

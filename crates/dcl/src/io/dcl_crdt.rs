@@ -10,7 +10,9 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use super::error::{LoadError, Location};
-use scenetree_core::crdt::{CrdtMessage, Replica, decode_stream, encode_stream};
+use scenetree_core::crdt::{
+    CrdtMessage, DecodeError, Replica, StreamItem, StreamReader, decode_stream, encode_stream,
+};
 use scenetree_core::model::Entity;
 
 /// A `main.crdt` read into memory.
@@ -33,6 +35,45 @@ pub fn parse_crdt(path: &Path, bytes: &[u8]) -> Result<CrdtFile, LoadError> {
         messages: decoded.messages,
         skipped_unknown: decoded.skipped_unknown,
     })
+}
+
+/// The readable start of a damaged `.crdt` stream (see [`readable_start`]).
+#[derive(Debug)]
+pub struct DamagedCrdt {
+    /// The messages before the damage, in file order, and the unknown types skipped there.
+    pub before: CrdtFile,
+    /// Why the stream cannot be read whole: the first undecodable message and its offset.
+    pub damage: DecodeError,
+    /// The length of the whole stream in bytes.
+    pub len: usize,
+}
+
+/// The messages of a damaged stream before its first undecodable message; `None` when the
+/// stream decodes whole. The reference runtime reads a truncated `main.crdt` this way without a
+/// word; scenetree refuses the file and offers this start only once it has said what is lost.
+pub fn readable_start(bytes: &[u8]) -> Option<DamagedCrdt> {
+    let mut before = CrdtFile {
+        messages: Vec::new(),
+        skipped_unknown: Vec::new(),
+    };
+    for item in StreamReader::new(bytes) {
+        match item {
+            Ok(StreamItem::Message { message, .. }) => before.messages.push(message),
+            Ok(StreamItem::Unknown {
+                offset,
+                message_type,
+                ..
+            }) => before.skipped_unknown.push((offset, message_type)),
+            Err(damage) => {
+                return Some(DamagedCrdt {
+                    before,
+                    damage,
+                    len: bytes.len(),
+                });
+            }
+        }
+    }
+    None
 }
 
 /// Reads and decodes a `.crdt` file.
@@ -335,5 +376,32 @@ mod tests {
         let r = Replica::from_messages(&repeated);
         let once = to_crdt_bytes_in_layout(&r, &CrdtLayout::from_messages(&repeated));
         assert_eq!(once, encode_stream(&[put(512, 7000, 2, &[2])]));
+    }
+
+    #[test]
+    fn a_damaged_stream_offers_the_messages_before_the_damage_and_a_whole_one_nothing() {
+        let messages = vec![
+            put(512, 1, 1, &[1, 2]),
+            put(513, 1, 2, &[3]),
+            put(514, 1, 3, &[4]),
+        ];
+        let bytes = encode_stream(&messages);
+        assert!(
+            readable_start(&bytes).is_none(),
+            "a whole stream needs no salvage"
+        );
+        let third = encode_stream(&messages[..2]).len();
+        for cut in [third + 3, third + 8, bytes.len() - 1] {
+            let damaged = readable_start(&bytes[..cut]).expect("cut short");
+            assert_eq!(damaged.before.messages, messages[..2], "cut at {cut}");
+            assert_eq!(
+                damaged.damage.offset, third,
+                "the third message is the damaged one"
+            );
+            assert_eq!(damaged.len, cut);
+        }
+        let nothing = readable_start(&bytes[..5]).expect("a header cut short");
+        assert!(nothing.before.messages.is_empty());
+        assert_eq!(nothing.damage.offset, 0);
     }
 }

@@ -143,12 +143,7 @@ pub fn open_scene_bytes(path: &Path, bytes: &[u8]) -> Result<OpenedScene, LoadEr
                 // Valid (a stream of no messages), but rarely meant: say so.
                 notes.push(format!("{EMPTY_FILE_NOTE}: it holds no messages"));
             }
-            let file = dcl_crdt::parse_crdt(path, bytes)?;
-            notes.extend(file.skipped_unknown.iter().map(|(offset, ty)| {
-                format!("at byte {offset}: skipped a message of unknown type {ty}")
-            }));
-            context.crdt_layout = Some(CrdtLayout::from_messages(&file.messages));
-            Replica::from_messages(&file.messages)
+            crdt_replica(dcl_crdt::parse_crdt(path, bytes)?, &mut context, &mut notes)
         }
         SceneFormat::DclComposite => {
             let (replica, doc, report) = dcl_composite::parse_composite(path, text()?)?;
@@ -160,14 +155,83 @@ pub fn open_scene_bytes(path: &Path, bytes: &[u8]) -> Result<OpenedScene, LoadEr
             replica
         }
     };
+    Ok(opened_with_notes(replica, format, context, notes))
+}
+
+/// What can still be read of a damaged `main.crdt` (see [`salvage_scene_bytes`]).
+#[derive(Debug)]
+pub struct SalvagedScene {
+    /// The messages before the damage, opened as a scene; its notes say what was left out.
+    pub opened: OpenedScene,
+    /// How many messages were read.
+    pub messages: usize,
+    /// The byte offset of the first message that could not be read.
+    pub damaged_at: usize,
+    /// The file's length in bytes.
+    pub len: usize,
+}
+
+/// The messages of a damaged `.crdt` file before its first unreadable one, opened as a scene,
+/// for the user to look at and save elsewhere; `None` for the other formats (JSON has no
+/// self-contained prefix), for a file that reads whole, or when nothing precedes the damage.
+pub fn salvage_scene_bytes(path: &Path, bytes: &[u8]) -> Option<SalvagedScene> {
+    if SceneFormat::from_path(path) != Some(SceneFormat::DclCrdt) {
+        return None;
+    }
+    let damaged = dcl_crdt::readable_start(bytes)?;
+    let messages = damaged.before.messages.len();
+    if messages == 0 {
+        return None;
+    }
+    let damaged_at = damaged.damage.offset;
+    let mut context = SaveContext::default();
+    let mut notes = vec![format!(
+        "read only the {messages} message(s) before byte {damaged_at} of {}: {} (the {} byte(s) \
+         from there on are not in this scene)",
+        damaged.len,
+        damaged.damage.kind,
+        damaged.len - damaged_at,
+    )];
+    let replica = crdt_replica(damaged.before, &mut context, &mut notes);
+    Some(SalvagedScene {
+        opened: opened_with_notes(replica, SceneFormat::DclCrdt, context, notes),
+        messages,
+        damaged_at,
+        len: damaged.len,
+    })
+}
+
+/// The replica of a main.crdt's messages, its order kept in `context` for a faithful save and
+/// the skipped unknown messages told in `notes`.
+fn crdt_replica(
+    file: dcl_crdt::CrdtFile,
+    context: &mut SaveContext,
+    notes: &mut Vec<String>,
+) -> Replica {
+    notes.extend(
+        file.skipped_unknown.iter().map(|(offset, ty)| {
+            format!("at byte {offset}: skipped a message of unknown type {ty}")
+        }),
+    );
+    context.crdt_layout = Some(CrdtLayout::from_messages(&file.messages));
+    Replica::from_messages(&file.messages)
+}
+
+/// An opened scene, with the notes every format's replica may need added to `notes`.
+fn opened_with_notes(
+    replica: Replica,
+    format: SceneFormat,
+    context: SaveContext,
+    mut notes: Vec<String>,
+) -> OpenedScene {
     notes.extend(retired_entity_notes(&replica));
     notes.extend(non_finite_notes(&replica));
-    Ok(OpenedScene {
+    OpenedScene {
         replica,
         format,
         context,
         notes,
-    })
+    }
 }
 
 /// Notes naming the entities that hold components although a newer version of their number
