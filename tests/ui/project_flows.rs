@@ -143,6 +143,32 @@ fn a_broken_scene_json_opens_the_project_with_a_note() {
 }
 
 #[test]
+fn a_project_whose_main_crdt_is_damaged_offers_its_readable_messages_in_the_project() {
+    let (_dir, root) = gallery_copy();
+    std::fs::remove_file(root.join("assets/scene/main.composite")).unwrap();
+    let crdt = root.join("main.crdt");
+    let whole = std::fs::read(&crdt).unwrap();
+    std::fs::write(&crdt, &whole[..whole.len() / 2]).unwrap();
+    let mut h = app_with(Some(root.clone()));
+    assert!(h.query_by_label_contains("can still be read").is_some());
+    // Found by hand: the folder is a project, so opening its main.crdt alone is no way out
+    // (it fails the same); only a folder that is not a project offers its scene file.
+    assert!(h.query_by_label("Open main.crdt").is_none());
+    h.get_by_label_contains("readable message(s)").click();
+    settle(&mut h);
+    let doc = &h.state().workbench().doc;
+    assert!(doc.replica().live_entity_count() > 0);
+    assert!(
+        doc.file.is_none() && !doc.saves_as_project,
+        "a save asks where"
+    );
+    assert_eq!(
+        h.state().title(),
+        "Untitled (Art Gallery Template) • — scenetree"
+    );
+}
+
+#[test]
 fn the_cozy_house_example_opens_with_every_model_and_saves_only_where_asked() {
     assert!(cozy_house_dir().is_dir());
     let mut h = app_with(None);

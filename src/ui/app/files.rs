@@ -139,8 +139,9 @@ impl ScenetreeApp {
     ) {
         self.opening_example = None;
         self.disk.reloading = None;
-        self.open_offer = path
-            .is_dir()
+        // A project's own scene failing would fail again opened alone: no offer there.
+        let not_a_project = || scenetree_dcl::io::project::Project::find_root(path).is_none();
+        self.open_offer = (path.is_dir() && not_a_project())
             .then(|| scenetree_dcl::io::project::scene_file_in(path))
             .flatten();
         let mut text = if launched {
