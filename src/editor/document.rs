@@ -61,6 +61,9 @@ pub struct Document {
     outbox: Vec<CrdtMessage>,
     /// The file this document belongs to, if any.
     pub file: Option<SceneFile>,
+    /// Where Save As proposes to save a document without a file, when something better than
+    /// "Untitled.json" is known (beside the damaged file whose readable part it holds).
+    pub save_as_suggestion: Option<PathBuf>,
     /// What the file held beyond the replica (a main.crdt's message order, a composite's
     /// untouched JSON), so saving back changes only what was edited.
     pub save_context: SaveContext,
@@ -105,6 +108,7 @@ impl Document {
             selection: Selection::new(),
             outbox: Vec::new(),
             file,
+            save_as_suggestion: None,
             save_context: SaveContext::default(),
             load_notes: Vec::new(),
             project: None,

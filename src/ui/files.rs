@@ -244,6 +244,7 @@ fn salvage(path: &Path, bytes: &[u8], target: &OpenTarget) -> Option<Box<Salvage
     document.save_context = salvaged.opened.context;
     document.load_notes = salvaged.opened.notes;
     document.project = target.project().cloned();
+    document.save_as_suggestion = Some(beside(path, "recovered"));
     Some(Box::new(Salvage {
         document,
         file: path.to_path_buf(),
@@ -251,4 +252,14 @@ fn salvage(path: &Path, bytes: &[u8], target: &OpenTarget) -> Option<Box<Salvage
         damaged_at: salvaged.damaged_at,
         len: salvaged.len,
     }))
+}
+
+/// `path` with `-{tag}` after its stem: `main.crdt` → `main-recovered.crdt` in the same folder.
+fn beside(path: &Path, tag: &str) -> PathBuf {
+    let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+    let name = match path.extension() {
+        Some(ext) => format!("{stem}-{tag}.{}", ext.to_string_lossy()),
+        None => format!("{stem}-{tag}"),
+    };
+    path.with_file_name(name)
 }

@@ -166,6 +166,37 @@ fn a_project_whose_main_crdt_is_damaged_offers_its_readable_messages_in_the_proj
         h.state().title(),
         "Untitled (Art Gallery Template) • — scenetree"
     );
+    let readable = doc.replica().digest();
+
+    // Ctrl+S asks where, proposing a name beside the damaged file; the user accepts it.
+    fn accepts_the_suggestion(pick: &scenetree::ui::file_dialog::FilePick) -> Option<PathBuf> {
+        assert_eq!(
+            pick.purpose,
+            scenetree::ui::file_dialog::DialogPurpose::SaveAs
+        );
+        pick.suggested.clone()
+    }
+    h.state_mut().set_native_file_picker(accepts_the_suggestion);
+    h.key_press_modifiers(Modifiers::COMMAND, Key::S);
+    for _ in 0..500 {
+        h.step();
+        if h.state().workbench().doc.file.is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let saved = root.join("main-recovered.crdt");
+    assert_eq!(
+        h.state().workbench().doc.file.as_ref().map(|f| &f.path),
+        Some(&saved)
+    );
+    let reread = io::open_scene(&saved).unwrap().replica;
+    assert_eq!(reread.digest(), readable);
+    assert_eq!(
+        std::fs::read(&crdt).unwrap(),
+        whole[..whole.len() / 2],
+        "left as it is"
+    );
 }
 
 #[test]

@@ -37,10 +37,10 @@ impl ScenetreeApp {
 
     /// Asks where to save the document.
     pub(super) fn save_as(&mut self) {
-        self.pick(
-            DialogPurpose::SaveAs,
-            self.bench.doc.file.as_ref().map(|f| f.path.clone()),
-        );
+        let doc = &self.bench.doc;
+        let suggestion =
+            (doc.file.as_ref().map(|f| f.path.clone())).or_else(|| doc.save_as_suggestion.clone());
+        self.pick(DialogPurpose::SaveAs, suggestion);
     }
 
     pub(super) fn menu_ui(&mut self, ui: &mut egui::Ui) {

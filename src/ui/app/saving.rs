@@ -89,7 +89,10 @@ impl ScenetreeApp {
         }
         match self.bench.doc.file.clone() {
             Some(file) => self.save_to(file.path),
-            None => self.pick(DialogPurpose::SaveAs, None),
+            None => {
+                let suggestion = self.bench.doc.save_as_suggestion.clone();
+                self.pick(DialogPurpose::SaveAs, suggestion)
+            }
         }
     }
 
