@@ -195,7 +195,7 @@ fn escape_cancels_a_question_and_closes_an_error_but_never_answers_the_recovery_
     let recovery = dir.path().join("recovery");
     let crashed = io::recovery::RecoverySession::start(&recovery).unwrap();
     crashed
-        .write(&scenetree_core::examples::showroom(), None, None)
+        .write(&scenetree_core::examples::showroom(), &Default::default())
         .unwrap();
     drop(crashed);
     let mut h = app(Launch::default(), Some(recovery));
@@ -288,8 +288,10 @@ fn work_recorded_under_a_relative_path_by_an_older_editor_opens_untitled() {
     crashed
         .write(
             &scenetree_core::examples::showroom(),
-            Some(&dir.path().join("large.json")),
-            None,
+            &io::recovery::WorkOrigin {
+                file: Some(dir.path().join("large.json")),
+                ..Default::default()
+            },
         )
         .unwrap();
     // What an older scenetree wrote: the path as typed, relative to a folder not recorded.
@@ -324,7 +326,7 @@ fn work_left_by_a_crash_is_offered_back() {
     .unwrap();
     // An editor that autosaved and then crashed (dropping the session releases its lock).
     let crashed = io::recovery::RecoverySession::start(&recovery).unwrap();
-    crashed.write(&lost, None, None).unwrap();
+    crashed.write(&lost, &Default::default()).unwrap();
     drop(crashed);
     let mut h = app(Launch::default(), Some(recovery.clone()));
     assert!(h.query_by_label("Recover unsaved work?").is_some());

@@ -491,3 +491,62 @@ fn a_project_save_that_fails_halfway_says_which_files_it_wrote_and_blames_no_oth
         Some("Book shelf")
     );
 }
+
+#[test]
+fn untitled_work_in_a_project_is_recovered_with_the_projects_models() {
+    use super::app_flows::unsettled_app;
+    use super::project_flows::settle as settle_with_models;
+    let dir = tempfile::tempdir().unwrap();
+    let recovery = dir.path().join("recovery");
+    let start = || {
+        let mut h = unsettled_app(Launch::default(), Some(recovery.clone()));
+        settle_with_models(&mut h);
+        h
+    };
+    // The bundled Cozy House opens untitled (a save asks where) with its project's models.
+    let mut h = start();
+    h.state_mut()
+        .set_autosave_timing(Duration::from_secs(3600), Duration::ZERO);
+    h.get_by_label("File").click();
+    h.run();
+    h.get_by_label_contains("Open Example").hover();
+    h.run();
+    h.get_by_label_contains("Cozy House").click();
+    settle_with_models(&mut h);
+    let house = (h.state().workbench().doc.view().entities())
+        .find(|e| e.0 >= 512)
+        .unwrap();
+    h.state_mut()
+        .workbench_mut()
+        .doc
+        .apply(scenetree::editor::Command::Rename {
+            entity: house,
+            name: "Renamed before the crash".into(),
+        })
+        .unwrap();
+    h.step();
+    drop(h);
+
+    let mut h = start();
+    let offer = format!(
+        "untitled scene of the project {}",
+        scenetree::ui::app::cozy_house_dir().display()
+    );
+    assert!(h.query_by_label_contains(&offer).is_some());
+    h.get_by_label("Recover").click();
+    h.step();
+    settle_with_models(&mut h);
+    let doc = &h.state().workbench().doc;
+    assert_eq!(
+        doc.name_of(house).as_deref(),
+        Some("Renamed before the crash")
+    );
+    assert!(doc.file.is_none() && doc.is_modified());
+    let project = doc
+        .project
+        .as_ref()
+        .expect("its project, whose models it draws");
+    assert_eq!(project.root, scenetree::ui::app::cozy_house_dir());
+    let progress = h.state().workbench().viewport.assets.progress();
+    assert!(progress.ready >= 26, "{progress:?}");
+}

@@ -15,8 +15,9 @@ use super::ScenetreeApp;
 use crate::editor::{Document, SceneFile};
 use crate::ui::action::Severity;
 use scenetree_core::crdt::ReplicaVersion;
-use scenetree_dcl::io::recovery::{OrphanedWork, RecoveryInfo, RecoverySession};
-use scenetree_dcl::io::{FileStamp, SceneFormat};
+use scenetree_dcl::io::SceneFormat;
+use scenetree_dcl::io::project::{Project, is_project_manifest};
+use scenetree_dcl::io::recovery::{OrphanedWork, RecoveryInfo, RecoverySession, WorkOrigin};
 
 pub(super) const AUTOSAVE_EVERY: Duration = Duration::from_secs(30);
 pub(super) const AUTOSAVE_IDLE: Duration = Duration::from_secs(2);
@@ -121,11 +122,10 @@ impl Autosave {
         self.written = Some(version);
         let session = Arc::clone(session);
         let replica = doc.replica().clone();
-        let original = doc.file.as_ref().map(|f| f.path.clone());
-        let stamp = doc.disk_stamp;
+        let origin = work_origin(doc);
         let spawned = std::thread::Builder::new()
             .name("autosave".into())
-            .spawn(move || session.write(&replica, original.as_deref(), stamp));
+            .spawn(move || session.write(&replica, &origin));
         match spawned {
             Ok(job) => {
                 self.job = Some(job);
@@ -136,16 +136,11 @@ impl Autosave {
     }
 
     /// Writes `doc`'s state for recovery now, on this thread (a recovered document, a
-    /// termination signal), as the work of `original` as it was at `stamp`.
-    pub(super) fn write_now(
-        &mut self,
-        doc: &Document,
-        original: Option<&std::path::Path>,
-        stamp: Option<FileStamp>,
-    ) -> std::io::Result<()> {
+    /// termination signal), as work of `origin`.
+    pub(super) fn write_now(&mut self, doc: &Document, origin: &WorkOrigin) -> std::io::Result<()> {
         let finished = self.finish();
         if let Some(session) = &self.session {
-            session.write(doc.replica(), original, stamp)?;
+            session.write(doc.replica(), origin)?;
             self.written = Some(doc.replica().version());
         }
         finished
@@ -200,11 +195,12 @@ impl ScenetreeApp {
             Ok(replica) => {
                 let doc = recovered_document(replica, work.original(), &work.info);
                 self.replace_document(doc);
-                let kept = self.autosave.write_now(
-                    &self.bench.doc,
-                    work.original(),
-                    work.info.original_stamp,
-                );
+                let origin = WorkOrigin {
+                    file: work.original().map(std::path::Path::to_path_buf),
+                    stamp: work.info.original_stamp,
+                    ..work_origin(&self.bench.doc)
+                };
+                let kept = self.autosave.write_now(&self.bench.doc, &origin);
                 match kept {
                     Ok(()) => {
                         work.discard();
@@ -239,7 +235,13 @@ fn recovered_document(
     info: &RecoveryInfo,
 ) -> Document {
     let Some(original) = original else {
-        return Document::recovered(replica, None);
+        let mut doc = Document::recovered(replica, None);
+        // An untitled document of a project (the bundled example, a damaged file's readable
+        // part) draws the project's models again, if the project is still there.
+        doc.project = (info.project.as_deref())
+            .filter(|root| is_project_manifest(&root.join("scene.json")))
+            .map(Project::at_root);
+        return doc;
     };
     let progress = std::sync::atomic::AtomicU32::new(0);
     let mut doc = match crate::ui::files::load_document(original, &progress) {
@@ -255,4 +257,13 @@ fn recovered_document(
     };
     doc.disk_stamp = info.original_stamp;
     doc
+}
+
+/// Where `doc`'s unsaved work comes from: its file as last seen on disk, and its project.
+pub(super) fn work_origin(doc: &Document) -> WorkOrigin {
+    WorkOrigin {
+        file: doc.file.as_ref().map(|f| f.path.clone()),
+        stamp: doc.disk_stamp,
+        project: doc.project.as_ref().map(|p| p.root.clone()),
+    }
 }

@@ -105,7 +105,10 @@ impl ScenetreeApp {
                     "{} (in a folder an older scenetree did not record: it opens untitled)",
                     name.display()
                 ),
-                (None, None) => "an untitled scene".to_string(),
+                (None, None) => match &work.info.project {
+                    Some(root) => format!("an untitled scene of the project {}", root.display()),
+                    None => "an untitled scene".to_string(),
+                },
             };
             let mut text = format!(
                 "scenetree kept unsaved changes to {what} from a session that did not end cleanly."

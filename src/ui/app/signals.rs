@@ -26,10 +26,7 @@ impl ScenetreeApp {
         self.terminated = true;
         let doc = &self.bench.doc;
         if doc.is_modified() && !self.autosave.holds(doc.replica().version()) {
-            let original = doc.file.as_ref().map(|f| f.path.clone());
-            let written = self
-                .autosave
-                .write_now(doc, original.as_deref(), doc.disk_stamp);
+            let written = (self.autosave).write_now(doc, &super::autosave::work_origin(doc));
             if let Err(e) = &written {
                 // Nobody may see the status bar now; the log may reach the session's.
                 log::error!("autosave on termination failed: {e}");

@@ -37,6 +37,22 @@ pub struct RecoveryInfo {
     /// older editors left.
     #[serde(default)]
     pub original_stamp: Option<FileStamp>,
+    /// The root of the Decentraland project an untitled document belonged to (the bundled
+    /// example, a damaged file's readable part), so that its models draw again once the work
+    /// is recovered. Absent in work older editors left.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub project: Option<PathBuf>,
+}
+
+/// Where a document's unsaved work comes from, recorded beside it for the next start.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WorkOrigin {
+    /// The file the work belongs to, if it has one.
+    pub file: Option<PathBuf>,
+    /// How `file` looked on disk when the editor last read or saved it.
+    pub stamp: Option<FileStamp>,
+    /// The root of the Decentraland project the document belongs to, if any.
+    pub project: Option<PathBuf>,
 }
 
 /// This editor's recovery folder, locked while the editor runs. Dropping it (as a crash does)
@@ -76,14 +92,9 @@ impl RecoverySession {
     /// Writes the current state of `original` (or of an untitled document) for recovery,
     /// atomically, replacing the work of any other document this editor kept before.
     /// `original_stamp`: how `original` looked when the editor last read or saved it.
-    pub fn write(
-        &self,
-        replica: &Replica,
-        original: Option<&Path>,
-        original_stamp: Option<FileStamp>,
-    ) -> std::io::Result<()> {
+    pub fn write(&self, replica: &Replica, origin: &WorkOrigin) -> std::io::Result<()> {
         // The next start may run in another folder: a relative path would name another file.
-        let original = original.map(super::whole_path);
+        let original = origin.file.as_deref().map(super::whole_path);
         let original = original.as_deref();
         let key = document_key(original);
         write_atomic(
@@ -95,7 +106,8 @@ impl RecoverySession {
             saved_at_unix: SystemTime::now()
                 .duration_since(UNIX_EPOCH)
                 .map_or(0, |d| d.as_secs()),
-            original_stamp,
+            original_stamp: origin.stamp,
+            project: origin.project.as_deref().map(super::whole_path),
         };
         let meta = serde_json::to_vec_pretty(&info).map_err(std::io::Error::other)?;
         write_atomic(&self.dir.join(format!("{key}{META_SUFFIX}")), &meta)?;
@@ -245,6 +257,13 @@ mod tests {
     use super::*;
     use scenetree_core::model::{Entity, encode_name, ids};
 
+    fn on_file(path: &str) -> WorkOrigin {
+        WorkOrigin {
+            file: Some(PathBuf::from(path)),
+            ..WorkOrigin::default()
+        }
+    }
+
     fn unsaved() -> Replica {
         let mut r = Replica::new();
         r.put(Entity(512), ids::NAME, encode_name("Unsaved"))
@@ -257,7 +276,7 @@ mod tests {
         let root = tempfile::tempdir().unwrap();
         let running = RecoverySession::start(root.path()).unwrap();
         running
-            .write(&unsaved(), Some(Path::new("/scenes/room.json")), None)
+            .write(&unsaved(), &on_file("/scenes/room.json"))
             .unwrap();
         assert!(
             find_orphaned_work(root.path()).is_empty(),
@@ -287,7 +306,7 @@ mod tests {
         let root = tempfile::tempdir().unwrap();
         let session = RecoverySession::start(root.path()).unwrap();
         session
-            .write(&unsaved(), Some(Path::new("scenes/room.json")), None)
+            .write(&unsaved(), &on_file("scenes/room.json"))
             .unwrap();
         drop(session);
         let work = find_orphaned_work(root.path()).pop().unwrap();
@@ -303,7 +322,7 @@ mod tests {
     fn work_an_older_editor_left_under_a_relative_path_belongs_to_no_file() {
         let root = tempfile::tempdir().unwrap();
         let session = RecoverySession::start(root.path()).unwrap();
-        session.write(&unsaved(), None, None).unwrap();
+        session.write(&unsaved(), &WorkOrigin::default()).unwrap();
         let key = document_key(Some(Path::new("large.json")));
         std::fs::rename(
             session.dir().join(format!("untitled{SCENE_SUFFIX}")),
@@ -327,9 +346,9 @@ mod tests {
         let session = RecoverySession::start(root.path()).unwrap();
         let lock = std::fs::read_to_string(session.dir().join(LOCK)).unwrap();
         assert_eq!(lock.trim(), format!("pid {}", std::process::id()));
-        session.write(&unsaved(), None, None).unwrap();
+        session.write(&unsaved(), &WorkOrigin::default()).unwrap();
         session
-            .write(&unsaved(), Some(Path::new("/scenes/a.json")), None)
+            .write(&unsaved(), &on_file("/scenes/a.json"))
             .unwrap();
         let kept = autosaves(session.dir());
         assert_eq!(kept.len(), 1, "the untitled work was replaced: {kept:?}");

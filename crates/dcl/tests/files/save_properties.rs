@@ -249,7 +249,7 @@ proptest! {
         let path = session.dir().join("untitled.autosave.json");
         let (real, old) = prepare(&path, &existing);
         // The autosave never has the user's consent: a read-only file there is refused.
-        let saved = session.write(&replica, None, None);
+        let saved = session.write(&replica, &Default::default());
         check_outcome(&path, &existing, &real, &old, saved.is_err(), false)?;
         prop_assert!(temporaries(root.path()).is_empty(), "{:?}", temporaries(root.path()));
         session.end();
