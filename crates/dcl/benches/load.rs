@@ -6,8 +6,10 @@
 //!   `io::native::parse_native` (the typed reader, following its JSON path for errors).
 //! - `load/main_crdt_to_view`: the same scene as `main.crdt` bytes (about 7 MB), decoded and
 //!   applied (`Replica::apply_all`).
-//! - `load/write_native_json`, `load/write_main_crdt`: the other way, the replica written as
-//!   each file's text or bytes (what a save and the editor's autosave do before writing).
+//! - `load/write_native_json`, `load/write_main_crdt`, `load/write_main_composite`: the other
+//!   way, the replica written as each file's text or bytes (what a save and the editor's
+//!   autosave do before writing); the composite as a scene not read from one is written (the
+//!   Inspector's layout, every component with its schema).
 //!
 //! Throughput is the file's bytes. Run: `cargo bench --bench load`.
 
@@ -18,7 +20,7 @@ use std::time::Duration;
 use criterion::{Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
 use scenetree_core::crdt::Replica;
 use scenetree_core::scene::SceneView;
-use scenetree_dcl::io::{dcl_crdt, native};
+use scenetree_dcl::io::{CompositeDoc, dcl_composite, dcl_crdt, native};
 
 /// The allocator the editor runs with (main.rs): huge pages under large arrays.
 #[global_allocator]
@@ -63,6 +65,13 @@ fn load(c: &mut Criterion) {
     group.throughput(Throughput::Bytes(json.len() as u64));
     group.bench_function("write_native_json", |b| {
         b.iter(|| native::to_native_json(black_box(&scene)))
+    });
+    let new_composite = CompositeDoc::new();
+    let composite = dcl_composite::composite_json(&scene, &new_composite).text;
+    eprintln!("load: main.composite {} bytes", composite.len());
+    group.throughput(Throughput::Bytes(composite.len() as u64));
+    group.bench_function("write_main_composite", |b| {
+        b.iter(|| dcl_composite::composite_json(black_box(&scene), &new_composite))
     });
     group.finish();
 }
