@@ -118,20 +118,22 @@ mod tests {
 
 /// `JSON.stringify(value)`: compact, numbers as JavaScript prints them (`0.0000010051146546175005`,
 /// `1e+21`), strings escaped as JavaScript escapes them.
-pub fn stringify(value: &Value) -> String {
+pub fn stringify(value: &(impl serde::Serialize + ?Sized)) -> String {
     write_json(value, serde_json::ser::CompactFormatter)
 }
 
 /// `JSON.stringify(value, null, indent)`: one member per line, indented by `indent`.
-pub fn stringify_pretty(value: &Value, indent: &str) -> String {
+pub fn stringify_pretty(value: &(impl serde::Serialize + ?Sized), indent: &str) -> String {
     write_json(
         value,
         serde_json::ser::PrettyFormatter::with_indent(indent.as_bytes()),
     )
 }
 
-fn write_json<F: serde_json::ser::Formatter>(value: &Value, layout: F) -> String {
-    use serde::Serialize as _;
+fn write_json<F: serde_json::ser::Formatter>(
+    value: &(impl serde::Serialize + ?Sized),
+    layout: F,
+) -> String {
     let mut out = Vec::with_capacity(128);
     let mut ser = serde_json::Serializer::with_formatter(&mut out, JsNumbers(layout));
     value

@@ -139,30 +139,24 @@ impl ScenetreeApp {
                     .map(|()| files.names())
             }
             None => {
-                if !consent.loss {
-                    let lost = io::encode_scene(doc.replica(), format, &doc.save_context).lost;
-                    if !lost.is_empty() {
-                        self.save_question = Some(SaveQuestion::Lossy {
-                            path,
-                            lost,
-                            consent,
-                        });
-                        return;
-                    }
+                // Encoded once: what it would lose is asked about before anything is written.
+                let encoded = io::encode_scene(doc.replica(), format, &doc.save_context);
+                if !consent.loss && !encoded.lost.is_empty() {
+                    self.save_question = Some(SaveQuestion::Lossy {
+                        path,
+                        lost: encoded.lost,
+                        consent,
+                    });
+                    return;
                 }
-                io::save_scene_consenting(
-                    doc.replica(),
-                    &doc.save_context,
-                    &path,
-                    true,
-                    consent.write(),
-                )
-                .map(|_| String::new())
-                .map_err(|error| ProjectWriteError {
-                    error,
-                    written: Vec::new(),
-                    not_written: vec![path.clone()],
-                })
+                io::write_atomic_with(&path, &encoded.bytes, consent.write())
+                    .map_err(io::SaveError::from)
+                    .map(|()| String::new())
+                    .map_err(|error| ProjectWriteError {
+                        error,
+                        written: Vec::new(),
+                        not_written: vec![path.clone()],
+                    })
             }
         };
         match written {

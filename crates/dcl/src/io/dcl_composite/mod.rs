@@ -91,7 +91,7 @@ impl JsonLayout {
     }
 
     /// `value` written in this layout, numbers as JavaScript prints them.
-    pub fn write(&self, value: &Value) -> String {
+    pub fn write(&self, value: &(impl serde::Serialize + ?Sized)) -> String {
         let mut text = match &self.indent {
             Some(indent) => stringify_pretty(value, indent),
             None => stringify(value),

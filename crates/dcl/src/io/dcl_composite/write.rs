@@ -1,10 +1,12 @@
 //! Writing a replica as a `main.composite`, keeping what a [`CompositeDoc`] read.
 
-use std::collections::HashSet;
+use std::borrow::Cow;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
-use serde_json::{Map, Value, json};
+use rustc_hash::FxHashSet;
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::{Map, Value};
 
 use super::{Codec, CompositeComponent, CompositeDoc, Entry};
 use crate::nodes::inspector_json_schema;
@@ -29,12 +31,16 @@ pub struct CompositeOutput {
 
 /// Writes `replica` as a composite, keeping `doc`'s structure and untouched values (see the
 /// module docs). Pass [`CompositeDoc::new`] for a scene that was not read from a composite.
+///
+/// The text is printed straight from the document and the replica (see [`TopOut`]), without
+/// first building a `serde_json::Value` of the whole file: for the 65,024-entity example that
+/// tree's allocations, hashing and copies of unchanged values took most of a second.
 pub fn composite_json(replica: &Replica, doc: &CompositeDoc) -> CompositeOutput {
     let mut lost = Vec::new();
-    let mut components: Vec<Value> = Vec::with_capacity(doc.components.len());
-    let mut written_ids = HashSet::new();
+    let mut components: Vec<ComponentOut> = Vec::with_capacity(doc.components.len());
+    let mut written_ids = FxHashSet::default();
     for c in &doc.components {
-        components.push(Value::Object(write_component(replica, c)));
+        components.push(write_component(replica, c));
         written_ids.extend(c.id);
     }
     // Components the replica holds that the composite did not.
@@ -42,7 +48,7 @@ pub fn composite_json(replica: &Replica, doc: &CompositeDoc) -> CompositeOutput 
         .live_entities()
         .flat_map(|e| replica.components_of(e))
         .filter(|id| !written_ids.contains(id))
-        .collect::<HashSet<u32>>()
+        .collect::<FxHashSet<u32>>()
         .into_iter()
         .collect();
     new_ids.sort_unstable();
@@ -77,78 +83,187 @@ pub fn composite_json(replica: &Replica, doc: &CompositeDoc) -> CompositeOutput 
             ));
             continue;
         };
-        let codec = codec_for_new(id);
-        let mut data = Map::new();
-        for e in holders {
-            if let Some(bytes) = replica.component_data(e, id) {
-                data.insert(e.0.to_string(), encode_data(&codec, bytes, false));
-            }
-        }
-        let mut obj = Map::new();
-        obj.insert("name".into(), Value::String(name.into()));
-        obj.insert("jsonSchema".into(), schema_json);
-        obj.insert("data".into(), Value::Object(data));
-        components.push(Value::Object(obj));
+        let data = (holders.into_iter())
+            .filter_map(|e| Some((e, EntryOut::encode(replica.component_data(e, id)?, false))))
+            .collect();
+        let mut fields = Map::new();
+        fields.insert("name".into(), Value::String(name.into()));
+        fields.insert("jsonSchema".into(), schema_json);
+        fields.insert("data".into(), Value::Null); // its place: the data is written there
+        components.push(ComponentOut {
+            fields: Cow::Owned(fields),
+            codec: Cow::Owned(codec_for_new(id)),
+            data,
+        });
     }
-    let mut top = doc.top.clone();
-    top.insert("components".into(), Value::Array(components));
-    let text = doc.layout.write(&Value::Object(top));
+    let top = TopOut {
+        fields: &doc.top,
+        components: &components,
+    };
+    let text = doc.layout.write(&top);
     CompositeOutput { text, lost }
 }
 
-fn write_component(replica: &Replica, c: &CompositeComponent) -> Map<String, Value> {
-    let mut data = Map::new();
-    let mut seen = HashSet::new();
-    for entry in &c.entries {
-        seen.insert(entry.entity);
-        if let Some(value) = entry_data(replica, c, entry) {
-            data.insert(entry.entity.0.to_string(), value);
+/// The top-level object as written: the document's keys in their order, `"components"`
+/// holding the written components (appended when the document had none).
+struct TopOut<'a> {
+    fields: &'a Map<String, Value>,
+    components: &'a [ComponentOut<'a>],
+}
+
+/// One component as written: its object's keys in their order, `"data"` holding `data`
+/// (appended when the object had no `"data"` and there are values to write).
+struct ComponentOut<'a> {
+    fields: Cow<'a, Map<String, Value>>,
+    /// How its new values are written.
+    codec: Cow<'a, Codec>,
+    /// The values to write, in the order to write them.
+    data: Vec<(Entity, EntryOut<'a>)>,
+}
+
+/// One value as written: the entry as read (unchanged), or the replica's bytes, encoded as a
+/// `{"json": …}` or `{"binary": …}` entry only when printed, so that a scene's worth of
+/// JSON values never lives in memory at once.
+enum EntryOut<'a> {
+    Kept(&'a Value),
+    Encoded {
+        bytes: &'a [u8],
+        /// The entry was `binary`: it stays so.
+        prefer_binary: bool,
+    },
+}
+
+impl<'a> EntryOut<'a> {
+    fn encode(bytes: &'a [u8], prefer_binary: bool) -> Self {
+        EntryOut::Encoded {
+            bytes,
+            prefer_binary,
         }
     }
+}
+
+impl Serialize for TopOut<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        const KEY: &str = "components";
+        let appended = !self.fields.contains_key(KEY);
+        let mut map = serializer.serialize_map(Some(self.fields.len() + usize::from(appended)))?;
+        for (key, value) in self.fields {
+            if key == KEY {
+                map.serialize_entry(key, self.components)?;
+            } else {
+                map.serialize_entry(key, value)?;
+            }
+        }
+        if appended {
+            map.serialize_entry(KEY, self.components)?;
+        }
+        map.end()
+    }
+}
+
+impl Serialize for ComponentOut<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        const KEY: &str = "data";
+        let appended = !self.fields.contains_key(KEY) && !self.data.is_empty();
+        let mut map = serializer.serialize_map(Some(self.fields.len() + usize::from(appended)))?;
+        for (key, value) in self.fields.iter() {
+            if key == KEY {
+                map.serialize_entry(key, &DataOut(self))?;
+            } else {
+                map.serialize_entry(key, value)?;
+            }
+        }
+        if appended {
+            map.serialize_entry(KEY, &DataOut(self))?;
+        }
+        map.end()
+    }
+}
+
+/// A component's `"data"` object: entity numbers as keys (JSON prints them quoted).
+struct DataOut<'a>(&'a ComponentOut<'a>);
+
+impl Serialize for DataOut<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let component = self.0;
+        let mut map = serializer.serialize_map(Some(component.data.len()))?;
+        for (entity, entry) in &component.data {
+            map.serialize_key(&entity.0)?;
+            match *entry {
+                EntryOut::Kept(value) => map.serialize_value(value)?,
+                EntryOut::Encoded {
+                    bytes,
+                    prefer_binary,
+                } => map.serialize_value(&encode_data(&component.codec, bytes, prefer_binary))?,
+            }
+        }
+        map.end()
+    }
+}
+
+/// A new or changed value: `{"json": …}` or `{"binary": base64}`.
+enum Encoded {
+    Json(Value),
+    Binary(String),
+}
+
+impl Serialize for Encoded {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(1))?;
+        match self {
+            Encoded::Json(json) => map.serialize_entry("json", json)?,
+            Encoded::Binary(base64) => map.serialize_entry("binary", base64)?,
+        }
+        map.end()
+    }
+}
+
+fn write_component<'a>(replica: &'a Replica, c: &'a CompositeComponent) -> ComponentOut<'a> {
+    let mut data: Vec<(Entity, EntryOut<'a>)> = (c.entries.iter())
+        .filter_map(|entry| Some((entry.entity, entry_data(replica, c, entry)?)))
+        .collect();
     if let Some(id) = c.id.filter(|_| c.codec != Codec::Preserved) {
+        let seen: FxHashSet<Entity> = c.entries.iter().map(|entry| entry.entity).collect();
         for e in entities_with(replica, id) {
             if !seen.contains(&e)
                 && let Some(bytes) = replica.component_data(e, id)
             {
-                data.insert(e.0.to_string(), encode_data(&c.codec, bytes, false));
+                data.push((e, EntryOut::encode(bytes, false)));
             }
         }
     }
     // JavaScript prints integer-like keys in ascending order: new entities go to their place
     // (unless the file itself was not in that order, which is then kept).
     if c.entries.windows(2).all(|w| w[0].entity < w[1].entity) {
-        let mut sorted: Vec<(String, Value)> = std::mem::take(&mut data).into_iter().collect();
-        sorted.sort_by(|a, b| entity_key_order(&a.0).cmp(&entity_key_order(&b.0)));
-        data = sorted.into_iter().collect();
+        data.sort_by_key(|(e, _)| *e);
     }
-    let mut raw = c.raw.clone();
-    // A component read with no "data" key gets one only when it now holds values.
-    if raw.contains_key("data") || !data.is_empty() {
-        raw.insert("data".into(), Value::Object(data));
+    ComponentOut {
+        fields: Cow::Borrowed(&c.raw),
+        codec: Cow::Borrowed(&c.codec),
+        data,
     }
-    raw
 }
 
 /// What to write for a value the composite held: the original when unchanged, the new value
 /// when changed, nothing when removed.
-fn entry_data(replica: &Replica, c: &CompositeComponent, entry: &Entry) -> Option<Value> {
+fn entry_data<'a>(
+    replica: &'a Replica,
+    c: &CompositeComponent,
+    entry: &'a Entry,
+) -> Option<EntryOut<'a>> {
     let current = c.id.and_then(|id| replica.component_data(entry.entity, id));
     match (&entry.loaded, current) {
-        (Some(old), Some(now)) if old.as_slice() == now => Some(entry.data.clone()),
+        (Some(old), Some(now)) if old.as_slice() == now => Some(EntryOut::Kept(&entry.data)),
         (_, Some(now)) if c.codec != Codec::Preserved => {
             let was_binary = entry.data.get("json").is_none_or(Value::is_null);
-            Some(encode_data(&c.codec, now, was_binary))
+            Some(EntryOut::encode(now, was_binary))
         }
         // Loaded and now gone: the component or its entity was removed.
         (Some(_), None) => None,
         // Preserved only: kept unless its entity was deleted.
-        (None, _) => (!replica.is_deleted(entry.entity)).then(|| entry.data.clone()),
-        (Some(_), Some(_)) => Some(entry.data.clone()),
+        (None, _) => (!replica.is_deleted(entry.entity)).then_some(EntryOut::Kept(&entry.data)),
+        (Some(_), Some(_)) => Some(EntryOut::Kept(&entry.data)),
     }
-}
-
-fn entity_key_order(key: &str) -> (u64, &str) {
-    (key.parse::<u32>().map_or(u64::MAX, u64::from), key)
 }
 
 fn entities_with(replica: &Replica, id: u32) -> Vec<Entity> {
@@ -166,13 +281,13 @@ fn codec_for_new(id: u32) -> Codec {
 
 /// A data entry for bytes: `{"json": …}` when that JSON reads back as exactly these bytes,
 /// else `{"binary": base64}`.
-fn encode_data(codec: &Codec, bytes: &[u8], prefer_binary: bool) -> Value {
+fn encode_data(codec: &Codec, bytes: &[u8], prefer_binary: bool) -> Encoded {
     let json = match codec {
         Codec::Value(c) if !prefer_binary => c.exact_json(bytes),
         _ => None,
     };
     match json {
-        Some(j) => json!({ "json": j }),
-        None => json!({ "binary": BASE64.encode(bytes) }),
+        Some(j) => Encoded::Json(j),
+        None => Encoded::Binary(BASE64.encode(bytes)),
     }
 }
