@@ -6,6 +6,8 @@
 //!   `io::native::parse_native` (the typed reader, following its JSON path for errors).
 //! - `load/main_crdt_to_view`: the same scene as `main.crdt` bytes (about 7 MB), decoded and
 //!   applied (`Replica::apply_all`).
+//! - `load/main_composite_to_view`: the same scene as the `main.composite` scenetree writes for
+//!   it (about 43 MB), parsed and loaded, every value's JSON kept for a faithful save.
 //! - `load/write_native_json`, `load/write_main_crdt`, `load/write_main_composite`: the other
 //!   way, the replica written as each file's text or bytes (what a save and the editor's
 //!   autosave do before writing); the composite as a scene not read from one is written (the
@@ -72,6 +74,14 @@ fn load(c: &mut Criterion) {
     group.throughput(Throughput::Bytes(composite.len() as u64));
     group.bench_function("write_main_composite", |b| {
         b.iter(|| dcl_composite::composite_json(black_box(&scene), &new_composite))
+    });
+    group.bench_function("main_composite_to_view", |b| {
+        b.iter(|| {
+            let (replica, doc, _) =
+                dcl_composite::parse_composite(Path::new("main.composite"), black_box(&composite))
+                    .expect("reads");
+            (SceneView::from_source(&replica), doc)
+        })
     });
     group.finish();
 }

@@ -29,24 +29,26 @@ pub fn parse_composite(
 ) -> Result<(Replica, CompositeDoc, CompositeReport), LoadError> {
     let doc: Value = serde_json::from_str(text).map_err(|e| LoadError::json_syntax(path, &e))?;
     let fail = |at: &str, message: String| LoadError::at_json(path, at, message);
-    let Value::Object(top) = doc else {
+    let Value::Object(mut top) = doc else {
         return Err(LoadError::file(
             path,
             "not a main.composite: expected a JSON object",
         ));
     };
-    let Some(list) = top.get("components") else {
+    // The list moves into the components read from it; the key keeps its place in `top` (a
+    // save writes the components there).
+    let Some(list) = top.get_mut("components") else {
         return Err(fail(
             "components",
             "missing: a main.composite has a \"components\" list".into(),
         ));
     };
-    let Value::Array(list) = list else {
+    let Value::Array(list) = std::mem::replace(list, Value::Array(Vec::new())) else {
         return Err(fail("components", "expected a list".into()));
     };
     let mut report = CompositeReport::default();
     let mut components: Vec<CompositeComponent> = Vec::with_capacity(list.len());
-    for (i, item) in list.iter().enumerate() {
+    for (i, item) in list.into_iter().enumerate() {
         let at = format!("components[{i}]");
         let component = read_component(item, &at, &mut report).map_err(|(p, m)| fail(&p, m))?;
         if components.iter().any(|c| c.name == component.name) {
@@ -85,35 +87,38 @@ pub fn parse_composite(
 
 type ReadError = (String, String);
 
+/// Reads one component object; its values move into the entries, its `"data"` key keeps its
+/// place in [`CompositeComponent::raw`] (a save writes the values there).
 fn read_component(
-    item: &Value,
+    item: Value,
     at: &str,
     report: &mut CompositeReport,
 ) -> Result<CompositeComponent, ReadError> {
-    let Value::Object(raw) = item else {
+    let Value::Object(mut raw) = item else {
         return Err((at.into(), "expected a component object".into()));
     };
     let name = match raw.get("name") {
         Some(Value::String(n)) => n.clone(),
         _ => return Err((format!("{at}.name"), "expected the component's name".into())),
     };
-    let data = match raw.get("data") {
+    let data = match raw.get_mut("data") {
         None => Map::new(),
-        Some(Value::Object(d)) => d.clone(),
+        Some(Value::Object(d)) => std::mem::take(d),
         Some(_) => return Err((format!("{at}.data"), "expected an object".into())),
     };
     let id = component_id(&name);
     let (codec, why) = choose_codec(&name, id, raw.get("jsonSchema"), !data.is_empty());
     let mut entries = Vec::with_capacity(data.len());
-    for (key, value) in &data {
+    let mut seen = rustc_hash::FxHashSet::default();
+    for (key, value) in data {
         let at = format!("{at}.data[{key:?}]");
-        let entity = parse_entity_key(key).ok_or_else(|| {
+        let entity = parse_entity_key(&key).ok_or_else(|| {
             (
                 at.clone(),
                 "a data key is an entity number (a decimal integer below 2^32)".to_string(),
             )
         })?;
-        if entries.iter().any(|e: &Entry| e.entity == entity) {
+        if !seen.insert(entity) {
             return Err((at, format!("entity {entity} appears twice")));
         }
         let place = ValuePlace {
@@ -121,7 +126,7 @@ fn read_component(
             component: &name,
             entity,
         };
-        let loaded = match load_value(&codec, id, value, &place)? {
+        let loaded = match load_value(&codec, id, &value, &place)? {
             Ok(bytes) => Some(bytes),
             Err(Some(warning)) => {
                 report.warnings.push(warning);
@@ -131,7 +136,7 @@ fn read_component(
         };
         entries.push(Entry {
             entity,
-            data: value.clone(),
+            data: value,
             loaded,
         });
     }
@@ -148,7 +153,7 @@ fn read_component(
     Ok(CompositeComponent {
         name,
         id,
-        raw: raw.clone(),
+        raw,
         codec,
         entries,
     })
