@@ -17,7 +17,7 @@
 //! escaped here as `JSON.stringify` escapes them, which is what the Inspector's own newer
 //! generator (its UI-designer branch) does.
 
-use std::collections::HashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use scenetree_core::crdt::Replica;
 use scenetree_core::model::component::{decode_name, ids};
@@ -40,15 +40,26 @@ pub fn entity_names_ts(replica: &Replica) -> String {
         "// Auto-generated entity names from the scene\n\n\n/**\n * Object containing all entity \
          names in the scene for autocomplete support.\n */\nexport enum EntityNames {\n",
     );
-    let mut keys: HashSet<String> = HashSet::with_capacity(names.len());
+    let mut keys: FxHashSet<String> = FxHashSet::default();
+    // Per base key, the suffix to try first: every lower one was taken when last tried, and
+    // keys are never given back, so the first free suffix is the Inspector's (which counts
+    // from 1 each time: quadratic in the names that share a key, as same-length names in
+    // Chinese or Japanese all do).
+    let mut next_suffix: FxHashMap<String, usize> = FxHashMap::default();
     for name in &names {
         let base = enum_key(name);
-        let mut key = base.clone();
-        let mut suffix = 1;
-        while keys.contains(&key) {
-            key = format!("{base}_{suffix}");
-            suffix += 1;
-        }
+        let key = if keys.contains(&base) {
+            let suffix = next_suffix.entry(base.clone()).or_insert(1);
+            loop {
+                let candidate = format!("{base}_{suffix}");
+                *suffix += 1;
+                if !keys.contains(&candidate) {
+                    break candidate;
+                }
+            }
+        } else {
+            base
+        };
         out.push_str("  ");
         out.push_str(&key);
         out.push_str(" = ");
@@ -169,5 +180,31 @@ mod tests {
              entity names in the scene for autocomplete support.\n */\nexport enum EntityNames \
              {\n} \n"
         );
+    }
+
+    #[test]
+    fn keys_shared_by_many_names_take_the_first_free_suffix_each() {
+        // Same-length names in another script all make one key; a name that is itself a
+        // suffixed key takes that key first, so the next sharer skips it.
+        let names = ["木", "林", "__1", "森", "_", "__2x", "火"];
+        let text = entity_names_ts(&replica_named(&names));
+        let mut sorted = names.to_vec();
+        sorted.sort_by(|a, b| a.encode_utf16().cmp(b.encode_utf16()));
+        // The Inspector's rule, literally: from suffix 1 each time.
+        let mut keys: Vec<String> = Vec::new();
+        let mut expected = Vec::new();
+        for name in sorted {
+            let base = enum_key(name);
+            let mut key = base.clone();
+            let mut suffix = 1;
+            while keys.contains(&key) {
+                key = format!("{base}_{suffix}");
+                suffix += 1;
+            }
+            expected.push(format!("{key} = {},", quoted(name)));
+            keys.push(key);
+        }
+        assert_eq!(entries(&text), expected);
+        assert!(entries(&text).contains(&"__2 = \"木\","), "{text}");
     }
 }
