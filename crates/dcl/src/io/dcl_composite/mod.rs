@@ -47,7 +47,8 @@ use scenetree_core::model::component::ids;
 /// values. Kept beside the replica so a save writes the file back faithfully.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct CompositeDoc {
-    /// The top-level object as read, `"components"` included (replaced on save).
+    /// The top-level object as read; its `"components"` key keeps its place (a save writes
+    /// the components there), the list itself moved into `components`.
     top: Map<String, Value>,
     /// The components in file order.
     components: Vec<CompositeComponent>,
@@ -108,7 +109,8 @@ struct CompositeComponent {
     name: String,
     /// The runtime's id for it; `None` for a `core::` name `@dcl/ecs` 7.28.0 does not have.
     id: Option<u32>,
-    /// The object as read (name, jsonSchema, data, and any other keys, in order).
+    /// The object as read (name, jsonSchema, data, and any other keys, in order); its
+    /// `"data"` key keeps its place, the values themselves moved into `entries`.
     raw: Map<String, Value>,
     /// How its JSON values become bytes.
     codec: Codec,
