@@ -62,11 +62,10 @@ impl IdRange {
             if out.len() >= n {
                 break;
             }
+            // Each block is visited once, so nothing found so far lies in this one.
             let block = (self.first_block + step) % BLOCKS;
             let found = replica.free_entities(n - out.len(), |number| {
-                block_of(number) != Some(block)
-                    || taken(number)
-                    || out.iter().any(|e| e.number() == number)
+                block_of(number) != Some(block) || taken(number)
             });
             out.extend(found);
         }
