@@ -131,9 +131,13 @@ pub enum EditError {
     /// editor's replica refuses.
     #[error("{0}")]
     Live(String),
-    /// No free entity number left (65,535 in use).
-    #[error("the scene has no free entity number left")]
-    Full,
+    /// Fewer free entity numbers than the edit creates entities (a scene has 65,024 numbers,
+    /// 512 to 65,535; a live session only its own range's).
+    #[error(
+        "this needs {needed} new entit(ies) but only {free} entity number(s) are free (a scene \
+         has 65,024, 512 to 65,535): delete entities first, or act on fewer"
+    )]
+    Full { needed: usize, free: usize },
 }
 
 /// The command that adds a glTF model of a project to the scene, as the Decentraland

@@ -323,7 +323,10 @@ impl Document {
                 .free_entities(n, |number| shown.contains(&number)),
         };
         if out.len() < n {
-            Err(EditError::Full)
+            Err(EditError::Full {
+                needed: n,
+                free: out.len(),
+            })
         } else {
             Ok(out)
         }

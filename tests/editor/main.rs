@@ -6,4 +6,5 @@
 mod dcl;
 
 mod editor;
+mod entity_numbers;
 mod inspector_nodes;
