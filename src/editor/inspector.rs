@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 
 use scenetree_core::crdt::Replica;
 use scenetree_core::model::Entity;
-use scenetree_dcl::nodes::{Nodes, hide_id, lock_id, nodes_id};
+use scenetree_dcl::nodes::{ChildEdit, Nodes, hide_id, lock_id, nodes_id};
 
 use super::document::Document;
 use super::order::{SiblingOrder, built_nodes, place_in_nodes};
@@ -17,6 +17,9 @@ use super::order::{SiblingOrder, built_nodes, place_in_nodes};
 pub(super) struct NodesPlan {
     nodes: Option<Nodes>,
     changed: bool,
+    /// Moves and copies of a command, applied in one batch before anything else reads or
+    /// edits the tree (see [`Nodes::apply_edits`]).
+    pending: Vec<ChildEdit>,
 }
 
 impl NodesPlan {
@@ -24,12 +27,24 @@ impl NodesPlan {
         NodesPlan {
             nodes: doc.inspector_nodes(),
             changed: false,
+            pending: Vec::new(),
         }
     }
 
     fn edit(&mut self, f: impl FnOnce(&mut Nodes)) {
+        self.apply_pending();
         if let Some(nodes) = &mut self.nodes {
             f(nodes);
+            self.changed = true;
+        }
+    }
+
+    fn apply_pending(&mut self) {
+        if let Some(nodes) = &mut self.nodes
+            && !self.pending.is_empty()
+        {
+            nodes.apply_edits(&self.pending);
+            self.pending.clear();
             self.changed = true;
         }
     }
@@ -45,17 +60,26 @@ impl NodesPlan {
         if old == Some(new) {
             return;
         }
-        self.edit(|n| {
-            if let Some(old) = old {
-                n.remove_child(old, entity);
-            }
-            n.push_child(new, entity);
+        if self.nodes.is_none() {
+            return;
+        }
+        if let Some(old) = old {
+            self.pending.push(ChildEdit::Remove {
+                parent: old,
+                child: entity,
+            });
+        }
+        self.pending.push(ChildEdit::Insert {
+            parent: new,
+            child: entity,
+            after: None,
         });
     }
 
-    /// `removeEntity`: every entity of the removed subtree loses its node.
-    pub(super) fn deleted(&mut self, entity: Entity) {
-        self.edit(|n| n.remove_node(entity));
+    /// `removeEntity` for each of `entities` (whole subtrees): each loses its node and every
+    /// mention as a child.
+    pub(super) fn deleted(&mut self, entities: &rustc_hash::FxHashSet<Entity>) {
+        self.edit(|n| n.remove_nodes(|e| entities.contains(&e)));
     }
 
     /// `duplicateEntity`: `map` pairs each original of the subtree with its copy; copies are
@@ -94,18 +118,22 @@ impl NodesPlan {
                 stack.push((c, false));
             }
         }
-        self.edit(|n| {
-            for &original in post_order.iter().rev() {
-                let copy = copy_of[&original];
-                match parent(original) {
-                    None | Some(Entity::ROOT) => n.insert_child_after(Entity::ROOT, copy, original),
+        self.pending
+            .extend(post_order.iter().rev().map(|&original| {
+                let child = copy_of[&original];
+                let (parent, after) = match parent(original) {
+                    None | Some(Entity::ROOT) => (Entity::ROOT, Some(original)),
                     Some(p) => match copy_of.get(&p) {
-                        Some(&copied_parent) => n.push_child(copied_parent, copy),
-                        None => n.insert_child_after(p, copy, original),
+                        Some(&copied_parent) => (copied_parent, None),
+                        None => (p, Some(original)),
                     },
+                };
+                ChildEdit::Insert {
+                    parent,
+                    child,
+                    after,
                 }
-            }
-        });
+            }));
     }
 
     /// A drop between rows: `movers` under `parent` right after `after` (`None`: first);
@@ -119,6 +147,7 @@ impl NodesPlan {
         movers: &[Entity],
         after: Option<Entity>,
     ) {
+        self.apply_pending();
         let before = self.nodes.clone();
         let nodes = self.nodes.get_or_insert_with(|| built_nodes(replica));
         place_in_nodes(nodes, parent, shown, movers, after);
@@ -127,7 +156,8 @@ impl NodesPlan {
     }
 
     /// The register write of the new Nodes value, if anything changed.
-    pub(super) fn write(self) -> Option<(Entity, u32, Option<Vec<u8>>)> {
+    pub(super) fn write(mut self) -> Option<(Entity, u32, Option<Vec<u8>>)> {
+        self.apply_pending();
         let nodes = self.nodes.filter(|_| self.changed)?;
         Some((Entity::ROOT, nodes_id(), Some(nodes.encode())))
     }

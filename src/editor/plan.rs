@@ -182,9 +182,10 @@ impl Document {
                 if tops.is_empty() {
                     return Err(EditError::Nothing("delete"));
                 }
+                let mut removed = rustc_hash::FxHashSet::default();
                 for &top in &tops {
                     for e in self.editable_subtree(top)? {
-                        inspector_nodes.deleted(e);
+                        removed.insert(e);
                         for component in self.replica().components_of(e) {
                             if self.replica().component_data(e, component).is_some() {
                                 writes.push((e, component, None));
@@ -192,6 +193,7 @@ impl Document {
                         }
                     }
                 }
+                inspector_nodes.deleted(&removed);
                 applied.deleted = tops;
             }
             Command::SetHidden { entities, hidden } => {

@@ -7,6 +7,7 @@
 //! here opens in the Inspector as if it had been edited there; `oracle/inspector-nodes.cjs`
 //! runs the Inspector's operations for the comparison.
 
+use rustc_hash::FxHashMap;
 use serde_json::{Value, json};
 
 use super::js::FieldError;
@@ -201,6 +202,52 @@ impl Nodes {
         }
     }
 
+    /// Each edit in turn, with the result one call each gives ([`Self::insert_child_after`],
+    /// [`Self::push_child`], [`Self::remove_child`]), in time linear in the edits and the lists
+    /// they touch: one call each searches the nodes and the list, quadratic for the thousands
+    /// of entities a large duplicate or move places.
+    pub fn apply_edits(&mut self, edits: &[ChildEdit]) {
+        let mut at: FxHashMap<Entity, usize> = FxHashMap::default();
+        for (i, node) in self.nodes.iter().enumerate() {
+            at.entry(node.entity).or_insert(i);
+        }
+        // The lists being edited, as linked lists, by node index.
+        let mut lists: FxHashMap<usize, LinkedChildren> = FxHashMap::default();
+        for edit in edits {
+            match *edit {
+                ChildEdit::Insert {
+                    parent,
+                    child,
+                    after,
+                } => {
+                    if let Some(&p) = at.get(&parent) {
+                        let list = (lists.entry(p))
+                            .or_insert_with(|| LinkedChildren::new(&self.nodes[p].children));
+                        list.insert(child, after);
+                    }
+                    if !at.contains_key(&child) {
+                        at.insert(child, self.nodes.len());
+                        self.nodes.push(Node {
+                            entity: child,
+                            open: None,
+                            children: Vec::new(),
+                        });
+                    }
+                }
+                ChildEdit::Remove { parent, child } => {
+                    if let Some(&p) = at.get(&parent) {
+                        (lists.entry(p))
+                            .or_insert_with(|| LinkedChildren::new(&self.nodes[p].children))
+                            .remove(child);
+                    }
+                }
+            }
+        }
+        for (p, list) in lists {
+            self.nodes[p].children = list.into_vec();
+        }
+    }
+
     /// `removeChild`: drop `child` from `parent`'s children (its own node stays).
     pub fn remove_child(&mut self, parent: Entity, child: Entity) {
         if let Some(node) = self.nodes.iter_mut().find(|n| n.entity == parent) {
@@ -210,10 +257,116 @@ impl Nodes {
 
     /// `removeNode`: drop the entity's node and every mention of it as a child.
     pub fn remove_node(&mut self, entity: Entity) {
-        self.nodes.retain(|n| n.entity != entity);
+        self.remove_nodes(|e| e == entity);
+    }
+
+    /// [`remove_node`](Self::remove_node) for every entity `removed` says, in one pass over
+    /// the tree (a delete of many entities costs one pass, not one per entity).
+    pub fn remove_nodes(&mut self, removed: impl Fn(Entity) -> bool) {
+        self.nodes.retain(|n| !removed(n.entity));
         for n in &mut self.nodes {
-            n.children.retain(|c| *c != entity);
+            n.children.retain(|&c| !removed(c));
         }
+    }
+}
+
+/// One edit of a child list, for [`Nodes::apply_edits`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChildEdit {
+    /// `child` into `parent`'s list right after the first `after` (at the end when `after` is
+    /// `None` or not in the list), unless it is there; a node for `child` unless it has one.
+    Insert {
+        parent: Entity,
+        child: Entity,
+        after: Option<Entity>,
+    },
+    /// Every mention of `child` out of `parent`'s list (its own node stays).
+    Remove { parent: Entity, child: Entity },
+}
+
+/// A child list being edited: cells linked both ways in display order, each entity's cells
+/// found by a lookup, so an insert or a removal costs O(1) per cell.
+struct LinkedChildren {
+    entity: Vec<Entity>,
+    next: Vec<usize>,
+    prev: Vec<usize>,
+    first: usize,
+    last: usize,
+    /// Each listed entity's cells, in display order (several only where the stored list
+    /// repeats it: an insert happens only when an entity is absent).
+    cells: FxHashMap<Entity, Vec<usize>>,
+}
+
+impl LinkedChildren {
+    const END: usize = usize::MAX;
+
+    fn new(children: &[Entity]) -> Self {
+        let n = children.len();
+        let mut cells: FxHashMap<Entity, Vec<usize>> = FxHashMap::default();
+        for (i, &c) in children.iter().enumerate() {
+            cells.entry(c).or_default().push(i);
+        }
+        LinkedChildren {
+            entity: children.to_vec(),
+            next: (1..=n)
+                .map(|i| if i == n { Self::END } else { i })
+                .collect(),
+            prev: (0..n)
+                .map(|i| i.checked_sub(1).unwrap_or(Self::END))
+                .collect(),
+            first: if n == 0 { Self::END } else { 0 },
+            last: n.checked_sub(1).unwrap_or(Self::END),
+            cells,
+        }
+    }
+
+    fn insert(&mut self, child: Entity, after: Option<Entity>) {
+        if self.cells.contains_key(&child) {
+            return;
+        }
+        let anchor = after.and_then(|a| self.cells.get(&a)).map(|cells| cells[0]);
+        let new = self.entity.len();
+        self.entity.push(child);
+        self.cells.insert(child, vec![new]);
+        let prev = anchor.unwrap_or(self.last);
+        let next = match prev {
+            Self::END => self.first,
+            p => self.next[p],
+        };
+        self.next.push(next);
+        self.prev.push(prev);
+        match prev {
+            Self::END => self.first = new,
+            p => self.next[p] = new,
+        }
+        match next {
+            Self::END => self.last = new,
+            n => self.prev[n] = new,
+        }
+    }
+
+    fn remove(&mut self, child: Entity) {
+        for cell in self.cells.remove(&child).unwrap_or_default() {
+            let (prev, next) = (self.prev[cell], self.next[cell]);
+            match prev {
+                Self::END => self.first = next,
+                p => self.next[p] = next,
+            }
+            match next {
+                Self::END => self.last = prev,
+                n => self.prev[n] = prev,
+            }
+        }
+    }
+
+    fn into_vec(self) -> Vec<Entity> {
+        let mut out = Vec::with_capacity(self.entity.len());
+        let mut c = self.first;
+        while c != Self::END {
+            out.push(self.entity[c]);
+            c = self.next[c];
+        }
+        out
     }
 }
 
@@ -275,5 +428,53 @@ mod tests {
         );
         n.insert_child(Entity::ROOT, Entity(516), Some(0));
         assert_eq!(n.children_of(Entity::ROOT), [Entity(516), Entity(513)]);
+    }
+
+    proptest::proptest! {
+        /// The batch gives what one call per edit gives, whatever the lists hold (repeats,
+        /// children without nodes, parents without nodes) and whatever the anchors are (a child
+        /// inserted earlier in the batch, one removed, one not in the list, none).
+        #[test]
+        fn editing_children_in_a_batch_equals_one_call_each(
+            lists in proptest::collection::vec(
+                (0u32..12, proptest::collection::vec(0u32..12, 0..6)), 0..6),
+            edits in proptest::collection::vec(
+                (proptest::bool::weighted(0.7), 0u32..14, 0u32..20,
+                    proptest::option::of(0u32..20)), 0..24),
+        ) {
+            let e = |n: u32| Entity(512 + n);
+            let nodes = Nodes {
+                nodes: lists
+                    .iter()
+                    .map(|(entity, children)| Node {
+                        entity: e(*entity),
+                        open: None,
+                        children: children.iter().map(|&c| e(c)).collect(),
+                    })
+                    .collect(),
+            };
+            let edits: Vec<ChildEdit> = edits
+                .iter()
+                .map(|&(insert, p, c, a)| match insert {
+                    true => ChildEdit::Insert { parent: e(p), child: e(c), after: a.map(e) },
+                    false => ChildEdit::Remove { parent: e(p), child: e(c) },
+                })
+                .collect();
+            let mut one_by_one = nodes.clone();
+            for edit in &edits {
+                match *edit {
+                    ChildEdit::Insert { parent, child, after: Some(after) } => {
+                        one_by_one.insert_child_after(parent, child, after)
+                    }
+                    ChildEdit::Insert { parent, child, after: None } => {
+                        one_by_one.push_child(parent, child)
+                    }
+                    ChildEdit::Remove { parent, child } => one_by_one.remove_child(parent, child),
+                }
+            }
+            let mut batched = nodes;
+            batched.apply_edits(&edits);
+            proptest::prop_assert_eq!(batched, one_by_one);
+        }
     }
 }
