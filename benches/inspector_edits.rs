@@ -47,7 +47,8 @@ fn bench(c: &mut Criterion) {
         .sample_size(10)
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_secs(3));
-    let edits: [(&str, fn() -> Command); 3] = [
+    type Edit = (&'static str, fn() -> Command);
+    let edits: [Edit; 3] = [
         ("duplicate_16000", || Command::Duplicate { entities: all() }),
         ("reparent_8000", || Command::Reparent {
             entities: all().into_iter().filter(|e| e.0 % 2 == 1).collect(),

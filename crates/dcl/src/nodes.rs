@@ -225,8 +225,9 @@ impl Nodes {
                             .or_insert_with(|| LinkedChildren::new(&self.nodes[p].children));
                         list.insert(child, after);
                     }
-                    if !at.contains_key(&child) {
-                        at.insert(child, self.nodes.len());
+                    let next = self.nodes.len();
+                    if let std::collections::hash_map::Entry::Vacant(slot) = at.entry(child) {
+                        slot.insert(next);
                         self.nodes.push(Node {
                             entity: child,
                             open: None,
