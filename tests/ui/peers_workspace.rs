@@ -209,7 +209,7 @@ fn a_gizmo_drag_sends_one_message_per_tick_and_one_per_frame_with_the_setting_of
     assert!(moved > 1.05, "Lamp moved along +X: {moved}");
     // The last message carries where the drag ended.
     let (sim, _) = h.state().doc.simulation().unwrap();
-    let last = sim.network().in_flight().last().unwrap();
+    let last = sim.network().in_flight().back().unwrap();
     let row = sim.network().message_row(last);
     let what = row
         .effect

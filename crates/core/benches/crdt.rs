@@ -22,6 +22,9 @@
 //!   with a note, when node or `oracle/node_modules` is missing (`npm ci --prefix oracle`).
 //! - `crdt/codec/decode/<fixture>`, `crdt/codec/encode/<fixture>`: `decode_stream` and
 //!   `encode_stream` on the bundled `main.crdt` fixtures. Throughput = bytes.
+//! - `crdt/network/deliver_all_16000`: the peers simulation delivering, in send order, the
+//!   16,000 messages one peer's writes of 16,000 Transforms in one tick put in flight to the
+//!   other (what "Deliver all" does after moving a large selection). Throughput = messages.
 
 use std::hint::black_box;
 use std::path::Path;
@@ -298,5 +301,40 @@ fn codec(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, apply, codec);
+fn network(c: &mut Criterion) {
+    use scenetree_core::crdt::network::{
+        DeliveryOrder, LocalWrite, MessageFilter, Network, PeerId,
+    };
+    const WRITES: u32 = 16_000;
+    let in_flight = || {
+        let mut net = Network::new(2, 1, &Replica::new()).expect("two peers");
+        for i in 0..WRITES {
+            let write = LocalWrite::Put {
+                entity: Entity(512 + i),
+                component: Transform::COMPONENT_ID,
+                data: Transform::IDENTITY.to_bytes().to_vec(),
+            };
+            net.write(PeerId(1), write).expect("a scene entity");
+        }
+        net
+    };
+    let mut group = c.benchmark_group("crdt/network");
+    group
+        .sample_size(10)
+        .throughput(Throughput::Elements(u64::from(WRITES)));
+    group.bench_function("deliver_all_16000", |b| {
+        b.iter_batched(
+            in_flight,
+            |mut net| {
+                let report = net.deliver_all(DeliveryOrder::Send, MessageFilter::ALL);
+                assert_eq!(report.delivered.len(), WRITES as usize);
+                net
+            },
+            BatchSize::LargeInput,
+        )
+    });
+    group.finish();
+}
+
+criterion_group!(benches, apply, codec, network);
 criterion_main!(benches);

@@ -93,7 +93,7 @@ fn a_transform_the_receiver_lacks_is_new_and_names_and_deletions_read_plainly() 
     let name = row(&net, 3);
     assert_eq!(name.component.as_deref(), Some("Name"));
     assert_eq!(text(&net, &name), "name \"Lamp\" → \"Desk lamp\"");
-    let last = net.in_flight().last().unwrap();
+    let last = net.in_flight().back().unwrap();
     let deleted = net.message_row(last);
     assert_eq!((deleted.component, deleted.timestamp), (None, None));
     assert_eq!(deleted.effect, MessageEffect::EntityDeleted);

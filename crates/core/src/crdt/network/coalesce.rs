@@ -20,6 +20,8 @@
 //!
 //! [`Replica::rewrite_unsent`]: crate::crdt::Replica::rewrite_unsent
 
+use rustc_hash::FxHashMap;
+
 use super::timeline::EventKind;
 use super::{InFlight, LocalWrite, MessageId, MessageKind, Network, NetworkError, PeerId};
 use crate::crdt::message::CrdtMessage;
@@ -35,6 +37,68 @@ pub(super) struct UnsentWrite {
     timestamp: u32,
     /// Its in-flight messages, one per receiving peer, ascending.
     ids: Vec<MessageId>,
+}
+
+/// A register as the open writes key it: (writer, entity, component).
+type Register = (PeerId, Entity, u32);
+
+/// The open writes: at most one per register, found by register, by one of its messages, or
+/// by (writer, entity), so that each write, delivery and drop costs O(1) however many writes
+/// a tick holds (a scan per delivery made delivering n messages quadratic).
+#[derive(Clone, Debug, Default)]
+pub(super) struct UnsentWrites {
+    by_register: FxHashMap<Register, UnsentWrite>,
+    by_message: FxHashMap<MessageId, Register>,
+    /// The components of each (writer, entity) with an open write.
+    by_entity: FxHashMap<(PeerId, Entity), Vec<u32>>,
+}
+
+impl UnsentWrites {
+    fn insert(&mut self, write: UnsentWrite) {
+        let key = (write.peer, write.entity, write.component);
+        self.remove(key);
+        for &id in &write.ids {
+            self.by_message.insert(id, key);
+        }
+        (self.by_entity.entry((key.0, key.1)).or_default()).push(key.2);
+        self.by_register.insert(key, write);
+    }
+
+    fn remove(&mut self, key: Register) -> Option<UnsentWrite> {
+        let write = self.by_register.remove(&key)?;
+        for id in &write.ids {
+            self.by_message.remove(id);
+        }
+        if let Some(components) = self.by_entity.get_mut(&(key.0, key.1)) {
+            components.retain(|&c| c != key.2);
+            if components.is_empty() {
+                self.by_entity.remove(&(key.0, key.1));
+            }
+        }
+        Some(write)
+    }
+
+    /// Closes every open write of `peer` to `entity`.
+    fn remove_entity(&mut self, peer: PeerId, entity: Entity) {
+        for component in self.by_entity.remove(&(peer, entity)).unwrap_or_default() {
+            if let Some(write) = self.by_register.remove(&(peer, entity, component)) {
+                for id in &write.ids {
+                    self.by_message.remove(id);
+                }
+            }
+        }
+    }
+
+    /// Closes the write `id` is a message of.
+    fn remove_message(&mut self, id: MessageId) {
+        if let Some(key) = self.by_message.get(&id).copied() {
+            self.remove(key);
+        }
+    }
+
+    fn clear(&mut self) {
+        *self = UnsentWrites::default();
+    }
 }
 
 /// The register a write that can be merged sets or removes, and the value (`None` removes).
@@ -94,12 +158,8 @@ impl Network {
             return None;
         }
         let (entity, component, value) = mergeable(write)?;
-        let index = self
-            .state
-            .unsent
-            .iter()
-            .position(|u| u.peer == peer && u.entity == entity && u.component == component)?;
-        let open = &self.state.unsent[index];
+        let key = (peer, entity, component);
+        let open = self.state.unsent.by_register.get(&key)?;
         let positions: Option<Vec<usize>> = open
             .ids
             .iter()
@@ -112,7 +172,7 @@ impl Network {
         ) else {
             // Every way a message leaves or the register moves closes the write; this only
             // guards against a state that cannot arise.
-            self.state.unsent.remove(index);
+            self.state.unsent.remove(key);
             return None;
         };
         let timestamp = open.timestamp;
@@ -122,7 +182,8 @@ impl Network {
                 Ok(None) => return Some(Ok(None)),
                 Err(source) => return Some(Err(NetworkError::Write { peer, source })),
             };
-        let replaced = std::mem::take(&mut self.state.unsent[index].ids);
+        let mut open = (self.state.unsent.remove(key)).expect("found above");
+        let replaced = std::mem::take(&mut open.ids);
         let mut sent = Vec::with_capacity(positions.len());
         for position in positions {
             let id = MessageId(self.state.next_id);
@@ -139,7 +200,8 @@ impl Network {
             };
             sent.push(id);
         }
-        self.state.unsent[index].ids = sent.clone();
+        open.ids = sent.clone();
+        self.state.unsent.insert(open);
         Some(Ok(Some(EventKind::Write {
             peer,
             write: write.clone(),
@@ -160,17 +222,19 @@ impl Network {
     ) {
         let unsent = &mut self.state.unsent;
         let Some((entity, component, _)) = mergeable(write) else {
-            unsent.retain(|u| u.peer != peer || messages.iter().all(|m| m.entity() != u.entity));
+            for m in messages {
+                unsent.remove_entity(peer, m.entity());
+            }
             return;
         };
-        unsent.retain(|u| !(u.peer == peer && u.entity == entity && u.component == component));
+        unsent.remove((peer, entity, component));
         if !self.state.one_message_per_tick {
             return;
         }
         if let [message] = messages
             && let Some(timestamp) = message.timestamp()
         {
-            unsent.push(UnsentWrite {
+            unsent.insert(UnsentWrite {
                 peer,
                 entity,
                 component,
@@ -182,17 +246,16 @@ impl Network {
 
     /// A message left the list or was copied: the write it belongs to counts as sent.
     pub(super) fn note_message_gone(&mut self, id: MessageId) {
-        self.state.unsent.retain(|u| !u.ids.contains(&id));
+        self.state.unsent.remove_message(id);
     }
 
     /// A message reached its receiver: besides the message itself, the receiver's open writes
     /// of that entity close (its register may now hold what it received).
     pub(super) fn note_delivered(&mut self, message: &InFlight) {
-        let entity = message.message.entity();
-        self.state.unsent.retain(|u| {
-            let received = u.peer == message.to && u.entity == entity;
-            !(received || u.ids.contains(&message.id))
-        });
+        self.state
+            .unsent
+            .remove_entity(message.to, message.message.entity());
+        self.state.unsent.remove_message(message.id);
     }
 
     /// The tick ended (the clock moved) or the setting changed: everything written counts as

@@ -37,11 +37,13 @@ impl Network {
     }
 
     fn position(&self, id: MessageId) -> Result<usize, NetworkError> {
-        self.state
-            .in_flight
-            .iter()
-            .position(|m| m.id == id)
-            .ok_or(NetworkError::UnknownMessage(id))
+        let flying = &self.state.in_flight;
+        if let Some(at) = self.position_hint
+            && flying.get(at).is_some_and(|m| m.id == id)
+        {
+            return Ok(at);
+        }
+        (flying.iter().position(|m| m.id == id)).ok_or(NetworkError::UnknownMessage(id))
     }
 
     /// Puts a message in flight and returns its id.
@@ -55,7 +57,7 @@ impl Network {
     ) -> MessageId {
         let id = MessageId(self.state.next_id);
         self.state.next_id += 1;
-        self.state.in_flight.push(InFlight {
+        self.state.in_flight.push_back(InFlight {
             id,
             from,
             to,
@@ -146,7 +148,8 @@ impl Network {
                         return Err(NetworkError::PeerOffline { id: *id, peer });
                     }
                 }
-                let message = self.state.in_flight.remove(position);
+                let message =
+                    (self.state.in_flight.remove(position)).expect("a position found above");
                 self.note_delivered(&message);
                 let outcome = self.state.replicas[message.to.index()].apply(&message.message);
                 let mut sent = Vec::new();
@@ -177,7 +180,8 @@ impl Network {
                 let position = self.position(*id)?;
                 self.note_message_gone(*id);
                 EventKind::Drop {
-                    message: self.state.in_flight.remove(position),
+                    message: (self.state.in_flight.remove(position))
+                        .expect("a position found above"),
                 }
             }
             Op::Duplicate { id } => {
@@ -204,7 +208,7 @@ impl Network {
                 if from == *index {
                     return Ok(None);
                 }
-                let m = self.state.in_flight.remove(from);
+                let m = (self.state.in_flight.remove(from)).expect("a position found above");
                 self.state.in_flight.insert(*index, m);
                 EventKind::Reorder {
                     id: *id,

@@ -27,6 +27,7 @@ mod timeline;
 mod types;
 
 use rand::Rng;
+use std::collections::VecDeque;
 
 use super::replica::{ApplyOutcome, Replica};
 use exec::{Draw, keyed_rng};
@@ -54,14 +55,15 @@ pub const MAX_DELIVERIES_PER_CALL: usize = 100_000;
 struct NetState {
     replicas: Vec<Replica>,
     online: Vec<bool>,
-    in_flight: Vec<InFlight>,
+    /// A deque: deliveries in send order take from the front.
+    in_flight: VecDeque<InFlight>,
     next_id: u64,
     now: u64,
     auto: Option<AutoDelivery>,
     /// See [`Network::one_message_per_tick`].
     one_message_per_tick: bool,
     /// Writes whose messages can still be merged (see the `coalesce` module).
-    unsent: Vec<coalesce::UnsentWrite>,
+    unsent: coalesce::UnsentWrites,
 }
 
 /// The simulated network. See the module documentation.
@@ -75,6 +77,9 @@ pub struct Network {
     cursor: usize,
     /// Bumped whenever the replicas are rebuilt instead of updated (a seek backwards).
     epoch: u64,
+    /// Where the next operation's message probably is in the in-flight list (set by a bulk
+    /// delivery that just found it); checked against the id before use.
+    position_hint: Option<usize>,
 }
 
 impl Network {
@@ -88,12 +93,12 @@ impl Network {
         let start = NetState {
             replicas: vec![initial.clone(); peers],
             online: vec![true; peers],
-            in_flight: Vec::new(),
+            in_flight: VecDeque::new(),
             next_id: 1,
             now: 0,
             auto: None,
             one_message_per_tick: true,
-            unsent: Vec::new(),
+            unsent: Default::default(),
         };
         Ok(Network {
             seed,
@@ -102,6 +107,7 @@ impl Network {
             log: Vec::new(),
             cursor: 0,
             epoch: 0,
+            position_hint: None,
         })
     }
 
@@ -147,7 +153,7 @@ impl Network {
     }
 
     /// The messages in flight, in list order (the order "deliver all in send order" uses).
-    pub fn in_flight(&self) -> &[InFlight] {
+    pub fn in_flight(&self) -> &VecDeque<InFlight> {
         &self.state.in_flight
     }
 
@@ -293,32 +299,34 @@ impl Network {
     /// announcements those deliveries send, until none is left, in `order`.
     pub fn deliver_all(&mut self, order: DeliveryOrder, filter: MessageFilter) -> DeliveryReport {
         let mut report = DeliveryReport::default();
+        let candidate = |net: &Network, m: &InFlight| filter.matches(m) && net.is_deliverable(m);
         loop {
-            let candidates: Vec<MessageId> = self
-                .state
-                .in_flight
-                .iter()
-                .filter(|m| filter.matches(m) && self.is_deliverable(m))
-                .map(|m| m.id)
-                .collect();
-            if candidates.is_empty() {
-                break;
-            }
+            // Send and reverse order look only as far as the first candidate from their end,
+            // so delivering n messages costs O(n), not a scan of the whole list per delivery.
+            let flying = &self.state.in_flight;
+            let picked = match order {
+                DeliveryOrder::Send => flying.iter().position(|m| candidate(self, m)),
+                DeliveryOrder::Reverse => flying.iter().rposition(|m| candidate(self, m)),
+                DeliveryOrder::Random => {
+                    let candidates: Vec<usize> = (0..flying.len())
+                        .filter(|&i| candidate(self, &flying[i]))
+                        .collect();
+                    // Keyed by the timeline position the delivery will take. u32 sampling is
+                    // the same on every platform; the list is far shorter.
+                    let len = u32::try_from(candidates.len()).unwrap_or(u32::MAX);
+                    (len > 0).then(|| {
+                        let mut rng = keyed_rng(self.seed, Draw::Pick, self.cursor as u64);
+                        candidates[rng.random_range(0..len) as usize]
+                    })
+                }
+            };
+            let Some(at) = picked else { break };
             if report.delivered.len() >= MAX_DELIVERIES_PER_CALL {
                 report.capped = true;
                 break;
             }
-            let id = match order {
-                DeliveryOrder::Send => candidates[0],
-                DeliveryOrder::Reverse => candidates[candidates.len() - 1],
-                DeliveryOrder::Random => {
-                    // Keyed by the timeline position the delivery will take. u32 sampling is
-                    // the same on every platform; the list is far shorter.
-                    let len = u32::try_from(candidates.len()).unwrap_or(u32::MAX);
-                    let mut rng = keyed_rng(self.seed, Draw::Pick, self.cursor as u64);
-                    candidates[rng.random_range(0..len) as usize]
-                }
-            };
+            let id = self.state.in_flight[at].id;
+            self.position_hint = Some(at);
             self.deliver(id)
                 .expect("a deliverable in-flight message can be delivered");
             report.delivered.push(id);
