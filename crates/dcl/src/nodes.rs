@@ -336,27 +336,26 @@ impl LinkedChildren {
         };
         self.next.push(next);
         self.prev.push(prev);
-        match prev {
-            Self::END => self.first = new,
-            p => self.next[p] = new,
-        }
-        match next {
-            Self::END => self.last = new,
-            n => self.prev[n] = new,
-        }
+        self.relink(prev, new, next, new);
     }
 
     fn remove(&mut self, child: Entity) {
         for cell in self.cells.remove(&child).unwrap_or_default() {
             let (prev, next) = (self.prev[cell], self.next[cell]);
-            match prev {
-                Self::END => self.first = next,
-                p => self.next[p] = next,
-            }
-            match next {
-                Self::END => self.last = prev,
-                n => self.prev[n] = prev,
-            }
+            self.relink(prev, next, next, prev);
+        }
+    }
+
+    /// Points `prev` (the front when `END`) forward to `forward`, and `next` (the back when
+    /// `END`) back to `backward`.
+    fn relink(&mut self, prev: usize, forward: usize, next: usize, backward: usize) {
+        match prev {
+            Self::END => self.first = forward,
+            p => self.next[p] = forward,
+        }
+        match next {
+            Self::END => self.last = backward,
+            n => self.prev[n] = backward,
         }
     }
 
