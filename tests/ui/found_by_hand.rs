@@ -306,3 +306,32 @@ fn a_new_simulation_draws_its_own_scene_in_the_peers_views_at_once() {
         Some(bench.viewport.scene().generation)
     );
 }
+
+#[test]
+fn the_peers_status_names_ten_differing_entities_and_counts_the_rest() {
+    // Found by hand: moving the large example's 65,024 entities as peer 1 listed every one of
+    // them in the convergence line, which filled the Peers panel.
+    let mut replica = Replica::new();
+    for i in 0..40 {
+        let e = Entity(512 + i);
+        replica.put_transform(e, &Transform::IDENTITY).unwrap();
+        replica
+            .put(e, ids::NAME, encode_name(&format!("Box {i}")))
+            .unwrap();
+    }
+    let mut doc = Document::new(replica, None);
+    doc.start_simulation(2, 1).unwrap();
+    doc.apply(Command::Reparent {
+        entities: (513..552).map(Entity).collect(),
+        parent: Entity(512),
+        keep_world: true,
+    })
+    .unwrap();
+    let h = harness(doc);
+    let line = h.get_by_label_contains("peers differ on");
+    let text = (line.accesskit_node().label())
+        .or_else(|| line.value())
+        .unwrap_or_default();
+    assert!(text.ends_with(" and 29 more"), "{text}");
+    assert!(!text.contains("Box 39"), "{text}");
+}

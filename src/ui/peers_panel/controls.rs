@@ -8,6 +8,7 @@ use crate::ui::style;
 use scenetree_core::crdt::network::{
     AutoDelivery, Convergence, DeliveryOrder, Network, Op, PeerId,
 };
+use scenetree_core::model::present;
 
 pub(super) fn controls_ui(
     ui: &mut egui::Ui,
@@ -131,7 +132,7 @@ pub(super) fn convergence_ui(
             format!(
                 "⚠ Converged into a cycle no further message will resolve: {}. Every peer \
                  draws its members at the root; an edit that moves one of them breaks it.",
-                cycles.join("; ")
+                present::first_named(cycles, "; ", String::clone)
             ),
             style::WARNING,
         )
@@ -141,14 +142,14 @@ pub(super) fn convergence_ui(
             style::SUCCESS,
         )
     } else {
-        let differing: Vec<String> = c
-            .differing
-            .iter()
-            .map(|&e| network.entity_label(e, PeerId(1)))
-            .collect();
-        let mut text = format!("Not converged: {} in flight", c.in_flight);
-        if !differing.is_empty() {
-            text.push_str(&format!("; peers differ on {}", differing.join(", ")));
+        let mut text = format!(
+            "Not converged: {} in flight",
+            present::thousands(c.in_flight)
+        );
+        if !c.differing.is_empty() {
+            let differing =
+                present::first_named(&c.differing, ", ", |&e| network.entity_label(e, PeerId(1)));
+            text.push_str(&format!("; peers differ on {differing}"));
         }
         (text, style::WARNING)
     };

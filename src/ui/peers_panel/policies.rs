@@ -16,7 +16,7 @@ use crate::editor::Document;
 use crate::ui::action::Action;
 use crate::ui::style;
 use scenetree_core::crdt::network::{Network, PeerId};
-use scenetree_core::model::Entity;
+use scenetree_core::model::{Entity, present};
 use scenetree_core::scene::policy::{PolicyBoard, TreePolicy};
 
 /// The narrowest a policy column gets; narrower panels scroll sideways. 130 holds the longest
@@ -217,11 +217,7 @@ fn policy_header_ui(
     compact: bool,
 ) {
     let names = |entities: &[Entity]| -> String {
-        let names: Vec<String> = entities
-            .iter()
-            .map(|&e| network.entity_label(e, active))
-            .collect();
-        names.join(", ")
+        present::first_named(entities, ", ", |&e| network.entity_label(e, active))
     };
     let agreement = board.agreement(policy);
     let (line, color) = if agreement.agree {

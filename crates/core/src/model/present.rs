@@ -98,6 +98,25 @@ pub fn cycle_ring_full(members: &[Entity], mut label: impl FnMut(Entity) -> Stri
     names.join(" → ")
 }
 
+/// Items a list names before it counts the rest.
+const LIST_NAMED: usize = 10;
+
+/// A list as a status line writes it: the first ten of `items` (written by `label`), joined
+/// by `separator`, then "and 65,014 more" when there are more, so the line costs the same
+/// whatever the scene's size.
+pub fn first_named<T>(items: &[T], separator: &str, label: impl FnMut(&T) -> String) -> String {
+    let mut text: String = (items.iter().take(LIST_NAMED).map(label))
+        .collect::<Vec<_>>()
+        .join(separator);
+    if items.len() > LIST_NAMED {
+        text.push_str(&format!(
+            " and {} more",
+            thousands(items.len() - LIST_NAMED)
+        ));
+    }
+    text
+}
+
 /// A count with thousands separated by commas, as the rest of the UI writes them: `65,525`.
 pub fn thousands(n: usize) -> String {
     let digits = n.to_string();
@@ -211,6 +230,17 @@ mod tests {
         let ring = cycle_ring(&[Entity(600), Entity(601)], |e| e.to_string());
         assert_eq!(ring, "600 → 601 → 600");
         assert_eq!(cycle_ring(&[], |e| e.to_string()), "");
+    }
+
+    #[test]
+    fn a_long_list_names_ten_and_counts_the_rest() {
+        let label = |n: &u32| format!("E{n}");
+        assert_eq!(first_named(&[1, 2], ", ", label), "E1, E2");
+        let many: Vec<u32> = (0..65_024).collect();
+        let text = first_named(&many, "; ", label);
+        assert!(text.starts_with("E0; E1; "), "{text}");
+        assert!(text.ends_with("E9 and 65,014 more"), "{text}");
+        assert_eq!(first_named::<u32>(&[], ", ", label), "");
     }
 
     #[test]
