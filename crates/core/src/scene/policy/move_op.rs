@@ -13,7 +13,7 @@
 
 use std::sync::Arc;
 
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::parent_map::ParentMap;
 use crate::crdt::network::{MAX_PEERS, ParentWrite, PeerId};
@@ -62,8 +62,13 @@ pub(super) struct MovePeerState {
     max_lamport: Option<u32>,
     /// Stamps received (applied or waiting).
     seen: FxHashSet<MoveStamp>,
-    /// Moves received before everything their author had.
-    waiting: Vec<Arc<MoveOp>>,
+    /// Moves received before everything their author had, by the first move they lack:
+    /// (peer index, how many of that peer's moves must be applied). A peer's count grows by one
+    /// per move, so the moves waiting for a count are looked at once, when it is reached,
+    /// instead of every waiting move after every applied one (quadratic when a long run of
+    /// one peer's moves arrives newest first).
+    waiting: FxHashMap<(usize, u32), Vec<Arc<MoveOp>>>,
+    waiting_count: usize,
 }
 
 impl MovePeerState {
@@ -108,22 +113,28 @@ impl MovePeerState {
         if !self.seen.insert(op.stamp) {
             return;
         }
-        if !self.is_ready(&op) {
-            self.waiting.push(op);
-            return;
-        }
-        self.apply(op, touched);
-        while let Some(i) = self.waiting.iter().position(|op| self.is_ready(op)) {
-            let op = self.waiting.swap_remove(i);
+        let mut ready = vec![op];
+        while let Some(op) = ready.pop() {
+            if let Some(lacking) = self.first_lacking(&op) {
+                self.waiting.entry(lacking).or_default().push(op);
+                self.waiting_count += 1;
+                continue;
+            }
+            let author = op.author.index();
             self.apply(op, touched);
+            if let Some(released) = self.waiting.remove(&(author, self.version[author])) {
+                self.waiting_count -= released.len();
+                ready.extend(released);
+            }
         }
     }
 
-    fn is_ready(&self, op: &MoveOp) -> bool {
-        self.version
-            .iter()
-            .zip(&op.deps)
-            .all(|(have, need)| have >= need)
+    /// The first move `op`'s author had that this peer lacks: (peer index, the count it
+    /// needs); `None` when `op` can be applied.
+    fn first_lacking(&self, op: &MoveOp) -> Option<(usize, u32)> {
+        (self.version.iter().zip(&op.deps))
+            .position(|(have, need)| have < need)
+            .map(|peer| (peer, op.deps[peer]))
     }
 
     /// Undo-do-redo: the state becomes "every applied move in stamp order".
@@ -165,8 +176,7 @@ impl MovePeerState {
 
     /// The parent a waiting move of `entity` asks for, if one waits.
     pub(super) fn waiting_move(&self, entity: Entity) -> Option<Entity> {
-        self.waiting
-            .iter()
+        (self.waiting.values().flatten())
             .filter(|op| op.entity == entity)
             .max_by_key(|op| op.stamp)
             .map(|op| op.parent)
@@ -174,6 +184,6 @@ impl MovePeerState {
 
     /// How many received moves wait for moves their author had.
     pub(super) fn waiting_count(&self) -> usize {
-        self.waiting.len()
+        self.waiting_count
     }
 }
