@@ -160,22 +160,23 @@ impl Network {
         let (entity, component, value) = mergeable(write)?;
         let key = (peer, entity, component);
         let open = self.state.unsent.by_register.get(&key)?;
-        let positions: Option<Vec<usize>> = open
-            .ids
-            .iter()
-            .map(|id| self.state.in_flight.iter().position(|m| m.id == *id))
+        let (ids, timestamp) = (open.ids.clone(), open.timestamp);
+        let positions: Option<Vec<usize>> = (ids.iter())
+            .map(|&id| {
+                let at = self.position_near(id)?;
+                self.position_hint = Some(at + 1);
+                Some(at)
+            })
             .collect();
         let replica = &mut self.state.replicas[peer.index()];
-        let (Some(positions), true) = (
-            positions,
-            replica.timestamp(entity, component) == open.timestamp,
-        ) else {
+        let (Some(positions), true) =
+            (positions, replica.timestamp(entity, component) == timestamp)
+        else {
             // Every way a message leaves or the register moves closes the write; this only
             // guards against a state that cannot arise.
             self.state.unsent.remove(key);
             return None;
         };
-        let timestamp = open.timestamp;
         let message =
             match replica.rewrite_unsent(entity, component, value.map(<[u8]>::to_vec), timestamp) {
                 Ok(Some(message)) => message,
