@@ -36,15 +36,23 @@ impl Network {
         Ok(())
     }
 
+    /// Where message `id` is in the in-flight list: at the position hint (a bulk delivery
+    /// passes the position it found), else searched from the front, where deliveries in send
+    /// order and acknowledgements find their messages.
     fn position(&self, id: MessageId) -> Result<usize, NetworkError> {
-        self.position_near(id)
-            .ok_or(NetworkError::UnknownMessage(id))
+        let flying = &self.state.in_flight;
+        if let Some(at) = self.position_hint
+            && flying.get(at).is_some_and(|m| m.id == id)
+        {
+            return Ok(at);
+        }
+        (flying.iter().position(|m| m.id == id)).ok_or(NetworkError::UnknownMessage(id))
     }
 
     /// Where message `id` is in the in-flight list, searched from the position hint onwards
-    /// (then from the front): a bulk delivery, or the writes of a drag frame replacing the
-    /// messages of the frame before in the order they were sent, find each at or just after
-    /// the hint, so n of them cost O(n) rather than a scan of the list each.
+    /// (then from the front): the writes of a drag frame replace the messages of the frame
+    /// before in the order they were sent, so each is at or just after the last one found, and
+    /// n of them cost O(n) rather than a scan of the list each.
     pub(super) fn position_near(&self, id: MessageId) -> Option<usize> {
         let flying = &self.state.in_flight;
         let start = self.position_hint.unwrap_or(0).min(flying.len());
