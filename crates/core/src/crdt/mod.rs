@@ -18,4 +18,5 @@ pub use replica::{ApplyOutcome, LwwEntry, Replica, ReplicaVersion, WriteError};
 pub use scenario::{Scenario, ScenarioAction, ScenarioError, ScenarioPlayer, ScenarioStep};
 pub use stream::{
     DecodeError, DecodeErrorKind, DecodedStream, StreamItem, StreamReader, decode_stream,
+    decode_stream_prefix,
 };

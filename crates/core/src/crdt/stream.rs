@@ -225,18 +225,29 @@ pub struct DecodedStream {
 /// Decodes a whole stream, all or nothing: the first corrupt or truncated message is an error
 /// naming its offset, so a caller never sees half a file.
 pub fn decode_stream(bytes: &[u8]) -> Result<DecodedStream, DecodeError> {
+    match decode_stream_prefix(bytes) {
+        (decoded, None) => Ok(decoded),
+        (_, Some(error)) => Err(error),
+    }
+}
+
+/// Decodes a stream up to its first corrupt or truncated message: what was read before it,
+/// and the error there (`None` when the stream reads whole). For offering what a damaged file
+/// still holds once the damage has been reported; [`decode_stream`] for everything else.
+pub fn decode_stream_prefix(bytes: &[u8]) -> (DecodedStream, Option<DecodeError>) {
     let mut out = DecodedStream::default();
     for item in StreamReader::new(bytes) {
-        match item? {
-            StreamItem::Message { message, .. } => out.messages.push(message),
-            StreamItem::Unknown {
+        match item {
+            Ok(StreamItem::Message { message, .. }) => out.messages.push(message),
+            Ok(StreamItem::Unknown {
                 offset,
                 message_type,
                 ..
-            } => out.skipped_unknown.push((offset, message_type)),
+            }) => out.skipped_unknown.push((offset, message_type)),
+            Err(error) => return (out, Some(error)),
         }
     }
-    Ok(out)
+    (out, None)
 }
 
 #[cfg(test)]

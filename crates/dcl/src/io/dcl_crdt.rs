@@ -11,7 +11,7 @@ use std::path::Path;
 
 use super::error::{LoadError, Location};
 use scenetree_core::crdt::{
-    CrdtMessage, DecodeError, Replica, StreamItem, StreamReader, decode_stream, encode_stream,
+    CrdtMessage, DecodeError, Replica, decode_stream, decode_stream_prefix, encode_stream,
 };
 use scenetree_core::model::Entity;
 
@@ -52,28 +52,15 @@ pub struct DamagedCrdt {
 /// stream decodes whole. The reference runtime reads a truncated `main.crdt` this way without a
 /// word; scenetree refuses the file and offers this start only once it has said what is lost.
 pub fn readable_start(bytes: &[u8]) -> Option<DamagedCrdt> {
-    let mut before = CrdtFile {
-        messages: Vec::new(),
-        skipped_unknown: Vec::new(),
-    };
-    for item in StreamReader::new(bytes) {
-        match item {
-            Ok(StreamItem::Message { message, .. }) => before.messages.push(message),
-            Ok(StreamItem::Unknown {
-                offset,
-                message_type,
-                ..
-            }) => before.skipped_unknown.push((offset, message_type)),
-            Err(damage) => {
-                return Some(DamagedCrdt {
-                    before,
-                    damage,
-                    len: bytes.len(),
-                });
-            }
-        }
-    }
-    None
+    let (decoded, damage) = decode_stream_prefix(bytes);
+    Some(DamagedCrdt {
+        before: CrdtFile {
+            messages: decoded.messages,
+            skipped_unknown: decoded.skipped_unknown,
+        },
+        damage: damage?,
+        len: bytes.len(),
+    })
 }
 
 /// Reads and decodes a `.crdt` file.
