@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 use super::{RECENT_MAX, ScenetreeApp};
 use crate::editor::SceneFile;
 use crate::ui::action::Severity;
-use crate::ui::file_dialog::DialogPurpose;
 use scenetree_dcl::io::project::ProjectWriteError;
 use scenetree_dcl::io::{self, SceneFormat};
 
@@ -89,10 +88,7 @@ impl ScenetreeApp {
         }
         match self.bench.doc.file.clone() {
             Some(file) => self.save_to(file.path),
-            None => {
-                let suggestion = self.bench.doc.save_as_suggestion.clone();
-                self.pick(DialogPurpose::SaveAs, suggestion)
-            }
+            None => self.save_as(),
         }
     }
 
@@ -149,9 +145,8 @@ impl ScenetreeApp {
                     });
                     return;
                 }
-                io::write_atomic_with(&path, &encoded.bytes, consent.write())
-                    .map_err(io::SaveError::from)
-                    .map(|()| String::new())
+                io::write_encoded(&path, encoded, consent.write())
+                    .map(|_| String::new())
                     .map_err(|error| ProjectWriteError {
                         error,
                         written: Vec::new(),

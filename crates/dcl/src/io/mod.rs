@@ -405,6 +405,16 @@ pub fn save_scene_consenting(
             ),
         ));
     }
+    write_encoded(path, encoded, consent)
+}
+
+/// Writes a scene already encoded (whose losses the caller accepted) atomically; returns what
+/// it lost.
+pub fn write_encoded(
+    path: &Path,
+    encoded: EncodedScene,
+    consent: WriteConsent,
+) -> Result<Vec<String>, SaveError> {
     write_atomic_with(path, &encoded.bytes, consent)?;
     Ok(encoded.lost)
 }
