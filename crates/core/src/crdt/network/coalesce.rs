@@ -80,12 +80,13 @@ impl UnsentWrites {
 
     /// Closes every open write of `peer` to `entity`.
     fn remove_entity(&mut self, peer: PeerId, entity: Entity) {
-        for component in self.by_entity.remove(&(peer, entity)).unwrap_or_default() {
-            if let Some(write) = self.by_register.remove(&(peer, entity, component)) {
-                for id in &write.ids {
-                    self.by_message.remove(id);
-                }
-            }
+        for component in self
+            .by_entity
+            .get(&(peer, entity))
+            .cloned()
+            .unwrap_or_default()
+        {
+            self.remove((peer, entity, component));
         }
     }
 
