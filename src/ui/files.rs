@@ -153,12 +153,8 @@ pub struct Salvage {
     pub document: Document,
     /// The damaged file.
     pub file: PathBuf,
-    /// How many messages it holds.
-    pub messages: usize,
-    /// The byte offset of the first unreadable message.
-    pub damaged_at: usize,
-    /// The file's length in bytes.
-    pub len: usize,
+    /// Where the damage is and how many messages precede it.
+    pub damage: io::Damage,
 }
 
 /// Reads, parses and derives a document, reporting progress (see [`load_or_salvage`]).
@@ -248,9 +244,7 @@ fn salvage(path: &Path, bytes: &[u8], target: &OpenTarget) -> Option<Box<Salvage
     Some(Box::new(Salvage {
         document,
         file: path.to_path_buf(),
-        messages: salvaged.messages,
-        damaged_at: salvaged.damaged_at,
-        len: salvaged.len,
+        damage: salvaged.damage,
     }))
 }
 

@@ -60,7 +60,7 @@ impl ScenetreeApp {
         if let Some(message) = self.error.clone() {
             let offer = self.open_offer.clone();
             let salvage_label = (self.salvage_offer.as_ref())
-                .map(|s| format!("Open the {} readable message(s)", s.messages));
+                .map(|s| format!("Open the {} readable message(s)", s.damage.messages));
             let mut salvage_chosen = false;
             let shown = egui::Modal::new(egui::Id::new("error")).show(ctx, |ui| {
                 ui.heading("△ Problem");

@@ -169,7 +169,7 @@ impl ScenetreeApp {
             text.push_str(&format!(
                 "\n\nThe {} message(s) before byte {} of {} can still be read. They open as an \
                  untitled scene (Save asks where); {name} itself is left as it is.",
-                salvage.messages, salvage.damaged_at, salvage.len
+                salvage.damage.messages, salvage.damage.at, salvage.damage.len
             ));
         }
         self.salvage_offer = salvage;
@@ -183,9 +183,9 @@ impl ScenetreeApp {
             format!(
                 "Opened the {} message(s) of {} before the damage at byte {}: save them under \
                  a new name to keep them",
-                salvage.messages,
+                salvage.damage.messages,
                 salvage.file.display(),
-                salvage.damaged_at
+                salvage.damage.at
             ),
             Severity::Info,
         ));

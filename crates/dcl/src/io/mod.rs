@@ -163,10 +163,17 @@ pub fn open_scene_bytes(path: &Path, bytes: &[u8]) -> Result<OpenedScene, LoadEr
 pub struct SalvagedScene {
     /// The messages before the damage, opened as a scene; its notes say what was left out.
     pub opened: OpenedScene,
-    /// How many messages were read.
+    /// Where the damage is and what precedes it.
+    pub damage: Damage,
+}
+
+/// Where a damaged stream stops being readable.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Damage {
+    /// How many messages precede it.
     pub messages: usize,
     /// The byte offset of the first message that could not be read.
-    pub damaged_at: usize,
+    pub at: usize,
     /// The file's length in bytes.
     pub len: usize,
 }
@@ -195,9 +202,11 @@ pub fn salvage_scene_bytes(path: &Path, bytes: &[u8]) -> Option<SalvagedScene> {
     let replica = crdt_replica(damaged.before, &mut context, &mut notes);
     Some(SalvagedScene {
         opened: opened_with_notes(replica, SceneFormat::DclCrdt, context, notes),
-        messages,
-        damaged_at,
-        len: damaged.len,
+        damage: Damage {
+            messages,
+            at: damaged_at,
+            len: damaged.len,
+        },
     })
 }
 
