@@ -67,8 +67,8 @@ pub fn entity_tag(entity: Entity, name: Option<&str>) -> String {
     }
 }
 
-/// Members a ring names before it says how many more there are.
-const RING_NAMED: usize = 10;
+/// How many members a ring, or items a list, names before it counts the rest.
+const NAMED: usize = 10;
 
 /// A parenting cycle as people read it, back to where it started: `Lamp → Table → Lamp`.
 /// `label` says how to write each member (see [`entity_name`], [`entity_tag`]). A cycle of
@@ -76,14 +76,11 @@ const RING_NAMED: usize = 10;
 /// (`A → B → … → J → … 65,525 more … → A`), so a row, a badge or a tooltip costs the same
 /// whatever the cycle's size; [`cycle_ring_full`] names them all.
 pub fn cycle_ring(members: &[Entity], mut label: impl FnMut(Entity) -> String) -> String {
-    if members.len() <= RING_NAMED + 2 {
+    if members.len() <= NAMED + 2 {
         return cycle_ring_full(members, label);
     }
-    let mut names: Vec<String> = members[..RING_NAMED].iter().map(|&m| label(m)).collect();
-    names.push(format!(
-        "… {} more …",
-        thousands(members.len() - RING_NAMED)
-    ));
+    let mut names: Vec<String> = members[..NAMED].iter().map(|&m| label(m)).collect();
+    names.push(format!("… {} more …", thousands(members.len() - NAMED)));
     names.push(label(members[0]));
     names.join(" → ")
 }
@@ -98,21 +95,15 @@ pub fn cycle_ring_full(members: &[Entity], mut label: impl FnMut(Entity) -> Stri
     names.join(" → ")
 }
 
-/// Items a list names before it counts the rest.
-const LIST_NAMED: usize = 10;
-
 /// A list as a status line writes it: the first ten of `items` (written by `label`), joined
 /// by `separator`, then "and 65,014 more" when there are more, so the line costs the same
 /// whatever the scene's size.
 pub fn first_named<T>(items: &[T], separator: &str, label: impl FnMut(&T) -> String) -> String {
-    let mut text: String = (items.iter().take(LIST_NAMED).map(label))
+    let mut text: String = (items.iter().take(NAMED).map(label))
         .collect::<Vec<_>>()
         .join(separator);
-    if items.len() > LIST_NAMED {
-        text.push_str(&format!(
-            " and {} more",
-            thousands(items.len() - LIST_NAMED)
-        ));
+    if items.len() > NAMED {
+        text.push_str(&format!(" and {} more", thousands(items.len() - NAMED)));
     }
     text
 }
