@@ -25,6 +25,10 @@
 //! - `crdt/network/deliver_all_16000`: the peers simulation delivering, in send order, the
 //!   16,000 messages one peer's writes of 16,000 Transforms in one tick put in flight to the
 //!   other (what "Deliver all" does after moving a large selection). Throughput = messages.
+//! - `crdt/network/deliver_all_random_16000`: the same messages delivered in random order
+//!   ("Deliver all ▸ Random order"): each pick is uniform among the deliverable messages.
+//! - `crdt/network/advance_auto_16000`: the same messages delivered by auto-delivery (latency 2,
+//!   jitter 8, so due times interleave), in one `advance` past the last due time.
 
 use std::hint::black_box;
 use std::path::Path;
@@ -303,7 +307,7 @@ fn codec(c: &mut Criterion) {
 
 fn network(c: &mut Criterion) {
     use scenetree_core::crdt::network::{
-        DeliveryOrder, LocalWrite, MessageFilter, Network, PeerId,
+        AutoDelivery, DeliveryOrder, LocalWrite, MessageFilter, Network, PeerId,
     };
     const WRITES: u32 = 16_000;
     let in_flight = || {
@@ -322,11 +326,35 @@ fn network(c: &mut Criterion) {
     group
         .sample_size(10)
         .throughput(Throughput::Elements(u64::from(WRITES)));
-    group.bench_function("deliver_all_16000", |b| {
+    for (name, order) in [
+        ("deliver_all_16000", DeliveryOrder::Send),
+        ("deliver_all_random_16000", DeliveryOrder::Random),
+    ] {
+        group.bench_function(name, |b| {
+            b.iter_batched(
+                in_flight,
+                |mut net| {
+                    let report = net.deliver_all(order, MessageFilter::ALL);
+                    assert_eq!(report.delivered.len(), WRITES as usize);
+                    net
+                },
+                BatchSize::LargeInput,
+            )
+        });
+    }
+    group.bench_function("advance_auto_16000", |b| {
         b.iter_batched(
-            in_flight,
+            || {
+                let mut net = in_flight();
+                let auto = AutoDelivery {
+                    latency: 2,
+                    jitter: 8,
+                };
+                net.set_auto_delivery(Some(auto));
+                net
+            },
             |mut net| {
-                let report = net.deliver_all(DeliveryOrder::Send, MessageFilter::ALL);
+                let report = net.advance(20);
                 assert_eq!(report.delivered.len(), WRITES as usize);
                 net
             },

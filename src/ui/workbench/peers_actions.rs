@@ -5,7 +5,8 @@ use super::{AppRequest, Workbench, Workspace};
 use crate::editor::Command;
 use crate::ui::action::PeersAction;
 use crate::ui::action::Severity;
-use scenetree_core::crdt::network::PeerId;
+use scenetree_core::crdt::network::{DeliveryReport, PeerId};
+use scenetree_core::model::present;
 
 impl Workbench {
     pub(super) fn apply_peers_action(&mut self, request: PeersAction) {
@@ -61,13 +62,13 @@ impl Workbench {
                 let report = self.doc.with_network(|n| {
                     n.deliver_all(order, scenetree_core::crdt::network::MessageFilter::ALL)
                 });
-                Ok(report.map(|r| format!("Delivered {} message(s)", r.delivered.len())))
+                Ok(report.map(|r| delivered_line(&r, "")))
             }
             PeersAction::Advance(ticks) => {
                 let report = self.doc.with_network(|n| n.advance(ticks));
                 Ok(report
                     .filter(|r| !r.delivered.is_empty())
-                    .map(|r| format!("Delivered {} message(s) that came due", r.delivered.len())))
+                    .map(|r| delivered_line(&r, " that came due")))
             }
             PeersAction::Seek(index) => match self.doc.with_network(|n| n.seek(index)) {
                 Some(Err(e)) => Err(e.to_string()),
@@ -116,5 +117,18 @@ impl Workbench {
         if let Some((text, Severity::Info)) = &self.status {
             self.status = Some((format!("As {peer}: {text}"), Severity::Info));
         }
+    }
+}
+
+/// What a bulk delivery did, for the status line: how many went, and whether the per-call limit
+/// stopped it (the run never quieted down; another press goes on).
+fn delivered_line(report: &DeliveryReport, which: &str) -> String {
+    let count = present::thousands(report.delivered.len());
+    if report.capped {
+        format!(
+            "Delivered {count} message(s){which}, then stopped: more were still coming (press again to go on)"
+        )
+    } else {
+        format!("Delivered {count} message(s){which}")
     }
 }

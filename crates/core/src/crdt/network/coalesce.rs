@@ -161,23 +161,15 @@ impl Network {
         let (entity, component, value) = mergeable(write)?;
         let key = (peer, entity, component);
         let open = self.state.unsent.by_register.get(&key)?;
-        let (ids, timestamp) = (open.ids.clone(), open.timestamp);
-        let positions: Option<Vec<usize>> = (ids.iter())
-            .map(|&id| {
-                let at = self.position_near(id)?;
-                self.position_hint = Some(at + 1);
-                Some(at)
-            })
-            .collect();
+        let timestamp = open.timestamp;
+        let all_in_flight = (open.ids.iter()).all(|&id| self.state.in_flight.message(id).is_some());
         let replica = &mut self.state.replicas[peer.index()];
-        let (Some(positions), true) =
-            (positions, replica.timestamp(entity, component) == timestamp)
-        else {
+        if !all_in_flight || replica.timestamp(entity, component) != timestamp {
             // Every way a message leaves or the register moves closes the write; this only
             // guards against a state that cannot arise.
             self.state.unsent.remove(key);
             return None;
-        };
+        }
         let message =
             match replica.rewrite_unsent(entity, component, value.map(<[u8]>::to_vec), timestamp) {
                 Ok(Some(message)) => message,
@@ -186,12 +178,12 @@ impl Network {
             };
         let mut open = (self.state.unsent.remove(key)).expect("found above");
         let replaced = std::mem::take(&mut open.ids);
-        let mut sent = Vec::with_capacity(positions.len());
-        for position in positions {
+        let mut sent = Vec::with_capacity(replaced.len());
+        for &old in &replaced {
             let id = MessageId(self.state.next_id);
             self.state.next_id += 1;
-            let to = self.state.in_flight[position].to;
-            self.state.in_flight[position] = InFlight {
+            let to = self.state.in_flight.message(old).expect("checked above").to;
+            let new = InFlight {
                 id,
                 from: peer,
                 to,
@@ -200,6 +192,7 @@ impl Network {
                 sent_at: self.state.now,
                 cause: None,
             };
+            self.state.in_flight.replace(old, new);
             sent.push(id);
         }
         open.ids = sent.clone();

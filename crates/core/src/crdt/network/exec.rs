@@ -36,30 +36,9 @@ impl Network {
         Ok(())
     }
 
-    /// Where message `id` is in the in-flight list: at the position hint (a bulk delivery
-    /// passes the position it found), else searched from the front, where deliveries in send
-    /// order and acknowledgements find their messages.
+    /// Where message `id` is in the in-flight list.
     fn position(&self, id: MessageId) -> Result<usize, NetworkError> {
-        let flying = &self.state.in_flight;
-        if let Some(at) = self.position_hint
-            && flying.get(at).is_some_and(|m| m.id == id)
-        {
-            return Ok(at);
-        }
-        (flying.iter().position(|m| m.id == id)).ok_or(NetworkError::UnknownMessage(id))
-    }
-
-    /// Where message `id` is in the in-flight list, searched from the position hint onwards
-    /// (then from the front): the writes of a drag frame replace the messages of the frame
-    /// before in the order they were sent, so each is at or just after the last one found, and
-    /// n of them cost O(n) rather than a scan of the list each.
-    pub(super) fn position_near(&self, id: MessageId) -> Option<usize> {
-        let flying = &self.state.in_flight;
-        let start = self.position_hint.unwrap_or(0).min(flying.len());
-        let after = (flying.range(start..))
-            .position(|m| m.id == id)
-            .map(|i| start + i);
-        after.or_else(|| flying.range(..start).position(|m| m.id == id))
+        (self.state.in_flight.position(id)).ok_or(NetworkError::UnknownMessage(id))
     }
 
     /// Puts a message in flight and returns its id.
@@ -157,15 +136,14 @@ impl Network {
                 }
             }
             Op::Deliver { id } => {
-                let position = self.position(*id)?;
-                let m = &self.state.in_flight[position];
+                let m =
+                    (self.state.in_flight.message(*id)).ok_or(NetworkError::UnknownMessage(*id))?;
                 for peer in [m.from, m.to] {
                     if !self.state.online[peer.index()] {
                         return Err(NetworkError::PeerOffline { id: *id, peer });
                     }
                 }
-                let message =
-                    (self.state.in_flight.remove(position)).expect("a position found above");
+                let message = (self.state.in_flight.remove(*id)).expect("found above");
                 self.note_delivered(&message);
                 let outcome = self.state.replicas[message.to.index()].apply(&message.message);
                 let mut sent = Vec::new();
@@ -193,12 +171,10 @@ impl Network {
                 }
             }
             Op::Drop { id } => {
-                let position = self.position(*id)?;
+                let message =
+                    (self.state.in_flight.remove(*id)).ok_or(NetworkError::UnknownMessage(*id))?;
                 self.note_message_gone(*id);
-                EventKind::Drop {
-                    message: (self.state.in_flight.remove(position))
-                        .expect("a position found above"),
-                }
+                EventKind::Drop { message }
             }
             Op::Duplicate { id } => {
                 let position = self.position(*id)?;
@@ -224,7 +200,7 @@ impl Network {
                 if from == *index {
                     return Ok(None);
                 }
-                let m = (self.state.in_flight.remove(from)).expect("a position found above");
+                let m = (self.state.in_flight.remove(*id)).expect("a position found above");
                 self.state.in_flight.insert(*index, m);
                 EventKind::Reorder {
                     id: *id,

@@ -18,22 +18,24 @@
 //!
 //! Peers and the network share one entity space (see [`Replica::apply`] on *_NETWORK messages).
 
+mod bulk;
 mod coalesce;
 mod describe;
 mod effect;
 mod exec;
+mod in_flight;
 mod parent_writes;
 mod timeline;
 mod types;
 
 use rand::Rng;
-use std::collections::VecDeque;
 
 use super::replica::{ApplyOutcome, Replica};
 use exec::{Draw, keyed_rng};
 
 pub use describe::{Convergence, describe_message};
 pub use effect::{FieldChange, MessageEffect, MessageRow, transform_changes};
+pub use in_flight::InFlightList;
 pub use parent_writes::{ParentWrite, ParentWriteTracker, WriteOrigin};
 pub use timeline::{Event, EventKind, Op};
 pub use types::{
@@ -55,8 +57,7 @@ pub const MAX_DELIVERIES_PER_CALL: usize = 100_000;
 struct NetState {
     replicas: Vec<Replica>,
     online: Vec<bool>,
-    /// A deque: deliveries in send order take from the front.
-    in_flight: VecDeque<InFlight>,
+    in_flight: InFlightList,
     next_id: u64,
     now: u64,
     auto: Option<AutoDelivery>,
@@ -77,9 +78,6 @@ pub struct Network {
     cursor: usize,
     /// Bumped whenever the replicas are rebuilt instead of updated (a seek backwards).
     epoch: u64,
-    /// Where the next operation's message probably is in the in-flight list (set by a bulk
-    /// delivery that just found it); checked against the id before use.
-    position_hint: Option<usize>,
 }
 
 impl Network {
@@ -93,7 +91,7 @@ impl Network {
         let start = NetState {
             replicas: vec![initial.clone(); peers],
             online: vec![true; peers],
-            in_flight: VecDeque::new(),
+            in_flight: InFlightList::default(),
             next_id: 1,
             now: 0,
             auto: None,
@@ -107,7 +105,6 @@ impl Network {
             log: Vec::new(),
             cursor: 0,
             epoch: 0,
-            position_hint: None,
         })
     }
 
@@ -153,13 +150,13 @@ impl Network {
     }
 
     /// The messages in flight, in list order (the order "deliver all in send order" uses).
-    pub fn in_flight(&self) -> &VecDeque<InFlight> {
+    pub fn in_flight(&self) -> &InFlightList {
         &self.state.in_flight
     }
 
     /// One in-flight message.
     pub fn message(&self, id: MessageId) -> Option<&InFlight> {
-        self.state.in_flight.iter().find(|m| m.id == id)
+        self.state.in_flight.message(id)
     }
 
     /// The clock, in ticks.
@@ -257,87 +254,6 @@ impl Network {
     pub fn set_auto_delivery(&mut self, auto: Option<AutoDelivery>) {
         self.record(Op::SetAutoDelivery { auto })
             .expect("changing auto-delivery cannot fail");
-    }
-
-    /// Lets `ticks` ticks pass. With auto-delivery on, every deliverable message whose due time
-    /// falls within them is delivered at its due time (earliest first, then list order);
-    /// overdue messages (held by an offline peer) go first.
-    pub fn advance(&mut self, ticks: u64) -> DeliveryReport {
-        let target = self.state.now.saturating_add(ticks);
-        let mut report = DeliveryReport::default();
-        while self.state.auto.is_some() {
-            if report.delivered.len() >= MAX_DELIVERIES_PER_CALL {
-                report.capped = true;
-                break;
-            }
-            let next = self
-                .state
-                .in_flight
-                .iter()
-                .filter(|m| self.is_deliverable(m))
-                .filter_map(|m| Some((self.due_at(m)?, m.id)))
-                .enumerate()
-                .filter(|(_, (due, _))| *due <= target)
-                .min_by_key(|(position, (due, _))| (*due, *position))
-                .map(|(_, next)| next);
-            let Some((due, id)) = next else { break };
-            if due > self.state.now {
-                self.tick(due - self.state.now);
-            }
-            self.deliver(id)
-                .expect("a deliverable in-flight message can be delivered");
-            report.delivered.push(id);
-        }
-        if target > self.state.now {
-            self.tick(target - self.state.now);
-        }
-        report.waiting = self.state.in_flight.len();
-        report
-    }
-
-    /// Delivers every deliverable message that passes `filter`, including the replies and
-    /// announcements those deliveries send, until none is left, in `order`.
-    pub fn deliver_all(&mut self, order: DeliveryOrder, filter: MessageFilter) -> DeliveryReport {
-        let mut report = DeliveryReport::default();
-        let candidate = |net: &Network, m: &InFlight| filter.matches(m) && net.is_deliverable(m);
-        loop {
-            // Send and reverse order look only as far as the first candidate from their end,
-            // so delivering n messages costs O(n), not a scan of the whole list per delivery.
-            let flying = &self.state.in_flight;
-            let picked = match order {
-                DeliveryOrder::Send => flying.iter().position(|m| candidate(self, m)),
-                DeliveryOrder::Reverse => flying.iter().rposition(|m| candidate(self, m)),
-                DeliveryOrder::Random => {
-                    let candidates: Vec<usize> = (0..flying.len())
-                        .filter(|&i| candidate(self, &flying[i]))
-                        .collect();
-                    // Keyed by the timeline position the delivery will take. u32 sampling is
-                    // the same on every platform; the list is far shorter.
-                    let len = u32::try_from(candidates.len()).unwrap_or(u32::MAX);
-                    (len > 0).then(|| {
-                        let mut rng = keyed_rng(self.seed, Draw::Pick, self.cursor as u64);
-                        candidates[rng.random_range(0..len) as usize]
-                    })
-                }
-            };
-            let Some(at) = picked else { break };
-            if report.delivered.len() >= MAX_DELIVERIES_PER_CALL {
-                report.capped = true;
-                break;
-            }
-            let id = self.state.in_flight[at].id;
-            self.position_hint = Some(at);
-            self.deliver(id)
-                .expect("a deliverable in-flight message can be delivered");
-            report.delivered.push(id);
-        }
-        report.waiting = self
-            .state
-            .in_flight
-            .iter()
-            .filter(|m| filter.matches(m))
-            .count();
-        report
     }
 
     /// Runs one primitive operation, as recorded on the timeline.

@@ -190,7 +190,6 @@ impl Network {
             log: self.log[..self.cursor].to_vec(),
             cursor: 0,
             epoch: 0,
-            position_hint: None,
         };
         copy.seek(self.cursor)
             .expect("the cursor is within the log");
