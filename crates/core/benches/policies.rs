@@ -6,14 +6,18 @@
 //! `Replica::digest` of one peer, and `Network::convergence` while the two peers differ (the
 //! edit still in flight), which also lists the entities that differ.
 //!
+//! And `policies_chain/first_sync_60000_deep`: the board's first `sync` on a chain 60,000
+//! deep (what starting the Policies view on such a scene costs): every policy's initial tree
+//! is built move by move, each checked for a cycle.
+//!
 //! `cargo bench --bench policies`
 
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use scenetree_core::crdt::{LocalWrite, Network, PeerId};
+use scenetree_core::crdt::{LocalWrite, Network, PeerId, Replica};
 use scenetree_core::examples;
-use scenetree_core::model::Entity;
+use scenetree_core::model::{Entity, Transform};
 use scenetree_core::scene::policy::PolicyBoard;
 
 /// The allocator the editor runs with (main.rs): huge pages under large arrays.
@@ -107,5 +111,34 @@ fn policies(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, policies);
+fn chain(c: &mut Criterion) {
+    let mut initial = Replica::new();
+    for i in 0..60_000 {
+        let parent = if i == 0 {
+            Entity::ROOT
+        } else {
+            Entity(512 + i - 1)
+        };
+        let t = Transform {
+            parent,
+            ..Transform::IDENTITY
+        };
+        initial
+            .put_transform(Entity(512 + i), &t)
+            .expect("a scene entity");
+    }
+    let net = Network::new(2, 1, &initial).unwrap();
+    let mut group = c.benchmark_group("policies_chain");
+    group.sample_size(10);
+    group.bench_function("first_sync_60000_deep", |b| {
+        b.iter(|| {
+            let mut board = PolicyBoard::new();
+            board.sync(&net);
+            board
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, policies, chain);
 criterion_main!(benches);
