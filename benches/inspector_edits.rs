@@ -4,7 +4,8 @@
 //!
 //! - `duplicate_16000`: all 16,000 duplicated (each copy placed right after its original);
 //! - `reparent_8000`: every other one moved under one entity, keeping world positions;
-//! - `delete_16000`: the 16,000 originals deleted (their nodes and every mention go).
+//! - `delete_16000`: the 16,000 originals deleted (their nodes and every mention go);
+//! - `reorder_8000`: every other one dragged, among its siblings, after the last entity.
 //!
 //! Each edit used to search the whole tree once per entity (quadratic); one pass per edit now
 //! (`Nodes::apply_edits`, `Nodes::remove_nodes`). Run: `cargo bench --bench inspector_edits`.
@@ -48,7 +49,7 @@ fn bench(c: &mut Criterion) {
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_secs(3));
     type Edit = (&'static str, fn() -> Command);
-    let edits: [Edit; 3] = [
+    let edits: [Edit; 4] = [
         ("duplicate_16000", || Command::Duplicate { entities: all() }),
         ("reparent_8000", || Command::Reparent {
             entities: all().into_iter().filter(|e| e.0 % 2 == 1).collect(),
@@ -56,6 +57,12 @@ fn bench(c: &mut Criterion) {
             keep_world: true,
         }),
         ("delete_16000", || Command::Delete { entities: all() }),
+        ("reorder_8000", || Command::Reorder {
+            entities: all().into_iter().filter(|e| e.0 % 2 == 1).collect(),
+            parent: Entity::ROOT,
+            after: Some(Entity(512 + N - 2)),
+            keep_world: true,
+        }),
     ];
     for (name, command) in edits {
         group.bench_function(name, |b| {

@@ -164,8 +164,11 @@ pub(super) fn place_in_nodes(
         .and_then(|a| node.children.iter().position(|&c| c == a))
         .map_or(0, |i| i + 1);
     node.children.splice(at..at, movers.iter().copied());
+    // One set of the entities with a node, not a search of the list per mover: moving 8,000
+    // entities searched 8,000 times through 8,000 nodes.
+    let mut with_node: FxHashSet<Entity> = nodes.nodes.iter().map(|n| n.entity).collect();
     for &m in movers {
-        if nodes.node(m).is_none() {
+        if with_node.insert(m) {
             nodes.nodes.push(Node {
                 entity: m,
                 open: None,
@@ -227,10 +230,10 @@ pub(super) fn built_nodes_in(replica: &Replica, first: &[Entity]) -> Nodes {
             continue;
         }
         let parent = replica.transform(e).map_or(Entity::ROOT, |t| t.parent);
+        // Each entity has one node, visited once: it joins its parent's list once, without a
+        // search of that list (a flat scene of 65,000 searched 2 billion times).
         let p = node_of(&mut nodes, parent);
-        if !nodes[p].children.contains(&e) {
-            nodes[p].children.push(e);
-        }
+        nodes[p].children.push(e);
     }
     for special in [PLAYER, CAMERA] {
         let i = node_of(&mut nodes, special);
