@@ -27,6 +27,9 @@
 //!   other (what "Deliver all" does after moving a large selection). Throughput = messages.
 //! - `crdt/network/deliver_all_random_16000`: the same messages delivered in random order
 //!   ("Deliver all ▸ Random order"): each pick is uniform among the deliverable messages.
+//! - `crdt/network/step_back_after_16000`: after those 16,000 deliveries (32,000 events), one
+//!   step back on the timeline and one forward again (the first step back, untimed, keeps
+//!   the state a little before; the timed ones replay from there).
 //! - `crdt/network/advance_auto_16000`: the same messages delivered by auto-delivery (latency 2,
 //!   jitter 8, so due times interleave), in one `advance` past the last due time.
 
@@ -342,6 +345,14 @@ fn network(c: &mut Criterion) {
             )
         });
     }
+    let mut delivered = in_flight();
+    delivered.deliver_all(DeliveryOrder::Send, MessageFilter::ALL);
+    delivered.step_back();
+    group.bench_function("step_back_after_16000", |b| {
+        b.iter(|| {
+            assert!(delivered.step_back() && delivered.step_forward());
+        })
+    });
     group.bench_function("advance_auto_16000", |b| {
         b.iter_batched(
             || {

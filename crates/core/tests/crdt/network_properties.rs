@@ -229,3 +229,59 @@ proptest! {
         }
     }
 }
+
+/// Long runs (past the span a backward seek keeps the state at): stepping back through every
+/// event, jumping around, and recording new events after a step back (which replaces the
+/// timeline's tail, or merges a tick into its last event) all rebuild exactly the state the
+/// run had, as a fresh replay from the start does.
+#[test]
+fn long_runs_step_back_to_identical_states() {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+    let mut runner = TestRunner::deterministic();
+    let mut act = || arb_act().new_tree(&mut runner).expect("an act").current();
+    let mut net = furnished(3, 5);
+    // The state at each position an act ended at (a bulk act records many events at once).
+    let mut seen = std::collections::BTreeMap::from([(0, snapshot(&net))]);
+    while net.cursor() < 2_600 {
+        play(&mut net, &act());
+        seen.insert(net.cursor(), snapshot(&net));
+    }
+    let end = net.cursor();
+    let known: Vec<usize> = seen.range(end - 1_300..).map(|(&k, _)| k).collect();
+    assert!(known.len() > 500, "mostly single events");
+    for &k in known.iter().rev() {
+        net.seek(k).unwrap();
+        assert_eq!(snapshot(&net), seen[&k], "stepping back, at event {k}");
+    }
+    let positions: Vec<usize> = seen.keys().copied().collect();
+    for i in [1_900, 10, 2_590, 1_500, 1_499, 0, 700] {
+        let k = positions[i * positions.len() / 2_600];
+        net.seek(k).unwrap();
+        assert_eq!(snapshot(&net), seen[&k], "jumping, at event {k}");
+    }
+    net.seek(end).unwrap();
+    for round in 0..60 {
+        let back = net.cursor().saturating_sub(1 + round * 13 % 40);
+        net.seek(back).unwrap();
+        for _ in 0..(round % 4) {
+            play(&mut net, &act());
+        }
+        net.tick(1);
+        assert_eq!(snapshot(&net), snapshot(&net.replayed()), "round {round}");
+    }
+    // Kept near the end, then a new timeline from early on grows past that point: what was
+    // kept belongs to the old timeline.
+    while net.cursor() < 2_600 {
+        play(&mut net, &act());
+    }
+    let end = net.cursor();
+    net.seek(end - 1).unwrap();
+    net.seek(300).unwrap();
+    while net.cursor() < end {
+        play(&mut net, &act());
+    }
+    net.seek(end - 900).unwrap();
+    let (here, fresh) = (snapshot(&net), net.replayed());
+    assert_eq!(here, snapshot(&fresh), "on the new timeline");
+}

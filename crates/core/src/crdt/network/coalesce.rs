@@ -144,6 +144,7 @@ impl Network {
         self.log.clear();
         self.cursor = 0;
         self.epoch += 1;
+        self.rewind = None;
         self
     }
 

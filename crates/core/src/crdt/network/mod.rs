@@ -78,6 +78,9 @@ pub struct Network {
     cursor: usize,
     /// Bumped whenever the replicas are rebuilt instead of updated (a seek backwards).
     epoch: u64,
+    /// The state after the first `.0` events, kept by a seek backwards a little before where
+    /// it went, so stepping back again replays from there instead of from the start.
+    rewind: Option<(usize, NetState)>,
 }
 
 impl Network {
@@ -105,6 +108,7 @@ impl Network {
             log: Vec::new(),
             cursor: 0,
             epoch: 0,
+            rewind: None,
         })
     }
 

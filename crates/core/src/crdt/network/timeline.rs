@@ -126,6 +126,10 @@ pub struct Event {
     pub at: u64,
 }
 
+/// How far before a backward seek's target [`Network::seek`] keeps the state: stepping back
+/// again replays at most this many events (a few milliseconds) instead of the whole timeline.
+const REWIND_SPAN: usize = 1_000;
+
 impl Network {
     /// Every recorded event, including those after the cursor (undone by a seek, kept until
     /// a new operation replaces them).
@@ -152,10 +156,27 @@ impl Network {
             return Err(NetworkError::NoSuchEvent { index, len });
         }
         if index < self.cursor {
-            self.state = self.start.clone();
-            self.cursor = 0;
+            // From the kept state when it is at or before the target, else from the start.
+            let (at, state) = match &self.rewind {
+                Some((at, state)) if *at <= index => (*at, state.clone()),
+                _ => (0, self.start.clone()),
+            };
+            self.state = state;
+            self.cursor = at;
             self.epoch += 1;
+            // Keep the state a little before the target, for the next step back.
+            let keep_at = index.saturating_sub(REWIND_SPAN);
+            if keep_at > at {
+                self.replay_to(keep_at);
+                self.rewind = Some((keep_at, self.state.clone()));
+            }
         }
+        self.replay_to(index);
+        Ok(())
+    }
+
+    /// Replays recorded events from the cursor up to `index`.
+    fn replay_to(&mut self, index: usize) {
         while self.cursor < index {
             let recorded = self.log[self.cursor].clone();
             let kind = self
@@ -167,7 +188,6 @@ impl Network {
             }
             self.cursor += 1;
         }
-        Ok(())
     }
 
     /// Steps back one event; false at the start.
@@ -190,6 +210,7 @@ impl Network {
             log: self.log[..self.cursor].to_vec(),
             cursor: 0,
             epoch: 0,
+            rewind: None,
         };
         copy.seek(self.cursor)
             .expect("the cursor is within the log");
@@ -199,6 +220,15 @@ impl Network {
     /// Executes `op` and records it at the cursor, dropping any events after the cursor.
     /// Returns the recorded event, or `None` when the operation changed nothing.
     pub(super) fn record(&mut self, op: Op) -> Result<Option<&Event>, NetworkError> {
+        // A new event replaces those from the cursor on, or merges into the one before it:
+        // a kept state that reflects either no longer fits the timeline.
+        if self
+            .rewind
+            .as_ref()
+            .is_some_and(|(at, _)| *at >= self.cursor)
+        {
+            self.rewind = None;
+        }
         let Some(kind) = self.exec(&op)? else {
             return Ok(None);
         };
