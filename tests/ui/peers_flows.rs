@@ -8,7 +8,7 @@ use scenetree::ui::peers_panel::ColumnsView;
 use scenetree::ui::workbench::AppRequest;
 use scenetree::ui::workbench::Workspace;
 use scenetree::ui::{PeersAction, Workbench};
-use scenetree_core::crdt::network::PeerId;
+use scenetree_core::crdt::network::{EventKind, PeerId};
 use scenetree_core::model::Entity;
 use scenetree_core::scene::Fallback;
 use scenetree_core::scene::policy::TreePolicy;
@@ -242,6 +242,70 @@ fn auto_delivery_brings_messages_in_after_their_latency() {
     }
     assert!(h.state().doc.simulation().unwrap().0.network().now() >= 3);
     assert!(h.query_by_label_contains("✓ Converged").is_some());
+}
+
+/// Stepping back through a run that auto-delivery played must not restart the clock there: it
+/// would record a tick at once and throw away every later event (seen by hand: the step-back
+/// button did nothing on a run ending with "auto-deliver" turned off).
+#[test]
+fn looking_back_through_an_auto_delivered_run_keeps_its_later_events() {
+    let mut h = harness();
+    h.state_mut()
+        .apply_actions(vec![scenetree::ui::Action::Peers(PeersAction::Start {
+            peers: 2,
+            seed: 3,
+        })]);
+    h.state_mut()
+        .apply_actions(vec![scenetree::ui::Action::Edit(
+            scenetree::editor::Command::Create {
+                parent: Entity::ROOT,
+                name: "Crate".into(),
+                components: vec![],
+            },
+        )]);
+    h.run();
+    h.get_by_label("auto-deliver").click();
+    for _ in 0..120 {
+        h.step();
+    }
+    assert!(h.query_by_label_contains("✓ Converged").is_some());
+    let network = |h: &Harness<'static, Workbench>| {
+        let net = h.state().doc.simulation().unwrap().0.network();
+        (net.cursor(), net.events().len())
+    };
+    let (end, len) = network(&h);
+    assert_eq!(end, len);
+    // Back to just after auto-delivery was turned on: the two messages are in flight again.
+    let auto_on = {
+        let net = h.state().doc.simulation().unwrap().0.network();
+        let on = |e: &&scenetree_core::crdt::network::Event| {
+            matches!(e.kind, EventKind::SetAutoDelivery { auto: Some(_) })
+        };
+        net.events().iter().position(|e| on(&e)).unwrap()
+    };
+    h.state_mut()
+        .apply_actions(vec![scenetree::ui::Action::Peers(PeersAction::Seek(
+            auto_on + 1,
+        ))]);
+    for _ in 0..120 {
+        h.step();
+    }
+    assert_eq!(
+        network(&h),
+        (auto_on + 1, len),
+        "the later events are all still there"
+    );
+    assert!(
+        h.query_by_label_contains("clock paused").is_some(),
+        "the panel says why nothing arrives"
+    );
+    // Back at the end, the clock runs again.
+    h.state_mut()
+        .apply_actions(vec![scenetree::ui::Action::Peers(PeersAction::Seek(len))]);
+    for _ in 0..40 {
+        h.step();
+    }
+    assert!(h.state().doc.simulation().unwrap().0.network().now() > 3);
 }
 
 #[test]

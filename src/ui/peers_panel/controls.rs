@@ -54,6 +54,10 @@ pub(super) fn controls_ui(
                 auto: setting,
             })));
         }
+        if auto && network.cursor() < network.events().len() {
+            ui.weak("clock paused")
+                .on_hover_text("You are looking back along the timeline: the clock runs again at its end (⏭)");
+        }
         let slider = ui.add(egui::Slider::new(&mut panel.latency, 0..=20).text("latency"));
         if slider.changed() && auto {
             let setting = Some(AutoDelivery {

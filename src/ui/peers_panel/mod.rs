@@ -217,8 +217,10 @@ impl PeersPanel {
         };
         let network = sim.network();
         self.sync_views(network);
-        if network.auto_delivery().is_some() {
-            // The clock runs on its own: messages arrive once their latency has passed.
+        if network.auto_delivery().is_some() && network.cursor() == network.events().len() {
+            // The clock runs on its own: messages arrive once their latency has passed. Not
+            // while the user looks back along the timeline: a tick there would replace every
+            // later event.
             let now = ui.input(|i| i.time);
             if now - self.last_tick >= TICK_SECONDS {
                 self.last_tick = now;
