@@ -213,8 +213,8 @@ fn a_remote_change_glides_into_place_in_the_viewport() {
     );
 }
 
-#[test]
-fn auto_delivery_brings_messages_in_after_their_latency() {
+/// Two simulated peers; peer 1 has just created "Crate" (its Transform and Name in flight).
+fn crate_in_flight() -> Harness<'static, Workbench> {
     let mut h = harness();
     h.state_mut()
         .apply_actions(vec![scenetree::ui::Action::Peers(PeersAction::Start {
@@ -230,6 +230,12 @@ fn auto_delivery_brings_messages_in_after_their_latency() {
             },
         )]);
     h.run();
+    h
+}
+
+#[test]
+fn auto_delivery_brings_messages_in_after_their_latency() {
+    let mut h = crate_in_flight();
     assert!(
         h.query_by_label_contains("Not converged: 2 in flight")
             .is_some(),
@@ -249,21 +255,7 @@ fn auto_delivery_brings_messages_in_after_their_latency() {
 /// button did nothing on a run ending with "auto-deliver" turned off).
 #[test]
 fn looking_back_through_an_auto_delivered_run_keeps_its_later_events() {
-    let mut h = harness();
-    h.state_mut()
-        .apply_actions(vec![scenetree::ui::Action::Peers(PeersAction::Start {
-            peers: 2,
-            seed: 3,
-        })]);
-    h.state_mut()
-        .apply_actions(vec![scenetree::ui::Action::Edit(
-            scenetree::editor::Command::Create {
-                parent: Entity::ROOT,
-                name: "Crate".into(),
-                components: vec![],
-            },
-        )]);
-    h.run();
+    let mut h = crate_in_flight();
     h.get_by_label("auto-deliver").click();
     for _ in 0..120 {
         h.step();
