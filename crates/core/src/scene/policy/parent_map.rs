@@ -24,8 +24,13 @@ impl ParentMap {
     }
 
     /// Sets the entity's parent; returns the previous one. The caller has checked that this
-    /// closes no cycle ([`Self::would_cycle`]), or is putting back an earlier parent.
+    /// closes no cycle ([`Self::would_cycle`]), or is putting back an earlier parent; a set
+    /// that would close one all the same changes nothing (a cycle would make the link-cut
+    /// tree's walks endless).
     pub(super) fn set(&mut self, entity: Entity, parent: Entity) -> Entity {
+        if !parent.is_root() && self.get(entity) != parent && self.would_cycle(entity, parent) {
+            return self.get(entity);
+        }
         let old = if parent.is_root() {
             self.parents.remove(&entity)
         } else {
@@ -220,6 +225,18 @@ mod tests {
                 history.push((child, tree.set(child, parent)));
             }
         }
+    }
+
+    #[test]
+    fn a_set_that_would_close_a_cycle_changes_nothing() {
+        let mut tree = ParentMap::default();
+        let (a, b, c) = (Entity(512), Entity(513), Entity(514));
+        tree.set(b, a);
+        tree.set(c, b);
+        assert_eq!(tree.set(a, c), Entity::ROOT, "a stays at the root");
+        assert_eq!(tree.get(a), Entity::ROOT);
+        assert!(tree.would_cycle(a, c), "and the forest still answers");
+        assert!(!tree.would_cycle(c, a));
     }
 
     #[test]
