@@ -164,8 +164,8 @@ pub(super) fn place_in_nodes(
         .and_then(|a| node.children.iter().position(|&c| c == a))
         .map_or(0, |i| i + 1);
     node.children.splice(at..at, movers.iter().copied());
-    // One set of the entities with a node, not a search of the list per mover: moving 8,000
-    // entities searched 8,000 times through 8,000 nodes.
+    // One set of the entities with a node, not a search of the list per mover (quadratic for
+    // a large selection).
     let mut with_node: FxHashSet<Entity> = nodes.nodes.iter().map(|n| n.entity).collect();
     for &m in movers {
         if with_node.insert(m) {
@@ -230,8 +230,8 @@ pub(super) fn built_nodes_in(replica: &Replica, first: &[Entity]) -> Nodes {
             continue;
         }
         let parent = replica.transform(e).map_or(Entity::ROOT, |t| t.parent);
-        // Each entity has one node, visited once: it joins its parent's list once, without a
-        // search of that list (a flat scene of 65,000 searched 2 billion times).
+        // Each entity has one node, visited once: it joins its parent's list once, so no search
+        // of that list is needed (quadratic for a flat scene).
         let p = node_of(&mut nodes, parent);
         nodes[p].children.push(e);
     }

@@ -1,11 +1,10 @@
 //! The list of messages in flight, in list order, with every operation a bulk delivery repeats
 //! in O(log n): finding a message by id or by position, removing it anywhere, sending a new one.
 //!
-//! A deque made a delivery from the middle (random order, auto-delivery by due time) move half
-//! the list and find its message by a scan, so delivering n messages cost O(n²): 16,000 took a
-//! second in random order and 15 s by auto-delivery. Here a removed message leaves an empty
-//! slot, positions are counted over the occupied slots by a Fenwick tree, and the slots are
-//! compacted once the empty ones outnumber the occupied ones.
+//! Deliveries from the middle (random order, auto-delivery by due time) must neither shift the
+//! list nor scan it, or n of them cost O(n²). So a removed message leaves an empty slot,
+//! positions are counted over the occupied slots by a Fenwick tree, and the slots are compacted
+//! once the empty ones outnumber the occupied ones.
 
 use std::fmt;
 use std::ops::Index;

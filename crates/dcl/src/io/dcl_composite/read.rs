@@ -111,8 +111,8 @@ fn read_component(
     let mut entries = Vec::with_capacity(data.len());
     let mut seen = rustc_hash::FxHashSet::default();
     for (key, value) in data {
-        // The entry's JSON path is spelled out only for a message: building it for each of a
-        // large scene's entries was a tenth of reading its composite.
+        // The entry's JSON path is spelled out only for a message: building it for each entry
+        // costs a tenth of reading a large composite.
         let place = ValuePlace {
             component_at: at,
             key: &key,
