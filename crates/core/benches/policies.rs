@@ -10,6 +10,11 @@
 //! deep (what starting the Policies view on such a scene costs): every policy's initial tree
 //! is built move by move, each checked for a cycle.
 //!
+//! And `policies_interleaved/sync_after_4000_moves_each_of_two_peers`: peer 1 chains 4,000
+//! entities and peer 2 another 4,000, concurrently (their moves' Lamport numbers interleave),
+//! then "Deliver all" (untimed); timed: the board's sync, where each peer takes the other's
+//! moves into its move log (MoveOpSkip undoes and redoes the moves after the earliest one).
+//!
 //! `cargo bench --bench policies`
 
 use std::time::{Duration, Instant};
@@ -140,5 +145,42 @@ fn chain(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, policies, chain);
+fn interleaved(c: &mut Criterion) {
+    use scenetree_core::crdt::network::{DeliveryOrder, MessageFilter};
+    const N: u32 = 4_000;
+    let mut initial = Replica::new();
+    for i in 0..2 * N {
+        initial
+            .put_transform(Entity(512 + i), &Transform::IDENTITY)
+            .expect("a scene entity");
+    }
+    let delivered = || {
+        let mut net = Network::new(2, 1, &initial).unwrap();
+        let mut board = PolicyBoard::new();
+        for i in 1..N {
+            for (peer, base) in [(PeerId(1), 0), (PeerId(2), N)] {
+                let write = reparent(&net, Entity(512 + base + i), Entity(512 + base + i - 1));
+                net.write(peer, write).expect("an entity of the scene");
+            }
+        }
+        board.sync(&net);
+        net.deliver_all(DeliveryOrder::Send, MessageFilter::ALL);
+        (net, board)
+    };
+    let mut group = c.benchmark_group("policies_interleaved");
+    group.sample_size(10);
+    group.bench_function("sync_after_4000_moves_each_of_two_peers", |b| {
+        b.iter_batched(
+            delivered,
+            |(net, mut board)| {
+                board.sync(&net);
+                board
+            },
+            criterion::BatchSize::LargeInput,
+        )
+    });
+    group.finish();
+}
+
+criterion_group!(benches, policies, chain, interleaved);
 criterion_main!(benches);

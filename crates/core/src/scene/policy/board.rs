@@ -72,6 +72,10 @@ pub(super) struct PeerPolicies {
     pub(super) cycles: Vec<Vec<Entity>>,
     /// What changed since the last refresh.
     touched: Vec<Entity>,
+    /// Moves received in the events read so far and not yet given to `moves`: they are
+    /// applied together (see [`MovePeerState::receive_all`]), before the peer's next own move
+    /// and at the end of each sync.
+    incoming: Vec<Arc<MoveOp>>,
     edges_changed: bool,
     dirty: bool,
     /// The view's structure generation the derived parts were computed for.
@@ -92,10 +96,17 @@ impl PeerPolicies {
             cut_off: FxHashMap::default(),
             cycles: Vec::new(),
             touched: Vec::new(),
+            incoming: Vec::new(),
             edges_changed: true,
             dirty: true,
             structure: None,
         }
+    }
+
+    /// Applies the moves received since the last call.
+    fn receive_incoming(&mut self) {
+        let incoming = std::mem::take(&mut self.incoming);
+        self.moves.receive_all(incoming, &mut self.touched);
     }
 
     /// Brings the view and every derived tree up to `replica`. Returns true when anything
@@ -222,6 +233,9 @@ impl PolicyBoard {
         for event in &network.events()[self.processed..cursor] {
             self.read_event(event);
         }
+        for peer in &mut self.peers {
+            peer.receive_incoming();
+        }
         self.processed = cursor;
         for (peer, replica) in self.peers.iter_mut().zip(network.replicas()) {
             changed |= peer.refresh(replica);
@@ -265,6 +279,8 @@ impl PolicyBoard {
             }
             peer.edges_changed |= peer.edges.add(write);
             if write.local {
+                // The peer's own move is stamped after everything it has received.
+                peer.receive_incoming();
                 let mut carried = write
                     .replaces
                     .and_then(|o| self.moves.remove(&o))
@@ -272,9 +288,7 @@ impl PolicyBoard {
                 carried.extend(peer.moves.author(write.peer, write, &mut peer.touched));
                 self.moves.insert(write.origin, carried);
             } else if let Some(carried) = self.moves.get(&write.origin) {
-                for op in carried {
-                    peer.moves.receive(op.clone(), &mut peer.touched);
-                }
+                peer.incoming.extend(carried.iter().cloned());
             }
         }
     }
