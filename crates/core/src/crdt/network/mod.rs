@@ -47,9 +47,10 @@ pub use types::{
 pub const MIN_PEERS: usize = 2;
 /// Most peers a network holds.
 pub const MAX_PEERS: usize = 8;
-/// Most deliveries one call of [`Network::deliver_all`] or [`Network::advance`] makes. The
-/// protocol always quiets down long before this (replies only flow towards newer state); the cap
-/// only turns a bug into a stop instead of a hang.
+/// Most deliveries one call of [`Network::deliver_all`] or [`Network::advance`] makes beyond
+/// four per message in flight when it starts. The protocol always quiets down long before this
+/// (replies only flow towards newer state); the cap only turns a bug into a stop instead of a
+/// hang.
 pub const MAX_DELIVERIES_PER_CALL: usize = 100_000;
 
 /// Everything a replay rebuilds: the peers, the messages in flight, the clock, the generator.
