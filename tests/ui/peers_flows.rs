@@ -214,7 +214,7 @@ fn a_remote_change_glides_into_place_in_the_viewport() {
 }
 
 /// Two simulated peers; peer 1 has just created "Crate" (its Transform and Name in flight).
-fn crate_in_flight() -> Harness<'static, Workbench> {
+pub(crate) fn crate_in_flight() -> Harness<'static, Workbench> {
     let mut h = harness();
     h.state_mut()
         .apply_actions(vec![scenetree::ui::Action::Peers(PeersAction::Start {

@@ -1,7 +1,8 @@
 //! The Peers workspace driven like a person would: lesson 1 with each peer's tree indented
 //! (Lamp under Table on one peer, Table under Lamp on the other), a gizmo drag that sends one
 //! message per tick of the network clock (and one per frame with the setting off), the
-//! message table saying what changed, and nothing out of reach at 1024×700.
+//! message table saying what changed, nothing out of reach at 1024×700, and the timeline
+//! stepped with comma and period.
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
@@ -12,6 +13,8 @@ use scenetree::ui::{Action, PeersAction, Workbench};
 use scenetree_core::crdt::network::PeerId;
 use scenetree_core::model::Entity;
 use scenetree_viewport::NullRenderer;
+
+use crate::peers_flows::crate_in_flight;
 
 const LAMP: Entity = Entity(512);
 
@@ -495,4 +498,37 @@ fn dragging_a_messages_handle_onto_another_row_reorders_them_without_selecting_t
         !selection.lock().has_selection(),
         "the drag selected no text on its way"
     );
+}
+
+/// Comma and period step the timeline as a video player steps frames.
+#[test]
+fn comma_and_period_step_the_timeline() {
+    let mut h = crate_in_flight();
+    h.get_by_label("Deliver all ▾").click();
+    h.run();
+    h.get_by_label("In send order").click();
+    h.run();
+    let position = |h: &Harness<'static, Workbench>| {
+        let net = h.state().doc.simulation().unwrap().0.network();
+        (net.cursor(), net.events().len())
+    };
+    let (end, len) = position(&h);
+    assert_eq!(end, len);
+    h.key_press(egui::Key::Comma);
+    h.run();
+    h.key_press(egui::Key::Comma);
+    h.run();
+    assert_eq!(position(&h), (end - 2, len), "two steps back");
+    assert!(
+        h.query_by_label_contains("Not converged").is_some(),
+        "a message is in flight again"
+    );
+    h.key_press(egui::Key::Period);
+    h.run();
+    assert_eq!(position(&h), (end - 1, len), "one forward");
+    h.key_press(egui::Key::Period);
+    h.run();
+    h.key_press(egui::Key::Period);
+    h.run();
+    assert_eq!(position(&h), (end, len), "and no further than the end");
 }

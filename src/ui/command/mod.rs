@@ -99,6 +99,10 @@ pub enum UiCommand {
     EditorWorkspace,
     /// Switch to the Peers workspace (simulated peers side by side, the message table).
     PeersWorkspace,
+    /// Step the simulation's timeline back one event.
+    TimelineBack,
+    /// Step the simulation's timeline forward one event.
+    TimelineForward,
     /// Put the panels back where they started.
     ResetLayout,
     /// Show the keyboard shortcuts.
@@ -142,6 +146,10 @@ pub struct CommandContext {
     pub can_paste_transform: bool,
     /// A selected entity has a parent other than the root: Move to Root would move it.
     pub can_move_to_root: bool,
+    /// A simulation runs and its timeline has an event before the cursor.
+    pub can_step_back: bool,
+    /// A simulation runs and its timeline has an event after the cursor.
+    pub can_step_forward: bool,
 }
 
 const fn key(modifiers: Modifiers, key: Key) -> KeyboardShortcut {
@@ -280,6 +288,13 @@ impl UiCommand {
                 "Peers Workspace",
                 "Show the simulated peers side by side with the messages between them",
             ),
+            UiCommand::TimelineBack => (
+                "Step Back",
+                "Peers: step the timeline back one event (the states before it come back)",
+            ),
+            UiCommand::TimelineForward => {
+                ("Step Forward", "Peers: step the timeline forward one event")
+            }
             UiCommand::ResetLayout => ("Reset Layout", "Put the panels back where they started"),
             UiCommand::ShowShortcuts => ("Keyboard Shortcuts", "Every shortcut and mouse gesture"),
         }
@@ -338,6 +353,9 @@ impl UiCommand {
             // As Godot switches its workspaces (Ctrl+F1 2D, Ctrl+F2 3D, …).
             UiCommand::EditorWorkspace => const { &[key(CTRL, Key::F1)] },
             UiCommand::PeersWorkspace => const { &[key(CTRL, Key::F2)] },
+            // A video player's frame steps (YouTube's , and .).
+            UiCommand::TimelineBack => const { &[key(NONE, Key::Comma)] },
+            UiCommand::TimelineForward => const { &[key(NONE, Key::Period)] },
             UiCommand::Reload
             | UiCommand::AddModel
             | UiCommand::MoveToRoot
@@ -380,6 +398,8 @@ impl UiCommand {
             | UiCommand::ToggleGizmoPivot
             | UiCommand::EditorWorkspace
             | UiCommand::PeersWorkspace
+            | UiCommand::TimelineBack
+            | UiCommand::TimelineForward
             | UiCommand::ResetLayout => Some(Menu::View),
             UiCommand::ShowShortcuts => Some(Menu::Help),
             UiCommand::CancelGizmoDrag
@@ -427,6 +447,8 @@ impl UiCommand {
             UiCommand::PasteTransform => editing && c.has_selection && c.can_paste_transform,
             UiCommand::Paste => editing && c.can_paste,
             UiCommand::CancelGizmoDrag => c.gizmo_dragging,
+            UiCommand::TimelineBack => editing && c.can_step_back,
+            UiCommand::TimelineForward => editing && c.can_step_forward,
             UiCommand::SelectAll
             | UiCommand::SelectPrevious
             | UiCommand::SelectNext

@@ -28,6 +28,8 @@ fn every_command_is_in_the_table_once_and_every_key_means_one_thing_at_a_time() 
         can_paste: true,
         can_paste_transform: true,
         can_move_to_root: true,
+        can_step_back: true,
+        can_step_forward: true,
     });
     for c in contexts {
         for &a in all {

@@ -263,7 +263,16 @@ impl Workbench {
             can_paste_transform: self.clipboard.is_some(),
             can_move_to_root: (self.doc.selection.entities().iter())
                 .any(|&e| self.doc.declared_parent(e) != Entity::ROOT),
+            can_step_back: self.timeline().is_some_and(|(cursor, _)| cursor > 0),
+            can_step_forward: self.timeline().is_some_and(|(cursor, len)| cursor < len),
         }
+    }
+
+    /// The simulation's timeline: (cursor, number of events).
+    fn timeline(&self) -> Option<(usize, usize)> {
+        let (sim, _) = self.doc.simulation()?;
+        let network = sim.network();
+        Some((network.cursor(), network.events().len()))
     }
 
     /// Runs a command from the keyboard or a menu. The ones only the app can run (files,
@@ -332,6 +341,16 @@ impl Workbench {
             UiCommand::PeersWorkspace => {
                 self.workspace = Workspace::Peers;
                 return;
+            }
+            UiCommand::TimelineBack | UiCommand::TimelineForward => {
+                let Some((cursor, _)) = self.timeline() else {
+                    return;
+                };
+                let to = match command {
+                    UiCommand::TimelineBack => cursor.saturating_sub(1),
+                    _ => cursor + 1,
+                };
+                Action::Peers(PeersAction::Seek(to))
             }
             _ => {
                 if let Some(key) = command.tree_key() {
