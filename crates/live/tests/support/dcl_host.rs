@@ -231,8 +231,23 @@ impl Drop for DclHost {
     }
 }
 
-/// A loopback port nobody listens on right now.
+/// A loopback port nobody listens on right now, below the kernel's range for the local ends
+/// of outgoing connections: a host restarted on its port (to test reconnecting) found it taken
+/// by such a connection (EADDRINUSE), as a port the kernel hands out for `:0` can be.
 fn free_port() -> u16 {
+    use std::hash::{BuildHasher, RandomState};
+    let ephemeral_start = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .ok()
+        .and_then(|range| range.split_whitespace().next()?.parse::<u16>().ok())
+        .unwrap_or(32768);
+    let (low, high) = (10_000u16, ephemeral_start.max(10_001));
+    let random = RandomState::new();
+    for attempt in 0u64..1_000 {
+        let port = low + (random.hash_one(attempt) % u64::from(high - low)) as u16;
+        if TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return port;
+        }
+    }
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind a free loopback port");
     listener.local_addr().expect("its address").port()
 }
