@@ -168,13 +168,12 @@ impl fmt::Debug for InFlightList {
 }
 
 /// Which slots of a list are set, counted by prefix in O(log n): a Fenwick tree over 0/1 flags.
-/// Written here because the bulk deliveries need three things together that the Fenwick crates
-/// do not all offer: growing at the end, the n-th set slot, and flags that are not counts.
+/// Written here because the bulk deliveries need two things together that the Fenwick crates
+/// do not both offer: growing at the end, and the n-th set slot.
 #[derive(Clone, Default, Debug)]
 pub(super) struct SlotCounts {
     /// `tree[i - 1]` counts the set slots in `(i - lowbit(i), i]` (1-based), as usual.
     tree: Vec<u32>,
-    set: Vec<bool>,
 }
 
 impl SlotCounts {
@@ -185,19 +184,19 @@ impl SlotCounts {
 
     /// The given flags, in O(len).
     pub(super) fn from_flags(set: Vec<bool>) -> SlotCounts {
-        let mut tree: Vec<u32> = set.iter().map(|&s| u32::from(s)).collect();
+        let mut tree: Vec<u32> = set.into_iter().map(u32::from).collect();
         for i in 1..=tree.len() {
             let parent = i + lowest_bit(i);
             if parent <= tree.len() {
                 tree[parent - 1] += tree[i - 1];
             }
         }
-        SlotCounts { tree, set }
+        SlotCounts { tree }
     }
 
     /// Number of slots.
     pub(super) fn len(&self) -> usize {
-        self.set.len()
+        self.tree.len()
     }
 
     /// Adds a slot at the end.
@@ -213,12 +212,11 @@ impl SlotCounts {
             j -= lowest_bit(j);
         }
         self.tree.push(count);
-        self.set.push(set);
     }
 
     /// Whether `slot` is set.
     pub(super) fn is_set(&self, slot: usize) -> bool {
-        self.set.get(slot).copied().unwrap_or(false)
+        slot < self.tree.len() && self.count_before(slot + 1) > self.count_before(slot)
     }
 
     /// Clears `slot` (nothing when it is clear or beyond the end).
@@ -226,7 +224,6 @@ impl SlotCounts {
         if !self.is_set(slot) {
             return;
         }
-        self.set[slot] = false;
         let mut i = slot + 1;
         while i <= self.tree.len() {
             self.tree[i - 1] -= 1;
@@ -363,5 +360,9 @@ mod tests {
             assert_eq!(counts.count_before(slot), n);
         }
         assert_eq!(counts.nth_set(set.len()), None);
+        for (slot, &flag) in flags.iter().enumerate() {
+            assert_eq!(counts.is_set(slot), flag, "slot {slot}");
+        }
+        assert!(!counts.is_set(flags.len()));
     }
 }
