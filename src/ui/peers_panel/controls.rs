@@ -54,7 +54,7 @@ pub(super) fn controls_ui(
                 auto: setting,
             })));
         }
-        if auto && network.cursor() < network.events().len() {
+        if auto && network.is_rewound() {
             ui.weak("clock paused")
                 .on_hover_text("You are looking back along the timeline: the clock runs again at its end (⏭)");
         }

@@ -217,7 +217,7 @@ impl PeersPanel {
         };
         let network = sim.network();
         self.sync_views(network);
-        if network.auto_delivery().is_some() && network.cursor() == network.events().len() {
+        if network.auto_delivery().is_some() && !network.is_rewound() {
             // The clock runs on its own: messages arrive once their latency has passed. Not
             // while the user looks back along the timeline: a tick there would replace every
             // later event.

@@ -19,6 +19,7 @@ use super::layout::{PanelSizes, Tab};
 use super::peers_panel::{PeersPanel, PeersUiContext};
 use super::viewport_tab::ViewportTab;
 use crate::editor::{Command, Document};
+use scenetree_core::crdt::Network;
 use scenetree_core::model::{Entity, Transform};
 use scenetree_core::scene::policy::TreePolicy;
 use scenetree_viewport::{ViewportCommand, ViewportRenderer};
@@ -263,16 +264,14 @@ impl Workbench {
             can_paste_transform: self.clipboard.is_some(),
             can_move_to_root: (self.doc.selection.entities().iter())
                 .any(|&e| self.doc.declared_parent(e) != Entity::ROOT),
-            can_step_back: self.timeline().is_some_and(|(cursor, _)| cursor > 0),
-            can_step_forward: self.timeline().is_some_and(|(cursor, len)| cursor < len),
+            can_step_back: self.network().is_some_and(|n| n.cursor() > 0),
+            can_step_forward: self.network().is_some_and(Network::is_rewound),
         }
     }
 
-    /// The simulation's timeline: (cursor, number of events).
-    fn timeline(&self) -> Option<(usize, usize)> {
-        let (sim, _) = self.doc.simulation()?;
-        let network = sim.network();
-        Some((network.cursor(), network.events().len()))
+    /// The simulation's network, while one runs.
+    fn network(&self) -> Option<&Network> {
+        self.doc.simulation().map(|(sim, _)| sim.network())
     }
 
     /// Runs a command from the keyboard or a menu. The ones only the app can run (files,
@@ -343,7 +342,7 @@ impl Workbench {
                 return;
             }
             UiCommand::TimelineBack | UiCommand::TimelineForward => {
-                let Some((cursor, _)) = self.timeline() else {
+                let Some(cursor) = self.network().map(Network::cursor) else {
                     return;
                 };
                 let to = match command {

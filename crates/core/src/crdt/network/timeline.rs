@@ -142,6 +142,12 @@ impl Network {
         self.cursor
     }
 
+    /// True when the cursor is before the timeline's last event (a seek back): a new operation
+    /// now replaces the events after it.
+    pub fn is_rewound(&self) -> bool {
+        self.cursor < self.log.len()
+    }
+
     /// Changes whenever a seek rebuilt the replicas from the start. A view that reads a
     /// replica's change journal incrementally must rebuild from scratch when this changes.
     pub fn epoch(&self) -> u64 {

@@ -214,7 +214,7 @@ impl ScenarioPlayer {
 
     /// True when the timeline's cursor is before its last event (a seek back).
     pub fn is_rewound(&self) -> bool {
-        self.network.cursor() < self.network.events().len()
+        self.network.is_rewound()
     }
 
     /// Plays the next step. `Ok(false)` when every step has been played.
