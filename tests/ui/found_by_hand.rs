@@ -16,7 +16,7 @@ use scenetree_dcl::GltfModel;
 use scenetree_viewport::{GizmoMode, RenderRequest, ViewportRenderer, ViewportScene};
 
 use crate::peers_workspace::{lesson, next_step};
-use crate::ui_flows::{CHAIR, TABLE, drag_and_hold, harness, room, row};
+use crate::ui_flows::{CHAIR, TABLE, drag_and_hold, harness, numbered_scene, room, row};
 
 /// A scene of three entities whose models are not files of any project (a main.crdt opened on
 /// its own, its models absent).
@@ -311,14 +311,7 @@ fn a_new_simulation_draws_its_own_scene_in_the_peers_views_at_once() {
 fn the_peers_status_names_ten_differing_entities_and_counts_the_rest() {
     // Found by hand: moving the large example's 65,024 entities as peer 1 listed every one of
     // them in the convergence line, which filled the Peers panel.
-    let mut replica = Replica::new();
-    for i in 0..40 {
-        let e = Entity(512 + i);
-        replica.put_transform(e, &Transform::IDENTITY).unwrap();
-        replica
-            .put(e, ids::NAME, encode_name(&format!("Box {i}")))
-            .unwrap();
-    }
+    let replica = numbered_scene("Box", 40, |_| Transform::IDENTITY);
     let mut doc = Document::new(replica, None);
     doc.start_simulation(2, 1).unwrap();
     doc.apply(Command::Reparent {

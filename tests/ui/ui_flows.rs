@@ -569,7 +569,11 @@ fn a_deep_row_cuts_its_name_short_instead_of_running_under_the_toggles() {
 }
 
 /// A scene of `count` entities numbered from 512, named "`name` i", each with `transform(i)`.
-fn numbered_scene(name: &str, count: u32, transform: impl Fn(u32) -> Transform) -> Replica {
+pub(crate) fn numbered_scene(
+    name: &str,
+    count: u32,
+    transform: impl Fn(u32) -> Transform,
+) -> Replica {
     let mut r = Replica::new();
     for i in 0..count {
         let e = Entity(512 + i);
@@ -644,13 +648,7 @@ fn a_transform_that_is_not_finite_is_badged_explained_and_fixed_by_typing_a_numb
 #[test]
 fn revealing_an_entity_far_down_a_long_list_scrolls_its_row_into_view() {
     // 400 siblings: the row of the 350th lies about 8,000 points down the list.
-    let mut r = Replica::new();
-    for i in 0..400 {
-        let e = Entity(512 + i);
-        r.put_transform(e, &Transform::IDENTITY).unwrap();
-        r.put(e, ids::NAME, encode_name(&format!("Item {i}")))
-            .unwrap();
-    }
+    let r = numbered_scene("Item", 400, |_| Transform::IDENTITY);
     let mut h = harness(Document::new(r, None));
     let target = Entity(512 + 350);
     assert!(
@@ -673,22 +671,14 @@ fn revealing_an_entity_far_down_a_long_list_scrolls_its_row_into_view() {
 #[test]
 fn rows_too_deep_to_indent_keep_room_for_their_name_and_say_their_level() {
     // A chain of 25: Link 0 under the root, each next one under the previous.
-    let mut r = Replica::new();
-    for i in 0..25 {
-        let e = Entity(512 + i);
-        let parent = if i == 0 {
+    let r = numbered_scene("Link", 25, |i| Transform {
+        parent: if i == 0 {
             Entity::ROOT
         } else {
             Entity(511 + i)
-        };
-        let t = Transform {
-            parent,
-            ..Transform::IDENTITY
-        };
-        r.put_transform(e, &t).unwrap();
-        r.put(e, ids::NAME, encode_name(&format!("Link {i}")))
-            .unwrap();
-    }
+        },
+        ..Transform::IDENTITY
+    });
     let h = harness(Document::new(r, None));
     // Shallow rows are indented in full and carry no level.
     assert!(h.query_by_label("1›").is_none());
