@@ -293,7 +293,7 @@ impl PeersPanel {
                 }
                 match self.lower {
                     LowerView::Messages => {
-                        let composite = doc.save_context.composite.as_ref();
+                        let composite = doc.save_context.composite.as_deref();
                         self.messages_ui(ui, network, cx.euler_order, composite, &mut actions)
                     }
                     LowerView::Events => timeline::events_ui(ui, network),
