@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use scenetree_core::crdt::network::LocalWrite;
-use scenetree_core::crdt::{CrdtMessage, Replica};
+use scenetree_core::crdt::{CrdtMessage, Replica, ReplicaVersion};
 use scenetree_core::model::{Entity, Transform};
 use scenetree_core::scene::SceneView;
 use scenetree_dcl::io::project::Project;
@@ -225,13 +225,24 @@ impl Document {
 
     /// Records that the current state (the active peer's, when simulating) is what is on disk.
     pub fn mark_saved(&mut self, file: SceneFile) {
-        self.file = Some(file);
         let saved = self.replica();
+        // Other peers are other instances: compare them with what was written.
+        let digest = matches!(self.backend, Backend::Peers { .. }).then(|| saved.digest());
+        self.record_saved(file, saved.version(), digest);
+    }
+
+    /// Records that the state `version` (a copy of it, with this `digest`, was written on
+    /// another thread) is what is on disk; a replica that moved on since is modified.
+    pub fn mark_saved_at(&mut self, file: SceneFile, version: ReplicaVersion, digest: u128) {
+        self.record_saved(file, version, Some(digest));
+    }
+
+    fn record_saved(&mut self, file: SceneFile, version: ReplicaVersion, digest: Option<u128>) {
+        self.file = Some(file);
         self.saved = SavedState {
-            clean: vec![saved.version()],
+            clean: vec![version],
             differ: Vec::new(),
-            // Other peers are other instances: compare them with what was written.
-            digest: matches!(self.backend, Backend::Peers { .. }).then(|| saved.digest()),
+            digest,
         };
         self.edited_in_lesson = false;
         self.refresh();

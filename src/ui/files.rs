@@ -64,6 +64,11 @@ impl Jobs {
         self.repaint = Some(ctx.clone());
     }
 
+    /// The context that finished jobs wake.
+    pub fn repaint_context(&self) -> Option<egui::Context> {
+        self.repaint.clone()
+    }
+
     /// Opens a system file dialog on a worker thread. If none can be shown, the result is
     /// [`JobResult::NoSystemDialog`] (the app then shows its own).
     pub fn pick(&mut self, pick: FilePick) {

@@ -34,17 +34,18 @@ pub(crate) fn unsettled_app(
         )
 }
 
-/// Runs frames until background loading has finished (generous: CI machines can be busy).
+/// Runs frames until background loading and saving have finished (generous: CI machines can
+/// be busy).
 pub(crate) fn settle(h: &mut Harness<'static, ScenetreeApp>) {
     for _ in 0..3000 {
         h.step(); // the progress dialog keeps repainting, so step instead of run
-        if !h.state().is_loading() {
+        if !h.state().is_loading() && !h.state().is_saving() {
             h.run();
             return;
         }
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
-    panic!("loading never finished");
+    panic!("loading or saving never finished");
 }
 
 /// `replica` saved at `path`, opened in the app.
@@ -425,7 +426,7 @@ fn a_request_waits_for_a_save_that_needs_confirming_and_then_goes_on() {
         h.state_mut().new_scene();
         h.run();
         h.get_by_label("Save").click();
-        h.run();
+        settle(&mut h);
         assert!(h.query_by_label("Save would lose data").is_some());
         h.get_by_label(answer).click();
         h.run();
@@ -566,7 +567,7 @@ fn a_save_while_an_autosave_is_being_written_leaves_nothing_to_recover() {
     rename_lamp(&mut h, "Desk lamp");
     h.run(); // the autosave is written on its own thread
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::S);
-    h.run();
+    settle(&mut h);
     assert!(!h.state().workbench().doc.is_modified(), "saved");
     drop(h); // the editor crashes right after the save
     let h = app(Launch::default(), Some(recovery));
@@ -654,7 +655,7 @@ fn saving_one_peer_while_the_others_differ_says_which_was_saved_and_stays_unsave
     rename_lamp(&mut h, "Desk lamp");
     h.run();
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::S);
-    h.run();
+    settle(&mut h);
     let status = "Saved peer 1's state to";
     assert!(h.query_by_label_contains(status).is_some());
     assert!(

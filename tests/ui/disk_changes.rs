@@ -102,7 +102,7 @@ fn a_change_on_disk_shows_a_bar_and_reload_reads_the_file_keeping_the_selection(
     // The reloaded file is the editor's again: saving does not ask.
     rename_lamp(&mut h, "Desk lamp");
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::S);
-    h.run();
+    settle(&mut h);
     assert!(h.query_by_label("The file changed on disk").is_none());
     assert_eq!(name_on_disk(&path, LAMP).as_deref(), Some("Desk lamp"));
     assert_eq!(name_on_disk(&path, SHELF).as_deref(), Some("Their shelf"));
@@ -156,13 +156,13 @@ fn keep_this_version_hides_the_bar_until_the_file_changes_again_and_a_save_still
     h.run();
     rename_lamp(&mut h, "Desk lamp");
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::S);
-    h.run();
+    settle(&mut h);
     assert!(
         h.query_by_label("The file changed on disk").is_some(),
         "keeping this version does not agree to overwrite theirs"
     );
     h.get_by_label("Save anyway").click();
-    h.run();
+    settle(&mut h);
     assert_eq!(name_on_disk(&path, LAMP).as_deref(), Some("Desk lamp"));
     focus_window(&mut h);
     assert!(!bar_shown(&h));
@@ -175,7 +175,7 @@ fn keep_this_version_hides_the_bar_until_the_file_changes_again_and_a_save_still
     focus_window(&mut h);
     assert!(h.query_by_label_contains("is no longer on disk").is_none());
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::S);
-    h.run();
+    settle(&mut h);
     assert_eq!(name_on_disk(&path, LAMP).as_deref(), Some("Desk lamp"));
 }
 
@@ -238,7 +238,7 @@ fn saving_over_a_file_another_program_changed_asks_first() {
     };
     for answer in ["Cancel", "Save anyway"] {
         h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::S);
-        h.run();
+        settle(&mut h);
         assert!(
             h.query_by_label("The file changed on disk").is_some(),
             "{answer}: asked before replacing their changes"
@@ -263,7 +263,7 @@ fn saving_over_a_file_another_program_changed_asks_first() {
     // Once saved, the file is the editor's again: the next save does not ask.
     rename_lamp(&mut h, "Floor lamp");
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::S);
-    h.run();
+    settle(&mut h);
     assert!(h.query_by_label("The file changed on disk").is_none());
     assert_eq!(lamp_name(&path).as_deref(), Some("Floor lamp"));
 }
@@ -337,13 +337,11 @@ fn recovered_project_work_stays_the_projects_and_asks_before_replacing_a_newer_f
     assert_eq!(project.root, root);
     // Their save came after the autosave: replacing it is asked first.
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::S);
-    h.step();
-    h.step();
+    settle(&mut h);
     assert!(h.query_by_label("The file changed on disk").is_some());
     assert_eq!(std::fs::read_to_string(&composite).unwrap(), theirs);
     h.get_by_label("Save anyway").click();
-    h.step();
-    h.step();
+    settle(&mut h);
     let saved = std::fs::read_to_string(&composite).unwrap();
     assert!(saved.contains("\"Lift\""));
     let names = std::fs::read_to_string(root.join("assets/scene/entity-names.ts")).unwrap();
@@ -458,7 +456,7 @@ fn a_project_save_that_fails_halfway_says_which_files_it_wrote_and_blames_no_oth
     std::fs::remove_file(&crdt).unwrap();
     std::fs::create_dir_all(crdt.join("in-the-way")).unwrap();
     h.key_press_modifiers(Modifiers::COMMAND, Key::S);
-    h.run();
+    settle(&mut h);
     assert!(
         h.query_by_label_contains(
             "Could not save everything. main.composite now holds this scene; main.crdt, \
@@ -481,7 +479,7 @@ fn a_project_save_that_fails_halfway_says_which_files_it_wrote_and_blames_no_oth
     // With the way cleared, the next save writes everything.
     std::fs::remove_dir_all(&crdt).unwrap();
     h.key_press_modifiers(Modifiers::COMMAND, Key::S);
-    h.run();
+    settle(&mut h);
     assert!(
         h.query_by_label_contains("Saved the project Art Gallery Template")
             .is_some()

@@ -87,6 +87,7 @@ fn save_in_dialog_as(h: &mut Harness<'static, ScenetreeApp>, shown: &str, name: 
     h.run_steps(2);
     h.get_all_by_label("Save").last().unwrap().click();
     h.run_steps(4);
+    super::app_flows::settle(h);
 }
 
 #[test]

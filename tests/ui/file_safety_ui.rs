@@ -41,7 +41,7 @@ fn saving_over_a_read_only_file_asks_first_and_keeps_it_read_only() {
     let before = std::fs::read(&path).unwrap();
     for answer in ["Cancel", "Replace anyway"] {
         h.key_press_modifiers(Modifiers::COMMAND, Key::S);
-        h.run();
+        super::app_flows::settle(&mut h);
         assert!(
             h.query_by_label("The file is read-only").is_some(),
             "asked before replacing a read-only file"

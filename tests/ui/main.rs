@@ -9,6 +9,7 @@ use scenetree_viewport::headless as egl;
 mod projects;
 
 mod app_flows;
+mod background_save;
 mod clipping;
 mod commands;
 mod component_ui;

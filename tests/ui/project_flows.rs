@@ -40,7 +40,7 @@ pub(crate) fn settle(h: &mut Harness<'static, ScenetreeApp>) {
         let app = h.state();
         let assets = &app.workbench().viewport.assets;
         let models_pending = assets.progress().pending() > 0 || assets.is_reloading();
-        if !app.is_loading() && !models_pending {
+        if !app.is_loading() && !app.is_saving() && !models_pending {
             h.run_steps(3);
             return;
         }
@@ -112,7 +112,7 @@ fn saving_a_project_writes_main_composite_and_the_matching_main_crdt() {
     h.run();
     assert!(h.state().title().contains('•'), "{}", h.state().title());
     h.key_press_modifiers(Modifiers::COMMAND, Key::S);
-    h.run();
+    settle(&mut h);
     assert!(
         h.query_by_label_contains("Saved the project Art Gallery Template")
             .is_some()

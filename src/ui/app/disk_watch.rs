@@ -156,11 +156,12 @@ impl DiskState {
 
     /// Compares the document's file (`path`, as the document last read or saved it:
     /// `known`) with the disk when the watcher saw a change or `look_now` says so, and sets
-    /// the bar; not while `loading` a document, which replaces what the bar would be about.
-    fn check(&mut self, watched: Option<(&Path, FileStamp)>, look_now: bool, loading: bool) {
+    /// the bar; not while `busy` loading a document (which replaces what the bar would be
+    /// about) or saving it (which rewrites the file).
+    fn check(&mut self, watched: Option<(&Path, FileStamp)>, look_now: bool, busy: bool) {
         self.watch.watch(watched);
         // `|` on purpose: the watcher's flag is taken in any case.
-        if !(self.watch.take_changed() | look_now) || loading {
+        if !(self.watch.take_changed() | look_now) || busy {
             return;
         }
         let Some((path, known)) = watched else {
@@ -186,8 +187,9 @@ impl ScenetreeApp {
         let doc = &self.bench.doc;
         let watched = (doc.file.as_ref().map(|f| f.path.as_path())).zip(doc.disk_stamp);
         let focused = crate::ui::command::window_got_focus(ctx);
-        self.disk
-            .check(watched, focused, self.jobs.loading.is_some());
+        // Not while a load replaces the document, nor while a save rewrites its file.
+        let busy = self.jobs.loading.is_some() || self.save_job.is_some();
+        self.disk.check(watched, focused, busy);
     }
 
     /// The bar under the menu while the document's file changed on disk or is gone.

@@ -8,6 +8,7 @@ mod disk_watch;
 mod files;
 mod live;
 mod menu;
+mod save_job;
 mod saving;
 mod screenshot;
 mod signals;
@@ -122,6 +123,15 @@ pub struct ScenetreeApp {
     launching: Option<PathBuf>,
     /// A save waiting for the user's answer (one save at a time asks one question).
     save_question: Option<SaveQuestion>,
+    /// The save being written on a worker thread (see `save_job.rs`).
+    save_job: Option<save_job::SaveJob>,
+    /// A save asked for while one was running: it starts when that one ends.
+    save_after_this: Option<(PathBuf, save_job::SaveConsent)>,
+    /// A request made while a save was running (open, quit, …): asked again when it ends, as
+    /// the document may still hold unsaved changes then.
+    after_this_save: Option<Pending>,
+    /// Holds the next save before it writes (see [`Self::hold_next_save`]).
+    save_gate: Option<std::sync::mpsc::Receiver<()>>,
     /// Other programs' changes to the document's file (see `disk_watch.rs`).
     disk: DiskState,
     /// This editor's crash recovery (see `autosave.rs`).
@@ -229,6 +239,10 @@ impl ScenetreeApp {
             pending_offer: None,
             launching: launch_file.clone(),
             save_question: None,
+            save_job: None,
+            save_after_this: None,
+            after_this_save: None,
+            save_gate: None,
             disk: DiskState::start({
                 let ctx = ctx.clone();
                 move || ctx.request_repaint()
@@ -320,6 +334,8 @@ impl ScenetreeApp {
         let ctx = ui.ctx().clone();
         self.end_on_signal();
         self.handle_jobs();
+        self.poll_save(Duration::ZERO);
+        self.saving_status();
         self.check_disk(&ctx);
         self.handle_close_request(&ctx);
         self.handle_dropped_files(&ctx);
@@ -374,7 +390,13 @@ impl ScenetreeApp {
     }
 
     fn request(&mut self, what: Pending) {
-        if self.bench.doc.is_modified() {
+        if self.save_job.is_some() {
+            self.bench.status = Some((
+                format!("{} follows once the save in progress ends", what.describe()),
+                Severity::Info,
+            ));
+            self.after_this_save = Some(what);
+        } else if self.bench.doc.is_modified() {
             self.pending = Some(what);
         } else {
             self.carry_out(what);
@@ -421,6 +443,7 @@ impl ScenetreeApp {
     /// Shows another document. The user already answered about the old one's unsaved changes
     /// (or there were none), so its autosave goes.
     fn replace_document(&mut self, doc: Document) {
+        self.finish_save();
         self.bench.set_document(doc);
         self.document_replaced();
     }
@@ -493,7 +516,11 @@ impl ScenetreeApp {
             && !self.allow_close
             && self.screenshot.is_none()
         {
-            if self.bench.doc.is_modified() {
+            if self.save_job.is_some() {
+                // Closing now would leave the user unsure what was saved: quit once it ends.
+                ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
+                self.request(Pending::Quit);
+            } else if self.bench.doc.is_modified() {
                 ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
                 self.pending = Some(Pending::Quit);
             } else {
@@ -542,6 +569,8 @@ impl eframe::App for ScenetreeApp {
     }
 
     fn on_exit(&mut self, _gl: Option<&eframe::glow::Context>) {
+        // A save in flight ends first: what it wrote decides whether work is left unsaved.
+        self.finish_save();
         // A clean exit: the user answered about unsaved changes (or had none). Otherwise (a
         // termination signal, or a close that did not ask) the work stays for the next start.
         let answered = self.allow_close && !self.terminated;
@@ -604,9 +633,10 @@ pub fn run(launch: Launch) -> Result<(), RunError> {
 }
 
 impl Drop for ScenetreeApp {
-    /// An autosave being written is finished, not cut off: the window closed, or (in tests) the
-    /// app was dropped the way a crash drops it, after its last autosave began.
+    /// A save or an autosave being written is finished, not cut off: the window closed, or (in
+    /// tests) the app was dropped the way a crash drops it, after its last autosave began.
     fn drop(&mut self) {
+        self.finish_save();
         if let Err(e) = self.autosave.finish() {
             log::error!("the last autosave failed: {e}");
         }

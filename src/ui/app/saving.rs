@@ -3,23 +3,18 @@
 
 use std::path::{Path, PathBuf};
 
+use std::time::Duration;
+
+use super::save_job::{SaveConsent, SaveJob, SaveOutcome, SaveStage, SaveTarget};
 use super::{RECENT_MAX, ScenetreeApp};
 use crate::editor::SceneFile;
 use crate::ui::action::Severity;
 use scenetree_dcl::io::project::ProjectWriteError;
 use scenetree_dcl::io::{self, SceneFormat};
 
-/// What the user already agreed to for one save, so that answering one question does not
-/// ask it again when the next one comes.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(super) struct SaveConsent {
-    /// Write even what the format cannot hold.
-    pub loss: bool,
-    /// Replace the file although another program changed it.
-    pub overwrite: bool,
-    /// Replace files that are read-only for the user (their mode is kept).
-    pub read_only: bool,
-}
+/// How long the window waits for a save it just started before showing its progress instead:
+/// a small scene's save (milliseconds) ends within the frame, with no progress flashing by.
+const QUICK_SAVE: Duration = Duration::from_millis(100);
 
 /// A save that stopped to ask the user first.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -69,15 +64,6 @@ impl SaveQuestion {
     }
 }
 
-impl SaveConsent {
-    /// What the atomic writer may do for this save.
-    fn write(self) -> io::WriteConsent {
-        io::WriteConsent {
-            overwrite_read_only: self.read_only,
-        }
-    }
-}
-
 impl ScenetreeApp {
     /// Saves to the document's file, or asks where when it has none. A request waiting for
     /// this save (`after_save`) goes on when it completes and is dropped if it does not.
@@ -96,11 +82,18 @@ impl ScenetreeApp {
         self.save_to_confirmed(path, SaveConsent::default());
     }
 
-    /// Saves atomically. Nothing is written until the user confirms when the document's own
-    /// file changed on disk since it was read or saved (another program's changes would be
-    /// replaced), when the target format cannot hold everything (a composite's Material
-    /// JSON in a main.crdt, …), or when a file it replaces is read-only for the user.
+    /// Saves atomically, on a worker thread from a copy of the document taken now (see
+    /// `save_job.rs`); the window waits a moment for it, so a small scene is saved before the
+    /// frame ends, and shows its progress otherwise. Nothing is written until the user confirms
+    /// when the document's own file changed on disk since it was read or saved (another
+    /// program's changes would be replaced), when the target format cannot hold everything (a
+    /// composite's Material JSON in a main.crdt, …), or when a file it replaces is read-only for
+    /// the user. A save asked for while one runs follows it.
     pub(super) fn save_to_confirmed(&mut self, path: PathBuf, consent: SaveConsent) {
+        if self.save_job.is_some() {
+            self.save_after_this = Some((path, consent));
+            return;
+        }
         if !consent.overwrite && self.changed_on_disk(&path) {
             self.save_question = Some(SaveQuestion::Overwrite { path, consent });
             return;
@@ -119,43 +112,111 @@ impl ScenetreeApp {
             .project
             .clone()
             .filter(|_| doc.saves_as_project && doc.file.as_ref().is_some_and(|f| f.path == path));
-        let written = match &project {
-            Some(project) => {
-                let files = io::project::encode_project(doc.replica(), &doc.save_context, project);
-                let lost = files.lost();
-                if !consent.loss && !lost.is_empty() {
-                    self.save_question = Some(SaveQuestion::Lossy {
-                        path,
-                        lost,
-                        consent,
-                    });
-                    return;
-                }
-                io::project::write_project_consenting(&files, consent.write())
-                    .map(|()| files.names())
-            }
-            None => {
-                // Encoded once: what it would lose is asked about before anything is written.
-                let encoded = io::encode_scene(doc.replica(), format, &doc.save_context);
-                if !consent.loss && !encoded.lost.is_empty() {
-                    self.save_question = Some(SaveQuestion::Lossy {
-                        path,
-                        lost: encoded.lost,
-                        consent,
-                    });
-                    return;
-                }
-                io::write_encoded(&path, encoded, consent.write())
-                    .map(|_| String::new())
-                    .map_err(|error| ProjectWriteError {
-                        error,
-                        written: Vec::new(),
-                        not_written: vec![path.clone()],
-                    })
-            }
+        let target = SaveTarget {
+            path,
+            format,
+            project,
+            consent,
         };
-        match written {
-            Ok(_) if self.bench.doc.live().is_some() => {
+        self.save_job = Some(SaveJob::start(
+            doc.replica().version(),
+            doc.replica().clone(),
+            doc.save_context.clone(),
+            target,
+            self.jobs.repaint_context(),
+            self.save_gate.take(),
+        ));
+        self.poll_save(QUICK_SAVE);
+    }
+
+    /// True while a save is being written.
+    pub fn is_saving(&self) -> bool {
+        self.save_job.is_some()
+    }
+
+    /// Holds the next save before it writes anything until the returned sender sends or is
+    /// dropped, so a test can look at the window while a save is in flight.
+    pub fn hold_next_save(&mut self) -> std::sync::mpsc::Sender<()> {
+        let (release, gate) = std::sync::mpsc::channel();
+        self.save_gate = Some(gate);
+        release
+    }
+
+    /// Once a frame (and when a save starts, up to `wait`): takes the outcome of a finished
+    /// save and acts on it.
+    pub(super) fn poll_save(&mut self, wait: Duration) {
+        let Some(outcome) = self.save_job.as_ref().and_then(|job| job.poll(wait)) else {
+            return;
+        };
+        let job = self.save_job.take().expect("polled above");
+        self.bench.saving = None;
+        self.save_finished(job, outcome);
+        if let Some((path, consent)) = self.save_after_this.take() {
+            self.save_to_confirmed(path, consent);
+        } else if let Some(next) = self.after_this_save.take() {
+            // Asked for while the save ran: asked again now, as the document may have changed.
+            self.request(next);
+        }
+    }
+
+    /// Waits for the save in flight, if any, and records its outcome, before the document is
+    /// replaced or the window closes; what waited for that save is dropped, as that replaces it.
+    pub(super) fn finish_save(&mut self) {
+        if let Some(job) = self.save_job.take() {
+            let outcome = job.wait();
+            self.bench.saving = None;
+            self.save_after_this = None;
+            self.after_this_save = None;
+            self.after_save = None;
+            self.save_finished(job, outcome);
+            // Nothing was written if it stopped to ask; the question is about what is going.
+            self.save_question = None;
+        }
+    }
+
+    /// What the status bar says while a save runs (the spinner beside it is the workbench's).
+    pub(super) fn saving_status(&mut self) {
+        let Some(job) = &self.save_job else {
+            return;
+        };
+        let what = match &job.target.project {
+            Some(p) => format!("the project {}", p.display_name()),
+            None => (job.target.path.file_name()).map_or_else(
+                || job.target.path.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            ),
+        };
+        let doing = match job.stage() {
+            SaveStage::Encoding => "encoding",
+            SaveStage::Writing => "writing",
+        };
+        self.bench.saving = Some(format!(
+            "Saving {what}… ({doing}, {:.1} s)",
+            job.started.elapsed().as_secs_f32()
+        ));
+    }
+
+    /// Acts on a finished save: the document is saved as of when the save began (an edit made
+    /// while it ran stays unsaved), or the user is asked or told why not.
+    fn save_finished(&mut self, job: SaveJob, outcome: SaveOutcome) {
+        let SaveJob {
+            target, version, ..
+        } = job;
+        let SaveTarget {
+            path,
+            format,
+            project,
+            consent,
+        } = target;
+        match outcome {
+            SaveOutcome::WouldLose(lost) => {
+                self.save_question = Some(SaveQuestion::Lossy {
+                    path,
+                    lost,
+                    consent,
+                });
+            }
+            SaveOutcome::Written { .. } if self.bench.doc.live().is_some() => {
                 // A copy: the document stays the host's scene.
                 self.bench.status = Some((
                     format!("Saved a copy of the live scene to {}", path.display()),
@@ -165,48 +226,62 @@ impl ScenetreeApp {
                     self.carry_out(next);
                 }
             }
-            Ok(written_files) => {
+            SaveOutcome::Written { names, digest } => {
                 if project.is_none() {
                     // Saved elsewhere: from now on the document is that file, not the project's
                     // scene (the project still resolves its models).
                     self.bench.doc.saves_as_project = false;
                 }
-                self.bench.doc.mark_saved(SceneFile {
+                let file = SceneFile {
                     path: path.clone(),
                     format,
-                });
+                };
+                self.bench.doc.mark_saved_at(file, version, digest);
                 self.bench.doc.disk_stamp = io::FileStamp::of(&path);
                 self.disk.forget();
+                let modified = self.bench.doc.is_modified();
+                // The document moved on while the save ran (an edit, a delivery): not on disk.
+                let changed_since = self.bench.doc.replica().version() != version;
                 let status = match self.bench.doc.simulation() {
-                    Some((_, active)) if self.bench.doc.is_modified() => format!(
+                    Some((_, active)) if modified => format!(
                         "Saved {active}'s state to {}; the other peers' states still differ from it",
                         path.display()
                     ),
-                    _ => match &project {
-                        Some(p) => {
-                            format!("Saved the project {} ({written_files})", p.display_name())
+                    _ => {
+                        let saved = match &project {
+                            Some(p) => format!("Saved the project {} ({names})", p.display_name()),
+                            None => format!("Saved {}", path.display()),
+                        };
+                        if changed_since {
+                            format!("{saved}; changes made while it was saving are not saved yet")
+                        } else {
+                            saved
                         }
-                        None => format!("Saved {}", path.display()),
-                    },
+                    }
                 };
                 self.bench.status = Some((status, Severity::Info));
                 self.remember_recent(project.as_ref().map_or(&path, |p| &p.root));
-                if !self.bench.doc.is_modified() {
+                if !modified {
                     self.clear_recovery();
                 }
                 if let Some(next) = self.after_save.take() {
-                    self.carry_out(next);
+                    if changed_since {
+                        // Saved, but not what the user has now: ask again before it is lost.
+                        self.request(next);
+                    } else {
+                        self.carry_out(next);
+                    }
                 }
             }
             // The writer refused before replacing anything: ask, as for the questions above.
-            Err(failure) if failure.error.kind == io::SaveErrorKind::ReadOnly => {
+            SaveOutcome::Failed(failure) if failure.error.kind == io::SaveErrorKind::ReadOnly => {
                 self.save_question = Some(SaveQuestion::ReadOnly {
                     path,
                     read_only: failure.error.path,
                     consent,
                 });
             }
-            Err(failure) => {
+            SaveOutcome::Failed(failure) => {
                 self.save_abandoned();
                 self.error = Some(self.save_failed(&path, &failure, project.is_some()));
             }

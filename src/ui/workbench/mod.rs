@@ -100,6 +100,8 @@ pub struct Workbench {
     clipboard_text: Option<String>,
     /// The last message for the status bar.
     pub status: Option<(String, Severity)>,
+    /// A save in progress, as the status bar tells it beside a spinner (the app sets it).
+    pub saving: Option<String>,
     /// A modal dialog of the app is open, so no command applies (the app sets it each frame).
     pub modal_open: bool,
     /// A text field had the keyboard when the last frame ended.
@@ -135,6 +137,7 @@ impl Workbench {
             copied_entities: Vec::new(),
             clipboard_text: None,
             status: None,
+            saving: None,
             modal_open: false,
             text_field_had_keyboard: false,
             popup_was_open: false,

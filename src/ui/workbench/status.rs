@@ -33,6 +33,10 @@ impl Workbench {
                     );
                 }
                 self.live_status_ui(ui);
+                if let Some(saving) = &self.saving {
+                    ui.label(saving);
+                    ui.spinner();
+                }
                 ui.with_layout(egui::Layout::left_to_right(egui::Align::Center), |ui| {
                     let (text, color) = match &self.status {
                         Some((text, Severity::Error)) => (format!("△ {text}"), Some(style::ERROR)),
