@@ -2,41 +2,21 @@
 //! scene when it began, and what the user asks for meanwhile waits for it.
 
 use std::path::Path;
+use std::sync::mpsc::Sender;
 
 use egui::{Key, Modifiers};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use scenetree::ui::app::{Launch, ScenetreeApp};
-use scenetree_core::examples::showroom;
-use scenetree_core::model::{Entity, decode_name, ids};
-use scenetree_dcl::io;
+use scenetree::ui::app::ScenetreeApp;
+use scenetree_core::model::Entity;
 
-use super::app_flows::{app, rename_lamp, settle};
+use super::app_flows::{rename_lamp, settle};
+use super::disk_changes::{app_on_showroom, name_in_editor, name_on_disk};
 
 const LAMP: Entity = Entity(519);
 
-/// The showroom saved at `path` and opened in the app.
-fn app_on_showroom(path: &Path) -> Harness<'static, ScenetreeApp> {
-    io::save_scene(&showroom(), path).unwrap();
-    app(
-        Launch {
-            file: Some(path.to_path_buf()),
-            ..Launch::default()
-        },
-        None,
-    )
-}
-
 fn lamp_on_disk(path: &Path) -> Option<String> {
-    decode_name(
-        io::load_scene(path)
-            .unwrap()
-            .component_data(LAMP, ids::NAME)?,
-    )
-}
-
-fn lamp_in_document(h: &Harness<'static, ScenetreeApp>) -> Option<String> {
-    h.state().workbench().doc.name_of(LAMP)
+    name_on_disk(path, LAMP)
 }
 
 /// A few frames while the held save waits (its spinner keeps repainting, so no `run`).
@@ -46,15 +26,22 @@ fn frames(h: &mut Harness<'static, ScenetreeApp>, n: usize) {
     }
 }
 
+/// The showroom at `path` with the lamp renamed `name`, its save started with Ctrl+S and held
+/// before it writes until the returned sender sends.
+fn save_held(path: &Path, name: &str) -> (Harness<'static, ScenetreeApp>, Sender<()>) {
+    let mut h = app_on_showroom(path);
+    rename_lamp(&mut h, name);
+    let release = h.state_mut().hold_next_save();
+    h.key_press_modifiers(Modifiers::COMMAND, Key::S);
+    frames(&mut h, 2);
+    (h, release)
+}
+
 #[test]
 fn the_window_goes_on_during_a_save_which_writes_the_scene_as_it_was_when_it_began() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("room.json");
-    let mut h = app_on_showroom(&path);
-    rename_lamp(&mut h, "Desk lamp");
-    let release = h.state_mut().hold_next_save();
-    h.key_press_modifiers(Modifiers::COMMAND, Key::S);
-    frames(&mut h, 3);
+    let (mut h, release) = save_held(&path, "Desk lamp");
     assert!(h.state().is_saving());
     assert!(
         h.query_by_label_contains("Saving room.json…").is_some(),
@@ -68,7 +55,7 @@ fn the_window_goes_on_during_a_save_which_writes_the_scene_as_it_was_when_it_beg
     // The user goes on editing while it writes.
     rename_lamp(&mut h, "Floor lamp");
     frames(&mut h, 2);
-    assert_eq!(lamp_in_document(&h).as_deref(), Some("Floor lamp"));
+    assert_eq!(name_in_editor(&h, LAMP).as_deref(), Some("Floor lamp"));
     release.send(()).unwrap();
     settle(&mut h);
     assert!(!h.state().is_saving());
@@ -96,11 +83,7 @@ fn the_window_goes_on_during_a_save_which_writes_the_scene_as_it_was_when_it_beg
 fn a_save_asked_for_during_a_save_follows_it_with_the_newer_scene() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("room.json");
-    let mut h = app_on_showroom(&path);
-    rename_lamp(&mut h, "Desk lamp");
-    let release = h.state_mut().hold_next_save();
-    h.key_press_modifiers(Modifiers::COMMAND, Key::S);
-    frames(&mut h, 2);
+    let (mut h, release) = save_held(&path, "Desk lamp");
     rename_lamp(&mut h, "Floor lamp");
     h.key_press_modifiers(Modifiers::COMMAND, Key::S);
     frames(&mut h, 2);
@@ -116,11 +99,7 @@ fn quit_during_a_save_waits_for_it_and_asks_again_about_changes_it_did_not_hold(
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("room.json");
     // Nothing changed while it saved: the window closes once the save is written.
-    let mut h = app_on_showroom(&path);
-    rename_lamp(&mut h, "Desk lamp");
-    let release = h.state_mut().hold_next_save();
-    h.key_press_modifiers(Modifiers::COMMAND, Key::S);
-    frames(&mut h, 2);
+    let (mut h, release) = save_held(&path, "Desk lamp");
     h.state_mut().request_quit();
     frames(&mut h, 2);
     assert!(!h.state().is_quitting(), "not while the save runs");
@@ -153,5 +132,5 @@ fn quit_during_a_save_waits_for_it_and_asks_again_about_changes_it_did_not_hold(
     assert_eq!(lamp_on_disk(&path).as_deref(), Some("Floor lamp"));
     assert!(!h.state().is_quitting(), "the newer rename would be lost");
     assert!(h.query_by_label("Unsaved changes").is_some());
-    assert_eq!(lamp_in_document(&h).as_deref(), Some("Reading lamp"));
+    assert_eq!(name_in_editor(&h, LAMP).as_deref(), Some("Reading lamp"));
 }

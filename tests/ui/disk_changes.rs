@@ -23,7 +23,7 @@ const GALLERY_SHELF: Entity = Entity(521);
 const CHANGED: &str = "was changed on disk by another program";
 
 /// The showroom saved at `path` and opened in the app.
-fn app_on_showroom(path: &Path) -> Harness<'static, ScenetreeApp> {
+pub(crate) fn app_on_showroom(path: &Path) -> Harness<'static, ScenetreeApp> {
     io::save_scene(&showroom(), path).unwrap();
     app(
         Launch {
@@ -41,12 +41,12 @@ fn they_rename_the_shelf(path: &Path, name: &str) {
     io::save_scene(&theirs, path).unwrap();
 }
 
-fn name_in_editor(h: &Harness<'static, ScenetreeApp>, entity: Entity) -> Option<String> {
+pub(crate) fn name_in_editor(h: &Harness<'static, ScenetreeApp>, entity: Entity) -> Option<String> {
     let doc = &h.state().workbench().doc;
     decode_name(doc.replica().component_data(entity, ids::NAME)?)
 }
 
-fn name_on_disk(path: &Path, entity: Entity) -> Option<String> {
+pub(crate) fn name_on_disk(path: &Path, entity: Entity) -> Option<String> {
     decode_name(
         io::load_scene(path)
             .unwrap()
