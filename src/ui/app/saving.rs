@@ -2,7 +2,6 @@
 //! saving a peers run, and the recent-files list.
 
 use std::path::{Path, PathBuf};
-
 use std::time::Duration;
 
 use super::save_job::{SaveConsent, SaveJob, SaveOutcome, SaveStage, SaveTarget};
@@ -151,6 +150,10 @@ impl ScenetreeApp {
         let job = self.save_job.take().expect("polled above");
         self.bench.saving = None;
         self.save_finished(job, outcome);
+        if self.save_question.is_some() {
+            // It stopped to ask; the answer saves again, so a second save would ask the same.
+            self.save_after_this = None;
+        }
         if let Some((path, consent)) = self.save_after_this.take() {
             self.save_to_confirmed(path, consent);
         } else if let Some(next) = self.after_this_save.take() {
