@@ -1,6 +1,7 @@
 //! Saves written on a worker thread: the window goes on while one runs, what it writes is the
 //! scene when it began, and what the user asks for meanwhile waits for it.
 
+use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::sync::mpsc::Sender;
 
@@ -133,4 +134,31 @@ fn quit_during_a_save_waits_for_it_and_asks_again_about_changes_it_did_not_hold(
     assert!(!h.state().is_quitting(), "the newer rename would be lost");
     assert!(h.query_by_label("Unsaved changes").is_some());
     assert_eq!(name_in_editor(&h, LAMP).as_deref(), Some("Reading lamp"));
+}
+
+#[test]
+fn quit_during_a_save_that_stops_to_ask_waits_for_the_answer_and_goes_only_if_it_saves() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("room.json");
+    let (mut h, release) = save_held(&path, "Desk lamp");
+    // Made read-only while the save was encoding: the writer refuses and the window asks.
+    let read_only = std::fs::Permissions::from_mode(0o444);
+    std::fs::set_permissions(&path, read_only).unwrap();
+    h.state_mut().request_quit();
+    frames(&mut h, 2);
+    release.send(()).unwrap();
+    settle(&mut h);
+    assert!(h.query_by_label("The file is read-only").is_some());
+    assert!(
+        h.query_by_label("Unsaved changes").is_none(),
+        "one question at a time: Quit waits for this one's answer"
+    );
+    h.get_by_label("Cancel").click();
+    h.run();
+    assert!(!h.state().is_quitting());
+    assert!(
+        h.query_by_label_contains("Not saved, so Quit did not happen")
+            .is_some()
+    );
+    assert_eq!(lamp_on_disk(&path).as_deref(), Some("Lamp"));
 }

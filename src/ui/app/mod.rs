@@ -108,8 +108,9 @@ pub struct ScenetreeApp {
     jobs: Jobs,
     recent: Vec<PathBuf>,
     pending: Option<Pending>,
-    /// The user chose Save in the unsaved-changes prompt: this goes on once the save completes
-    /// (which may need a file dialog or a lossy-save confirmation first).
+    /// What waits for the save: the request the user answered Save to in the unsaved-changes
+    /// prompt, or one made while a save was running. It goes on once the save completes (which
+    /// may need a file dialog or a confirmation first), and is dropped if it does not.
     after_save: Option<Pending>,
     error: Option<String>,
     /// A scene file the error's folder holds (it is not a project): the error offers to open it.
@@ -127,9 +128,6 @@ pub struct ScenetreeApp {
     save_job: Option<save_job::SaveJob>,
     /// A save asked for while one was running: it starts when that one ends.
     save_after_this: Option<(PathBuf, save_job::SaveConsent)>,
-    /// A request made while a save was running (open, quit, …): asked again when it ends, as
-    /// the document may still hold unsaved changes then.
-    after_this_save: Option<Pending>,
     /// Holds the next save before it writes (see [`Self::hold_next_save`]).
     save_gate: Option<std::sync::mpsc::Receiver<()>>,
     /// Other programs' changes to the document's file (see `disk_watch.rs`).
@@ -241,7 +239,6 @@ impl ScenetreeApp {
             save_question: None,
             save_job: None,
             save_after_this: None,
-            after_this_save: None,
             save_gate: None,
             disk: DiskState::start({
                 let ctx = ctx.clone();
@@ -395,7 +392,7 @@ impl ScenetreeApp {
                 format!("{} follows once the save in progress ends", what.describe()),
                 Severity::Info,
             ));
-            self.after_this_save = Some(what);
+            self.after_save = Some(what);
         } else if self.bench.doc.is_modified() {
             self.pending = Some(what);
         } else {

@@ -156,9 +156,6 @@ impl ScenetreeApp {
         }
         if let Some((path, consent)) = self.save_after_this.take() {
             self.save_to_confirmed(path, consent);
-        } else if let Some(next) = self.after_this_save.take() {
-            // Asked for while the save ran: asked again now, as the document may have changed.
-            self.request(next);
         }
     }
 
@@ -169,7 +166,6 @@ impl ScenetreeApp {
             let outcome = job.wait();
             self.bench.saving = None;
             self.save_after_this = None;
-            self.after_this_save = None;
             self.after_save = None;
             self.save_finished(job, outcome);
             // Nothing was written if it stopped to ask; the question is about what is going.
@@ -225,9 +221,7 @@ impl ScenetreeApp {
                     format!("Saved a copy of the live scene to {}", path.display()),
                     Severity::Info,
                 ));
-                if let Some(next) = self.after_save.take() {
-                    self.carry_out(next);
-                }
+                self.go_on_after_save(false);
             }
             SaveOutcome::Written { names, digest } => {
                 if project.is_none() {
@@ -267,14 +261,7 @@ impl ScenetreeApp {
                 if !modified {
                     self.clear_recovery();
                 }
-                if let Some(next) = self.after_save.take() {
-                    if changed_since {
-                        // Saved, but not what the user has now: ask again before it is lost.
-                        self.request(next);
-                    } else {
-                        self.carry_out(next);
-                    }
-                }
+                self.go_on_after_save(changed_since);
             }
             // The writer refused before replacing anything: ask, as for the questions above.
             SaveOutcome::Failed(failure) if failure.error.kind == io::SaveErrorKind::ReadOnly => {
@@ -287,6 +274,22 @@ impl ScenetreeApp {
             SaveOutcome::Failed(failure) => {
                 self.save_abandoned();
                 self.error = Some(self.save_failed(&path, &failure, project.is_some()));
+            }
+        }
+    }
+
+    /// The request waiting for a save that succeeded goes on; asked again instead when the
+    /// document `changed_since` the save began (what it has now is not on disk). With another
+    /// save asked for meanwhile, it waits for that one.
+    fn go_on_after_save(&mut self, changed_since: bool) {
+        if self.save_after_this.is_some() {
+            return;
+        }
+        if let Some(next) = self.after_save.take() {
+            if changed_since {
+                self.request(next);
+            } else {
+                self.carry_out(next);
             }
         }
     }
