@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
 
 use scenetree_core::crdt::{Replica, ReplicaVersion};
@@ -96,30 +96,19 @@ impl SaveJob {
         let (send, outcome) = channel();
         let job_target = target.clone();
         let job_stage = Arc::clone(&stage);
+        // The copy is freed when the worker ends, off the window's thread (tens of milliseconds
+        // for a large scene). Without a thread (the system refused one) the sender is dropped
+        // here and the outcome says the save did not run.
         let work = move || {
             let outcome = encode_and_write(&replica, &context, &job_target, &job_stage, gate);
-            finish(&send, outcome, wake.as_ref());
-            // The copy is freed here, off the window's thread (tens of milliseconds for a large
-            // scene).
-            drop((replica, context));
-        };
-        let outcome = match std::thread::Builder::new().name("save".into()).spawn(work) {
-            Ok(_) => outcome,
-            Err(e) => {
-                // No thread (the system refused one): nothing was written.
-                let (send, outcome_now) = channel();
-                let error = SaveError::new(
-                    &target.path,
-                    SaveErrorKind::Io {
-                        os_error: e.raw_os_error(),
-                    },
-                    format!("cannot start the save: {e}; nothing was replaced"),
-                );
-                send.send(SaveOutcome::Failed(unwritten(&target, error)))
-                    .ok();
-                outcome_now
+            send.send(outcome).ok();
+            if let Some(ctx) = wake {
+                ctx.request_repaint();
             }
         };
+        if let Err(e) = std::thread::Builder::new().name("save".into()).spawn(work) {
+            log::error!("cannot start a thread for the save: {e}");
+        }
         SaveJob {
             target,
             version,
@@ -144,14 +133,15 @@ impl SaveJob {
         self.outcome.recv().unwrap_or_else(|_| self.worker_gone())
     }
 
-    /// The outcome of a worker that ended without one: it panicked. The atomic writer replaces
-    /// a file only by renaming a complete copy, so whatever it had not renamed is intact.
+    /// The outcome of a worker that ended without one: it could not start, or it panicked.
+    /// The atomic writer replaces a file only by renaming a complete copy, so whatever it had
+    /// not renamed is intact.
     fn worker_gone(&self) -> SaveOutcome {
         let error = SaveError::new(
             &self.target.path,
             SaveErrorKind::Io { os_error: None },
-            "the save stopped unexpectedly (an internal error); files it had not finished are \
-             unchanged",
+            "the save could not run to its end (no thread for it, or an internal error); files \
+             it had not finished are unchanged",
         );
         SaveOutcome::Failed(unwritten(&self.target, error))
     }
@@ -161,13 +151,6 @@ impl SaveJob {
             s if s == SaveStage::Writing as u8 => SaveStage::Writing,
             _ => SaveStage::Encoding,
         }
-    }
-}
-
-fn finish(send: &Sender<SaveOutcome>, outcome: SaveOutcome, wake: Option<&egui::Context>) {
-    send.send(outcome).ok();
-    if let Some(ctx) = wake {
-        ctx.request_repaint();
     }
 }
 
