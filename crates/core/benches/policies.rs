@@ -15,6 +15,11 @@
 //! then "Deliver all" (untimed); timed: the board's sync, where each peer takes the other's
 //! moves into its move log (MoveOpSkip undoes and redoes the moves after the earliest one).
 //!
+//! And `policies_65024_entities/step_back_after_16000_events`: peer 1 moves 8,000 entities of
+//! the large scene to the root, every message is delivered (16,000 events), and the timeline
+//! steps back one event and forward again; timed: the board's two syncs (what the Policies view
+//! costs per step back; the network's own seek is not timed).
+//!
 //! `cargo bench --bench policies`
 
 use std::time::{Duration, Instant};
@@ -116,6 +121,42 @@ fn policies(c: &mut Criterion) {
     group.finish();
 }
 
+fn step_back(c: &mut Criterion) {
+    use scenetree_core::crdt::network::{DeliveryOrder, MessageFilter};
+    const MOVES: u32 = 8_000;
+    let mut net = Network::new(2, 1, &examples::large(usize::MAX)).unwrap();
+    for i in 0..MOVES {
+        let entity = Entity(512 + 64 + i * 7); // spread over the districts, below their tops
+        net.write(P1, reparent(&net, entity, Entity::ROOT))
+            .expect("the large scene has these entities");
+    }
+    net.deliver_all(DeliveryOrder::Send, MessageFilter::ALL);
+    assert_eq!(net.events().len(), 2 * MOVES as usize);
+    let mut board = PolicyBoard::new();
+    board.sync(&net);
+    let mut group = c.benchmark_group("policies_65024_entities");
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(10));
+    group.bench_function("step_back_after_16000_events", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                assert!(net.step_back());
+                let start = Instant::now();
+                board.sync(&net);
+                total += start.elapsed();
+                assert!(net.step_forward());
+                let start = Instant::now();
+                board.sync(&net);
+                total += start.elapsed();
+            }
+            total
+        })
+    });
+    group.finish();
+}
+
 fn chain(c: &mut Criterion) {
     let mut initial = Replica::new();
     for i in 0..60_000 {
@@ -182,5 +223,5 @@ fn interleaved(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, policies, chain, interleaved);
+criterion_group!(benches, policies, step_back, chain, interleaved);
 criterion_main!(benches);

@@ -469,6 +469,36 @@ fn stepping_back_and_forth_rebuilds_each_state_and_a_new_action_replaces_the_fut
 }
 
 #[test]
+fn a_timeline_id_names_the_events_up_to_there_until_one_of_them_is_replaced() {
+    let mut net = furnished(2, 0);
+    let start = net.timeline_id(0).unwrap();
+    net.write(P1, move_to(LAMP, 1.0, TABLE)).unwrap();
+    net.tick(1);
+    let two = net.timeline_id(2).unwrap();
+    assert_eq!(net.timeline_id(3), None, "past the end");
+    // A tick merged into the tick before it moves the clock only: the same events.
+    net.tick(2);
+    assert_eq!(net.events().len(), 2);
+    assert_eq!(net.timeline_id(2), Some(two));
+    // Seeking keeps the events; a new action after a seek back replaces the later ones.
+    net.seek(1).unwrap();
+    assert_eq!(net.timeline_id(2), Some(two));
+    let one = net.timeline_id(1).unwrap();
+    net.write(P2, move_to(TABLE, 2.0, LAMP)).unwrap();
+    assert_eq!(
+        net.timeline_id(1),
+        Some(one),
+        "event 1 is still the first write"
+    );
+    assert_ne!(net.timeline_id(2), Some(two), "event 2 was replaced");
+    assert_eq!(net.timeline_id(0), Some(start));
+    // Another start: even its empty timeline is another one.
+    let net = net.with_one_message_per_tick(false);
+    assert_ne!(net.timeline_id(0), Some(start));
+    assert_eq!(net.timeline_id(1), None);
+}
+
+#[test]
 fn a_seek_restores_the_random_generator() {
     let mut net = furnished(3, 42);
     for p in [P1, P2, P3] {

@@ -112,6 +112,72 @@ proptest! {
 
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(6))]
+
+    /// Over runs longer than what a sync keeps behind a step back
+    /// ([`scenetree_core::scene::policy::KEEP_BEFORE`] events): stepping back, seeking
+    /// before and after the kept board, seen or not, and new actions that replace events after
+    /// a seek back, each draws exactly what a board synced once from the start draws.
+    #[test]
+    fn a_board_stepping_back_over_a_long_run_draws_what_a_fresh_board_draws(
+        seed in any::<u64>(),
+        acts in prop::collection::vec(arb_act(), 5_000),
+        moves in prop::collection::vec(
+            (
+                any::<prop::sample::Index>(),
+                any::<bool>(),
+                0usize..4,
+                prop::collection::vec(arb_act(), 0..3),
+            ),
+            6,
+        ),
+    ) {
+        let mut net = furnished(3, seed);
+        for act in &acts {
+            play(&mut net, act);
+        }
+        // About 2,200 events: seeks land on both sides of the kept board.
+        prop_assume!(net.cursor() > 3 * scenetree_core::scene::policy::KEEP_BEFORE / 2);
+        let mut board = PolicyBoard::new();
+        board.sync(&net);
+        for (target, look, steps_back, new_acts) in &moves {
+            // A move not looked at (the Policies view closed) leaves the board behind: its
+            // new actions may replace events the kept board had read.
+            let mut look_at = |net: &Network, what: &str| -> Result<(), TestCaseError> {
+                if *look {
+                    board.sync(net);
+                    prop_assert_eq!(drawn(&board), drawn(&fresh(net)), "{} at {}", what, net.cursor());
+                }
+                Ok(())
+            };
+            net.seek(target.index(net.events().len() + 1)).unwrap();
+            look_at(&net, "seek")?;
+            for _ in 0..*steps_back {
+                net.step_back();
+                look_at(&net, "step back")?;
+            }
+            for act in new_acts {
+                play(&mut net, act);
+                look_at(&net, "new action")?;
+            }
+        }
+        board.sync(&net);
+        prop_assert_eq!(drawn(&board), drawn(&fresh(&net)), "at the end, {}", net.cursor());
+        // A step back keeps a board about 1,000 events back; then, unseen, a seek far before it
+        // and more new events than that: the kept board's events are no longer the timeline's.
+        net.seek(net.events().len()).unwrap();
+        net.step_back();
+        board.sync(&net);
+        net.seek(net.cursor() / 8).unwrap();
+        for act in &acts[..3_000] {
+            play(&mut net, act);
+        }
+        board.sync(&net);
+        prop_assert_eq!(drawn(&board), drawn(&fresh(&net)), "after replacing, {}", net.cursor());
+    }
+}
+
 /// IgnoreCyclicChange does not converge. Found by running the property above for it
 /// (proptest's minimal case, kept here): three peers; peer 2 puts Table under Lamp while peer 1
 /// puts Lamp under Table and Chair under Lamp; every message is delivered in the seed's random

@@ -495,3 +495,39 @@ fn every_policys_worlds_compose_the_locals_along_its_own_parents() {
         }
     }
 }
+
+/// Peer 1 renames Chair `n` times: events that move nothing.
+fn renames(net: &mut Network, n: usize) {
+    for i in 0..n {
+        let name = if i % 2 == 0 { "Seat" } else { "Chair" };
+        net.write(P1, LocalWrite::name(CHAIR, name)).unwrap();
+    }
+}
+
+#[test]
+fn a_board_kept_behind_a_step_back_is_dropped_once_its_events_are_replaced() {
+    use scenetree_core::scene::policy::KEEP_BEFORE;
+    let mut net = room(2).with_one_message_per_tick(false);
+    net.write(P1, move_to(LAMP, 1.0, TABLE)).unwrap();
+    renames(&mut net, 2 * KEEP_BEFORE);
+    let mut board = synced(&net);
+    assert!(net.step_back());
+    board.sync(&net); // keeps the board about KEEP_BEFORE events back, after Lamp's move
+    // Unseen by the board: back to the start, then another history as long.
+    net.seek(0).unwrap();
+    net.write(P1, move_to(CHAIR, 5.0, TABLE)).unwrap();
+    renames(&mut net, 2 * KEEP_BEFORE);
+    board.sync(&net);
+    for policy in TreePolicy::ALL {
+        assert_eq!(
+            drawn(&board, P1, policy),
+            drawn(&synced(&net), P1, policy),
+            "{policy:?}"
+        );
+    }
+    assert_eq!(
+        drawn(&board, P1, IgnoreCyclicChange),
+        [ROOT, ROOT, Some(TABLE), Some(LAMP)],
+        "Lamp's move is not on this timeline"
+    );
+}

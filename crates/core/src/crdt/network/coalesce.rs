@@ -142,6 +142,9 @@ impl Network {
         self.start.one_message_per_tick = on;
         self.state = self.start.clone();
         self.log.clear();
+        self.serials.clear();
+        self.last_serial += 1;
+        self.start_serial = self.last_serial;
         self.cursor = 0;
         self.epoch += 1;
         self.rewind = None;

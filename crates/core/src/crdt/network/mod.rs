@@ -77,6 +77,12 @@ pub struct Network {
     log: Vec<Event>,
     /// The state reflects `log[..cursor]`; events after it are the "redo" side of the timeline.
     cursor: usize,
+    /// Per event of `log`, the number it was recorded under (see [`Network::timeline_id`]).
+    serials: Vec<u64>,
+    /// The number the start was given (0, or a later one once the start changed), and the
+    /// last number handed out.
+    start_serial: u64,
+    last_serial: u64,
     /// Bumped whenever the replicas are rebuilt instead of updated (a seek backwards).
     epoch: u64,
     /// The state after the first `.0` events, kept by a seek backwards a little before where
@@ -108,6 +114,9 @@ impl Network {
             start,
             log: Vec::new(),
             cursor: 0,
+            serials: Vec::new(),
+            start_serial: 0,
+            last_serial: 0,
             epoch: 0,
             rewind: None,
         })

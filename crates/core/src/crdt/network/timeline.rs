@@ -148,6 +148,19 @@ impl Network {
         self.cursor < self.log.len()
     }
 
+    /// Identifies the first `len` events of the timeline and the start they apply to: two
+    /// calls that return the same value (on this network or a clone of it) saw the same events
+    /// there. An event is only ever replaced together with every event after it, so this is
+    /// the number the `len`-th event was recorded under. A tick (or an auto-delivery change)
+    /// merged into the event before it keeps that event's number: it moves the clock or a
+    /// setting, never a replica. `None` when the timeline is shorter than `len`.
+    pub fn timeline_id(&self, len: usize) -> Option<u64> {
+        match len {
+            0 => Some(self.start_serial),
+            _ => self.serials.get(len - 1).copied(),
+        }
+    }
+
     /// Changes whenever a seek rebuilt the replicas from the start. A view that reads a
     /// replica's change journal incrementally must rebuild from scratch when this changes.
     pub fn epoch(&self) -> u64 {
@@ -215,6 +228,9 @@ impl Network {
             state: self.start.clone(),
             log: self.log[..self.cursor].to_vec(),
             cursor: 0,
+            serials: self.serials[..self.cursor].to_vec(),
+            start_serial: self.start_serial,
+            last_serial: self.last_serial,
             epoch: 0,
             rewind: None,
         };
@@ -239,6 +255,7 @@ impl Network {
             return Ok(None);
         };
         self.log.truncate(self.cursor);
+        self.serials.truncate(self.cursor);
         let event = Event {
             kind,
             at: self.state.now,
@@ -271,6 +288,8 @@ impl Network {
         };
         if !merged {
             self.log.push(event);
+            self.last_serial += 1;
+            self.serials.push(self.last_serial);
             self.cursor += 1;
         }
         Ok(self.log.last())

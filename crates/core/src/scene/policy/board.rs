@@ -18,21 +18,30 @@ use crate::scene::SceneView;
 /// position.
 ///
 /// Call [`PolicyBoard::sync`] whenever the network may have changed (every frame is fine): it
-/// reads only the events since the last call, or replays from the start when the network
-/// seeked backwards or is another network. Per peer it keeps a [`SceneView`] (the render tree,
-/// which is also [`TreePolicy::RootFallback`]) and each other policy's state; a policy whose
-/// inputs did not change is not recomputed, and [`PolicyBoard::generation`] tells a cache when
-/// a policy's tree changed.
+/// reads only the events since the last call. When the events it read are no longer the
+/// timeline's (a seek backwards, or events replaced after one) it starts over, from the board
+/// it kept a little before the last such target when that still fits, else from the start; a
+/// network of another start replays from the start. Per peer it keeps a [`SceneView`] (the
+/// render tree, which is also [`TreePolicy::RootFallback`]) and each other policy's state; a
+/// policy whose inputs did not change is not recomputed, and [`PolicyBoard::generation`] tells
+/// a cache when a policy's tree changed.
 ///
 /// Cost: an event costs what it touches (a write: a walk up the tree per history policy; a
 /// cycle appearing or disappearing: the entities below it). A replay from the start builds each
-/// peer's view and the initial trees again (tens of milliseconds for 65,000 entities).
+/// peer's view and the initial trees again (tens of milliseconds for 65,000 entities) and reads
+/// every event up to the cursor; a step back reads at most [`KEEP_BEFORE`] events from the kept
+/// board (each peer's view is still read again: the network's replicas are new instances).
 #[derive(Clone, Debug, Default)]
 pub struct PolicyBoard {
-    /// (initial replica's journal id, network epoch) the state was built for.
-    source: Option<(u64, u64)>,
+    /// The initial replica's journal id of the network the state was built for.
+    source: Option<u64>,
     /// Timeline events read so far.
     processed: usize,
+    /// [`Network::timeline_id`] of the events read so far.
+    timeline: u64,
+    /// The board after the first `at` events, kept when a sync went backwards so that the next
+    /// steps back read from there instead of from the start.
+    kept: Option<Box<KeptBoard>>,
     tracker: Option<ParentWriteTracker>,
     /// The moves the messages of each write carry, in order: its own move, if it was one,
     /// after those of the earlier write of the same tick it replaced.
@@ -44,6 +53,19 @@ pub struct PolicyBoard {
     /// How many times the board started over: generations after a replay start above every
     /// generation before it, so caches keyed by them stay sound.
     replays: u64,
+}
+
+/// How far before a backward target a sync keeps the board (see [`PolicyBoard::sync`]): a step
+/// back reads at most this many events, as [`Network::seek`] replays at most as many.
+pub const KEEP_BEFORE: usize = 1_000;
+
+/// A copy of the board as it was after reading the first `at` events of the timeline
+/// identified by `timeline`.
+#[derive(Clone, Debug)]
+struct KeptBoard {
+    at: usize,
+    timeline: u64,
+    board: PolicyBoard,
 }
 
 /// Do all peers draw the same tree under one policy?
@@ -216,31 +238,83 @@ impl PolicyBoard {
     /// Brings every peer's policies to the network's current timeline position. Returns true
     /// when anything was recomputed.
     pub fn sync(&mut self, network: &Network) -> bool {
-        let source = (network.initial_replica().journal_id(), network.epoch());
+        let source = network.initial_replica().journal_id();
         let cursor = network.cursor();
+        let same_network = self.source == Some(source) && self.peers.len() == network.peer_count();
+        let read_still_holds = same_network
+            && self.processed <= cursor
+            && network.timeline_id(self.processed) == Some(self.timeline);
         let mut changed = false;
-        if self.source != Some(source)
-            || self.processed > cursor
-            || self.peers.len() != network.peer_count()
-        {
-            self.rebuild(network);
+        if !read_still_holds {
+            self.start_over(network, same_network);
             self.source = Some(source);
             changed = true;
         }
         if !changed && self.processed == cursor {
             return false;
         }
-        for event in &network.events()[self.processed..cursor] {
-            self.read_event(event);
-        }
+        self.read_events(network, cursor);
         for peer in &mut self.peers {
             peer.receive_incoming();
         }
-        self.processed = cursor;
         for (peer, replica) in self.peers.iter_mut().zip(network.replicas()) {
             changed |= peer.refresh(replica);
         }
         changed
+    }
+
+    /// Reads the timeline's events from the last one read up to `end`.
+    fn read_events(&mut self, network: &Network, end: usize) {
+        for event in &network.events()[self.processed..end] {
+            self.read_event(event);
+        }
+        self.processed = end;
+        self.timeline = network
+            .timeline_id(end)
+            .expect("the events read are on the timeline");
+    }
+
+    /// Goes back to the kept board if it is still on the network's timeline and not after its
+    /// cursor, else to the start; then keeps the board [`KEEP_BEFORE`] events before the
+    /// cursor for the next step back, if that is later than where it went.
+    fn start_over(&mut self, network: &Network, same_network: bool) {
+        let cursor = network.cursor();
+        let kept = self.kept.take().filter(|kept| {
+            same_network && kept.at <= cursor && network.timeline_id(kept.at) == Some(kept.timeline)
+        });
+        match kept {
+            Some(kept) => {
+                self.restore(&kept.board);
+                self.kept = Some(kept);
+            }
+            None => self.rebuild(network),
+        }
+        let keep_at = cursor.saturating_sub(KEEP_BEFORE);
+        if keep_at > self.processed {
+            self.read_events(network, keep_at);
+            let mut board = self.clone();
+            board.kept = None;
+            self.kept = Some(Box::new(KeptBoard {
+                at: keep_at,
+                timeline: self.timeline,
+                board,
+            }));
+        }
+    }
+
+    /// Becomes a copy of `kept` (keeping nothing itself), with every generation moved above
+    /// every one handed out so far, so that caches keyed by them stay sound.
+    fn restore(&mut self, kept: &PolicyBoard) {
+        let replays = self.replays + 1;
+        *self = kept.clone();
+        self.kept = None;
+        self.replays = replays;
+        for peer in &mut self.peers {
+            for generation in &mut peer.generations {
+                *generation = (replays << 32) | (*generation & u64::from(u32::MAX));
+            }
+        }
+        self.agreements = Default::default();
     }
 
     /// Starts over from the network's initial state.
@@ -256,6 +330,7 @@ impl PolicyBoard {
         self.tracker = Some(ParentWriteTracker::new(network));
         self.moves.clear();
         self.processed = 0;
+        self.timeline = network.timeline_id(0).expect("every timeline has a start");
         self.peers = (0..network.peer_count())
             .map(|_| PeerPolicies::new(&start, &edges, self.replays << 32))
             .collect();

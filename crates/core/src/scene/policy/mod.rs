@@ -26,7 +26,7 @@ mod reason;
 mod revert;
 mod worlds;
 
-pub use board::{PolicyAgreement, PolicyBoard};
+pub use board::{KEEP_BEFORE, PolicyAgreement, PolicyBoard};
 #[cfg(feature = "loro-reference")]
 pub use loro_reference::LoroReference;
 pub use move_op::MoveStamp;
