@@ -8,7 +8,7 @@ use scenetree_core::crdt::{CrdtMessage, Replica, ReplicaVersion};
 use scenetree_core::model::{Entity, Transform};
 use scenetree_core::scene::SceneView;
 use scenetree_dcl::io::project::Project;
-use scenetree_dcl::io::{FileStamp, SaveContext, SceneFormat};
+use scenetree_dcl::io::{FileVersion, SaveContext, SceneFormat};
 
 use super::command::{Command, EditError};
 use super::history::{History, RegisterChange, ReplayError, Reselect, Step};
@@ -74,10 +74,11 @@ pub struct Document {
     /// Saving writes the project's main.composite, main.crdt and entity-names.ts (the file is
     /// its scene).
     pub saves_as_project: bool,
-    /// How `file` looked on disk when it was read or last written (`None`: not known, as for
-    /// recovered work). A save over a file that no longer looks like this asks first: another
-    /// program changed it, and saving would replace its changes.
-    pub disk_stamp: Option<FileStamp>,
+    /// How `file` looked on disk when it was read or last written, and its bytes' hash then
+    /// (`None`: not known, as for recovered work older editors left). A save over a file that
+    /// no longer holds those bytes asks first: another program changed it, and saving would
+    /// replace its changes.
+    pub disk_version: Option<FileVersion>,
     /// What was last loaded or saved, to tell unsaved changes.
     saved: SavedState,
     /// True when some replica of the document (any simulated peer) differs from what was last
@@ -113,7 +114,7 @@ impl Document {
             load_notes: Vec::new(),
             project: None,
             saves_as_project: false,
-            disk_stamp: None,
+            disk_version: None,
             saved,
             modified: false,
             edited_in_lesson: false,
@@ -139,7 +140,7 @@ impl Document {
             load_notes: self.load_notes,
             project: self.project,
             saves_as_project: self.saves_as_project,
-            disk_stamp: self.disk_stamp,
+            disk_version: self.disk_version,
             ..Self::recovered(replica, self.file)
         }
     }

@@ -232,7 +232,11 @@ pub fn load_or_salvage(path: &Path, permille: &AtomicU32) -> Result<Document, No
     doc.load_notes = opened.notes;
     doc.project = target.project().cloned();
     doc.saves_as_project = saves_as_project;
-    doc.disk_stamp = stamp;
+    // The stamp from before the read, with the bytes read: a change while reading shows as one.
+    doc.disk_version = stamp.map(|stamp| io::FileVersion {
+        stamp,
+        content: Some(io::ContentHash::of_bytes(&bytes)),
+    });
     permille.store(1000, Ordering::Relaxed);
     Ok(doc)
 }

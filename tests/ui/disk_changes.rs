@@ -548,3 +548,70 @@ fn untitled_work_in_a_project_is_recovered_with_the_projects_models() {
     let progress = h.state().workbench().viewport.assets.progress();
     assert!(progress.ready >= 26, "{progress:?}");
 }
+
+/// Another program writes the bytes the file already holds (`cp` of the same file, `git
+/// checkout`, a save with nothing changed), a minute later than the editor last saw it.
+fn rewritten_with_the_same_bytes(path: &Path) {
+    let bytes = std::fs::read(path).unwrap();
+    std::fs::write(path, bytes).unwrap();
+    let later = std::time::SystemTime::now() + Duration::from_secs(60);
+    let file = std::fs::File::options().write(true).open(path).unwrap();
+    file.set_modified(later).unwrap();
+}
+
+#[test]
+fn the_same_bytes_written_again_are_not_a_change_on_disk() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("showroom.json");
+    let mut h = app_on_showroom(&path);
+    rename_lamp(&mut h, "Desk lamp");
+    rewritten_with_the_same_bytes(&path);
+    focus_window(&mut h);
+    for _ in 0..30 {
+        std::thread::sleep(Duration::from_millis(50));
+        h.step(); // the watcher looks once a second
+    }
+    assert!(!bar_shown(&h), "the same bytes: no bar");
+    h.key_press_modifiers(Modifiers::COMMAND, Key::S);
+    settle(&mut h);
+    assert!(h.query_by_label("The file changed on disk").is_none());
+    assert_eq!(name_on_disk(&path, LAMP).as_deref(), Some("Desk lamp"));
+    // Other bytes still are one, after a save too.
+    they_rename_the_shelf(&path, "Their shelf");
+    wait_for_bar(&mut h);
+}
+
+#[test]
+fn recovered_work_over_a_file_written_again_with_the_same_bytes_shows_no_bar() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("showroom.json");
+    let recovery = dir.path().join("recovery");
+    io::save_scene(&showroom(), &path).unwrap();
+    let launch = || Launch {
+        file: Some(path.clone()),
+        ..Launch::default()
+    };
+    // An editor renames the lamp, autosaves, and crashes.
+    let mut h = app(launch(), Some(recovery.clone()));
+    h.state_mut()
+        .set_autosave_timing(Duration::from_secs(3600), Duration::ZERO);
+    rename_lamp(&mut h, "Desk lamp");
+    h.step();
+    drop(h);
+    rewritten_with_the_same_bytes(&path);
+    let mut h = app(launch(), Some(recovery));
+    std::thread::sleep(Duration::from_millis(1500));
+    h.get_by_label("Recover").click();
+    h.step();
+    settle(&mut h);
+    assert_eq!(name_in_editor(&h, LAMP).as_deref(), Some("Desk lamp"));
+    for _ in 0..30 {
+        std::thread::sleep(Duration::from_millis(50));
+        h.step();
+    }
+    assert!(!bar_shown(&h), "the file holds what the work was made from");
+    h.key_press_modifiers(Modifiers::COMMAND, Key::S);
+    settle(&mut h);
+    assert!(h.query_by_label("The file changed on disk").is_none());
+    assert_eq!(name_on_disk(&path, LAMP).as_deref(), Some("Desk lamp"));
+}

@@ -197,7 +197,7 @@ impl ScenetreeApp {
                 self.replace_document(doc);
                 let origin = WorkOrigin {
                     file: work.original().map(std::path::Path::to_path_buf),
-                    stamp: work.info.original_stamp,
+                    version: work.info.original_version(),
                     ..work_origin(&self.bench.doc)
                 };
                 let kept = self.autosave.write_now(&self.bench.doc, &origin);
@@ -255,7 +255,7 @@ fn recovered_document(
             Document::recovered(replica, file)
         }
     };
-    doc.disk_stamp = info.original_stamp;
+    doc.disk_version = info.original_version();
     doc
 }
 
@@ -263,7 +263,7 @@ fn recovered_document(
 pub(super) fn work_origin(doc: &Document) -> WorkOrigin {
     WorkOrigin {
         file: doc.file.as_ref().map(|f| f.path.clone()),
-        stamp: doc.disk_stamp,
+        version: doc.disk_version,
         project: doc.project.as_ref().map(|p| p.root.clone()),
     }
 }

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use super::{Pending, ScenetreeApp};
 use crate::ui::action::Severity;
-use scenetree_dcl::io::FileStamp;
+use scenetree_dcl::io::{FileLook, FileStamp, FileVersion};
 
 /// How often the watcher looks at the file.
 const POLL: Duration = Duration::from_secs(1);
@@ -157,26 +157,33 @@ impl DiskState {
     /// Compares the document's file (`path`, as the document last read or saved it:
     /// `known`) with the disk when the watcher saw a change or `look_now` says so, and sets
     /// the bar; not while `busy` loading a document (which replaces what the bar would be
-    /// about) or saving it (which rewrites the file).
-    fn check(&mut self, watched: Option<(&Path, FileStamp)>, look_now: bool, busy: bool) {
-        self.watch.watch(watched);
+    /// about) or saving it (which rewrites the file). Returns the file's version to remember
+    /// when it was rewritten with the same bytes (not a change: no bar).
+    fn check(
+        &mut self,
+        watched: Option<(&Path, FileVersion)>,
+        look_now: bool,
+        busy: bool,
+    ) -> Option<FileVersion> {
+        self.watch
+            .watch(watched.map(|(path, known)| (path, known.stamp)));
         // `|` on purpose: the watcher's flag is taken in any case.
         if !(self.watch.take_changed() | look_now) || busy {
-            return;
+            return None;
         }
-        let Some((path, known)) = watched else {
-            return;
+        let (path, known) = watched?;
+        let (notice, same_bytes) = match known.look(path) {
+            FileLook::Unchanged => (None, None),
+            FileLook::SameContent(now) => (None, Some(now)),
+            FileLook::Changed(now) if self.kept_over == Some(KeptOver::Changed(now)) => {
+                (None, None)
+            }
+            FileLook::Changed(now) => (Some(DiskNotice::Changed(path.to_path_buf(), now)), None),
+            FileLook::Gone if self.kept_over == Some(KeptOver::Gone) => (None, None),
+            FileLook::Gone => (Some(DiskNotice::Gone(path.to_path_buf())), None),
         };
-        let now = FileStamp::of(path);
-        let kept = match now {
-            Some(stamp) => KeptOver::Changed(stamp),
-            None => KeptOver::Gone,
-        };
-        self.notice = match now {
-            _ if now == Some(known) || self.kept_over == Some(kept) => None,
-            Some(now) => Some(DiskNotice::Changed(path.to_path_buf(), now)),
-            None => Some(DiskNotice::Gone(path.to_path_buf())),
-        };
+        self.notice = notice;
+        same_bytes
     }
 }
 
@@ -185,11 +192,13 @@ impl ScenetreeApp {
     /// focus back, compares the file with what the document read or last saved.
     pub(super) fn check_disk(&mut self, ctx: &egui::Context) {
         let doc = &self.bench.doc;
-        let watched = (doc.file.as_ref().map(|f| f.path.as_path())).zip(doc.disk_stamp);
+        let watched = (doc.file.as_ref().map(|f| f.path.as_path())).zip(doc.disk_version);
         let focused = crate::ui::command::window_got_focus(ctx);
         // Not while a load replaces the document, nor while a save rewrites its file.
         let busy = self.jobs.loading.is_some() || self.save_job.is_some();
-        self.disk.check(watched, focused, busy);
+        if let Some(same_bytes) = self.disk.check(watched, focused, busy) {
+            self.bench.doc.disk_version = Some(same_bytes);
+        }
     }
 
     /// The bar under the menu while the document's file changed on disk or is gone.
@@ -293,7 +302,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("scene.json");
         std::fs::write(&path, "one").unwrap();
-        let known = FileStamp::of(&path).unwrap();
+        let known = FileVersion::of_bytes(&path, b"one").unwrap();
         let mut disk = DiskState::start(|| {});
         disk.check(Some((&path, known)), true, false);
         assert_eq!(disk.notice, None, "unchanged");
@@ -316,5 +325,28 @@ mod tests {
 
         disk.forget();
         assert_eq!((disk.notice.clone(), disk.kept_over), (None, None));
+    }
+
+    #[test]
+    fn a_rewrite_with_the_same_bytes_shows_no_bar_and_its_stamp_is_remembered() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("main.composite");
+        std::fs::write(&path, "the scene").unwrap();
+        let known = FileVersion::of_bytes(&path, b"the scene").unwrap();
+        let mut disk = DiskState::start(|| {});
+        // Copied over with the same bytes (`cp`, `git checkout`): a new stamp, no change.
+        let later = std::time::SystemTime::now() + Duration::from_secs(5);
+        std::fs::write(&path, "the scene").unwrap();
+        let file = std::fs::File::options().write(true).open(&path).unwrap();
+        file.set_modified(later).unwrap();
+        let remembered = disk.check(Some((&path, known)), true, false);
+        assert_eq!(disk.notice, None);
+        let remembered = remembered.expect("the new stamp, to remember");
+        assert_ne!(remembered.stamp, known.stamp);
+        assert_eq!(disk.check(Some((&path, remembered)), true, false), None);
+        // Other bytes of the same length are a change.
+        std::fs::write(&path, "the other").unwrap();
+        assert_eq!(disk.check(Some((&path, remembered)), true, false), None);
+        assert!(matches!(disk.notice, Some(DiskNotice::Changed(..))));
     }
 }

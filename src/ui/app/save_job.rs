@@ -11,7 +11,9 @@ use std::time::{Duration, Instant};
 
 use scenetree_core::crdt::{Replica, ReplicaVersion};
 use scenetree_dcl::io::project::{self, Project, ProjectWriteError};
-use scenetree_dcl::io::{self, SaveContext, SaveError, SaveErrorKind, SceneFormat, WriteConsent};
+use scenetree_dcl::io::{
+    self, ContentHash, SaveContext, SaveError, SaveErrorKind, SceneFormat, WriteConsent,
+};
 
 /// What the user already agreed to for one save, so that answering one question does not
 /// ask it again when the next one comes.
@@ -52,8 +54,14 @@ pub(super) struct SaveTarget {
 pub(super) enum SaveOutcome {
     /// Every file was replaced. `names`: a project's files as a phrase ("main.composite,
     /// main.crdt and entity-names.ts"), empty for one file; `digest`: the saved state's, to
-    /// tell other replica instances holding it (simulated peers) from ones that differ.
-    Written { names: String, digest: u128 },
+    /// tell other replica instances holding it (simulated peers) from ones that differ;
+    /// `content`: the hash of the bytes written to the file named (`None`: a project's save
+    /// that did not write it).
+    Written {
+        names: String,
+        digest: u128,
+        content: Option<ContentHash>,
+    },
     /// Nothing was written: the format cannot hold these (the user has not agreed yet).
     WouldLose(Vec<String>),
     /// Nothing, or not everything, was replaced (see [`ProjectWriteError`]).
@@ -182,10 +190,13 @@ fn encode_and_write(
             if !target.consent.loss && !lost.is_empty() {
                 return SaveOutcome::WouldLose(lost);
             }
+            let named = (files.files.iter())
+                .find(|(path, _)| *path == target.path)
+                .map(|(_, encoded)| ContentHash::of_bytes(&encoded.bytes));
             stage.store(SaveStage::Writing as u8, Ordering::Release);
             wait_for_gate(gate);
             project::write_project_consenting(&files, target.consent.write())
-                .map(|()| files.names())
+                .map(|()| (files.names(), named))
         }
         None => {
             // Encoded once: what it would lose is asked about before anything is written.
@@ -193,17 +204,19 @@ fn encode_and_write(
             if !target.consent.loss && !encoded.lost.is_empty() {
                 return SaveOutcome::WouldLose(encoded.lost);
             }
+            let named = ContentHash::of_bytes(&encoded.bytes);
             stage.store(SaveStage::Writing as u8, Ordering::Release);
             wait_for_gate(gate);
             io::write_encoded(&target.path, encoded, target.consent.write())
-                .map(|_| String::new())
+                .map(|_| (String::new(), Some(named)))
                 .map_err(|error| unwritten(target, error))
         }
     };
     match written {
-        Ok(names) => SaveOutcome::Written {
+        Ok((names, content)) => SaveOutcome::Written {
             names,
             digest: replica.digest(),
+            content,
         },
         Err(failure) => SaveOutcome::Failed(failure),
     }

@@ -223,7 +223,11 @@ impl ScenetreeApp {
                 ));
                 self.go_on_after_save(false);
             }
-            SaveOutcome::Written { names, digest } => {
+            SaveOutcome::Written {
+                names,
+                digest,
+                content,
+            } => {
                 if project.is_none() {
                     // Saved elsewhere: from now on the document is that file, not the project's
                     // scene (the project still resolves its models).
@@ -234,7 +238,8 @@ impl ScenetreeApp {
                     format,
                 };
                 self.bench.doc.mark_saved_at(file, version, digest);
-                self.bench.doc.disk_stamp = io::FileStamp::of(&path);
+                self.bench.doc.disk_version =
+                    io::FileStamp::of(&path).map(|stamp| io::FileVersion { stamp, content });
                 self.disk.forget();
                 let modified = self.bench.doc.is_modified();
                 // The document moved on while the save ran (an edit, a delivery): not on disk.
@@ -312,7 +317,11 @@ impl ScenetreeApp {
             return format!("Could not save. {unchanged}\n\n{error}");
         }
         if written.iter().any(|w| w == path) {
-            self.bench.doc.disk_stamp = io::FileStamp::of(path);
+            // Written, but which bytes ended where is not followed: only the stamp tells.
+            self.bench.doc.disk_version = io::FileStamp::of(path).map(|stamp| io::FileVersion {
+                stamp,
+                content: None,
+            });
             self.disk.notice = None;
         }
         let names = |paths: &[PathBuf]| {
@@ -338,13 +347,14 @@ impl ScenetreeApp {
         )
     }
 
-    /// True when `path` is the document's own file and something else rewrote it since the
-    /// document read or saved it. A file that is gone is not asked about: saving loses nothing.
+    /// True when `path` is the document's own file and something else changed its bytes since
+    /// the document read or saved it. A file that is gone is not asked about: saving loses
+    /// nothing.
     fn changed_on_disk(&self, path: &Path) -> bool {
         let doc = &self.bench.doc;
         let own = doc.file.as_ref().is_some_and(|f| f.path == path);
-        match (own, doc.disk_stamp, io::FileStamp::of(path)) {
-            (true, Some(known), Some(now)) => known != now,
+        match (own, doc.disk_version) {
+            (true, Some(known)) => matches!(known.look(path), io::FileLook::Changed(_)),
             _ => false,
         }
     }

@@ -261,7 +261,7 @@ impl Workbench {
             can_redo: self.doc.history().redo_label().is_some(),
             // Like text fields, a menu closes on Escape before anyone reads the key.
             popup_open: self.popup_was_open || egui::Popup::is_any_open(ctx),
-            has_file: self.doc.file.is_some() && self.doc.disk_stamp.is_some(),
+            has_file: self.doc.file.is_some() && self.doc.disk_version.is_some(),
             has_project: self.doc.project.is_some(),
             can_paste: !self.copied_entities.is_empty(),
             can_paste_transform: self.clipboard.is_some(),

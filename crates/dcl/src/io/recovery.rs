@@ -14,7 +14,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
-use super::{FileStamp, LoadError, native, write_atomic};
+use super::{ContentHash, FileStamp, FileVersion, LoadError, native, write_atomic};
 use scenetree_core::crdt::Replica;
 
 const LOCK: &str = "lock";
@@ -37,11 +37,25 @@ pub struct RecoveryInfo {
     /// older editors left.
     #[serde(default)]
     pub original_stamp: Option<FileStamp>,
+    /// A hash of `original`'s bytes then, so that a copy of the same bytes over it is not taken
+    /// for a change. Absent in work older editors left.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub original_content: Option<ContentHash>,
     /// The root of the Decentraland project an untitled document belonged to (the bundled
     /// example, a damaged file's readable part), so that its models draw again once the work
     /// is recovered. Absent in work older editors left.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub project: Option<PathBuf>,
+}
+
+impl RecoveryInfo {
+    /// How `original` looked when the editor last read or saved it.
+    pub fn original_version(&self) -> Option<FileVersion> {
+        self.original_stamp.map(|stamp| FileVersion {
+            stamp,
+            content: self.original_content,
+        })
+    }
 }
 
 /// Where a document's unsaved work comes from, recorded beside it for the next start.
@@ -50,7 +64,7 @@ pub struct WorkOrigin {
     /// The file the work belongs to, if it has one.
     pub file: Option<PathBuf>,
     /// How `file` looked on disk when the editor last read or saved it.
-    pub stamp: Option<FileStamp>,
+    pub version: Option<FileVersion>,
     /// The root of the Decentraland project the document belongs to, if any.
     pub project: Option<PathBuf>,
 }
@@ -91,7 +105,6 @@ impl RecoverySession {
 
     /// Writes the current state of `original` (or of an untitled document) for recovery,
     /// atomically, replacing the work of any other document this editor kept before.
-    /// `original_stamp`: how `original` looked when the editor last read or saved it.
     pub fn write(&self, replica: &Replica, origin: &WorkOrigin) -> std::io::Result<()> {
         // The next start may run in another folder: a relative path would name another file.
         let original = origin.file.as_deref().map(super::whole_path);
@@ -106,7 +119,8 @@ impl RecoverySession {
             saved_at_unix: SystemTime::now()
                 .duration_since(UNIX_EPOCH)
                 .map_or(0, |d| d.as_secs()),
-            original_stamp: origin.stamp,
+            original_stamp: origin.version.map(|v| v.stamp),
+            original_content: origin.version.and_then(|v| v.content),
             project: origin.project.as_deref().map(super::whole_path),
         };
         let meta = serde_json::to_vec_pretty(&info).map_err(std::io::Error::other)?;
@@ -299,6 +313,24 @@ mod tests {
         work.discard();
         assert!(find_orphaned_work(root.path()).is_empty());
         assert_eq!(std::fs::read_dir(root.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn the_files_version_then_comes_back_with_the_work() {
+        let root = tempfile::tempdir().unwrap();
+        let scene = root.path().join("room.json");
+        std::fs::write(&scene, "{}").unwrap();
+        let version = FileVersion::of_bytes(&scene, b"{}");
+        assert!(version.is_some_and(|v| v.content.is_some()));
+        let session = RecoverySession::start(&root.path().join("recovery")).unwrap();
+        let origin = WorkOrigin {
+            version,
+            ..on_file(scene.to_str().unwrap())
+        };
+        session.write(&unsaved(), &origin).unwrap();
+        drop(session);
+        let found = find_orphaned_work(&root.path().join("recovery"));
+        assert_eq!(found[0].info.original_version(), version);
     }
 
     #[test]
