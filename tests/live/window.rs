@@ -284,3 +284,41 @@ fn save_session_recording_writes_the_session_and_it_opens_in_the_peers_workspace
         "the cycle, badged"
     );
 }
+
+#[test]
+fn while_connecting_a_modal_holds_the_scene_and_cancel_drops_the_attempt() {
+    let host = DclHost::start();
+    host.pause(); // the WebSocket upgrade waits for the host
+    let mut h = window(Launch {
+        connect: Some(host.url()),
+        ..Launch::default()
+    });
+    h.run_steps(3); // a spinner keeps asking for frames
+    let connecting = |h: &Harness<'static, ScenetreeApp>| {
+        // The modal's line and the status bar's.
+        h.query_all_by_label_contains("Connecting to").count() == 2
+            && h.query_by_label("Cancel").is_some()
+    };
+    assert!(connecting(&h));
+    // The scene the live one is about to replace cannot change meanwhile (nor could
+    // recovered work take its place: the modal is on top).
+    let entities = h.state().workbench().doc.scene_entity_count();
+    h.get_by_label("+ Entity").click();
+    h.run_steps(3);
+    assert_eq!(h.state().workbench().doc.scene_entity_count(), entities);
+    h.get_by_label("Cancel").click();
+    h.run();
+    assert!(!connecting(&h));
+    assert!(h.query_by_label_contains("Did not connect to").is_some());
+    // The host answers the dropped attempt late: nothing replaces the scene.
+    host.resume();
+    let until = Instant::now() + Duration::from_secs(2);
+    while Instant::now() < until {
+        h.step();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(h.state().workbench().doc.live().is_none());
+    h.get_by_label("+ Entity").click();
+    h.run();
+    assert_eq!(h.state().workbench().doc.scene_entity_count(), entities + 1);
+}

@@ -194,6 +194,7 @@ impl ScenetreeApp {
         match work.read() {
             Ok(replica) => {
                 let doc = recovered_document(replica, work.original(), &work.info);
+                let left = (self.bench.doc.live()).map(|live| live.host_label().to_owned());
                 self.replace_document(doc);
                 let origin = WorkOrigin {
                     file: work.original().map(std::path::Path::to_path_buf),
@@ -204,8 +205,11 @@ impl ScenetreeApp {
                 match kept {
                     Ok(()) => {
                         work.discard();
+                        let left = left
+                            .map(|host| format!("; this window left the live session with {host}"))
+                            .unwrap_or_default();
                         self.bench.status = Some((
-                            "Recovered unsaved work — save it to keep it".into(),
+                            format!("Recovered unsaved work — save it to keep it{left}"),
                             Severity::Info,
                         ));
                     }

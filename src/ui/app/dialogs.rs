@@ -113,6 +113,13 @@ impl ScenetreeApp {
             let mut text = format!(
                 "scenetree kept unsaved changes to {what} from a session that did not end cleanly."
             );
+            if let Some(live) = self.bench.doc.live() {
+                text.push_str(&format!(
+                    "\n\nRecover opens it in place of the live session with {}: this window \
+                     leaves the session (the host keeps every edit it acknowledged).",
+                    live.host_label()
+                ));
+            }
             if self.more_recovery_offers > 0 {
                 text.push_str(&format!(
                     "\n\n{} more from other sessions will be offered at the next start.",

@@ -53,9 +53,10 @@ impl LiveUi {
         self.project = project;
     }
 
-    /// True while the Connect dialog is open.
+    /// True while the Connect dialog is open, or a connection is being made (its own modal
+    /// says so: the scene it replaces must not change meanwhile).
     pub(super) fn dialog_open(&self) -> bool {
-        self.dialog.is_some()
+        self.dialog.is_some() || self.connecting.is_some()
     }
 }
 
@@ -165,6 +166,29 @@ impl ScenetreeApp {
             },
             Err(e @ ConnectError::RemoteNotAllowed { .. }) => failed(self, e.to_string(), true),
             Err(e) => failed(self, e.to_string(), false),
+        }
+    }
+
+    /// While a connection is being made: a modal saying so, with Cancel. The window keeps
+    /// drawing, but the scene cannot change under it: the live scene replaces it once joined,
+    /// and an edit (or recovered work) made meanwhile would go without a question.
+    pub(super) fn connecting_ui(&mut self, ctx: &egui::Context) {
+        let Some((url, _, _)) = &self.live.connecting else {
+            return;
+        };
+        let mut cancel = false;
+        egui::Modal::new(egui::Id::new("connecting-data-layer")).show(ctx, |ui| {
+            ui.horizontal(|ui| {
+                ui.spinner();
+                ui.label(format!("Connecting to {url}…"));
+            });
+            cancel = ui.button("Cancel").clicked();
+        });
+        let escape = ctx.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::Escape));
+        if cancel || escape {
+            // Dropping the attempt drops the connection its thread may still make.
+            let (url, _, _) = self.live.connecting.take().expect("shown above");
+            self.bench.status = Some((format!("Did not connect to {url}"), Severity::Info));
         }
     }
 

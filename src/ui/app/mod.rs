@@ -360,6 +360,7 @@ impl ScenetreeApp {
         }
         self.dialogs_ui(&ctx);
         self.connect_dialog_ui(&ctx);
+        self.connecting_ui(&ctx);
         self.in_app_dialog_ui(&ctx);
         if self.allow_close && !std::mem::replace(&mut self.close_sent, true) {
             ctx.send_viewport_cmd(egui::ViewportCommand::Close);
