@@ -2,12 +2,16 @@
 //! and status bar say live and to which host, another client's edit shows, a dropped host
 //! brings the offline bar while edits go on, and a host on another machine brings the
 //! warning that the data layer has no authentication; File ▸ Save Session Recording… writes
-//! the session, and the recording opens in the Peers workspace.
+//! the session, and the recording opens in the Peers workspace. While connecting, a modal
+//! holds the scene (Cancel drops the attempt); the live scene reads its models from the
+//! project named with `--connect` or open when joining.
 
 use std::time::{Duration, Instant};
 
+use egui::accesskit::Role;
+use egui::{Key, Modifiers};
 use egui_kittest::Harness;
-use egui_kittest::kittest::Queryable;
+use egui_kittest::kittest::{By, Queryable};
 use scenetree::editor::LinkState;
 use scenetree::ui::app::{Launch, ScenetreeApp};
 use scenetree::ui::workbench::Workspace;
@@ -321,4 +325,63 @@ fn while_connecting_a_modal_holds_the_scene_and_cancel_drops_the_attempt() {
     h.get_by_label("+ Entity").click();
     h.run();
     assert_eq!(h.state().workbench().doc.scene_entity_count(), entities + 1);
+}
+
+#[test]
+fn the_live_scene_reads_its_models_from_the_project_named_or_open_when_joining() {
+    let host = DclHost::start();
+    let root = host.dir.path().canonicalize().unwrap();
+    let project_root = |h: &Harness<'static, ScenetreeApp>| {
+        let doc = &h.state().workbench().doc;
+        (doc.project.as_ref()).map(|p| p.root.canonicalize().unwrap())
+    };
+    // `--connect URL PROJECT`
+    let mut h = window(Launch {
+        connect: Some(host.url()),
+        file: Some(host.dir.path().to_path_buf()),
+        ..Launch::default()
+    });
+    frames_until(&mut h, "the connection", |a| {
+        live_state(a) == Some(LinkState::Connected)
+    });
+    assert_eq!(project_root(&h), Some(root.clone()));
+    assert!(
+        !h.state().workbench().doc.saves_as_project,
+        "Save asks the host"
+    );
+    // Without PROJECT the scene has none; joining from an open project takes that one.
+    let mut h = window(Launch {
+        connect: Some(host.url()),
+        ..Launch::default()
+    });
+    frames_until(&mut h, "the connection", |a| {
+        live_state(a) == Some(LinkState::Connected)
+    });
+    assert_eq!(project_root(&h), None);
+    let mut h = window(Launch {
+        file: Some(host.dir.path().to_path_buf()),
+        ..Launch::default()
+    });
+    frames_until(&mut h, "the project", |a| {
+        a.workbench().doc.project.is_some()
+    });
+    h.get_by_label("File").click();
+    h.run_steps(3); // the models' progress keeps asking for frames
+    h.get_by_label("Connect to Data Layer…").click();
+    h.run_steps(3);
+    h.get(
+        By::new()
+            .role(Role::TextInput)
+            .value("ws://127.0.0.1:8000/data-layer"),
+    )
+    .click();
+    h.run_steps(3);
+    h.key_press_modifiers(Modifiers::COMMAND, Key::A);
+    h.get_by(|n| n.is_focused()).type_text(&host.url());
+    h.run_steps(3);
+    h.get_by_label("Connect").click();
+    frames_until(&mut h, "the connection", |a| {
+        live_state(a) == Some(LinkState::Connected)
+    });
+    assert_eq!(project_root(&h), Some(root));
 }

@@ -153,7 +153,12 @@ impl ScenetreeApp {
         };
         match result {
             Ok(connection) => match Document::from_live(&url, connection, settings) {
-                Ok(doc) => {
+                Ok(mut doc) => {
+                    // The host's scene names its models by project paths: they are read from
+                    // the local copy named with `--connect URL PROJECT` (for the first join),
+                    // else from the project open when joining.
+                    doc.project =
+                        (self.live.project.take()).or_else(|| self.bench.doc.project.clone());
                     let entities = doc.scene_entity_count();
                     self.replace_document(doc);
                     self.live.last_url = Some(url.clone());
