@@ -127,6 +127,10 @@ pub enum EditError {
     /// The simulated network refused the write (the active peer is offline, say).
     #[error("the peers simulation refused the write: {0}")]
     Peers(String),
+    /// Another writer (a peer, another editor) deleted the entity since the step was made: a
+    /// replay would bring it back holding only what this step wrote.
+    #[error("{0} was deleted meanwhile by another writer")]
+    DeletedMeanwhile(Entity),
     /// The live session refused the write: a value the host could not decode, or one this
     /// editor's replica refuses.
     #[error("{0}")]

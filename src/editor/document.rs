@@ -423,8 +423,9 @@ impl Document {
     }
 
     /// Reverts the last step. Returns its label, or `None` when there is nothing to undo. When
-    /// the replica refuses a value (a peer deleted the entity for good meanwhile), nothing is
-    /// written and the step, which can no longer be undone, leaves the history.
+    /// the replica refuses a value (a peer deleted the entity for good meanwhile), or another
+    /// writer deleted an entity the step left in the scene, nothing is written and the step,
+    /// which can no longer be undone, leaves the history.
     pub fn undo(&mut self) -> Result<Option<String>, ReplayError> {
         let Some(step) = self.history.pop_undo() else {
             return Ok(None);
@@ -464,7 +465,10 @@ impl Document {
                 .map(|c| (c.entity, c.component, c.after.clone()))
                 .collect(),
         };
-        let written = self.write_all(writes);
+        let written = match self.deleted_by_another_writer(&step, direction) {
+            Some(entity) => Err(EditError::DeletedMeanwhile(entity)),
+            None => self.write_all(writes),
+        };
         self.refresh();
         match written {
             Ok(_) => {
@@ -497,6 +501,22 @@ impl Document {
                 cause,
             }),
         }
+    }
+
+    /// An entity that `step`, replayed in `direction`, would write a value to although it is
+    /// gone now while the step left it in the scene (the side being replayed away from holds a
+    /// value for it): someone else deleted it since, and the replay would bring it back holding
+    /// only this step's values (a name with no Transform, say). A step that itself deleted or
+    /// created the entity brings it back or removes it as usual.
+    fn deleted_by_another_writer(&self, step: &Step, direction: Direction) -> Option<Entity> {
+        let replica = self.replica();
+        step.changes.iter().find_map(|c| {
+            let (left, written) = match direction {
+                Direction::Back => (&c.after, &c.before),
+                Direction::Forward => (&c.before, &c.after),
+            };
+            (left.is_some() && written.is_some() && !replica.is_live(c.entity)).then_some(c.entity)
+        })
     }
 
     /// Brings the view up to date after the replica changed, and drops vanished entities from

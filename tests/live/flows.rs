@@ -341,3 +341,39 @@ fn undo_undoes_this_windows_edit_only_as_a_new_write() {
     assert_eq!(transform(&b, IMAGE).position.x, 7.5, "B's edit stays");
     assert_eq!(transform(&a, IMAGE).position.x, 7.5);
 }
+
+#[test]
+fn undo_of_an_edit_to_an_entity_another_window_deleted_brings_nothing_back() {
+    let host = DclHost::start();
+    let mut a = open(&host);
+    let mut b = open(&host);
+    a.apply(Command::Rename {
+        entity: IMAGE,
+        name: "Portrait".into(),
+    })
+    .expect("a rename");
+    wait_acknowledged(&mut a);
+    wait_for(&mut b, "A's rename in B", |b| {
+        b.name_of(IMAGE).as_deref() == Some("Portrait")
+    });
+    b.apply(Command::Delete {
+        entities: vec![IMAGE],
+    })
+    .expect("a delete");
+    wait_acknowledged(&mut b);
+    wait_for(&mut a, "B's delete in A", |a| !a.replica().is_live(IMAGE));
+    // Undoing the rename would bring the image back as a name alone (no Transform, nothing
+    // drawn, missing from the Inspector's tree) in every window.
+    let refused = a.undo().expect_err("the image is gone");
+    assert_eq!(
+        refused.cause,
+        scenetree::editor::EditError::DeletedMeanwhile(IMAGE)
+    );
+    assert!(!a.replica().is_live(IMAGE));
+    assert_eq!(a.history().undo_len(), 0, "the step left the history");
+    // B's own undo brings its delete back, as usual, in both windows.
+    b.undo().expect("undo replays").expect("the delete");
+    wait_acknowledged(&mut b);
+    wait_for(&mut a, "B's undo in A", |a| a.replica().is_live(IMAGE));
+    assert_eq!(a.name_of(IMAGE).as_deref(), Some("Portrait"));
+}
