@@ -46,6 +46,16 @@ fn frames_until(
     h.step();
 }
 
+/// Runs frames for `time` of the real clock.
+fn frames_for(h: &mut Harness<'static, ScenetreeApp>, time: Duration) {
+    let until = Instant::now() + time;
+    while Instant::now() < until {
+        h.step();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    h.step();
+}
+
 fn live_state(app: &ScenetreeApp) -> Option<LinkState> {
     app.workbench().doc.live().map(|l| l.state())
 }
@@ -316,11 +326,7 @@ fn while_connecting_a_modal_holds_the_scene_and_cancel_drops_the_attempt() {
     assert!(h.query_by_label_contains("Did not connect to").is_some());
     // The host answers the dropped attempt late: nothing replaces the scene.
     host.resume();
-    let until = Instant::now() + Duration::from_secs(2);
-    while Instant::now() < until {
-        h.step();
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    frames_for(&mut h, Duration::from_secs(2));
     assert!(h.state().workbench().doc.live().is_none());
     h.get_by_label("+ Entity").click();
     h.run();
@@ -384,4 +390,46 @@ fn the_live_scene_reads_its_models_from_the_project_named_or_open_when_joining()
         live_state(a) == Some(LinkState::Connected)
     });
     assert_eq!(project_root(&h), Some(root));
+}
+
+#[test]
+fn quit_waits_for_the_host_to_acknowledge_this_windows_edits_then_asks() {
+    let (host, mut h) = joined_window();
+    // The host stops answering: the edit is sent but not acknowledged.
+    host.pause();
+    move_x(&mut h.state_mut().workbench_mut().doc, IMAGE, 3.25);
+    h.step();
+    h.state_mut().request_quit();
+    h.run_steps(2);
+    assert!(
+        !h.state().is_quitting(),
+        "not while the edit may still be lost"
+    );
+    assert!(h.query_by_label_contains("Quit follows once").is_some());
+    // It answers: the quit goes on by itself.
+    host.resume();
+    frames_until(&mut h, "the acknowledgement and the quit", |a| {
+        a.is_quitting()
+    });
+    assert_eq!(transform(&open(&host), IMAGE).position.x, 3.25);
+
+    // Silent for longer than the grace: asked, and Cancel keeps the window.
+    let (host, mut h) = joined_window();
+    host.pause();
+    move_x(&mut h.state_mut().workbench_mut().doc, IMAGE, 5.5);
+    h.step();
+    h.state_mut().request_quit();
+    frames_for(&mut h, Duration::from_millis(3_500)); // the 3 s grace
+    assert!(h.query_by_label("Edits not on the host yet").is_some());
+    h.get_by_label("Cancel").click();
+    h.run_steps(2);
+    assert!(!h.state().is_quitting());
+    assert!(h.query_by_label("Edits not on the host yet").is_none());
+    // Asked again, the user goes on anyway.
+    h.state_mut().request_quit();
+    frames_for(&mut h, Duration::from_millis(3_500));
+    h.get_by_label("Quit anyway").click();
+    h.run_steps(2);
+    assert!(h.state().is_quitting());
+    host.resume();
 }

@@ -215,7 +215,7 @@ impl ScenetreeApp {
 /// A modal question: its heading, its text, and a row of buttons. Returns the index of the
 /// button clicked this frame, or `on_escape` when Escape was pressed (the top dialog only, as
 /// in other editors, where Escape is Cancel; a click outside does nothing).
-fn question(
+pub(super) fn question(
     ctx: &egui::Context,
     heading: &str,
     text: &str,

@@ -25,7 +25,9 @@ impl ScenetreeApp {
     /// A file dialog closed with `path` (`None`: cancelled).
     pub(super) fn picked(&mut self, purpose: DialogPurpose, path: Option<PathBuf>) {
         match (purpose, path) {
-            (DialogPurpose::Open | DialogPurpose::OpenProject, Some(path)) => self.jobs.load(path),
+            (DialogPurpose::Open | DialogPurpose::OpenProject, Some(path)) => {
+                self.carry_out(Pending::Open(path))
+            }
             (DialogPurpose::SaveAs, Some(path)) => self.save_to(path),
             (DialogPurpose::SaveAs, None) => self.save_abandoned(),
             (DialogPurpose::ExportPeer(peer), Some(path)) => self.export_peer(peer, &path),

@@ -4,7 +4,7 @@
 //! the reconnect timer), the offline bar, the title, and Save / Save As while live.
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::{Pending, ScenetreeApp};
 use crate::editor::{Attempt, Document, LinkState, LiveNote, LiveSettings};
@@ -33,7 +33,24 @@ pub(super) struct LiveUi {
     /// Whether the offline bar is up: it only comes or goes while no pointer button is held,
     /// since it moves everything below it (a drag would drop on another row).
     offline_bar: bool,
+    /// A request that ends the session, waiting for the host to acknowledge this editor's
+    /// edits (see [`ScenetreeApp::hold_for_host`]).
+    host_wait: Option<HostWait>,
+    /// Set while a held request goes on without the acknowledgements (the user chose so).
+    without_host: bool,
 }
+
+/// A request held until the host has acknowledged every edit of this editor.
+struct HostWait {
+    what: Pending,
+    since: Instant,
+    /// The user was asked whether to go on without the acknowledgements.
+    asking: bool,
+}
+
+/// How long a request that ends the session waits for the host's acknowledgements before the
+/// user is asked (a host on this machine answers within milliseconds).
+const HOST_GRACE: Duration = Duration::from_secs(3);
 
 impl LiveUi {
     /// Nothing live yet; `ctx` is the window's.
@@ -45,7 +62,15 @@ impl LiveUi {
             last_url: None,
             project: None,
             offline_bar: false,
+            host_wait: None,
+            without_host: false,
         }
+    }
+
+    /// True while the user is asked whether to end the session without the host's
+    /// acknowledgements.
+    pub(super) fn asking_about_host(&self) -> bool {
+        self.host_wait.as_ref().is_some_and(|w| w.asking)
     }
 
     /// The project whose models the next live scene shows.
@@ -194,6 +219,109 @@ impl ScenetreeApp {
             // Dropping the attempt drops the connection its thread may still make.
             let (url, _, _) = self.live.connecting.take().expect("shown above");
             self.bench.status = Some((format!("Did not connect to {url}"), Severity::Info));
+        }
+    }
+
+    /// True while connected with edits of this editor the host has not acknowledged. (Offline,
+    /// such edits make the document modified, which the unsaved-changes prompt covers.)
+    pub(super) fn host_lacks_edits(&self) -> bool {
+        (self.bench.doc.live())
+            .is_some_and(|live| live.state() == LinkState::Connected && live.waiting() > 0)
+    }
+
+    /// Holds `what`, which ends the live session, while the host lacks some of this editor's
+    /// edits: they are on their way, and ending the session now could lose them (a connection
+    /// that dropped without the socket noticing yet). It goes on once the host acknowledged
+    /// them; after [`HOST_GRACE`] the user is asked. Returns true when held.
+    pub(super) fn hold_for_host(&mut self, what: &Pending) -> bool {
+        if self.live.without_host || !self.host_lacks_edits() {
+            return false;
+        }
+        if let Some(wait) = self.live.host_wait.as_mut() {
+            wait.what = what.clone(); // the latest request waits in its place
+            return true;
+        }
+        let (host, waiting) = match self.bench.doc.live() {
+            Some(live) => (live.host_label().to_owned(), live.waiting()),
+            None => return false,
+        };
+        self.bench.status = Some((
+            format!(
+                "{} follows once {host} has acknowledged your {waiting} edit(s)…",
+                capitalized(what.describe())
+            ),
+            Severity::Info,
+        ));
+        self.live.host_wait = Some(HostWait {
+            what: what.clone(),
+            since: Instant::now(),
+            asking: false,
+        });
+        true
+    }
+
+    /// Every frame while a request waits for the host: it goes on once the host acknowledged
+    /// everything (or asks about unsaved changes, when the connection dropped meanwhile); past
+    /// [`HOST_GRACE`] a question offers to keep waiting, go on anyway, or cancel.
+    pub(super) fn host_wait_ui(&mut self, ctx: &egui::Context) {
+        let Some(wait) = &self.live.host_wait else {
+            return;
+        };
+        let live = self.bench.doc.live();
+        let connected = live.is_some_and(|l| l.state() == LinkState::Connected);
+        if !self.host_lacks_edits() {
+            let wait = self.live.host_wait.take().expect("checked above");
+            if connected || live.is_none() {
+                self.carry_out(wait.what);
+            } else {
+                // Offline with edits waiting: the document is modified, so this asks first.
+                self.request(wait.what);
+            }
+            return;
+        }
+        ctx.request_repaint_after(Duration::from_millis(100));
+        if wait.since.elapsed() < HOST_GRACE {
+            return;
+        }
+        let (host, waiting) = live.map_or((String::new(), 0), |l| {
+            (l.host_label().to_owned(), l.waiting())
+        });
+        let what = wait.what.describe();
+        let text = format!(
+            "{host} has not acknowledged {waiting} of your edits for {} s. {} now and they may \
+             never reach it (the connection may have dropped without the system noticing yet).",
+            wait.since.elapsed().as_secs(),
+            capitalized(what)
+        );
+        let anyway = format!("{} anyway", capitalized(what));
+        let buttons = ["Keep waiting", anyway.as_str(), "Cancel"];
+        let answer =
+            super::dialogs::question(ctx, "Edits not on the host yet", &text, &buttons, Some(2));
+        if let Some(wait) = self.live.host_wait.as_mut() {
+            wait.asking = true;
+        }
+        match answer {
+            Some(0) => {
+                if let Some(wait) = self.live.host_wait.as_mut() {
+                    wait.since = Instant::now();
+                    wait.asking = false;
+                }
+            }
+            Some(1) => {
+                if let Some(wait) = self.live.host_wait.take() {
+                    self.live.without_host = true;
+                    self.carry_out(wait.what);
+                    self.live.without_host = false;
+                }
+            }
+            Some(_) => {
+                self.live.host_wait = None;
+                self.bench.status = Some((
+                    format!("Cancelled: {what} did not happen; your edits still wait for {host}"),
+                    Severity::Info,
+                ));
+            }
+            None => {}
         }
     }
 
@@ -425,4 +553,12 @@ fn live_settings(allow_remote: bool, ctx: &egui::Context) -> LiveSettings {
         connect_timeout: None,
         notify: Some(Arc::new(move || ctx.request_repaint())),
     }
+}
+
+/// `text` with its first letter in capitals ("opening the example" → "Opening the example").
+fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map_or_else(String::new, |first| {
+        first.to_uppercase().chain(chars).collect()
+    })
 }

@@ -75,6 +75,15 @@ enum Pending {
 }
 
 impl Pending {
+    /// True when carrying it out ends a live session (the document is replaced, or the window
+    /// closes); a file dialog only opens, and Reload has nothing to read while live.
+    fn ends_live_session(&self) -> bool {
+        !matches!(
+            self,
+            Pending::OpenDialog | Pending::OpenProjectDialog | Pending::Reload
+        )
+    }
+
     /// What the user asked for, for messages ("Quit did not happen").
     fn describe(&self) -> &'static str {
         match self {
@@ -337,6 +346,7 @@ impl ScenetreeApp {
         self.handle_close_request(&ctx);
         self.handle_dropped_files(&ctx);
         self.bench.modal_open = self.pending.is_some()
+            || self.live.asking_about_host()
             || self.error.is_some()
             || self.save_question.is_some()
             || self.recovery_offer.is_some()
@@ -361,6 +371,7 @@ impl ScenetreeApp {
         self.dialogs_ui(&ctx);
         self.connect_dialog_ui(&ctx);
         self.connecting_ui(&ctx);
+        self.host_wait_ui(&ctx);
         self.in_app_dialog_ui(&ctx);
         if self.allow_close && !std::mem::replace(&mut self.close_sent, true) {
             ctx.send_viewport_cmd(egui::ViewportCommand::Close);
@@ -402,6 +413,9 @@ impl ScenetreeApp {
     }
 
     fn carry_out(&mut self, what: Pending) {
+        if what.ends_live_session() && self.hold_for_host(&what) {
+            return;
+        }
         match what {
             Pending::Open(path) => self.jobs.load(path),
             Pending::OpenDialog => self.pick(
@@ -521,6 +535,10 @@ impl ScenetreeApp {
             } else if self.bench.doc.is_modified() {
                 ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
                 self.pending = Some(Pending::Quit);
+            } else if self.host_lacks_edits() {
+                // The host has not acknowledged every edit yet: quit once it has.
+                ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
+                self.carry_out(Pending::Quit);
             } else {
                 // Closing as asked: the window goes away after this frame.
                 self.allow_close = true;
