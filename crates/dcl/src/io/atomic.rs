@@ -486,6 +486,13 @@ mod tests {
         );
     }
 
+    /// Writes `bytes` to `path` and dates the file `modified`.
+    fn write_dated(path: &Path, bytes: &[u8], modified: std::time::SystemTime) {
+        fs::write(path, bytes).unwrap();
+        let file = fs::File::options().write(true).open(path).unwrap();
+        file.set_modified(modified).unwrap();
+    }
+
     #[test]
     fn a_file_rewritten_with_the_same_bytes_is_not_a_change() {
         let dir = tempfile::tempdir().unwrap();
@@ -495,21 +502,12 @@ mod tests {
         assert_eq!(read.look(&path), FileLook::Unchanged);
         // A copy of the same bytes over it (a later time, so a new stamp).
         let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
-        fs::write(&path, b"one version").unwrap();
-        fs::File::options()
-            .write(true)
-            .open(&path)
-            .unwrap()
-            .set_modified(later)
-            .unwrap();
+        write_dated(&path, b"one version", later);
         let FileLook::SameContent(now) = read.look(&path) else {
             panic!("same bytes: {:?}", read.look(&path));
         };
-        assert_eq!(
-            now.look(&path),
-            FileLook::Unchanged,
-            "the new stamp is known now"
-        );
+        let known_now = now.look(&path);
+        assert_eq!(known_now, FileLook::Unchanged, "the new stamp is known now");
         assert_eq!(now.content, read.content);
         // Other bytes of the same length.
         fs::write(&path, b"two version").unwrap();
@@ -519,20 +517,10 @@ mod tests {
             content: None,
             ..now
         };
-        fs::write(&path, b"one version").unwrap();
-        fs::File::options()
-            .write(true)
-            .open(&path)
-            .unwrap()
-            .set_modified(later)
-            .unwrap();
+        write_dated(&path, b"one version", later);
         assert_eq!(stamp_only.look(&path), FileLook::Unchanged);
-        fs::File::options()
-            .write(true)
-            .open(&path)
-            .unwrap()
-            .set_modified(later + std::time::Duration::from_secs(1))
-            .unwrap();
+        let even_later = later + std::time::Duration::from_secs(1);
+        write_dated(&path, b"one version", even_later);
         assert!(matches!(stamp_only.look(&path), FileLook::Changed(_)));
         fs::remove_file(&path).unwrap();
         assert_eq!(read.look(&path), FileLook::Gone);
