@@ -1,6 +1,7 @@
 //! The editor window: what the app owns beside the workbench (pending requests, jobs, recent
-//! files, recovery), the frame loop, the window title, and eframe glue. The menus, dialogs,
-//! saving, autosave and screenshot mode live in the submodules.
+//! files, recovery), the frame loop, the window title, and eframe glue. The requests that
+//! replace the document or close the window, the menus, dialogs, saving, autosave, live
+//! sessions and screenshot mode live in the submodules.
 
 mod autosave;
 mod dialogs;
@@ -8,6 +9,7 @@ mod disk_watch;
 mod files;
 mod live;
 mod menu;
+mod requests;
 mod save_job;
 mod saving;
 mod screenshot;
@@ -26,6 +28,7 @@ use super::workbench::{AppRequest, Workbench};
 use crate::editor::Document;
 use autosave::Autosave;
 use disk_watch::DiskState;
+use requests::{Example, Pending};
 use saving::SaveQuestion;
 use scenetree_core::examples;
 use scenetree_dcl::io::project::Project;
@@ -52,57 +55,6 @@ pub struct Launch {
     pub connect: Option<String>,
     /// `--connect` may reach a host on another machine (`--allow-remote`).
     pub allow_remote: bool,
-}
-
-/// Something the user asked for that must wait for an answer about unsaved changes.
-#[derive(Clone, Debug, PartialEq)]
-enum Pending {
-    Open(PathBuf),
-    OpenDialog,
-    OpenProjectDialog,
-    New,
-    OpenExample(Example),
-    /// A bundled lesson (by index): it replaces the scene with its own untitled document.
-    OpenLesson(usize),
-    /// Read the document's file again (Reload from Disk).
-    Reload,
-    /// Join a data layer: the live scene replaces the document.
-    Connect {
-        url: String,
-        allow_remote: bool,
-    },
-    Quit,
-}
-
-impl Pending {
-    /// True when carrying it out ends a live session (the document is replaced, or the window
-    /// closes); a file dialog only opens, and Reload has nothing to read while live.
-    fn ends_live_session(&self) -> bool {
-        !matches!(
-            self,
-            Pending::OpenDialog | Pending::OpenProjectDialog | Pending::Reload
-        )
-    }
-
-    /// What the user asked for, for messages ("Quit did not happen").
-    fn describe(&self) -> &'static str {
-        match self {
-            Pending::Open(_) | Pending::OpenDialog | Pending::OpenProjectDialog => "Open",
-            Pending::New => "New",
-            Pending::OpenExample(_) => "opening the example",
-            Pending::OpenLesson(_) => "opening the lesson",
-            Pending::Reload => "Reload",
-            Pending::Connect { .. } => "connecting to the data layer",
-            Pending::Quit => "Quit",
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Example {
-    Showroom,
-    Large,
-    CozyHouse,
 }
 
 /// The bundled example of a real Decentraland project (scenes/Cozy-House-Template in
@@ -398,74 +350,6 @@ impl ScenetreeApp {
         }
     }
 
-    fn request(&mut self, what: Pending) {
-        if self.save_job.is_some() {
-            self.bench.status = Some((
-                format!("{} follows once the save in progress ends", what.describe()),
-                Severity::Info,
-            ));
-            self.after_save = Some(what);
-        } else if self.bench.doc.is_modified() {
-            self.pending = Some(what);
-        } else {
-            self.carry_out(what);
-        }
-    }
-
-    fn carry_out(&mut self, what: Pending) {
-        if what.ends_live_session() && self.hold_for_host(&what) {
-            return;
-        }
-        match what {
-            Pending::Open(path) => self.jobs.load(path),
-            Pending::OpenDialog => self.pick(
-                DialogPurpose::Open,
-                self.bench.doc.file.as_ref().map(|f| f.path.clone()),
-            ),
-            Pending::OpenProjectDialog => self.pick(
-                DialogPurpose::OpenProject,
-                self.bench.doc.project.as_ref().map(|p| p.root.clone()),
-            ),
-            Pending::New => self.replace_document(Document::default()),
-            Pending::OpenExample(Example::Showroom) => self.replace_document(showroom_document()),
-            Pending::OpenExample(Example::Large) => {
-                self.replace_document(Document::new(examples::large(usize::MAX), None));
-            }
-            Pending::OpenExample(Example::CozyHouse) => {
-                let dir = cozy_house_dir();
-                self.opening_example = Some(dir.clone());
-                self.jobs.load(dir);
-            }
-            Pending::OpenLesson(index) => match super::lessons::lesson_document(index) {
-                Ok((doc, title)) => {
-                    self.replace_document(doc);
-                    self.bench.status = Some((format!("Lesson: {title}"), Severity::Info));
-                }
-                Err(e) => self.error = Some(format!("Could not open the lesson.\n\n{e}")),
-            },
-            Pending::Reload => self.reload(),
-            Pending::Connect { url, allow_remote } => self.start_connecting(url, allow_remote),
-            Pending::Quit => {
-                self.allow_close = true;
-                self.clear_recovery();
-            }
-        }
-    }
-
-    /// Shows another document. The user already answered about the old one's unsaved changes
-    /// (or there were none), so its autosave goes.
-    fn replace_document(&mut self, doc: Document) {
-        self.finish_save();
-        self.bench.set_document(doc);
-        self.document_replaced();
-    }
-
-    /// What showing another document (or the same one read again) resets beside the workbench.
-    fn document_replaced(&mut self) {
-        self.disk.forget();
-        self.clear_recovery();
-    }
-
     /// The document's name for the title and prompts: a project's title (scene.json's
     /// `display.title`, else its folder's name), else the file's name.
     fn document_name(&self) -> String {
@@ -520,31 +404,6 @@ impl ScenetreeApp {
         if title != self.title {
             ctx.send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));
             self.title = title;
-        }
-    }
-
-    fn handle_close_request(&mut self, ctx: &egui::Context) {
-        if ctx.input(|i| i.viewport().close_requested())
-            && !self.allow_close
-            && self.screenshot.is_none()
-        {
-            if self.save_job.is_some() {
-                // Closing now would leave the user unsure what was saved: quit once it ends.
-                ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
-                self.request(Pending::Quit);
-            } else if self.bench.doc.is_modified() {
-                ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
-                self.pending = Some(Pending::Quit);
-            } else if self.host_lacks_edits() {
-                // The host has not acknowledged every edit yet: quit once it has.
-                ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
-                self.carry_out(Pending::Quit);
-            } else {
-                // Closing as asked: the window goes away after this frame.
-                self.allow_close = true;
-                self.close_sent = true;
-                self.clear_recovery();
-            }
         }
     }
 }
