@@ -549,6 +549,14 @@ fn untitled_work_in_a_project_is_recovered_with_the_projects_models() {
     assert!(progress.ready >= 26, "{progress:?}");
 }
 
+/// Runs frames for 1.5 s, without input: the watcher looks at the file once a second.
+fn watch_a_while(h: &mut Harness<'static, ScenetreeApp>) {
+    for _ in 0..30 {
+        std::thread::sleep(Duration::from_millis(50));
+        h.step();
+    }
+}
+
 /// Another program writes the bytes the file already holds (`cp` of the same file, `git
 /// checkout`, a save with nothing changed), a minute later than the editor last saw it.
 fn rewritten_with_the_same_bytes(path: &Path) {
@@ -567,10 +575,7 @@ fn the_same_bytes_written_again_are_not_a_change_on_disk() {
     rename_lamp(&mut h, "Desk lamp");
     rewritten_with_the_same_bytes(&path);
     focus_window(&mut h);
-    for _ in 0..30 {
-        std::thread::sleep(Duration::from_millis(50));
-        h.step(); // the watcher looks once a second
-    }
+    watch_a_while(&mut h);
     assert!(!bar_shown(&h), "the same bytes: no bar");
     h.key_press_modifiers(Modifiers::COMMAND, Key::S);
     settle(&mut h);
@@ -605,10 +610,7 @@ fn recovered_work_over_a_file_written_again_with_the_same_bytes_shows_no_bar() {
     h.step();
     settle(&mut h);
     assert_eq!(name_in_editor(&h, LAMP).as_deref(), Some("Desk lamp"));
-    for _ in 0..30 {
-        std::thread::sleep(Duration::from_millis(50));
-        h.step();
-    }
+    watch_a_while(&mut h);
     assert!(!bar_shown(&h), "the file holds what the work was made from");
     h.key_press_modifiers(Modifiers::COMMAND, Key::S);
     settle(&mut h);

@@ -36,16 +36,20 @@ pub(super) struct LiveUi {
     /// A request that ends the session, waiting for the host to acknowledge this editor's
     /// edits (see [`ScenetreeApp::hold_for_host`]).
     host_wait: Option<HostWait>,
-    /// Set while a held request goes on without the acknowledgements (the user chose so).
-    without_host: bool,
 }
 
 /// A request held until the host has acknowledged every edit of this editor.
 struct HostWait {
     what: Pending,
+    /// When it began waiting, or when the user chose to keep waiting.
     since: Instant,
-    /// The user was asked whether to go on without the acknowledgements.
-    asking: bool,
+}
+
+impl HostWait {
+    /// Past [`HOST_GRACE`]: the user is asked whether to go on without the acknowledgements.
+    fn asking(&self) -> bool {
+        self.since.elapsed() >= HOST_GRACE
+    }
 }
 
 /// How long a request that ends the session waits for the host's acknowledgements before the
@@ -63,14 +67,13 @@ impl LiveUi {
             project: None,
             offline_bar: false,
             host_wait: None,
-            without_host: false,
         }
     }
 
     /// True while the user is asked whether to end the session without the host's
     /// acknowledgements.
     pub(super) fn asking_about_host(&self) -> bool {
-        self.host_wait.as_ref().is_some_and(|w| w.asking)
+        self.host_wait.as_ref().is_some_and(HostWait::asking)
     }
 
     /// The project whose models the next live scene shows.
@@ -234,7 +237,7 @@ impl ScenetreeApp {
     /// that dropped without the socket noticing yet). It goes on once the host acknowledged
     /// them; after [`HOST_GRACE`] the user is asked. Returns true when held.
     pub(super) fn hold_for_host(&mut self, what: &Pending) -> bool {
-        if self.live.without_host || !self.host_lacks_edits() {
+        if !self.host_lacks_edits() {
             return false;
         }
         if let Some(wait) = self.live.host_wait.as_mut() {
@@ -255,7 +258,6 @@ impl ScenetreeApp {
         self.live.host_wait = Some(HostWait {
             what: what.clone(),
             since: Instant::now(),
-            asking: false,
         });
         true
     }
@@ -280,7 +282,7 @@ impl ScenetreeApp {
             return;
         }
         ctx.request_repaint_after(Duration::from_millis(100));
-        if wait.since.elapsed() < HOST_GRACE {
+        if !wait.asking() {
             return;
         }
         let (host, waiting) = live.map_or((String::new(), 0), |l| {
@@ -297,21 +299,15 @@ impl ScenetreeApp {
         let buttons = ["Keep waiting", anyway.as_str(), "Cancel"];
         let answer =
             super::dialogs::question(ctx, "Edits not on the host yet", &text, &buttons, Some(2));
-        if let Some(wait) = self.live.host_wait.as_mut() {
-            wait.asking = true;
-        }
         match answer {
             Some(0) => {
                 if let Some(wait) = self.live.host_wait.as_mut() {
                     wait.since = Instant::now();
-                    wait.asking = false;
                 }
             }
             Some(1) => {
                 if let Some(wait) = self.live.host_wait.take() {
-                    self.live.without_host = true;
-                    self.carry_out(wait.what);
-                    self.live.without_host = false;
+                    self.carry_out_now(wait.what);
                 }
             }
             Some(_) => {

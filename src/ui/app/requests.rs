@@ -76,10 +76,17 @@ impl ScenetreeApp {
         }
     }
 
+    /// Does what was asked (any question about unsaved changes answered); what ends a live
+    /// session first waits for the host's acknowledgements ([`Self::hold_for_host`]).
     pub(super) fn carry_out(&mut self, what: Pending) {
         if what.ends_live_session() && self.hold_for_host(&what) {
             return;
         }
+        self.carry_out_now(what);
+    }
+
+    /// [`Self::carry_out`] without waiting for the live host (the user chose not to).
+    pub(super) fn carry_out_now(&mut self, what: Pending) {
         match what {
             Pending::Open(path) => self.jobs.load(path),
             Pending::OpenDialog => self.pick(
