@@ -62,8 +62,18 @@ export function randomDriver(seed, { weights = DEFAULT_WEIGHTS, maxOwn = 12, ops
     if (!streams.has(player.address)) streams.set(player.address, stream(seed, 'actions:' + player.address))
     return streams.get(player.address)
   }
+  // In about half the seeds every scene makes the fixed-id door (networkId 0, entityId 1) on its
+  // first tick, as a creator's main() does; those writes reach others only through state answers.
+  const withDoor = stream(seed, 'door').chance(0.5)
   const driver = (player, tick) => {
     const rng = rngOf(player)
+    if (tick === 0 && withDoor) {
+      const s = player.scene
+      const door = s.engine.addEntity()
+      s.Transform.create(door, { position: randomPosition(rng) })
+      s.syncEntity(door, [s.Transform.componentId], 1)
+      actions.push({ player: player.name, tick, op: 'door', entity: door })
+    }
     const count = Number(rng.weighted(opsPerTick))
     for (let i = 0; i < count; i++) {
       const op = pickOp(player, rng, weights, maxOwn)

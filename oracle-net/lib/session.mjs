@@ -30,7 +30,7 @@ export class Bus {
       const receivers = item.to.length ? roster.filter((p) => item.to.includes(p.address)) : roster.filter((p) => p !== sender)
       for (const receiver of receivers) {
         if (!this.queues.has(receiver)) continue
-        const due = this.round + this.delay(sender, receiver, item)
+        const due = this.round + this.delay(sender, receiver, item, this.round)
         this.queues.get(receiver).push({ due, seq: this.seq++, bytes: inboundItem(sender.address, item.data) })
       }
     }
@@ -51,7 +51,7 @@ export class Session {
   /**
    * @param {object} opts
    * @param {{address: string, name: string, join: number}[]} opts.players join = first round it ticks in
-   * @param {(sender: Player, receiver: Player, item: object) => number} opts.delay rounds a frame takes
+   * @param {(sender: Player, receiver: Player, item: object, round: number) => number} opts.delay rounds a frame takes
    * @param {(player: Player, tick: number) => void} opts.driver the scene code, run as a system each tick
    * @param {number} opts.seed orders the players within each round
    * @param {number} [opts.dt] seconds per tick given to onUpdate (the `t` field follows it)
@@ -134,7 +134,25 @@ export class Session {
             .filter(([, components]) => components.has(COMPONENT.Transform))
             .map(([entity, components]) => ({ entity, parent: transformParent(components.get(COMPONENT.Transform)) }))
             .sort((a, b) => a.entity - b.entity)
-          return { address: p.address, name: p.name, network_id: p.networkId, ticks: p.tick + 1, network_map: networkMap, renderer_tree: rendererTree }
+          // What the SDK itself believes the synced parents are (NetworkParent resolved by getParent),
+          // beside what the renderer was told.
+          const networkParents = [...engine.getEntitiesWith(p.scene.NetworkParent)]
+            .map(([entity, n]) => ({
+              entity,
+              network_id: Number(n.networkId),
+              entity_id: Number(n.entityId),
+              resolved: p.scene.getParent(entity) ?? null
+            }))
+            .sort((a, b) => a.entity - b.entity)
+          return {
+            address: p.address,
+            name: p.name,
+            network_id: p.networkId,
+            ticks: p.tick + 1,
+            network_map: networkMap,
+            network_parents: networkParents,
+            renderer_tree: rendererTree
+          }
         })
     }
   }
