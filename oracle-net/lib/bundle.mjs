@@ -17,12 +17,31 @@ export const SCENES = {
 }
 
 // The generated entry point of a scene, shaped like sdk-commands' own: the creator's module is
-// imported first, then @dcl/sdk (its renderer transport, onStart, onUpdate) is re-exported.
+// imported first and used (its `main` runs in a startup system), then @dcl/sdk (its renderer
+// transport, onStart, onUpdate) is re-exported. The namespace must be used: esbuild drops an
+// unused `import * as` and then evaluates @dcl/sdk before the creator's modules, which a
+// capture module imported first relies on not happening.
 function entryPoint(sceneFile) {
   const file = JSON.stringify(sceneFile.replace(/\\/g, '/'))
   return `"use strict";
 import * as entrypoint from ${file}
+import { engine } from '@dcl/sdk/ecs'
 import * as sdk from '@dcl/sdk'
+
+if ((entrypoint as any).main !== undefined) {
+  function _INTERNAL_startup_system() {
+    try {
+      const maybePromise = (entrypoint as any).main()
+      if (maybePromise && typeof maybePromise.then === 'function') maybePromise.catch(console.error)
+    } catch (e) {
+      console.error(e)
+    } finally {
+      engine.removeSystem(_INTERNAL_startup_system)
+    }
+  }
+  engine.addSystem(_INTERNAL_startup_system, Infinity)
+}
+
 export * from '@dcl/sdk'
 export * from ${file}
 `

@@ -13,7 +13,7 @@ const compiled = new Map()
 async function sceneFactory(scene) {
   if (!compiled.has(scene)) {
     const text = await bundleScene(scene)
-    compiled.set(scene, vm.compileFunction(text, ['exports', 'require', 'module', 'console'], { filename: `scene-${scene}.js` }))
+    compiled.set(scene, vm.compileFunction(text, ['exports', 'require', 'module', 'console', 'Date'], { filename: `scene-${scene}.js` }))
   }
   return compiled.get(scene)
 }
@@ -27,14 +27,17 @@ export class Player {
    *   the network: takes what the scene sends this tick, returns what it receives
    * @param {'plain'|'capture'} [opts.scene] which bundled scene to run
    * @param {(line: string) => void} [opts.log] the scene's console.log, as an explorer prints it
+   * @param {() => number} [opts.clock] the scene's Date.now(), so that captures do not depend on
+   *   the wall clock of the run
    */
-  constructor({ address, name, exchange, scene = 'plain', log = () => {} }) {
+  constructor({ address, name, exchange, scene = 'plain', log = () => {}, clock = () => Date.now() }) {
     this.address = address
     this.name = name
     this.networkId = networkIdOf(address)
     this.exchange = exchange
     this.sceneName = scene
     this.log = log
+    this.clock = clock
     this.tick = -1
     this.current = null
     this.driver = null
@@ -45,7 +48,13 @@ export class Player {
   async start(driver) {
     const factory = await sceneFactory(this.sceneName)
     const module = { exports: {} }
-    factory(module.exports, (name) => this.systemModule(name), module, this.sceneConsole())
+    const clock = this.clock
+    const SceneDate = class extends Date {
+      static now() {
+        return clock()
+      }
+    }
+    factory(module.exports, (name) => this.systemModule(name), module, this.sceneConsole(), SceneDate)
     this.exports = module.exports
     this.scene = module.exports.scene
     this.driver = driver
@@ -66,7 +75,7 @@ export class Player {
     await this.exports.onUpdate(dt)
     const record = this.current
     this.current = null
-    return { tick: this.tick, received: record.received, sent: record.sent, renderer: concat(record.renderer) }
+    return { tick: this.tick, received: record.received, sent: record.sent, renderer: concat(record.renderer), rendererCalls: record.renderer }
   }
 
   /** The capture line fields of a tick record, base64-encoded. */

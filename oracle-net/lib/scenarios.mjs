@@ -1,6 +1,8 @@
 // One scripted session per hazard of issue 47. Each names its players, the rounds it runs, the
 // delay of every frame (all 0 unless the scenario needs an order) and what each player's scene
 // does on which of its ticks. README.md says where each hazard shows in the capture.
+import { networkIdOf } from './wire.mjs'
+
 const ADDRESS = {
   A: '0xaaaa00000000000000000000000000000000aaaa',
   B: '0xbbbb00000000000000000000000000000000bbbb',
@@ -155,6 +157,30 @@ export const SCENARIOS = {
         2: (p, l) => {
           for (let i = 0; i < 300; i++) spawn(p, l, 'e' + i, { mesh: i % 2 === 0, parent: i ? 'e' + (i - 1) : undefined })
         }
+      }
+    })
+  },
+
+  // Not a hazard: the session whose module logs are the fixtures of `net import-log`. B joins
+  // late; A makes 40 entities in one tick, so some records span several log lines.
+  'log-fixture': {
+    players: [player('A'), player('B', 4)],
+    rounds: 10,
+    delay: () => 0,
+    driver: scripted({
+      A: {
+        0: (p, l) => door(p, l),
+        2: (p, l) => {
+          for (let i = 0; i < 40; i++) spawn(p, l, 'e' + i, { mesh: i % 3 === 0, parent: i % 4 ? 'e' + (i - 1) : undefined })
+        },
+        6: (p, l) => {
+          p.scene.Transform.getMutable(l.e5).position = { x: 1, y: 2, z: 3 }
+          p.scene.engine.removeEntity(l.e7)
+        }
+      },
+      B: {
+        0: (p, l) => door(p, l),
+        2: (p, l) => p.scene.parentEntity(spawn(p, l, 'Q'), remote(p, { networkId: networkIdOf(ADDRESS.A), name: 'A' }, 512 + 3))
       }
     })
   },

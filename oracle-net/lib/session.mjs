@@ -66,18 +66,24 @@ export class Session {
     this.lines = []
     this.records = []
     this.renderers = new Map()
-    this.players = players.map(
-      (p) =>
-        new Player({
-          address: p.address,
-          name: p.name,
-          scene,
-          exchange: (player, items) => this.bus.exchange(player, items, this.roster),
-          log: log ? (line) => log(player, line) : undefined
-        })
-    )
+    this.players = players.map((p) => {
+      const player = new Player({
+        address: p.address,
+        name: p.name,
+        scene,
+        exchange: (sender, items) => this.bus.exchange(sender, items, this.roster),
+        clock: () => this.now()
+      })
+      if (log) player.log = (line) => log(player, line)
+      return player
+    })
     this.joins = new Map(this.players.map((p, i) => [p, players[i].join ?? 0]))
     this.roster = []
+  }
+
+  /** Simulated milliseconds of the current round: the `t` of its lines and the scenes' Date.now(). */
+  now() {
+    return Math.round(this.bus.round * this.dt * 1000)
   }
 
   header() {
@@ -93,6 +99,7 @@ export class Session {
           this.bus.join(player)
           this.roster.push(player)
           this.renderers.set(player, new Map())
+          player.startedAt = this.now()
           await player.start(this.driver)
         }
       }
@@ -104,7 +111,7 @@ export class Session {
           player: player.address,
           tick: record.tick,
           ...Player.lineFields(record),
-          t: Math.round(round * this.dt * 1000)
+          t: this.now()
         })
       }
     }
