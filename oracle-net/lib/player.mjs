@@ -42,6 +42,7 @@ export class Player {
     this.current = null
     this.driver = null
     this.driverMs = 0
+    this.driverCpuMs = 0
   }
 
   /** Evaluates the scene, installs `driver` (run as an engine system each tick) and runs onStart. */
@@ -62,8 +63,11 @@ export class Player {
     // Runs after the tick's received items are applied, before the tick's messages are sent.
     engine.addSystem(() => {
       const t0 = performance.now()
+      const cpu0 = process.cpuUsage()
       this.driver?.(this, this.tick)
+      const cpu = process.cpuUsage(cpu0)
       this.driverMs += performance.now() - t0
+      this.driverCpuMs += (cpu.user + cpu.system) / 1000
     }, 0, 'scenetree-oracle-driver')
     await this.exports.onStart()
   }
