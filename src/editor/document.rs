@@ -195,10 +195,13 @@ impl Document {
     /// How many entities the scene has: every entity holding a component except the root,
     /// which holds the scene's own values (`inspector::Nodes`) and heads the tree instead of
     /// being a row. Other reserved entities (the player, the camera, any number below 512)
-    /// holding components are rows of the hierarchy like any other, so they count.
+    /// holding components are rows of the hierarchy like any other, so they count. Leftovers
+    /// (editor data of deleted entities, which the Inspector shows nowhere) are counted apart,
+    /// so the count is the Inspector's.
     pub fn scene_entity_count(&self) -> usize {
         let replica = self.replica();
-        replica.live_entity_count() - usize::from(replica.is_live(Entity::ROOT))
+        let leftovers = self.inspector_tree_mismatches().leftovers.len();
+        replica.live_entity_count() - usize::from(replica.is_live(Entity::ROOT)) - leftovers
     }
 
     /// The replica (read-only: all writes go through [`Self::apply`]).
@@ -415,7 +418,7 @@ impl Document {
             Command::SetComponent {
                 entity, component, ..
             } => {
-                let what = scenetree_core::model::component_name(*component)
+                let what = scenetree_core::model::known_component_name(*component)
                     .map_or_else(|| format!("component {component}"), str::to_owned);
                 format!("Edit {what} of {}", self.display_name(*entity))
             }

@@ -31,6 +31,12 @@ impl NodesPlan {
         }
     }
 
+    /// The scene keeps the Inspector's tree, so the Inspector manages it: entities created
+    /// here get what the Inspector gives its own.
+    pub(super) fn tracks(&self) -> bool {
+        self.nodes.is_some()
+    }
+
     fn edit(&mut self, f: impl FnOnce(&mut Nodes)) {
         self.apply_pending();
         if let Some(nodes) = &mut self.nodes {

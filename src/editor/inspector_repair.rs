@@ -1,44 +1,113 @@
 //! Repairing the Inspector's tree: what a document reports of `nodes_check` (the entities
-//! `inspector::Nodes` misplaces) and the one undoable command that rebuilds it.
+//! `inspector::Nodes` misplaces, and the leftovers it rightly leaves out), the one undoable
+//! command that repairs it without touching what the author arranged, and the one that
+//! removes the leftovers.
 
 use std::sync::Arc;
 
+use rustc_hash::{FxHashMap, FxHashSet};
+
 use scenetree_core::model::{Entity, ids, present};
-use scenetree_dcl::nodes::{Nodes, nodes_id};
+use scenetree_dcl::nodes::{Node, Nodes, nodes_id};
 
 use super::command::Command;
 use super::document::Document;
-use super::nodes_check::NodesMismatches;
+use super::nodes_check::{MisplacedCause, NodesMismatches, describe_leftover};
 use super::order::built_nodes_in;
+
+/// One entity the repair of the Inspector's tree moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NodesMove {
+    /// The entity.
+    pub entity: Entity,
+    /// The entity whose children list holds it now (`None`: none does).
+    pub from: Option<Entity>,
+    /// The entity whose children list it moves to the end of.
+    pub to: Entity,
+}
+
+/// The repair of the Inspector's tree: the one command, and what it changes.
+#[derive(Clone, Debug)]
+pub struct InspectorTreeRepair {
+    /// The moves, in the order they are made.
+    pub moves: Vec<NodesMove>,
+    /// The write of the repaired `inspector::Nodes` (one undoable step).
+    pub command: Command,
+}
 
 impl Document {
     /// The entities the Inspector's tree (`inspector::Nodes`) places under another parent than
-    /// the render tree (empty without Nodes).
+    /// the render tree, and the leftovers (empty without Nodes).
     pub fn inspector_tree_mismatches(&self) -> Arc<NodesMismatches> {
         self.nodes_check.get(self.replica(), self.view())
     }
 
-    /// The command that repairs the Inspector's tree in one undoable step: `inspector::Nodes`
-    /// set to what the Inspector's `buildNodesHierarchy` builds from the Transforms (siblings
-    /// in entity order). `None` when the scene has no Nodes, it already agrees, or the
-    /// rebuild must wait ([`Document::inspector_tree_rebuild_waits`]).
-    pub fn rebuild_inspector_tree(&self) -> Option<Command> {
+    /// The repair of the Inspector's tree, with what it changes: each misplaced entity moved
+    /// to the end of its effective parent's children list (a parent the tree shows nowhere
+    /// first gains a place at the end of the root's), every other entity's place and every
+    /// `open` flag kept. Entities on a parenting cycle stay where they are: their Transforms
+    /// lead nowhere until the cycle is broken. `None` when nothing can be repaired.
+    pub fn inspector_tree_repair(&self) -> Option<InspectorTreeRepair> {
         let mismatches = self.inspector_tree_mismatches();
-        if !mismatches.has_nodes || mismatches.is_empty() || self.inspector_tree_rebuild_waits() {
+        let moves: Vec<NodesMove> = (mismatches.list.iter())
+            .filter(|m| m.cause != MisplacedCause::OnCycle)
+            .map(|m| NodesMove {
+                entity: m.entity,
+                from: m.in_nodes,
+                to: m.effective,
+            })
+            .collect();
+        if moves.is_empty() {
             return None;
         }
-        Some(Command::SetComponent {
-            entity: Entity::ROOT,
-            component: nodes_id(),
-            value: Some(self.inspector_tree_rebuilt().encode()),
+        let mut nodes = self.inspector_nodes()?;
+        let mut shown: FxHashSet<Entity> = (nodes.nodes.iter())
+            .flat_map(|n| n.children.iter().copied())
+            .chain(moves.iter().map(|m| m.entity))
+            .collect();
+        let parents_first: Vec<NodesMove> = (moves.iter())
+            .filter(|m| !m.to.is_root() && shown.insert(m.to))
+            .map(|m| NodesMove {
+                entity: m.to,
+                from: None,
+                to: Entity::ROOT,
+            })
+            .collect();
+        let moves: Vec<NodesMove> = parents_first.into_iter().chain(moves).collect();
+        move_to_ends(&mut nodes, &moves);
+        Some(InspectorTreeRepair {
+            command: Command::SetComponent {
+                entity: Entity::ROOT,
+                component: nodes_id(),
+                value: Some(nodes.encode()),
+            },
+            moves,
         })
     }
 
-    /// True while an entity is re-rooted (on a cycle, or under a missing parent): the rebuild
-    /// follows the Transforms' parents, which lead nowhere there, so it would misplace those
-    /// entities too rather than repair the tree. Resolve them first.
-    pub fn inspector_tree_rebuild_waits(&self) -> bool {
-        !self.view().rerooted().is_empty()
+    /// The command of [`Self::inspector_tree_repair`], or `None`.
+    pub fn rebuild_inspector_tree(&self) -> Option<Command> {
+        self.inspector_tree_repair().map(|r| r.command)
+    }
+
+    /// The command that deletes every leftover (entities holding no Transform and no place in
+    /// the Inspector's tree: editor data of deleted entities), one undoable step. `None`
+    /// without leftovers.
+    pub fn remove_leftovers(&self) -> Option<Command> {
+        let mismatches = self.inspector_tree_mismatches();
+        (!mismatches.leftovers.is_empty()).then(|| Command::Delete {
+            entities: mismatches.leftovers.clone(),
+        })
+    }
+
+    /// The tooltip of a leftover's row, naming the components it holds.
+    pub fn leftover_note(&self, entity: Entity) -> String {
+        let replica = self.replica();
+        let held: Vec<u32> = (replica.components_of(entity).into_iter())
+            .filter(|&c| replica.component_data(entity, c).is_some())
+            .collect();
+        let names = present::first_named(&held, ", ", |&c| self.component_label(c));
+        describe_leftover(&self.display_name(entity), &names)
     }
 
     /// What the Inspector's `buildNodesHierarchy` builds from the scene's Transforms: the root
@@ -94,5 +163,46 @@ impl Document {
                 }
             )
         })
+    }
+
+    /// A line for the scene summary: how many leftovers the scene holds.
+    pub fn leftovers_summary(&self) -> Option<String> {
+        let n = self.inspector_tree_mismatches().leftovers.len();
+        (n > 0).then(|| {
+            format!(
+                "{n} leftover{}: editor data of deleted entities, shown by neither the \
+                 Inspector nor the runtime",
+                if n == 1 { "" } else { "s" }
+            )
+        })
+    }
+}
+
+/// Moves each entity of `moves` to the end of its target's children list, in order; every
+/// other entry and flag stays. A target without a node gains one (at the end), as does a
+/// moved entity (the Inspector's `pushChild`). One pass over the lists whatever the number of
+/// moves.
+fn move_to_ends(nodes: &mut Nodes, moves: &[NodesMove]) {
+    let moving: FxHashSet<Entity> = moves.iter().map(|m| m.entity).collect();
+    for node in &mut nodes.nodes {
+        node.children.retain(|c| !moving.contains(c));
+    }
+    let mut index: FxHashMap<Entity, usize> = (nodes.nodes.iter().enumerate())
+        .map(|(i, n)| (n.entity, i))
+        .collect();
+    let mut node_of = |nodes: &mut Nodes, e: Entity| -> usize {
+        *index.entry(e).or_insert_with(|| {
+            nodes.nodes.push(Node {
+                entity: e,
+                open: None,
+                children: Vec::new(),
+            });
+            nodes.nodes.len() - 1
+        })
+    };
+    for m in moves {
+        let to = node_of(nodes, m.to);
+        nodes.nodes[to].children.push(m.entity);
+        node_of(nodes, m.entity);
     }
 }

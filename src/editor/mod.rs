@@ -25,7 +25,11 @@ pub use live::{
     Attempt, Direction, FIRST_LIVE_NUMBER, HOST, IdRange, LOG_LIMIT, LinkState, LiveError,
     LiveNote, LiveSession, LiveSettings, LogEntry, MessageLog, Recorded, THIS_EDITOR, recording_of,
 };
-pub use nodes_check::{NodesCheck, NodesMismatch, NodesMismatches, nodes_mismatches};
+pub use inspector_repair::{InspectorTreeRepair, NodesMove};
+pub use nodes_check::{
+    MisplacedCause, NodesCheck, NodesMismatch, NodesMismatches, describe_leftover,
+    nodes_mismatches,
+};
 pub use order::SiblingOrder;
 pub use peers::Simulation;
 pub use selection::Selection;

@@ -28,6 +28,18 @@ impl Document {
         present::entity_name(entity, self.name_of(entity).as_deref())
     }
 
+    /// A component's name: the runtime's, the Inspector's or a smart item's, else the one
+    /// the scene's composite gives, else its id.
+    pub fn component_label(&self, id: u32) -> String {
+        scenetree_core::model::component::known_component_name(id)
+            .map(str::to_owned)
+            .or_else(|| {
+                let composite = self.save_context.composite.as_ref()?;
+                composite.name_of(id).map(str::to_owned)
+            })
+            .unwrap_or_else(|| id.to_string())
+    }
+
     /// A parenting cycle as people read it: "Lamp → Table → Lamp".
     pub fn cycle_ring(&self, members: &[Entity]) -> String {
         present::cycle_ring(members, |m| self.display_name(m))

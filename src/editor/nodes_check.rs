@@ -13,8 +13,24 @@ use rustc_hash::{FxHashMap, FxHasher};
 
 use scenetree_core::crdt::{Replica, ReplicaVersion};
 use scenetree_core::model::Entity;
-use scenetree_core::scene::SceneView;
+use scenetree_core::scene::{Fallback, SceneView};
 use scenetree_dcl::nodes::{Nodes, nodes_id};
+
+/// Why the Inspector's tree and the render tree disagree on one entity, read off the entity's
+/// state (never a guess at the edits that led there).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MisplacedCause {
+    /// No children list of `inspector::Nodes` holds it, so the Inspector shows it nowhere.
+    NotListed,
+    /// It holds no Transform, so the runtime draws it at the root; Nodes lists it elsewhere.
+    NoTransform,
+    /// Its Transform names another parent than the list holding it.
+    OtherParent,
+    /// Its Transform's parent chain loops back to it: the runtime draws it at the root.
+    OnCycle,
+    /// The list holding it belongs to an entity no longer in the scene.
+    ListedUnderGone,
+}
 
 /// An entity the Inspector's tree places under another parent than the render tree does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,31 +42,76 @@ pub struct NodesMismatch {
     pub in_nodes: Option<Entity>,
     /// Its effective parent: its Transform's parent, or the root while it is on a cycle.
     pub effective: Entity,
+    /// Its Transform's parent (`None`: it holds no Transform).
+    pub declared: Option<Entity>,
+    /// Why the two trees disagree.
+    pub cause: MisplacedCause,
 }
 
 impl NodesMismatch {
-    /// The badge's tooltip, naming both parents.
+    /// The badge's tooltip: where each tree puts the entity and why they differ, from the
+    /// entity's state; `name` says what to call an entity.
     pub fn describe(&self, name: impl Fn(Entity) -> String) -> String {
-        let nodes = match self.in_nodes {
-            Some(p) => format!("under {}", name(p)),
-            None => "nowhere (no children list holds it: the Inspector does not show it)".into(),
+        let this = name(self.entity);
+        let listed = self.in_nodes.map(&name).unwrap_or_default();
+        let drawn = name(self.effective);
+        let declared = self.declared.map(&name).unwrap_or_default();
+        let why = match self.cause {
+            MisplacedCause::NotListed => format!(
+                "No children list of the Inspector's tree (inspector::Nodes) holds {this}, so \
+                 the Inspector does not show it; the runtime draws it under {drawn}."
+            ),
+            MisplacedCause::NoTransform => format!(
+                "The Inspector's tree lists {this} under {listed}, but {this} holds no \
+                 Transform, so the runtime draws it at the root."
+            ),
+            MisplacedCause::OtherParent => format!(
+                "The Inspector's tree lists {this} under {listed}, but its Transform names \
+                 {declared} as its parent, where the runtime draws it."
+            ),
+            MisplacedCause::OnCycle => format!(
+                "The Inspector's tree lists {this} under {listed}, but its Transform's parent \
+                 ({declared}) leads back to it (a parenting cycle), so the runtime draws it at \
+                 the root."
+            ),
+            MisplacedCause::ListedUnderGone => format!(
+                "The Inspector's tree lists {this} under {listed}, which is no longer in the \
+                 scene; the runtime draws it under {drawn}."
+            ),
         };
-        format!(
-            "The Inspector's tree (inspector::Nodes) puts {} {nodes}; its Transform puts it under \
-             {}. Two structural edits at once kept both Transforms but only one Nodes value. \
-             Rebuild the Inspector's tree from the Transforms (inspector, Scene) repairs it.",
-            name(self.entity),
-            name(self.effective)
-        )
+        match self.cause {
+            MisplacedCause::OnCycle => format!(
+                "{why} Break the cycle first; then Repair the Inspector's tree (inspector, \
+                 Scene) moves it where its Transform says."
+            ),
+            _ => format!(
+                "{why} Repair the Inspector's tree (inspector, Scene) moves it under {drawn}, \
+                 after its other children."
+            ),
+        }
     }
 }
 
-/// The entities where the Inspector's tree and the render tree disagree, by entity.
+/// The tooltip of a leftover's row: what it holds and why nothing draws it.
+pub fn describe_leftover(name: &str, components: &str) -> String {
+    format!(
+        "{name} holds no Transform and has no place in the Inspector's tree, so neither the \
+         Inspector nor the runtime draws it: editor data left by a deleted entity (it holds \
+         {components}). Remove leftovers (inspector, Scene) deletes them, undoably."
+    )
+}
+
+/// The entities where the Inspector's tree and the render tree disagree, by entity, and the
+/// leftovers: entities holding no Transform that no Nodes list holds and nothing is drawn
+/// under (editor data of deleted entities, which the Inspector shows nowhere), kept apart
+/// because the two trees agree on them.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct NodesMismatches {
     /// In entity order.
     pub list: Vec<NodesMismatch>,
     index: FxHashMap<Entity, usize>,
+    /// The leftovers, in entity order.
+    pub leftovers: Vec<Entity>,
     /// The scene holds an `inspector::Nodes` value (else nothing is compared).
     pub has_nodes: bool,
 }
@@ -59,6 +120,11 @@ impl NodesMismatches {
     /// The mismatch of `entity`, if any.
     pub fn get(&self, entity: Entity) -> Option<&NodesMismatch> {
         self.index.get(&entity).map(|&i| &self.list[i])
+    }
+
+    /// Whether `entity` is a leftover.
+    pub fn is_leftover(&self, entity: Entity) -> bool {
+        self.leftovers.binary_search(&entity).is_ok()
     }
 
     /// How many entities disagree.
@@ -74,7 +140,8 @@ impl NodesMismatches {
 
 /// Compares `replica`'s `inspector::Nodes` with `view`'s effective parents: every entity of
 /// the scene that holds a component (the engine's reserved ones left out) whose Nodes parent
-/// is not its effective parent. Nothing when the scene has no readable Nodes.
+/// is not its effective parent, and the leftovers apart. Nothing when the scene has no
+/// readable Nodes.
 pub fn nodes_mismatches(replica: &Replica, view: &SceneView) -> NodesMismatches {
     let Some(nodes) = replica
         .component_data(Entity::ROOT, nodes_id())
@@ -93,18 +160,40 @@ pub fn nodes_mismatches(replica: &Replica, view: &SceneView) -> NodesMismatches 
         .filter(|&e| !e.is_reserved() && replica.is_live(e))
         .collect();
     entities.sort_unstable();
-    let list: Vec<NodesMismatch> = entities
-        .into_iter()
-        .filter_map(|entity| {
-            let effective = view.effective_parent_of(entity).unwrap_or(Entity::ROOT);
-            let in_nodes = parent_in_nodes.get(&entity).copied();
-            (in_nodes != Some(effective)).then_some(NodesMismatch {
-                entity,
-                in_nodes,
-                effective,
-            })
-        })
-        .collect();
+    let mut list = Vec::new();
+    let mut leftovers = Vec::new();
+    for entity in entities {
+        let in_nodes = parent_in_nodes.get(&entity).copied();
+        let declared = view
+            .has_transform(entity)
+            .then(|| view.declared_parent_of(entity).unwrap_or(Entity::ROOT));
+        if declared.is_none() && in_nodes.is_none() && !view.has_children(entity) {
+            leftovers.push(entity);
+            continue;
+        }
+        let effective = view.effective_parent_of(entity).unwrap_or(Entity::ROOT);
+        if in_nodes == Some(effective) {
+            continue;
+        }
+        let cause = match (in_nodes, declared) {
+            (None, _) => MisplacedCause::NotListed,
+            (Some(_), None) => MisplacedCause::NoTransform,
+            (Some(_), Some(_)) if matches!(view.fallback_reason(entity), Fallback::Cycle(_)) => {
+                MisplacedCause::OnCycle
+            }
+            (Some(listed), Some(_)) if !listed.is_root() && !view.contains(listed) => {
+                MisplacedCause::ListedUnderGone
+            }
+            (Some(_), Some(_)) => MisplacedCause::OtherParent,
+        };
+        list.push(NodesMismatch {
+            entity,
+            in_nodes,
+            effective,
+            declared,
+            cause,
+        });
+    }
     let index = list
         .iter()
         .enumerate()
@@ -113,6 +202,7 @@ pub fn nodes_mismatches(replica: &Replica, view: &SceneView) -> NodesMismatches 
     NodesMismatches {
         list,
         index,
+        leftovers,
         has_nodes: true,
     }
 }

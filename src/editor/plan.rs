@@ -116,6 +116,13 @@ impl Document {
                 if !name.is_empty() {
                     writes.push((entity, ids::NAME, Some(encode_name(&name))));
                 }
+                // The Inspector gives every entity it creates a TransformConfig (and adds one on
+                // an entity's first edit there): one made here reads the same to it.
+                let config = scenetree_dcl::nodes::transform_config_id();
+                if inspector_nodes.tracks() && !components.iter().any(|(c, _)| *c == config) {
+                    let value = scenetree_dcl::nodes::transform_config_value();
+                    writes.push((entity, config, Some(value)));
+                }
                 for (component, value) in components {
                     writes.push((entity, component, Some(value)));
                 }

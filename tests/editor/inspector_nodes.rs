@@ -262,40 +262,169 @@ fn two_structural_edits_at_once_leave_nodes_misplacing_one_until_the_repair() {
     assert_eq!(doc.inspector_tree_mismatches().len(), 1);
 }
 
-#[test]
-fn the_inspectors_tree_is_rebuilt_only_once_no_entity_is_re_rooted() {
+/// The art gallery project: a real Inspector-made scene with a tree of several levels.
+fn art_gallery() -> Document {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/dcl-projects/art-gallery-template/assets/scene/main.composite");
-    let mut doc = Document::new(io::open_scene(&path).unwrap().replica, None);
-    // Raw Transform writes, as other peers' messages arrive: inspector::Nodes is not told.
-    let raw = |doc: &mut Document, entity: Entity, parent: Entity| {
-        let mut t = doc.replica().transform(entity).unwrap();
-        t.parent = parent;
-        doc.apply(Command::SetComponent {
-            entity,
-            component: scenetree_core::model::ids::TRANSFORM,
-            value: Some(t.to_bytes().to_vec()),
-        })
-        .unwrap();
-    };
+    Document::new(io::open_scene(&path).unwrap().replica, None)
+}
+
+/// Sets `entity`'s Transform parent as another peer's raw write would: `inspector::Nodes` is
+/// not told.
+fn raw_parent(doc: &mut Document, entity: Entity, parent: Entity) {
+    let mut t = doc.replica().transform(entity).unwrap();
+    t.parent = parent;
+    doc.apply(Command::SetComponent {
+        entity,
+        component: scenetree_core::model::ids::TRANSFORM,
+        value: Some(t.to_bytes().to_vec()),
+    })
+    .unwrap();
+}
+
+fn misplaced(doc: &Document) -> Vec<Entity> {
+    (doc.inspector_tree_mismatches().list.iter())
+        .map(|m| m.entity)
+        .collect()
+}
+
+#[test]
+fn the_repair_moves_only_what_is_off_a_cycle_and_the_rest_after_the_cycle_is_broken() {
+    let mut doc = art_gallery();
     let (elevator, image, nft, shelf) = (Entity(512), Entity(513), Entity(520), Entity(521));
-    raw(&mut doc, nft, shelf);
-    raw(&mut doc, elevator, image);
-    raw(&mut doc, image, elevator);
-    let misplaced = |doc: &Document| -> Vec<Entity> {
-        (doc.inspector_tree_mismatches().list.iter())
-            .map(|m| m.entity)
-            .collect()
-    };
-    // On the cycle both are drawn at the root, where Nodes has them; the rebuild would put
-    // each under the other, so it waits.
+    raw_parent(&mut doc, nft, shelf);
+    raw_parent(&mut doc, elevator, image);
+    raw_parent(&mut doc, image, elevator);
+    // On the cycle both are drawn at the root, where Nodes has them; the NFT is misplaced and
+    // is the only one the repair moves (the cycle's members have nowhere to go yet).
     assert_eq!(misplaced(&doc), [nft]);
-    assert!(doc.inspector_tree_rebuild_waits());
-    assert!(doc.rebuild_inspector_tree().is_none());
-    raw(&mut doc, elevator, Entity::ROOT);
-    assert!(!doc.inspector_tree_rebuild_waits());
-    assert_eq!(misplaced(&doc), [image, nft]);
+    let repair = doc.inspector_tree_repair().expect("a repair");
+    assert_eq!(
+        repair.moves.iter().map(|m| m.entity).collect::<Vec<_>>(),
+        [nft]
+    );
+    doc.apply(repair.command).unwrap();
+    assert!(misplaced(&doc).is_empty());
+    raw_parent(&mut doc, elevator, Entity::ROOT);
+    assert_eq!(misplaced(&doc), [image]);
+    let cause = doc.inspector_tree_mismatches().list[0].cause;
+    assert_eq!(cause, scenetree::editor::MisplacedCause::OtherParent);
     let repair = doc.rebuild_inspector_tree().expect("a repair");
     doc.apply(repair).unwrap();
     assert!(misplaced(&doc).is_empty());
+}
+
+#[test]
+fn the_repair_changes_only_the_misplaced_entitys_place_in_nodes() {
+    let mut doc = art_gallery();
+    let before = doc.inspector_nodes().unwrap();
+    let (nft, shelf) = (Entity(520), Entity(521));
+    raw_parent(&mut doc, nft, shelf);
+    let repair = doc.inspector_tree_repair().expect("a repair");
+    let old_parent = before.parent_of(nft);
+    assert_eq!(
+        repair.moves,
+        [scenetree::editor::NodesMove {
+            entity: nft,
+            from: Some(old_parent),
+            to: shelf
+        }]
+    );
+    doc.apply(repair.command).unwrap();
+    let after = doc.inspector_nodes().unwrap();
+    // The diff: the NFT left its old list and is last in the shelf's; nothing else changed
+    // (no list reordered, no node added or dropped, every open flag as it was).
+    let mut expected = before.clone();
+    for node in &mut expected.nodes {
+        node.children.retain(|&c| c != nft);
+    }
+    match expected.nodes.iter_mut().find(|n| n.entity == shelf) {
+        Some(node) => node.children.push(nft),
+        None => expected.nodes.push(scenetree_dcl::nodes::Node {
+            entity: shelf,
+            open: None,
+            children: vec![nft],
+        }),
+    }
+    assert_eq!(after, expected);
+    assert!(before.nodes.iter().any(|n| n.open.is_some()), "flags to keep");
+    doc.undo().unwrap();
+    assert_eq!(doc.inspector_nodes().unwrap(), before, "one undo step");
+}
+
+#[test]
+fn the_official_templates_have_no_misplaced_entities_and_their_leftovers_apart() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut scenes: Vec<std::path::PathBuf> = dcl::pairs().into_iter().map(|p| p.composite).collect();
+    scenes.push(root.join("scenes/Cozy-House-Template/assets/scene/main.composite"));
+    scenes.push(
+        root.join("tests/fixtures/dcl-projects/art-gallery-template/assets/scene/main.composite"),
+    );
+    for path in &scenes {
+        let doc = Document::new(io::open_scene(path).unwrap().replica, None);
+        let found = doc.inspector_tree_mismatches();
+        assert!(found.is_empty(), "{}: {:?}", path.display(), found.list);
+        assert!(doc.inspector_tree_summary().is_none(), "{}", path.display());
+    }
+    // The Cozy House holds two: one with only inspector::TransformConfig, one with an
+    // Animator too. Neither the Inspector nor the count shows them; they can go at once.
+    let cozy = root.join("scenes/Cozy-House-Template/assets/scene/main.composite");
+    let mut doc = Document::new(io::open_scene(&cozy).unwrap().replica, None);
+    let leftovers = doc.inspector_tree_mismatches().leftovers.clone();
+    assert_eq!(leftovers, [Entity(512), Entity(540)]);
+    let all = doc.replica().live_entity_count() - 1;
+    assert_eq!(doc.scene_entity_count(), all - 2, "leftovers are counted apart");
+    let note = doc.leftover_note(Entity(540));
+    assert!(note.contains("inspector::TransformConfig"), "{note}");
+    let remove = doc.remove_leftovers().expect("a removal");
+    doc.apply(remove).unwrap();
+    assert!(doc.inspector_tree_mismatches().leftovers.is_empty());
+    assert!(!doc.replica().is_live(Entity(540)));
+    assert!(doc.remove_leftovers().is_none());
+    doc.undo().unwrap();
+    assert_eq!(doc.inspector_tree_mismatches().leftovers, leftovers);
+}
+
+#[test]
+fn the_mismatch_note_says_the_cause_the_entity_shows() {
+    let mut doc = art_gallery();
+    let (nft, shelf) = (Entity(520), Entity(521));
+    raw_parent(&mut doc, nft, shelf);
+    let name = |e: Entity| doc.display_name(e);
+    let m = *doc.inspector_tree_mismatches().get(nft).unwrap();
+    let note = m.describe(name);
+    assert!(note.contains(&format!("names {} as its parent", name(shelf))), "{note}");
+    assert!(!note.contains("at once"), "no guess at history: {note}");
+    // Out of every list: the Inspector shows it nowhere.
+    let mut nodes = doc.inspector_nodes().unwrap();
+    for node in &mut nodes.nodes {
+        node.children.retain(|&c| c != nft);
+    }
+    doc.apply(Command::SetComponent {
+        entity: Entity::ROOT,
+        component: nodes_id(),
+        value: Some(nodes.encode()),
+    })
+    .unwrap();
+    let m = *doc.inspector_tree_mismatches().get(nft).unwrap();
+    assert_eq!(m.cause, scenetree::editor::MisplacedCause::NotListed);
+    assert!(m.describe(|e| doc.display_name(e)).contains("does not show it"));
+    let repair = doc.inspector_tree_repair().unwrap();
+    assert_eq!(repair.moves[0].from, None);
+}
+
+#[test]
+fn an_entity_created_in_an_inspector_scene_gets_the_inspectors_transform_config() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let cozy = root.join("scenes/Cozy-House-Template/assets/scene/main.composite");
+    let mut doc = Document::new(io::open_scene(&cozy).unwrap().replica, None);
+    let config = scenetree_dcl::nodes::transform_config_id();
+    // What the Inspector itself stored for one of its entities.
+    let theirs = doc.replica().component_data(Entity(513), config).unwrap().to_vec();
+    let created = create(&mut doc, Entity::ROOT, "Made here");
+    assert_eq!(doc.replica().component_data(created, config), Some(&theirs[..]));
+    // A scene without the Inspector's tree is not the Inspector's: nothing is added.
+    let mut plain = Document::default();
+    let created = create(&mut plain, Entity::ROOT, "Plain");
+    assert!(plain.replica().component_data(created, config).is_none());
 }

@@ -33,7 +33,7 @@ use std::time::{Duration, Instant};
 
 use scenetree_core::crdt::network::{LocalWrite, MessageId, Network, PeerId};
 use scenetree_core::crdt::{CrdtMessage, Replica, decode_stream};
-use scenetree_core::model::{Entity, component_name};
+use scenetree_core::model::{Entity, known_component_name};
 use scenetree_live::{ConnectError, LiveConnection, LiveEvent};
 
 pub use ids::{FIRST_LIVE_NUMBER, IdRange};
@@ -269,7 +269,7 @@ impl LiveSession {
             .map_err(|reason| {
                 WriteRefused::Unsendable(Unsendable {
                     entity,
-                    what: component_name(component)
+                    what: known_component_name(component)
                         .map_or_else(|| format!("component {component}"), str::to_owned),
                     reason,
                 })

@@ -105,7 +105,8 @@ impl ColumnCache {
                 RowBadge::None
                 | RowBadge::BadTransform(_)
                 | RowBadge::FileProblem
-                | RowBadge::InspectorTree { .. } => {}
+                | RowBadge::InspectorTree { .. }
+                | RowBadge::Leftover { .. } => {}
                 RowBadge::Cycle { ring, .. } => {
                     if rings.insert(ring.clone()) {
                         lines.push((format!("⟲ {ring}"), style::CYCLE));

@@ -278,7 +278,7 @@ impl Network {
             to: m.to,
             kind: m.kind,
             entity,
-            component: component_id.map(component_label),
+            component: component_id.map(crate::model::present::component_label),
             component_id,
             effect,
             timestamp: m.message.timestamp(),
@@ -294,12 +294,3 @@ impl Network {
     }
 }
 
-/// A component's short name: `Transform`, `Name`, else its registered name or number.
-fn component_label(id: u32) -> String {
-    match id {
-        ids::TRANSFORM => "Transform".to_string(),
-        ids::NAME => "Name".to_string(),
-        _ => crate::model::known_component_name(id)
-            .map_or_else(|| format!("component {id}"), str::to_owned),
-    }
-}
