@@ -135,6 +135,15 @@ pub enum EditError {
     /// editor's replica refuses.
     #[error("{0}")]
     Live(String),
+    /// While live, the write would close a parenting cycle in the host's scene (`members`, from
+    /// the written entity along declared parents): the Decentraland web Inspector freezes on
+    /// one, so the user is asked first.
+    #[error(
+        "this would make a parenting cycle in the live scene ({}); web Inspectors on the \
+         session freeze on a cycle",
+        scenetree_core::model::present::cycle_ring(members, |e| e.to_string())
+    )]
+    WouldCycleLive { members: Vec<Entity> },
     /// Fewer free entity numbers than the edit creates entities (a scene has 65,024 numbers,
     /// 512 to 65,535; a live session only its own range's).
     #[error(

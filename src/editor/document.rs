@@ -89,6 +89,9 @@ pub struct Document {
     edited_in_lesson: bool,
     /// Where the Inspector's tree and the Transforms disagree, kept between reads.
     pub(super) nodes_check: super::nodes_check::DocumentNodesCheck,
+    /// While live, a write that would close a parenting cycle is refused unless the user
+    /// chose to make it (see `live_cycles.rs`).
+    pub(super) guard_live_cycles: bool,
 }
 
 impl Default for Document {
@@ -119,6 +122,7 @@ impl Document {
             modified: false,
             edited_in_lesson: false,
             nodes_check: Default::default(),
+            guard_live_cycles: true,
         }
     }
 
@@ -472,6 +476,14 @@ impl Document {
             Some(entity) => Err(EditError::DeletedMeanwhile(entity)),
             None => self.write_all(writes),
         };
+        if let Err(EditError::WouldCycleLive { .. }) = &written {
+            // Nothing was written and the user may still choose to make the cycle: the step
+            // stays where it was.
+            match direction {
+                Direction::Back => self.history.push_undo(step.clone()),
+                Direction::Forward => self.history.push_redo(step.clone()),
+            }
+        }
         self.refresh();
         match written {
             Ok(_) => {
@@ -558,6 +570,11 @@ impl Document {
         &mut self,
         writes: Vec<(Entity, u32, Option<Vec<u8>>)>,
     ) -> Result<Vec<RegisterChange>, EditError> {
+        if self.guard_live_cycles
+            && let Some(members) = self.live_cycle_closed_by(&writes)
+        {
+            return Err(EditError::WouldCycleLive { members });
+        }
         let mut changes: Vec<RegisterChange> = Vec::new();
         for (entity, component, value) in writes {
             let before = self

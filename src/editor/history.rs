@@ -44,10 +44,14 @@ pub struct Reselect {
     pub on_redo: Vec<Entity>,
 }
 
-/// An undo or redo the replica refused (a peer deleted the entity for good meanwhile). Nothing
-/// was written, and the step left the history: it can no longer be replayed.
+/// An undo or redo that was refused. Nothing was written. Refused by the replica (a peer
+/// deleted the entity for good meanwhile), the step left the history: it can no longer be
+/// replayed. Held by the live cycle guard, it stays, for the user to make the cycle or not.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
-#[error("Could not {direction} {label}: {cause}. The step was removed from the history")]
+#[error("Could not {direction} {label}: {cause}. {}", match .cause {
+    EditError::WouldCycleLive { .. } => "The step stays in the history",
+    _ => "The step was removed from the history",
+})]
 pub struct ReplayError {
     /// The step's label ("Transform").
     pub label: String,

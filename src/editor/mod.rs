@@ -7,6 +7,7 @@ mod history;
 mod inspector;
 mod inspector_repair;
 mod live;
+mod live_cycles;
 mod live_document;
 mod names;
 mod nodes_check;

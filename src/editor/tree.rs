@@ -88,3 +88,112 @@ pub fn top_level(view: &SceneView, entities: &[Entity]) -> Vec<Entity> {
     }
     out
 }
+
+/// The parenting cycle that the declared parents `new_parents` (entity → parent, overriding
+/// what `replica` holds) would close through one of their entities that is not on a cycle
+/// now, as its members from that entity along declared parents; `None` when they close none.
+/// `on_cycle_now` says whether an entity is on a cycle before the writes. Each entity is
+/// walked once, whatever the number of writes and the depth of the tree.
+pub fn closed_cycle(
+    replica: &Replica,
+    new_parents: &FxHashMap<Entity, Entity>,
+    on_cycle_now: impl Fn(Entity) -> bool,
+) -> Option<Vec<Entity>> {
+    let parent_of = |e: Entity| -> Entity {
+        new_parents
+            .get(&e)
+            .copied()
+            .unwrap_or_else(|| replica.transform(e).map_or(Entity::ROOT, |t| t.parent))
+    };
+    // 0: reaches the root or an old cycle; 1: on the walk being made.
+    let mut state: FxHashMap<Entity, u8> = FxHashMap::default();
+    let mut starts: Vec<Entity> = new_parents.keys().copied().collect();
+    starts.sort_unstable();
+    for start in starts {
+        let mut path = Vec::new();
+        let mut cur = start;
+        let closed = loop {
+            if cur.is_root() {
+                break None;
+            }
+            match state.get(&cur) {
+                Some(0) => break None,
+                Some(_) => break path.iter().position(|&e| e == cur),
+                None => {}
+            }
+            state.insert(cur, 1);
+            path.push(cur);
+            cur = parent_of(cur);
+        };
+        if let Some(at) = closed {
+            let members = &path[at..];
+            if !members.iter().all(|&e| on_cycle_now(e)) {
+                return Some(members.to_vec());
+            }
+        }
+        for e in path {
+            state.insert(e, 0);
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use scenetree_core::model::Transform;
+
+    fn under(replica: &mut Replica, entity: u32, parent: u32) {
+        let t = Transform {
+            parent: Entity(parent),
+            ..Transform::IDENTITY
+        };
+        replica.put_transform(Entity(entity), &t).unwrap();
+    }
+
+    fn writes(list: &[(u32, u32)]) -> FxHashMap<Entity, Entity> {
+        list.iter().map(|&(e, p)| (Entity(e), Entity(p))).collect()
+    }
+
+    #[test]
+    fn a_write_closing_a_loop_names_its_members_and_an_old_cycle_is_not_new() {
+        let mut r = Replica::new();
+        under(&mut r, 512, 0);
+        under(&mut r, 513, 512);
+        under(&mut r, 514, 513);
+        let never = |_| false;
+        assert_eq!(closed_cycle(&r, &writes(&[(513, 0)]), never), None);
+        assert_eq!(
+            closed_cycle(&r, &writes(&[(512, 514)]), never),
+            Some(vec![Entity(512), Entity(514), Entity(513)])
+        );
+        // Two writes that close a loop only together.
+        under(&mut r, 600, 0);
+        under(&mut r, 601, 0);
+        assert_eq!(
+            closed_cycle(&r, &writes(&[(600, 601), (601, 600)]), never),
+            Some(vec![Entity(600), Entity(601)])
+        );
+        // A write to a member of a cycle the scene holds already closes nothing new.
+        under(&mut r, 700, 701);
+        under(&mut r, 701, 700);
+        let old = |e: Entity| e == Entity(700) || e == Entity(701);
+        assert_eq!(closed_cycle(&r, &writes(&[(700, 701)]), old), None);
+        // A write leading into that old cycle closes nothing either.
+        assert_eq!(closed_cycle(&r, &writes(&[(514, 700)]), old), None);
+    }
+
+    #[test]
+    fn a_deep_chain_is_walked_without_recursion() {
+        let mut r = Replica::new();
+        let depth = 60_000u32;
+        for i in 0..depth {
+            let e = 512 + i;
+            under(&mut r, e, if i == 0 { 0 } else { e - 1 });
+        }
+        let top = Entity(512);
+        let bottom = Entity(512 + depth - 1);
+        let closed = closed_cycle(&r, &writes(&[(512, bottom.0)]), |_| false);
+        assert_eq!(closed.map(|m| (m.len(), m[0])), Some((depth as usize, top)));
+    }
+}

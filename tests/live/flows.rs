@@ -1,9 +1,9 @@
 //! Two scenetree documents on one real data layer: the snapshot, writes byte for byte, a real
 //! cycle and its repair, Save into main.composite, a stale write, a host restart, and the
-//! Inspector's tree (inspector::Nodes) losing one of two structure edits made at once, and Undo
-//! of this window's edit only.
+//! Inspector's tree (inspector::Nodes) losing one of two structure edits made at once, Undo
+//! of this window's edit only, and the cycle guard beside the web Inspector.
 
-use scenetree::editor::{Command, Direction, LinkState, LiveNote};
+use scenetree::editor::{Command, Direction, Document, EditError, LinkState, LiveNote};
 use scenetree_core::crdt::{CrdtMessage, Replica};
 use scenetree_core::model::{Entity, Transform, ids};
 use scenetree_core::scene::SceneView;
@@ -376,4 +376,91 @@ fn undo_of_an_edit_to_an_entity_another_window_deleted_brings_nothing_back() {
     wait_acknowledged(&mut b);
     wait_for(&mut a, "B's undo in A", |a| a.replica().is_live(IMAGE));
     assert_eq!(a.name_of(IMAGE).as_deref(), Some("Portrait"));
+}
+
+#[test]
+fn an_undo_that_would_close_a_cycle_on_the_host_waits_for_a_choice_and_a_cycle_breaks_alike() {
+    let host = DclHost::start();
+    let mut a = open(&host);
+    let mut b = open(&host);
+    // A puts the Image under the Elevator, then back at the root.
+    a.apply(reparent(IMAGE, ELEVATOR)).expect("A's first move");
+    a.apply(reparent(IMAGE, Entity::ROOT)).expect("A's second move");
+    wait_acknowledged(&mut a);
+    let after_a = a.replica().digest();
+    wait_for(&mut b, "A's moves in B", |b| b.replica().digest() == after_a);
+    // B, seeing the Image at the root, puts the Elevator under it: valid where it was made.
+    b.apply(reparent(ELEVATOR, IMAGE)).expect("B's move");
+    wait_acknowledged(&mut b);
+    wait_for(&mut a, "B's move in A", |a| {
+        transform(a, ELEVATOR).parent == IMAGE
+    });
+    // A's undo would put the Image back under the Elevator: a cycle on the host. It is held.
+    let steps = a.history().undo_len();
+    let digest = a.replica().digest();
+    let held = a.undo().expect_err("the undo is held");
+    assert!(
+        matches!(&held.cause, EditError::WouldCycleLive { members } if members.contains(&IMAGE) && members.contains(&ELEVATOR)),
+        "{held}"
+    );
+    assert!(held.to_string().contains("stays in the history"), "{held}");
+    assert_eq!(a.history().undo_len(), steps, "the step stays");
+    assert_eq!(a.replica().digest(), digest, "nothing written");
+    assert_eq!(a.live().unwrap().waiting(), 0, "nothing sent");
+    // Chosen anyway, the cycle reaches B.
+    a.undo_making_cycle().expect("the undo, cycle and all");
+    wait_acknowledged(&mut a);
+    wait_for(&mut b, "the cycle in B", |b| !b.live_cycles().is_empty());
+    let cycle_a = a.live_cycles();
+    let cycle_b = b.live_cycles();
+    assert_eq!(cycle_a, cycle_b);
+    // Both windows break it at once: the same write, so they converge without a fight.
+    let breaker = a.cycle_breaker(&cycle_a[0]).expect("a breaker");
+    assert_eq!(Some(&breaker), b.cycle_breaker(&cycle_b[0]).as_ref());
+    let Command::SetTransforms(items) = &breaker else {
+        panic!("one Transform write: {breaker:?}")
+    };
+    let [(moved, _)] = items.as_slice() else {
+        panic!("one entity: {items:?}")
+    };
+    let moved = *moved;
+    let world_before = a.view().world_matrix(moved).unwrap();
+    a.apply(breaker.clone()).expect("A breaks it");
+    b.apply(breaker).expect("B breaks it");
+    for doc in [&mut a, &mut b] {
+        wait_acknowledged(doc);
+        wait_for(doc, "no cycle", |d| d.live_cycles().is_empty());
+    }
+    wait_for(&mut a, "A and B to converge", |a| {
+        a.replica().digest() == b.replica().digest()
+    });
+    assert_eq!(a.view().world_matrix(moved).unwrap(), world_before);
+}
+
+#[test]
+fn an_edit_that_would_close_a_cycle_is_held_only_while_live() {
+    let host = DclHost::start();
+    let mut live = open(&host);
+    let mut t = transform(&live, ELEVATOR);
+    t.parent = IMAGE;
+    live.apply(reparent(IMAGE, ELEVATOR)).expect("the Image under the Elevator");
+    // A raw Transform write (as a pasted component) that closes the loop.
+    let raw = Command::SetComponent {
+        entity: ELEVATOR,
+        component: scenetree_core::model::ids::TRANSFORM,
+        value: Some(t.to_bytes().to_vec()),
+    };
+    assert!(matches!(
+        live.apply(raw.clone()),
+        Err(EditError::WouldCycleLive { .. })
+    ));
+    assert!(live.live_cycles().is_empty());
+    live.apply_making_cycle(raw.clone()).expect("chosen");
+    assert_eq!(live.live_cycles().len(), 1);
+    // The same write in a document that is not live (a lesson, a file) is not held.
+    let mut solo = Document::new(fixture().replica, None);
+    solo.apply(reparent(IMAGE, ELEVATOR)).unwrap();
+    solo.apply(raw).expect("not live: no question");
+    assert!(solo.live_cycles().is_empty(), "only live cycles are listed");
+    assert_eq!(solo.view().cycles().len(), 1);
 }
