@@ -415,13 +415,17 @@ fn tree_json(replica: &Replica, view: &SceneView, out: &mut impl Write) -> std::
     write!(out, "\n  ]")?;
     // Scenes the Inspector edited: where its tree (inspector::Nodes) and the Transforms
     // disagree, and the leftovers it rightly shows nowhere.
-    let inspector_tree = crate::editor::nodes_mismatches(replica, view);
+    let inspector_tree = scenetree_editor::nodes_mismatches(replica, view);
     if inspector_tree.has_nodes {
         let tree = json!({
             "misplaced": inspector_tree.list.iter().map(|m| m.entity.0).collect::<Vec<_>>(),
             "leftovers": inspector_tree.leftovers.iter().map(|e| e.0).collect::<Vec<_>>(),
         });
-        write!(out, ",\n  \"inspector_tree\": {}", serde_json::to_string(&tree)?)?;
+        write!(
+            out,
+            ",\n  \"inspector_tree\": {}",
+            serde_json::to_string(&tree)?
+        )?;
     }
     writeln!(out, "\n}}")
 }

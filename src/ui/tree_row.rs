@@ -319,10 +319,9 @@ fn badge_text(badge: &RowBadge) -> Option<(RichText, String)> {
                 .small(),
             note.clone(),
         )),
-        RowBadge::Leftover { note } => Some((
-            RichText::new("leftover").weak().small(),
-            note.clone(),
-        )),
+        RowBadge::Leftover { note } => {
+            Some((RichText::new("leftover").weak().small(), note.clone()))
+        }
         RowBadge::FileProblem => Some((
             RichText::new("△ file").color(style::WARNING).small(),
             "The model or texture file it names is missing or could not be read, so a \

@@ -159,7 +159,11 @@ fn tree_json_reports_parents_reasons_cycles_and_world_matrices() {
 fn tree_json_reports_the_inspectors_tree_on_a_project() {
     let project = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/Cozy-House-Template");
     let run = scenetree(&["tree", "--json", project.to_str().unwrap()]);
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
     let tree: Value = serde_json::from_slice(&run.stdout).unwrap();
     assert_eq!(
         tree["inspector_tree"],

@@ -7,11 +7,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::{Pending, ScenetreeApp};
-use crate::editor::{Attempt, Document, LinkState, LiveNote, LiveSettings};
 use crate::ui::action::{Action, Severity};
 use crate::ui::file_dialog::DialogPurpose;
 use crate::ui::style;
 use scenetree_dcl::io::project::Project;
+use scenetree_editor::{Attempt, Document, LinkState, LiveNote, LiveSettings};
 use scenetree_live::ConnectError;
 
 /// The URL the dialog offers first: `sdk-commands start --data-layer`'s default port.
@@ -466,8 +466,7 @@ impl ScenetreeApp {
                     )
                     .clicked();
                 ui.add(
-                    egui::Label::new(egui::RichText::new(&message).color(style::CYCLE))
-                        .truncate(),
+                    egui::Label::new(egui::RichText::new(&message).color(style::CYCLE)).truncate(),
                 )
                 .on_hover_text(message);
             });

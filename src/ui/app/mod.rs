@@ -25,7 +25,6 @@ use super::file_dialog::DialogPurpose;
 use super::file_dialog::InAppDialog;
 use super::files::{Jobs, Salvage};
 use super::workbench::{AppRequest, Workbench};
-use crate::editor::Document;
 use autosave::Autosave;
 use disk_watch::DiskState;
 use requests::{Example, Pending};
@@ -33,6 +32,7 @@ use saving::SaveQuestion;
 use scenetree_core::examples;
 use scenetree_dcl::io::project::Project;
 use scenetree_dcl::io::recovery::{self, OrphanedWork, RecoverySession};
+use scenetree_editor::Document;
 use scenetree_viewport::{GlowViewportRenderer, NullRenderer, ViewportRenderer};
 use screenshot::Screenshot;
 

@@ -15,7 +15,7 @@ use super::command::UiCommand;
 use super::style;
 pub use super::tree_row::ROW_HEIGHT;
 use super::tree_row::{Expander, RowBadge, TreeRow};
-use crate::editor::{Command, Document, InspectorFlags};
+use scenetree_editor::{Command, Document, InspectorFlags};
 mod drop;
 mod rows;
 

@@ -4,9 +4,9 @@
 
 use std::collections::HashSet;
 
-use crate::editor::{Document, SiblingOrder};
 use scenetree_core::crdt::ReplicaVersion;
 use scenetree_core::model::Entity;
+use scenetree_editor::{Document, SiblingOrder};
 
 /// One visible row.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -15,9 +15,9 @@ use egui::RichText;
 
 use super::action::Action;
 use super::style;
-use crate::editor::Document;
 use scenetree_core::model::{Entity, EulerOrder, Transform, present};
 use scenetree_core::scene::Fallback;
+use scenetree_editor::Document;
 
 /// Inspector state kept between frames.
 #[derive(Debug, Default)]
@@ -256,8 +256,7 @@ fn inspector_tree_ui(ui: &mut egui::Ui, doc: &Document, actions: &mut Vec<Action
                 }
                 if repair.moves.len() > SHOWN {
                     ui.label(
-                        RichText::new(format!("• and {} more", repair.moves.len() - SHOWN))
-                            .small(),
+                        RichText::new(format!("• and {} more", repair.moves.len() - SHOWN)).small(),
                     );
                 }
                 if ui

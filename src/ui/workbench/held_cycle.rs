@@ -3,8 +3,8 @@
 //! freeze), for the question the app asks and for carrying it out if the user chooses to.
 
 use super::{Severity, Workbench};
-use crate::editor::{Applied, Command, EditError, ReplayError};
 use scenetree_core::model::Entity;
+use scenetree_editor::{Applied, Command, EditError, ReplayError};
 
 /// A write the live cycle guard held back.
 #[derive(Clone, Debug)]

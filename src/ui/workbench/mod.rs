@@ -20,10 +20,10 @@ use super::layout::{PanelSizes, Tab};
 use super::peers_panel::{PeersPanel, PeersUiContext};
 use super::viewport_tab::ViewportTab;
 pub use held_cycle::{HeldCycle, HeldWrite};
-use crate::editor::{Command, Document};
 use scenetree_core::crdt::Network;
 use scenetree_core::model::{Entity, Transform};
 use scenetree_core::scene::policy::TreePolicy;
+use scenetree_editor::{Command, Document};
 use scenetree_viewport::{ViewportCommand, ViewportRenderer};
 
 /// Which set of panels fills the window.

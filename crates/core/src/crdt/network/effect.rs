@@ -293,4 +293,3 @@ impl Network {
         present::entity_name(entity, self.name_of(entity, &[peer]).as_deref())
     }
 }
-
