@@ -74,6 +74,11 @@ impl Modals {
         }
     }
 
+    /// Asks about the unsaved changes before `what` is carried out.
+    pub fn ask_about_unsaved(&mut self, what: Pending) {
+        self.show(Modal::Unsaved(what));
+    }
+
     /// Reports a problem that offers nothing.
     pub fn problem(&mut self, message: impl Into<String>) {
         self.show(Modal::Problem(Problem::plain(message)));

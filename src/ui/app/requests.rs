@@ -4,7 +4,6 @@
 
 use std::path::PathBuf;
 
-use super::modal::Modal;
 use super::{ScenetreeApp, cozy_house_dir, showroom_document};
 use crate::ui::action::Severity;
 use crate::ui::file_dialog::DialogPurpose;
@@ -71,7 +70,7 @@ impl ScenetreeApp {
             ));
             self.saving.then = Some(what);
         } else if self.bench.doc.is_modified() {
-            self.modals.show(Modal::Unsaved(what));
+            self.modals.ask_about_unsaved(what);
         } else {
             self.carry_out(what);
         }
@@ -151,7 +150,7 @@ impl ScenetreeApp {
                 self.request(Pending::Quit);
             } else if self.bench.doc.is_modified() {
                 ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
-                self.modals.show(Modal::Unsaved(Pending::Quit));
+                self.modals.ask_about_unsaved(Pending::Quit);
             } else if self.host_lacks_edits() {
                 // The host has not acknowledged every edit yet: quit once it has.
                 ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);

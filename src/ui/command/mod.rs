@@ -5,6 +5,7 @@
 //! The menus, the Help window and the README's shortcut table are made from this table.
 
 mod dispatch;
+mod edit_actions;
 
 pub use dispatch::dispatch;
 
@@ -14,6 +15,7 @@ use egui::{Key, KeyboardShortcut, ModifierNames, Modifiers};
 use strum::{EnumIter, IntoEnumIterator};
 
 use super::action::TreeKey;
+pub use edit_actions::action_for;
 use scenetree_viewport::camera::ViewDirection;
 use scenetree_viewport::{GizmoMode, ViewportCommand};
 

@@ -13,7 +13,7 @@ use egui_dock::{DockArea, DockState, NodeIndex, Style, TabViewer};
 use serde::{Deserialize, Serialize};
 
 use super::action::{Action, PeersAction, SelectAction, Severity};
-use super::command::{self, CommandContext, UiCommand};
+use super::command::{self, CommandContext, UiCommand, action_for};
 use super::hierarchy::HierarchyPanel;
 use super::inspector_panel::InspectorPanel;
 use super::layout::{PanelSizes, Tab};
@@ -305,43 +305,13 @@ impl Workbench {
     /// Runs a command from the keyboard or a menu. The ones only the app can run (files,
     /// quitting, the Help window) wait for it in [`Self::take_app_requests`].
     pub fn run_command(&mut self, command: UiCommand) {
-        let selected = || self.doc.selection.entities().to_vec();
+        let selection = &self.doc.selection;
+        if let Some(action) = action_for(command, selection.primary(), selection.entities()) {
+            self.apply_actions(vec![action]);
+            return;
+        }
         let action = match command {
-            UiCommand::Undo => Action::Undo,
-            UiCommand::Redo => Action::Redo,
-            UiCommand::CreateEntity => Action::Edit(Command::Create {
-                parent: Entity::ROOT,
-                name: "Entity".into(),
-                components: vec![],
-            }),
-            UiCommand::CreateChild => match self.doc.selection.primary() {
-                Some(parent) => Action::Edit(Command::Create {
-                    parent,
-                    name: "Entity".into(),
-                    components: vec![],
-                }),
-                None => return,
-            },
-            UiCommand::Duplicate => Action::Edit(Command::Duplicate {
-                entities: selected(),
-            }),
-            UiCommand::Delete => Action::Edit(Command::Delete {
-                entities: selected(),
-            }),
-            UiCommand::MoveToRoot => Action::Edit(Command::Reparent {
-                entities: selected(),
-                parent: Entity::ROOT,
-                keep_world: true,
-            }),
-            UiCommand::Rename => match self.doc.selection.primary() {
-                Some(e) => Action::BeginRename(e),
-                None => return,
-            },
-            UiCommand::Copy => Action::CopyEntities,
-            UiCommand::Paste => Action::PasteEntities,
-            UiCommand::CopyTransform => Action::CopyTransform,
-            UiCommand::PasteTransform => Action::PasteTransform,
-            UiCommand::ClearSelection => Action::Select(SelectAction::Clear),
+            UiCommand::CreateChild | UiCommand::Rename => return, // nothing selected
             UiCommand::SelectAll => {
                 Action::Select(SelectAction::Many(self.hierarchy.all_entities(&self.doc)))
             }
