@@ -10,7 +10,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::dcl_host::{DclHost, repo_root};
+use scenetree_test_support::repo_root;
+
+use crate::dcl_host::DclHost;
 
 /// Set by `.ci/run`: there a missing browser or Inspector fails the tests instead of skipping them.
 const CI_VARIABLE: &str = "SCENETREE_CI";

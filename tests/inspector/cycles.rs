@@ -3,12 +3,13 @@
 
 use std::time::Duration;
 
-use scenetree::editor::{Command, Document, LinkState, LiveSettings};
 use scenetree_core::model::Entity;
+use scenetree_editor::{Command, Document, EditError};
 use serde_json::json;
 
 use crate::browser::{Inspector, environment, wait_until};
 use crate::dcl_host::DclHost;
+use crate::live_docs::{open, wait_acknowledged, wait_for};
 use crate::scenetree::{entry, live_run, live_tree};
 use crate::trees::{ELEVATOR, IMAGE, wait_agree};
 use crate::{SHOWN_WITHIN, one_browser_at_a_time};
@@ -21,33 +22,14 @@ const FRAMES: u32 = 30;
 /// "1st_floor_image_3", renamed after the undo to know when the Inspector has had it.
 const OTHER: u32 = 528;
 
-/// Polls `doc` until the host has acknowledged all its writes.
-fn wait_acknowledged(doc: &mut Document) {
-    let mut notes = Vec::new();
-    let done = doc.poll_live_until(
-        SHOWN_WITHIN,
-        |d| (d.live()).is_some_and(|l| l.waiting() == 0 && l.state() == LinkState::Connected),
-        &mut notes,
-    );
-    assert!(done, "the host did not acknowledge; notes: {notes:?}");
-}
-
 /// Polls `window` until it sees `entity` under `parent`.
 fn wait_parent(window: &mut Document, entity: u32, parent: u32) {
-    let mut notes = Vec::new();
-    let seen = window.poll_live_until(
-        SHOWN_WITHIN,
-        |d| d.replica().transform(Entity(entity)).map(|t| t.parent) == Some(Entity(parent)),
-        &mut notes,
-    );
-    assert!(
-        seen,
-        "the window never saw {entity} under {parent}; notes: {notes:?}"
-    );
+    wait_for(window, &format!("{entity} under {parent}"), |d| {
+        d.replica().transform(Entity(entity)).map(|t| t.parent) == Some(Entity(parent))
+    });
 }
 
 #[test]
-#[ignore = "needs the live cycle guard of issue 45 item 3: until then this undo closes the cycle and freezes the Inspector's tab"]
 fn after_an_undo_that_would_close_a_cycle_the_inspectors_tab_still_answers() {
     let Some(env) =
         environment("after_an_undo_that_would_close_a_cycle_the_inspectors_tab_still_answers")
@@ -65,12 +47,8 @@ fn after_an_undo_that_would_close_a_cycle_the_inspectors_tab_still_answers() {
         &url,
         json!([{ "do": "move", "entity": ELEVATOR, "parent": IMAGE }]),
     );
-    let settings = LiveSettings {
-        connect_timeout: Some(Duration::from_secs(15)),
-        ..LiveSettings::default()
-    };
     // A scenetree window moves it back to the root…
-    let mut window = Document::connect_live(&url, settings).expect("connect");
+    let mut window = open(&host);
     wait_parent(&mut window, ELEVATOR, IMAGE);
     window
         .apply(Command::Reparent {
@@ -89,8 +67,12 @@ fn after_an_undo_that_would_close_a_cycle_the_inspectors_tab_still_answers() {
     wait_agree(&mut inspector, &live_tree(&url));
 
     // …so undoing the window's move would put the Elevator under the image again: a cycle.
-    // Whatever the guard does (asks, refuses), no cycle may reach the host.
-    let _ = window.undo();
+    // The guard refuses it (the window asks the user first) and writes nothing.
+    let refused = window.undo().expect_err("the undo would close a cycle");
+    assert!(
+        matches!(refused.cause, EditError::WouldCycleLive { .. }),
+        "{refused:?}"
+    );
     wait_acknowledged(&mut window);
     // The host relays in order: once the Inspector shows a rename sent after the undo, it has
     // had whatever the undo wrote; then its viewport must go on drawing (a cycle hangs it in

@@ -9,9 +9,7 @@
 //! One browser runs at a time: two SwiftShader Chromiums on a 2-core machine starve each other
 //! and every wait grows.
 
-#[allow(dead_code)]
-#[path = "../../crates/live/tests/support/dcl_host.rs"]
-mod dcl_host;
+use scenetree_test_support::{dcl_host, live_docs};
 
 mod browser;
 mod cycles;
