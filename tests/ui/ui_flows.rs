@@ -78,7 +78,7 @@ pub(crate) fn harness(doc: Document) -> Harness<'static, Workbench> {
 }
 
 /// The widget that has the keyboard (a DragValue becomes a text field when clicked).
-fn focused_text_input<'a>(h: &'a Harness<'_, Workbench>) -> egui_kittest::Node<'a> {
+pub(crate) fn focused_text_input<'a>(h: &'a Harness<'_, Workbench>) -> egui_kittest::Node<'a> {
     h.get_by(|n| n.is_focused())
 }
 

@@ -1,0 +1,47 @@
+//! Habits of Unity and Godot users that the window must meet (issue 48's second half): typing
+//! goes on after a refusal, Escape cancels a drag with its modifiers held, rows keep their
+//! controls reachable, picks in the viewport show their row.
+
+use egui::{Key, Modifiers};
+use egui_kittest::kittest::Queryable;
+
+use crate::ui_flows::{CHAIR, focused_text_input, harness, room, type_into_chair_field};
+
+#[test]
+fn a_value_typed_after_a_refused_one_is_kept_and_no_field_moves() {
+    let mut h = harness(room());
+    type_into_chair_field(&mut h, "Local position x", "abc");
+    let refused = "\"abc\" is not a finite number";
+    assert!(h.query_by_label_contains(refused).is_some());
+    let y_field = |h: &egui_kittest::Harness<'_, scenetree::ui::Workbench>| {
+        h.get_by_label("Local position y").rect()
+    };
+    let before = y_field(&h);
+    h.get_by_label("Local position y").click();
+    h.run();
+    h.key_press_modifiers(Modifiers::COMMAND, Key::A);
+    focused_text_input(&h).type_text("2");
+    h.run();
+    // A keystroke elsewhere neither drops the message nor moves the fields.
+    assert!(h.query_by_label_contains(refused).is_some());
+    assert_eq!(
+        y_field(&h),
+        before,
+        "the field stays where the user clicked"
+    );
+    focused_text_input(&h).type_text(".5");
+    h.run();
+    h.key_press(Key::Enter);
+    h.run();
+    let doc = &h.state().doc;
+    assert_eq!(
+        doc.local_transform(CHAIR).position.y,
+        2.5,
+        "what was typed is kept"
+    );
+    assert!(doc.history().undo_label().is_some(), "as one undo step");
+    assert!(
+        h.query_by_label_contains(refused).is_none(),
+        "the refusal was about the scene before this edit"
+    );
+}
