@@ -324,9 +324,12 @@ impl UiCommand {
             UiCommand::Paste => const { &[key(CTRL, Key::V)] },
             UiCommand::CopyTransform => const { &[key(CTRL_SHIFT, Key::C)] },
             UiCommand::PasteTransform => const { &[key(CTRL_SHIFT, Key::V)] },
-            UiCommand::CancelGizmoDrag | UiCommand::ClearSelection => {
-                const { &[key(NONE, Key::Escape)] }
+            // Also with the snapping modifier (Ctrl) still held, as the hand holds it mid-drag
+            // (an extra Shift or Alt matches anyway).
+            UiCommand::CancelGizmoDrag => {
+                const { &[key(NONE, Key::Escape), key(CTRL, Key::Escape)] }
             }
+            UiCommand::ClearSelection => const { &[key(NONE, Key::Escape)] },
             UiCommand::SelectAll => const { &[key(CTRL, Key::A)] },
             UiCommand::Find => const { &[key(CTRL, Key::F)] },
             UiCommand::SelectPrevious => const { &[key(NONE, Key::ArrowUp)] },
