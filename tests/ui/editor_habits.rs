@@ -45,3 +45,33 @@ fn a_value_typed_after_a_refused_one_is_kept_and_no_field_moves() {
         "the refusal was about the scene before this edit"
     );
 }
+
+#[test]
+fn a_click_on_a_rows_lock_locks_it_and_never_grabs_the_scroll_bar() {
+    use egui_kittest::kittest::NodeT;
+    // Enough rows to scroll: the bar shows beside them.
+    let scene = crate::ui_flows::numbered_scene("Crate", 200, |_| {
+        scenetree_core::model::Transform::IDENTITY
+    });
+    let mut h = harness(scenetree_editor::Document::new(scene, None));
+    let first = scenetree_core::model::Entity(512);
+    let label = h
+        .get_by_label(&crate::ui_flows::row("Crate 0", first))
+        .rect();
+    let lock = h
+        .get_all_by(|n| n.role() == egui::accesskit::Role::CheckBox)
+        .find(|n| {
+            n.accesskit_node().label().as_deref() == Some("Lock")
+                && (n.rect().center().y - label.center().y).abs() < 4.0
+        })
+        .expect("the row's lock")
+        .rect();
+    // Pressed and released with the pointer, as a hand does (not an accessibility click).
+    h.hover_at(lock.center());
+    h.run();
+    h.drag_at(lock.center());
+    h.run();
+    h.drop_at(lock.center());
+    h.run();
+    assert!(h.state().doc.is_locked(first), "the click reached the lock");
+}

@@ -261,6 +261,9 @@ impl HierarchyPanel {
             .to
             .take()
             .and_then(|e| self.cache.rows.iter().position(|r| r.entity == e));
+        // A bar beside the rows, not floating over their ends: the lock and hide toggles
+        // sit there (found by attack: a click on a lock grabbed the bar).
+        ui.spacing_mut().scroll = egui::style::ScrollStyle::solid();
         let mut area = egui::ScrollArea::vertical().auto_shrink([false, false]);
         if let Some(i) = scroll_index {
             // Only a row out of view moves the list (a click on a shown row must not jump).

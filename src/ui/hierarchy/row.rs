@@ -266,16 +266,14 @@ impl RowToggles {
     /// Draws them; returns the toggles clicked.
     fn ui(&self, ui: &mut egui::Ui) -> Vec<Action> {
         let mut clicked = Vec::new();
-        if ui
-            .add(
-                egui::Button::new(if self.locked { "●" } else { "○" })
-                    .frame(false)
-                    .small(),
-            )
-            .on_hover_text(
+        if lock_toggle(ui, self.locked)
+            .on_hover_text(if self.locked {
+                "Locked: not picked or dragged in the viewport; click to unlock (saved in the \
+                 scene as inspector::Lock, as the Decentraland Inspector does)"
+            } else {
                 "Lock: not picked or dragged in the viewport (saved in the scene as \
-                 inspector::Lock, as the Decentraland Inspector does)",
-            )
+                 inspector::Lock, as the Decentraland Inspector does)"
+            })
             .clicked()
         {
             clicked.push(Action::ToggleLocked(self.entity));
@@ -318,4 +316,47 @@ fn short_keys(command: UiCommand) -> String {
             .map(|s| s.format(&egui::ModifierNames::NAMES, false))
             .unwrap_or_default(),
     }
+}
+
+/// A padlock, as Unity's and Godot's hierarchies draw the lock: closed and bright when
+/// `locked`, open and faint when not. Drawn, not a glyph: the fonts have no padlock.
+fn lock_toggle(ui: &mut egui::Ui, locked: bool) -> egui::Response {
+    let height = ui.spacing().interact_size.y;
+    let (rect, response) =
+        ui.allocate_exact_size(egui::vec2(height * 0.8, height), egui::Sense::click());
+    response.widget_info(|| {
+        egui::WidgetInfo::selected(egui::WidgetType::Checkbox, true, locked, "Lock")
+    });
+    let color = if locked || response.hovered() {
+        ui.style().interact(&response).fg_stroke.color
+    } else {
+        ui.visuals().weak_text_color()
+    };
+    let unit = height / 10.0;
+    let centre = rect.center();
+    let body = egui::Rect::from_center_size(
+        centre + egui::vec2(0.0, 1.2 * unit),
+        egui::vec2(5.0 * unit, 3.8 * unit),
+    );
+    let painter = ui.painter();
+    painter.rect_filled(body, unit * 0.6, color);
+    // The shackle: a U over the body, lifted and free on the right when open.
+    let radius = 1.6 * unit;
+    let lift = if locked { 0.0 } else { 1.2 * unit };
+    let top = body.top() - radius - 0.6 * unit - lift;
+    let (left, right) = (centre.x - radius, centre.x + radius);
+    let mut points = vec![egui::pos2(left, body.top())];
+    for step in 0..=8 {
+        let angle = std::f32::consts::PI * (1.0 - step as f32 / 8.0);
+        points.push(egui::pos2(
+            centre.x + radius * angle.cos(),
+            top + radius - radius * angle.sin(),
+        ));
+    }
+    points.push(egui::pos2(right, body.top() - lift));
+    painter.add(egui::Shape::line(
+        points,
+        egui::Stroke::new(unit * 0.9, color),
+    ));
+    response
 }
