@@ -75,3 +75,28 @@ fn a_click_on_a_rows_lock_locks_it_and_never_grabs_the_scroll_bar() {
     h.run();
     assert!(h.state().doc.is_locked(first), "the click reached the lock");
 }
+
+#[test]
+fn the_message_tables_timestamps_are_whole_at_1280_by_800() {
+    use egui_kittest::kittest::NodeT;
+    let mut h = crate::peers_workspace::lesson(0, egui::vec2(1280.0, 800.0));
+    crate::peers_workspace::next_step(&mut h);
+    // The column's width: from its header to the next one's.
+    let t_header = h.get_by_label("t").rect();
+    let sent_header = h.get_by_label("sent at").rect();
+    let column = sent_header.left() - t_header.left();
+    // Five digits fit (a cell cut short shows "…" in place of the number).
+    let five_digits = h.ctx.fonts_mut(|f| {
+        f.layout_no_wrap(
+            "99999".into(),
+            egui::FontId::proportional(14.0),
+            egui::Color32::WHITE,
+        )
+        .size()
+        .x
+    });
+    assert!(
+        column >= five_digits,
+        "the t column is {column} points wide, five digits need {five_digits}"
+    );
+}
