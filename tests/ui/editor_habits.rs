@@ -100,3 +100,21 @@ fn the_message_tables_timestamps_are_whole_at_1280_by_800() {
         "the t column is {column} points wide, five digits need {five_digits}"
     );
 }
+
+#[test]
+fn the_order_explorer_does_not_call_a_state_stuck_in_a_cycle_a_success() {
+    use crate::peers_workspace::{lesson, next_step};
+    let mut h = lesson(0, egui::vec2(1600.0, 1000.0));
+    next_step(&mut h);
+    next_step(&mut h); // peer 2's move waits for peer 1, whose own move makes the cycle
+    h.get_by_label("Order explorer").click();
+    h.run();
+    h.get_by_label_contains("Explore the order of peer 1's one message")
+        .click();
+    h.run();
+    assert!(h.query_by_label_contains("✓ Every order ends").is_none());
+    assert!(
+        h.query_by_label_contains("Every order ends in the same state, and it holds a parenting cycle for good: Lamp → Table → Lamp")
+            .is_some()
+    );
+}
