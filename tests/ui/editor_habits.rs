@@ -118,3 +118,38 @@ fn the_order_explorer_does_not_call_a_state_stuck_in_a_cycle_a_success() {
             .is_some()
     );
 }
+
+#[test]
+fn saving_a_project_that_holds_a_parenting_cycle_says_what_the_runtime_will_draw() {
+    use crate::project_flows::{app_with, settle};
+    use scenetree_core::model::{Entity, ids};
+    let (_dir, root) = crate::projects::gallery_copy();
+    let mut h = app_with(Some(root));
+    let (elevator, image) = (Entity(512), Entity(513));
+    // Two raw Transform writes, as two peers' concurrent moves leave them.
+    for (entity, parent) in [(elevator, image), (image, elevator)] {
+        let doc = &mut h.state_mut().workbench_mut().doc;
+        let mut t = doc.local_transform(entity);
+        t.parent = parent;
+        doc.apply(scenetree_editor::Command::SetComponent {
+            entity,
+            component: ids::TRANSFORM,
+            value: Some(t.to_bytes().to_vec()),
+        })
+        .unwrap();
+    }
+    h.run();
+    h.key_press_modifiers(Modifiers::COMMAND, Key::S);
+    settle(&mut h);
+    assert!(
+        h.query_by_label_contains("Saved the project Art Gallery Template")
+            .is_some()
+    );
+    assert!(
+        h.query_by_label_contains(
+            "the runtime draws its members at the root until a write breaks it"
+        )
+        .is_some(),
+        "the save says the cycle goes with it"
+    );
+}

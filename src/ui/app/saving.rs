@@ -146,6 +146,23 @@ impl ScenetreeApp {
         self.poll_save(QUICK_SAVE);
     }
 
+    /// What a saved scene's parenting cycles mean to whoever runs it, when it holds any:
+    /// the runtime draws their members at the root.
+    fn saved_cycles_note(&self) -> Option<String> {
+        let doc = &self.bench.doc;
+        let cycles = doc.view().cycles();
+        let first = cycles.first()?;
+        let more = match cycles.len() {
+            1 => String::new(),
+            n => format!(" and {} more", n - 1),
+        };
+        Some(format!(
+            "It holds a parenting cycle ({}{more}): the runtime draws its members at the root \
+             until a write breaks it",
+            doc.cycle_ring(first)
+        ))
+    }
+
     /// True while a save is being written.
     pub fn is_saving(&self) -> bool {
         self.saving.job.is_some()
@@ -278,6 +295,10 @@ impl ScenetreeApp {
                             saved
                         }
                     }
+                };
+                let status = match self.saved_cycles_note() {
+                    Some(note) => format!("{status}. {note}"),
+                    None => status,
                 };
                 self.bench.status = Some((status, Severity::Info));
                 self.remember_recent(project.as_ref().map_or(&path, |p| &p.root));
