@@ -153,3 +153,32 @@ fn saving_a_project_that_holds_a_parenting_cycle_says_what_the_runtime_will_draw
         "the save says the cycle goes with it"
     );
 }
+
+#[test]
+fn a_number_too_large_for_a_transform_is_not_called_infinite() {
+    let mut h = harness(room());
+    type_into_chair_field(&mut h, "Local position y", "1e40");
+    assert!(
+        h.query_by_label_contains("1e40 is too large for a Transform (its numbers are 32-bit floats")
+            .is_some()
+    );
+    assert!(h.query_by_label_contains("not a finite number").is_none());
+}
+
+#[test]
+fn peers_that_differ_on_the_inspectors_tree_are_not_said_to_differ_on_root() {
+    use crate::peers_workspace::{lesson, next_step};
+    // Lesson 8: two structural edits at once, each with its own inspector::Nodes value.
+    let mut h = lesson(7, egui::vec2(1600.0, 1000.0));
+    next_step(&mut h);
+    next_step(&mut h);
+    assert!(
+        h.query_by_label_contains("peers differ on").is_some(),
+        "the lesson's edits are in flight"
+    );
+    assert!(
+        h.query_by_label_contains("the scene's values on the root entity (such as the Inspector's tree)")
+            .is_some()
+    );
+    assert!(h.query_by_label_contains("differ on Root").is_none());
+}

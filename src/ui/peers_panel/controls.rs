@@ -151,8 +151,15 @@ pub(super) fn convergence_ui(
             present::thousands(c.in_flight)
         );
         if !c.differing.is_empty() {
-            let differing =
-                present::first_named(&c.differing, ", ", |&e| network.entity_label(e, PeerId(1)));
+            // The root entity holds the scene's own values (the Inspector's tree, its
+            // settings), not an object called Root.
+            let differing = present::first_named(&c.differing, ", ", |&e| {
+                if e.is_root() {
+                    "the scene's values on the root entity (such as the Inspector's tree)".into()
+                } else {
+                    network.entity_label(e, PeerId(1))
+                }
+            });
             text.push_str(&format!("; peers differ on {differing}"));
         }
         (text, style::WARNING)
