@@ -159,8 +159,10 @@ fn a_number_too_large_for_a_transform_is_not_called_infinite() {
     let mut h = harness(room());
     type_into_chair_field(&mut h, "Local position y", "1e40");
     assert!(
-        h.query_by_label_contains("1e40 is too large for a Transform (its numbers are 32-bit floats")
-            .is_some()
+        h.query_by_label_contains(
+            "1e40 is too large for a Transform (its numbers are 32-bit floats"
+        )
+        .is_some()
     );
     assert!(h.query_by_label_contains("not a finite number").is_none());
 }
@@ -177,8 +179,10 @@ fn peers_that_differ_on_the_inspectors_tree_are_not_said_to_differ_on_root() {
         "the lesson's edits are in flight"
     );
     assert!(
-        h.query_by_label_contains("the scene's values on the root entity (such as the Inspector's tree)")
-            .is_some()
+        h.query_by_label_contains(
+            "the scene's values on the root entity (such as the Inspector's tree)"
+        )
+        .is_some()
     );
     assert!(h.query_by_label_contains("differ on Root").is_none());
 }

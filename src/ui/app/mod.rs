@@ -407,6 +407,12 @@ impl ScenetreeApp {
 }
 
 impl eframe::App for ScenetreeApp {
+    /// Before every frame, and also while the window is covered or minimized, when eframe
+    /// draws none: a termination signal must not wait for the window to be shown again.
+    fn logic(&mut self, ctx: &egui::Context, _frame: &mut eframe::Frame) {
+        self.logic_without_ui(ctx);
+    }
+
     fn ui(&mut self, ui: &mut egui::Ui, frame: &mut eframe::Frame) {
         // The GL renderer needs the window's context, which only exists here; created once.
         let mut renderer = self

@@ -17,6 +17,15 @@ impl ScenetreeApp {
         Arc::clone(&self.closing.signal)
     }
 
+    /// What must happen even while no frame is drawn (the window covered or minimized): a
+    /// termination signal writes the unsaved work and closes the window.
+    pub fn logic_without_ui(&mut self, ctx: &egui::Context) {
+        self.end_on_signal();
+        if self.closing.allowed && !std::mem::replace(&mut self.closing.sent, true) {
+            ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+        }
+    }
+
     /// Once the flag is set: writes the unsaved work for recovery now (not after the usual
     /// rest), keeps it past the exit, and closes the window.
     pub(super) fn end_on_signal(&mut self) {
