@@ -186,3 +186,28 @@ fn peers_that_differ_on_the_inspectors_tree_are_not_said_to_differ_on_root() {
     );
     assert!(h.query_by_label_contains("differ on Root").is_none());
 }
+
+#[test]
+fn a_lessons_text_says_when_the_learner_changed_what_it_describes() {
+    use crate::peers_workspace::{lesson, next_step};
+    let note = "You changed the scene by hand: this text tells the lesson's own run";
+    let mut h = lesson(0, egui::vec2(1600.0, 1000.0));
+    next_step(&mut h);
+    next_step(&mut h);
+    assert!(
+        h.query_by_label_contains(note).is_none(),
+        "on the lesson's own path"
+    );
+    // Deliver peer 1's message by hand, before the step that would.
+    h.get_all_by_label("Deliver")
+        .next()
+        .expect("a message in flight")
+        .click();
+    h.run();
+    assert!(h.query_by_label_contains(note).is_some());
+    next_step(&mut h);
+    assert!(
+        h.query_by_label_contains(note).is_some(),
+        "the next step's text describes the lesson's state, not this one"
+    );
+}
