@@ -78,7 +78,6 @@ fn a_click_on_a_rows_lock_locks_it_and_never_grabs_the_scroll_bar() {
 
 #[test]
 fn the_message_tables_timestamps_are_whole_at_1280_by_800() {
-    use egui_kittest::kittest::NodeT;
     let mut h = crate::peers_workspace::lesson(0, egui::vec2(1280.0, 800.0));
     crate::peers_workspace::next_step(&mut h);
     // The column's width: from its header to the next one's.
@@ -209,5 +208,53 @@ fn a_lessons_text_says_when_the_learner_changed_what_it_describes() {
     assert!(
         h.query_by_label_contains(note).is_some(),
         "the next step's text describes the lesson's state, not this one"
+    );
+}
+
+#[test]
+fn a_peer_columns_row_menu_moves_an_entity_to_the_root_as_that_peer() {
+    use crate::peers_workspace::{lesson, next_step};
+    use egui_kittest::kittest::NodeT;
+    use scenetree_core::crdt::network::PeerId;
+    use scenetree_core::model::Entity;
+    let mut h = lesson(0, egui::vec2(1600.0, 1000.0));
+    next_step(&mut h); // peer 1 put Lamp under Table
+    let lamp = Entity(512);
+    let parent_at = |h: &egui_kittest::Harness<'_, scenetree::ui::Workbench>, peer| {
+        let (sim, _) = h
+            .state()
+            .doc
+            .simulation()
+            .expect("a lesson simulates peers");
+        sim.network()
+            .replica(PeerId(peer))
+            .unwrap()
+            .transform(lamp)
+            .unwrap()
+            .parent
+    };
+    assert_eq!(parent_at(&h, 1), Entity(513));
+    // Peer 1's column is the leftmost: its Lamp row.
+    let rows: Vec<_> = h
+        .get_all_by_label_contains("Lamp")
+        .filter(|n| n.accesskit_node().role() == egui::accesskit::Role::Button)
+        .collect();
+    let leftmost = rows
+        .iter()
+        .min_by(|a, b| a.rect().left().total_cmp(&b.rect().left()))
+        .expect("Lamp rows");
+    leftmost.click_secondary();
+    h.run();
+    h.get_by_label("Move to root as peer 1").click();
+    h.run();
+    assert_eq!(
+        parent_at(&h, 1),
+        Entity::ROOT,
+        "peer 1 moved it back to the root"
+    );
+    assert_eq!(
+        parent_at(&h, 2),
+        Entity::ROOT,
+        "peer 2 has not heard of either move"
     );
 }

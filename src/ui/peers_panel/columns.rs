@@ -209,6 +209,20 @@ pub(super) fn tree_ui(
     let mut clicked = None;
     let mut toggled = None;
     let mut drop_check = None;
+    if let Some(drops) = drops {
+        // The scene root as a row of its own: a drop there moves entities to the top level,
+        // as in the editor's hierarchy, whatever room the rows leave below them.
+        let root = ui.add(
+            egui::Label::new(RichText::new("Scene root").small().weak())
+                .selectable(false)
+                .sense(egui::Sense::hover()),
+        );
+        let rect = egui::Rect::from_min_size(
+            root.rect.min,
+            egui::vec2(ui.available_width(), root.rect.height()),
+        );
+        drop_check = drops.target(ui, rect, Entity::ROOT, actions);
+    }
     let area = scroll_area(ui, id, cache.shown_span, scroll_index);
     let shown = area.show_rows(ui, ROW_HEIGHT, rows.len(), |ui, range| {
         for r in &rows[range] {
@@ -222,6 +236,9 @@ pub(super) fn tree_ui(
                 drop_check = drops
                     .target(ui, response.row.rect, entity, actions)
                     .or(drop_check.take());
+                response
+                    .label
+                    .context_menu(|ui| drops.row_menu(ui, entity, actions));
             }
             if response.label.clicked() {
                 let modifiers = ui.input(|i| i.modifiers);
