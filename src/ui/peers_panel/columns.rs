@@ -57,7 +57,9 @@ pub(super) struct ColumnCache {
     /// column's header syncs first, for its list of re-rooted entities).
     rows_read: bool,
     /// The rows' scroll offset and visible height in the last frame (points).
-    shown_span: (f32, f32),
+    pub(super) shown_span: (f32, f32),
+    /// A scroll offset (points) to take in the next frame: a linked column was scrolled.
+    pub(super) scroll_to: Option<f32>,
 }
 
 impl ColumnCache {
@@ -223,7 +225,10 @@ pub(super) fn tree_ui(
         );
         drop_check = drops.target(ui, rect, Entity::ROOT, actions);
     }
-    let area = scroll_area(ui, id, cache.shown_span, scroll_index);
+    let mut area = scroll_area(ui, id, cache.shown_span, scroll_index);
+    if let Some(offset) = cache.scroll_to.take().filter(|_| scroll_index.is_none()) {
+        area = area.vertical_scroll_offset(offset);
+    }
     let shown = area.show_rows(ui, ROW_HEIGHT, rows.len(), |ui, range| {
         for r in &rows[range] {
             let response = column_row_ui(ui, r, cache, source, look);
