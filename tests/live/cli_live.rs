@@ -146,3 +146,35 @@ fn live_commands_say_what_went_wrong_with_their_exit_codes() {
     let remote = scenetree(&["live", "ws://192.0.2.1:8000/data-layer", "tree"]);
     assert_eq!(remote.status.code(), Some(6), "{}", text(&remote.stderr));
 }
+
+/// A PUT of `data` for component `component` of `entity` at timestamp 1.
+fn put(entity: u32, component: u32, data: Vec<u8>) -> scenetree_core::crdt::CrdtMessage {
+    scenetree_core::crdt::CrdtMessage::PutComponent {
+        entity: scenetree_core::model::Entity(entity),
+        component,
+        timestamp: 1,
+        data,
+    }
+}
+
+#[test]
+fn live_tree_refuses_a_snapshot_holding_a_transform_shorter_than_44_bytes() {
+    for length in [0, 12, 43] {
+        let good = put(512, 1, vec![0; 44]);
+        let short = put(513, 1, vec![0; length]);
+        let snapshot = scenetree_core::crdt::encode_stream([&good, &short]);
+        let host = crate::fake_host::FakeHost::spawn(move |peer| {
+            peer.handshake_with(&snapshot);
+            while peer.recv().is_some() {}
+        });
+        let tree = scenetree(&["live", &host.url, "tree"]);
+        let stderr = text(&tree.stderr);
+        assert_eq!(tree.status.code(), Some(5), "{length}: {stderr}");
+        assert!(
+            stderr.contains(&format!("at byte {}", good.encoded_len()))
+                && stderr.contains(&format!("entity 513 holds {length} bytes")),
+            "{stderr}"
+        );
+        host.join();
+    }
+}
