@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use crate::editor::{Command, Document, LinkState, LiveError, LiveNote, LiveSettings};
 use scenetree_core::crdt::scenario::{self, ScenarioAction};
-use scenetree_core::model::{Entity, decode_name, ids};
+use scenetree_core::model::{Entity, decode_name, ids, present};
 use scenetree_dcl::io;
 use scenetree_live::ConnectError;
 
@@ -263,10 +263,14 @@ fn entity_named(doc: &Document, name: &str) -> Result<Entity, String> {
         .collect();
     match found.as_slice() {
         [one] => Ok(*one),
-        [] => Err(format!("no entity of the host's scene is named {name:?}")),
+        [] => Err(format!(
+            "no entity of the host's scene is named {}",
+            present::quoted(name)
+        )),
         many => Err(format!(
-            "{} entities are named {name:?}; use an id",
-            many.len()
+            "{} entities are named {}; use an id",
+            many.len(),
+            present::quoted(name)
         )),
     }
 }

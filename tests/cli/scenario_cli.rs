@@ -524,3 +524,13 @@ fn an_initial_stream_holding_a_transform_shorter_than_44_bytes_is_refused_at_its
         "{message}"
     );
 }
+
+#[test]
+fn an_error_quoting_a_huge_name_is_cut_to_a_readable_length() {
+    let huge = "N".repeat(5 << 20);
+    let (path, message) = path_error(&scenario_text(&format!(
+        r#"[ {{ "actions": [ {{ "do": "rename", "peer": 1, "entity": "{huge}", "name": "x" }} ] }} ]"#
+    )));
+    assert!(path.starts_with("steps[0].actions[0]"), "{path}");
+    assert!(message.len() < 1_000, "a {}-byte message", message.len());
+}
