@@ -15,6 +15,7 @@ mod fake_host;
 mod cli_live;
 mod faults;
 mod flows;
+mod large_scene;
 mod recording;
 mod support;
 mod window;

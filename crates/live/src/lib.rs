@@ -7,6 +7,7 @@ pub mod envelope;
 mod error;
 mod event;
 mod phase;
+mod progress;
 mod reconnect;
 mod session;
 mod target;
@@ -19,6 +20,7 @@ pub use error::{
 };
 pub use event::LiveEvent;
 pub use phase::Phase;
+pub use progress::{ConnectProgress, ConnectStatus};
 pub use reconnect::Backoff;
 pub use session::{CRDT_STREAM, MAX_ITEM_BYTES, MODULE_NAME, PORT_NAME, SAVE, Session};
 pub use worker::Notify;
