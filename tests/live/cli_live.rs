@@ -240,3 +240,41 @@ fn live_record_reports_bytes_that_are_not_crdt_and_counts_what_it_wrote() {
     );
     host.join();
 }
+
+#[test]
+fn live_record_counts_every_message_it_wrote_beyond_the_logs_limit() {
+    // More messages than the session's log keeps (LOG_LIMIT): the count is the file's.
+    let n = scenetree::editor::LOG_LIMIT + 1;
+    let deletes: Vec<_> = (0..n)
+        .map(|i| scenetree_core::crdt::CrdtMessage::DeleteComponent {
+            entity: scenetree_core::model::Entity(512 + (i % 60_000) as u32),
+            component: scenetree_core::model::ids::NAME,
+            timestamp: 1 + (i / 60_000) as u32,
+        })
+        .collect();
+    let element = scenetree_core::crdt::encode_stream(&deletes);
+    let host = crate::fake_host::FakeHost::spawn(move |peer| {
+        peer.handshake_with(b"");
+        peer.element(3, &element);
+        while peer.recv().is_some() {}
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("session.scenario.json");
+    let recorded = scenetree(&[
+        "live",
+        &host.url,
+        "record",
+        out.to_str().unwrap(),
+        "--seconds",
+        "3",
+    ]);
+    let stderr = text(&recorded.stderr);
+    assert!(recorded.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "recorded {n} message(s) (0 written by this editor"
+        )),
+        "{stderr}"
+    );
+    host.join();
+}
