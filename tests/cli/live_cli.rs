@@ -1,0 +1,280 @@
+//! `scenetree live URL tree|run|record` against the real data layer, and their exit codes.
+
+use std::process::{Command, Output};
+
+use scenetree_core::crdt::scenario;
+
+use crate::dcl_host::DclHost;
+use crate::fake_host::http_host;
+use crate::support::{ELEVATOR, IMAGE, move_x, open, wait_acknowledged};
+
+fn scenetree(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_scenetree"))
+        .args(args)
+        .output()
+        .expect("run scenetree")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn live_tree_prints_what_tree_prints_for_the_project() {
+    let host = DclHost::start();
+    // The host's file as it stands may be mid-rewrite; the fixture is what the host loaded.
+    let fixture =
+        crate::dcl_host::repo_root().join("tests/fixtures/dcl-projects/art-gallery-template");
+    let fixture = fixture.to_str().unwrap();
+    for json in [false, true] {
+        let flag: &[&str] = if json { &["--json"] } else { &[] };
+        let live = scenetree(&[&["live", &host.url(), "tree"], flag].concat());
+        assert!(live.status.success(), "{}", text(&live.stderr));
+        let file = scenetree(&[&["tree"], flag, &[fixture]].concat());
+        assert!(file.status.success(), "{}", text(&file.stderr));
+        assert_eq!(text(&live.stdout), text(&file.stdout));
+    }
+}
+
+#[test]
+fn live_run_performs_a_lessons_edits_and_saves() {
+    let host = DclHost::start();
+    let dir = tempfile::tempdir().unwrap();
+    let lesson = dir.path().join("edits.scenario.json");
+    std::fs::write(
+        &lesson,
+        r#"{
+  "format": "scenetree-scenario/1",
+  "title": "Edits",
+  "peers": 2,
+  "initial": { "entities": [ { "entity": 512, "name": "Lamp" } ] },
+  "steps": [
+    { "actions": [ { "do": "move", "entity": 520, "parent": 512 },
+                   { "do": "deliver_all" } ] },
+    { "actions": [ { "do": "rename", "peer": 2, "entity": "Elevator", "name": "Lift" },
+                   { "do": "move", "entity": "Lift", "position": [1, 2, 3] } ] }
+  ]
+}"#,
+    )
+    .unwrap();
+    let run = scenetree(&[
+        "live",
+        &host.url(),
+        "run",
+        lesson.to_str().unwrap(),
+        "--save",
+    ]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    assert!(
+        text(&run.stderr).contains("deliver_all"),
+        "{}",
+        text(&run.stderr)
+    );
+    let doc = open(&host);
+    let nft = doc
+        .replica()
+        .transform(scenetree_core::model::Entity(520))
+        .unwrap();
+    assert_eq!(nft.parent, ELEVATOR);
+    assert_eq!(doc.name_of(ELEVATOR).as_deref(), Some("Lift"));
+    let lift = doc.replica().transform(ELEVATOR).unwrap();
+    assert_eq!(lift.position.to_array(), [1.0, 2.0, 3.0]);
+    // Saved: scenetree's reader sees the move in main.composite.
+    let tree = scenetree(&["tree", "--json", host.dir.path().to_str().unwrap()]);
+    let rows: serde_json::Value = serde_json::from_slice(&tree.stdout).unwrap();
+    let nft_row = rows["entities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["entity"] == 520)
+        .unwrap();
+    assert_eq!(nft_row["declared_parent"], 512);
+}
+
+#[test]
+fn live_record_writes_a_recording_that_replays() {
+    let host = DclHost::start();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("session.scenario.json");
+    let url = host.url();
+    let out_arg = out.to_str().unwrap().to_owned();
+    let recorder = std::thread::spawn(move || {
+        scenetree(&["live", &url, "record", &out_arg, "--seconds", "6"])
+    });
+    // Edit while it records (it connects within the first seconds).
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let mut doc = open(&host);
+    move_x(&mut doc, ELEVATOR, 12.5);
+    move_x(&mut doc, IMAGE, 3.0);
+    wait_acknowledged(&mut doc);
+    let recorded = recorder.join().unwrap();
+    assert!(recorded.status.success(), "{}", text(&recorded.stderr));
+    let recording = scenario::parse(&std::fs::read_to_string(&out).unwrap()).expect("a scenario");
+    let player = recording.run().expect("it replays");
+    let editor = player
+        .network()
+        .replica(scenetree_core::crdt::PeerId(1))
+        .unwrap();
+    assert_eq!(editor.transform(ELEVATOR).unwrap().position.x, 12.5);
+    assert_eq!(editor.transform(IMAGE).unwrap().position.x, 3.0);
+    let run = scenetree(&["scenario", "run", out.to_str().unwrap()]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+}
+
+#[test]
+fn live_commands_say_what_went_wrong_with_their_exit_codes() {
+    // Nothing listens.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("ws://127.0.0.1:{port}/data-layer");
+    let none = scenetree(&["live", &url, "tree"]);
+    assert_eq!(none.status.code(), Some(3), "{}", text(&none.stderr));
+    assert!(
+        text(&none.stderr).contains("no data layer"),
+        "{}",
+        text(&none.stderr)
+    );
+    // An HTTP server that is no data layer.
+    let web = http_host("HTTP/1.1 404 Not Found");
+    let wrong = scenetree(&["live", &web.url, "tree"]);
+    assert_eq!(wrong.status.code(), Some(4), "{}", text(&wrong.stderr));
+    web.join();
+    // A host on another machine needs --allow-remote.
+    let remote = scenetree(&["live", "ws://192.0.2.1:8000/data-layer", "tree"]);
+    assert_eq!(remote.status.code(), Some(6), "{}", text(&remote.stderr));
+    // A port that is no port is refused, not read as port 80.
+    for port in ["65536", "70000", "-1", "8000abc"] {
+        let url = format!("ws://127.0.0.1:{port}/data-layer");
+        let bad = scenetree(&["live", &url, "tree"]);
+        assert_eq!(bad.status.code(), Some(4), "{port}: {}", text(&bad.stderr));
+        assert!(
+            text(&bad.stderr).contains("not a number from 1 to 65535"),
+            "{port}: {}",
+            text(&bad.stderr)
+        );
+    }
+}
+
+/// A PUT of `data` for component `component` of `entity` at timestamp 1.
+fn put(entity: u32, component: u32, data: Vec<u8>) -> scenetree_core::crdt::CrdtMessage {
+    scenetree_core::crdt::CrdtMessage::PutComponent {
+        entity: scenetree_core::model::Entity(entity),
+        component,
+        timestamp: 1,
+        data,
+    }
+}
+
+#[test]
+fn live_tree_refuses_a_snapshot_holding_a_transform_shorter_than_44_bytes() {
+    for length in [0, 12, 43] {
+        let good = put(512, 1, vec![0; 44]);
+        let short = put(513, 1, vec![0; length]);
+        let snapshot = scenetree_core::crdt::encode_stream([&good, &short]);
+        let host = crate::fake_host::FakeHost::spawn(move |peer| {
+            peer.handshake_with(&snapshot);
+            while peer.recv().is_some() {}
+        });
+        let tree = scenetree(&["live", &host.url, "tree"]);
+        let stderr = text(&tree.stderr);
+        assert_eq!(tree.status.code(), Some(5), "{length}: {stderr}");
+        assert!(
+            stderr.contains(&format!("at byte {}", good.encoded_len()))
+                && stderr.contains(&format!("entity 513 holds {length} bytes")),
+            "{stderr}"
+        );
+        host.join();
+    }
+}
+
+#[test]
+fn live_record_reports_bytes_that_are_not_crdt_and_counts_what_it_wrote() {
+    // One element of three Name PUTs with a broken message after them.
+    let names: Vec<_> = (0..3)
+        .map(|i| {
+            put(
+                512 + i,
+                scenetree_core::model::ids::NAME,
+                scenetree_core::model::encode_name("n"),
+            )
+        })
+        .collect();
+    let mut element = scenetree_core::crdt::encode_stream(&names);
+    element.extend_from_slice(&[40, 0, 0, 0, 1, 0, 0, 0, 9]);
+    let host = crate::fake_host::FakeHost::spawn(move |peer| {
+        peer.handshake_with(b"");
+        peer.element(3, &element);
+        while peer.recv().is_some() {}
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("session.scenario.json");
+    let recorded = scenetree(&[
+        "live",
+        &host.url,
+        "record",
+        out.to_str().unwrap(),
+        "--seconds",
+        "2",
+    ]);
+    let stderr = text(&recorded.stderr);
+    assert_eq!(recorded.status.code(), Some(5), "{stderr}");
+    assert!(
+        stderr.contains("warning: the host sent 9 bytes that are not CRDT"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("recorded 3 message(s) (0 written by this editor, 3 by the host)"),
+        "{stderr}"
+    );
+    let recording = scenario::parse(&std::fs::read_to_string(&out).unwrap()).expect("a scenario");
+    assert!(
+        recording
+            .explanation
+            .contains("not CRDT messages 1 time(s)")
+            && recording.explanation.contains("9 bytes"),
+        "{}",
+        recording.explanation
+    );
+    host.join();
+}
+
+#[test]
+fn live_record_counts_every_message_it_wrote_beyond_the_logs_limit() {
+    // More messages than the session's log keeps (LOG_LIMIT): the count is the file's.
+    let n = scenetree_editor::LOG_LIMIT + 1;
+    let deletes: Vec<_> = (0..n)
+        .map(|i| scenetree_core::crdt::CrdtMessage::DeleteComponent {
+            entity: scenetree_core::model::Entity(512 + (i % 60_000) as u32),
+            component: scenetree_core::model::ids::NAME,
+            timestamp: 1 + (i / 60_000) as u32,
+        })
+        .collect();
+    let element = scenetree_core::crdt::encode_stream(&deletes);
+    let host = crate::fake_host::FakeHost::spawn(move |peer| {
+        peer.handshake_with(b"");
+        peer.element(3, &element);
+        while peer.recv().is_some() {}
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("session.scenario.json");
+    let recorded = scenetree(&[
+        "live",
+        &host.url,
+        "record",
+        out.to_str().unwrap(),
+        "--seconds",
+        "3",
+    ]);
+    let stderr = text(&recorded.stderr);
+    assert!(recorded.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "recorded {n} message(s) (0 written by this editor"
+        )),
+        "{stderr}"
+    );
+    host.join();
+}
