@@ -21,12 +21,12 @@ use tungstenite::{Message, WebSocket};
 use crate::error::{
     CloseError, ConnectError, ConnectStage, FlushError, FrameError, NotConnected, ProtocolError,
 };
-use crate::event::LiveEvent;
+use crate::event::{LiveEvent, Notify};
 use crate::phase::Phase;
 use crate::progress::{ConnectProgress, CountedStream, Tracker, receiving_snapshot};
 use crate::session::Session;
 use crate::target::{self, Target};
-use crate::worker::{Command, Notify, SOCKET_KEY, Shared, Worker};
+use crate::worker::{Command, SOCKET_KEY, Shared, Worker};
 
 /// The largest WebSocket message (and frame) accepted from the host, in bytes: a whole
 /// scene's snapshot comes as one frame, and tungstenite's default frame limit (16 MiB) is

@@ -265,7 +265,7 @@ pub enum ConnectError {
         "the host at {url} stopped sending while {stage}: nothing arrived for {} after {} \
          from it (a snapshot takes as long as the host keeps sending; it did not)",
         seconds(*waited),
-        crate::progress::byte_size(*received)
+        byte_size(*received)
     )]
     Stalled {
         /// The URL.
@@ -341,6 +341,16 @@ pub enum DisconnectReason {
     /// The WebSocket or the socket failed.
     #[error("the connection failed: {0}")]
     Transport(tungstenite::Error),
+}
+
+/// A byte count as people read it: `512 bytes`, `48.2 kB`, `5.9 MB` (powers of 1,000).
+pub(crate) fn byte_size(bytes: u64) -> String {
+    match bytes {
+        0..1_000 => format!("{bytes} bytes"),
+        1_000..1_000_000 => format!("{:.1} kB", bytes as f64 / 1e3),
+        1_000_000..1_000_000_000 => format!("{:.1} MB", bytes as f64 / 1e6),
+        _ => format!("{:.2} GB", bytes as f64 / 1e9),
+    }
 }
 
 /// A duration in a message: `5 s`, `0.3 s`.

@@ -9,9 +9,9 @@ use std::net::TcpStream;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use crate::error::ConnectStage;
+use crate::error::{ConnectStage, byte_size};
+use crate::event::Notify;
 use crate::phase::Phase;
-use crate::worker::Notify;
 
 /// A handle on a connection attempt's progress: give a clone to
 /// [`crate::LiveOptions::progress`] and read [`ConnectProgress::status`] from any thread while
@@ -163,16 +163,6 @@ impl fmt::Display for ConnectStatus {
             write!(f, " (nothing for {:.0} s)", self.quiet.as_secs_f64())?;
         }
         Ok(())
-    }
-}
-
-/// A byte count as people read it: `512 bytes`, `48.2 kB`, `5.9 MB` (powers of 1,000).
-pub(crate) fn byte_size(bytes: u64) -> String {
-    match bytes {
-        0..1_000 => format!("{bytes} bytes"),
-        1_000..1_000_000 => format!("{:.1} kB", bytes as f64 / 1e3),
-        1_000_000..1_000_000_000 => format!("{:.1} MB", bytes as f64 / 1e6),
-        _ => format!("{:.2} GB", bytes as f64 / 1e9),
     }
 }
 

@@ -14,12 +14,9 @@ use tungstenite::protocol::frame::coding::CloseCode;
 use tungstenite::{Message, WebSocket};
 
 use crate::error::{DisconnectReason, FrameError, ProtocolError};
-use crate::event::LiveEvent;
+use crate::event::{LiveEvent, Notify};
 use crate::progress::CountedStream;
 use crate::session::Session;
-
-/// A callback the worker calls after queuing events (e.g. egui's `request_repaint`).
-pub type Notify = Arc<dyn Fn() + Send + Sync>;
 
 /// What the app and the worker both see.
 #[derive(Debug, Default)]
