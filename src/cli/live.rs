@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use scenetree_core::crdt::scenario::{self, ScenarioAction};
-use scenetree_core::model::{Entity, decode_name, ids};
+use scenetree_core::crdt::scenario::{self, Scenario, ScenarioAction};
+use scenetree_core::model::{Entity, decode_name, ids, present};
 use scenetree_dcl::io;
 use scenetree_editor::{Command, Document, LinkState, LiveError, LiveNote, LiveSettings};
 use scenetree_live::ConnectError;
@@ -61,7 +61,14 @@ pub fn run(url: &str, allow_remote: bool, action: &LiveAction) -> ExitCode {
     };
     let mut doc = match Document::connect_live(url, settings) {
         Ok(doc) => doc,
-        Err(e) => return fail(connect_code(&e), &e.to_string()),
+        // The host's own words (a refused call's message) may be of any length.
+        Err(e) => {
+            let message = e.to_string();
+            return fail(
+                connect_code(&e),
+                &present::excerpt(&message, present::MESSAGE_CHARS),
+            );
+        }
     };
     let result = match action {
         LiveAction::Tree { json } => {
@@ -142,6 +149,7 @@ fn run_file(doc: &mut Document, file: &Path, save: bool) -> Result<(), Failure> 
             if let Some(LiveNote::SaveFailed(why)) =
                 now.iter().find(|n| matches!(n, LiveNote::SaveFailed(_)))
             {
+                let why = present::excerpt(why, present::MESSAGE_CHARS);
                 return Err((5, format!("the host could not save: {why}")));
             }
             if Instant::now() > deadline || !connected(doc) {
@@ -300,10 +308,14 @@ fn entity_named(doc: &Document, name: &str) -> Result<Entity, String> {
         .collect();
     match found.as_slice() {
         [one] => Ok(*one),
-        [] => Err(format!("no entity of the host's scene is named {name:?}")),
+        [] => Err(format!(
+            "no entity of the host's scene is named {}",
+            present::quoted(name)
+        )),
         many => Err(format!(
-            "{} entities are named {name:?}; use an id",
-            many.len()
+            "{} entities are named {}; use an id",
+            many.len(),
+            present::quoted(name)
         )),
     }
 }
@@ -354,15 +366,26 @@ fn command_of(doc: &Document, action: &ScenarioAction) -> Result<Command, String
 }
 
 /// Records until `seconds` pass, Ctrl+C, or the connection drops; writes the recording.
+/// Bytes from the host that are not CRDT messages are skipped (what came before them in
+/// their element is kept): each is said on stderr as it comes and in the recording's
+/// explanation, and the command then exits 5, as the recording lacks what they held.
 fn record(doc: &mut Document, out: &Path, seconds: Option<f64>) -> Result<(), Failure> {
     let stop = Arc::new(AtomicBool::new(false));
     watch_interrupts(&stop);
-    let deadline = seconds.map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0)));
+    let start = Instant::now();
+    let deadline = seconds.map(|s| start + Duration::from_secs_f64(s.max(0.0)));
     let mut dropped = None;
+    let mut problems = Vec::new();
     while !stop.load(Ordering::Relaxed) && deadline.is_none_or(|d| Instant::now() < d) {
         for note in doc.poll_live(Some(Duration::from_millis(50))) {
-            if let LiveNote::Disconnected(reason) = note {
-                dropped = Some(reason);
+            match note {
+                LiveNote::Disconnected(reason) => dropped = Some(reason),
+                LiveNote::Problem(problem) => {
+                    eprintln!("warning: {problem}");
+                    let at = start.elapsed().as_secs_f64();
+                    problems.push(format!("at {at:.3} s of the recording: {problem}"));
+                }
+                _ => {}
             }
         }
         if dropped.is_some() {
@@ -371,22 +394,64 @@ fn record(doc: &mut Document, out: &Path, seconds: Option<f64>) -> Result<(), Fa
     }
     let live = doc.live().expect("a live document");
     let title = format!("Live session at {}", live.host_label());
-    let recording = live.recording(&title);
-    let messages = live.log().len();
+    let mut recording = live.recording(&title);
+    if !problems.is_empty() {
+        recording.explanation.push_str(&format!(
+            "\n\nThe host sent bytes that are not CRDT messages {} time(s); they were skipped \
+             and are not in this recording:\n- {}",
+            problems.len(),
+            problems.join("\n- ")
+        ));
+    }
+    let (ours, hosts) = written_messages(&recording);
     io::write_atomic(out, recording.to_json().as_bytes())
         .map_err(|e| failure(format!("{}: cannot write: {e}", out.display())))?;
     eprintln!(
-        "recorded {messages} message(s) in {} step(s) to {}",
+        "recorded {} message(s) ({ours} written by this editor, {hosts} by the host) in {} \
+         step(s) to {}",
+        ours + hosts,
         recording.steps.len(),
         out.display()
     );
-    match dropped {
-        Some(reason) => Err((
+    match (dropped, problems.len()) {
+        (Some(reason), _) => Err((
             7,
             format!("the connection dropped: {reason} (what came before it is recorded)"),
         )),
-        None => Ok(()),
+        (None, 0) => Ok(()),
+        (None, n) => Err((
+            5,
+            format!(
+                "the host sent bytes that are not CRDT messages {n} time(s); they were \
+                 skipped, so the recording lacks them (see the warnings above and its \
+                 explanation)"
+            ),
+        )),
     }
+}
+
+/// The messages a recording's actions write: (this editor's, the host's). An element from
+/// the host is one `authored` action holding its messages; every other write is one message.
+fn written_messages(recording: &Scenario) -> (usize, usize) {
+    let (mut ours, mut hosts) = (0, 0);
+    for action in recording.steps.iter().flat_map(|s| &s.actions) {
+        let (peer, messages) = match action {
+            ScenarioAction::Authored { peer, messages } => (*peer, messages.len()),
+            ScenarioAction::Move { peer, .. }
+            | ScenarioAction::Rename { peer, .. }
+            | ScenarioAction::Put { peer, .. }
+            | ScenarioAction::Append { peer, .. }
+            | ScenarioAction::DeleteComponent { peer, .. }
+            | ScenarioAction::DeleteEntity { peer, .. } => (*peer, 1),
+            _ => continue,
+        };
+        if peer == scenetree_editor::HOST {
+            hosts += messages;
+        } else {
+            ours += messages;
+        }
+    }
+    (ours, hosts)
 }
 
 /// Ctrl+C (and SIGTERM) end a recording cleanly instead of killing the process.

@@ -193,4 +193,136 @@ fn live_commands_say_what_went_wrong_with_their_exit_codes() {
     // A host on another machine needs --allow-remote.
     let remote = scenetree(&["live", "ws://192.0.2.1:8000/data-layer", "tree"]);
     assert_eq!(remote.status.code(), Some(6), "{}", text(&remote.stderr));
+    // A port that is no port is refused, not read as port 80.
+    for port in ["65536", "70000", "-1", "8000abc"] {
+        let url = format!("ws://127.0.0.1:{port}/data-layer");
+        let bad = scenetree(&["live", &url, "tree"]);
+        assert_eq!(bad.status.code(), Some(4), "{port}: {}", text(&bad.stderr));
+        assert!(
+            text(&bad.stderr).contains("not a number from 1 to 65535"),
+            "{port}: {}",
+            text(&bad.stderr)
+        );
+    }
+}
+
+/// A PUT of `data` for component `component` of `entity` at timestamp 1.
+fn put(entity: u32, component: u32, data: Vec<u8>) -> scenetree_core::crdt::CrdtMessage {
+    scenetree_core::crdt::CrdtMessage::PutComponent {
+        entity: scenetree_core::model::Entity(entity),
+        component,
+        timestamp: 1,
+        data,
+    }
+}
+
+#[test]
+fn live_tree_refuses_a_snapshot_holding_a_transform_shorter_than_44_bytes() {
+    for length in [0, 12, 43] {
+        let good = put(512, 1, vec![0; 44]);
+        let short = put(513, 1, vec![0; length]);
+        let snapshot = scenetree_core::crdt::encode_stream([&good, &short]);
+        let host = crate::fake_host::FakeHost::spawn(move |peer| {
+            peer.handshake_with(&snapshot);
+            while peer.recv().is_some() {}
+        });
+        let tree = scenetree(&["live", &host.url, "tree"]);
+        let stderr = text(&tree.stderr);
+        assert_eq!(tree.status.code(), Some(5), "{length}: {stderr}");
+        assert!(
+            stderr.contains(&format!("at byte {}", good.encoded_len()))
+                && stderr.contains(&format!("entity 513 holds {length} bytes")),
+            "{stderr}"
+        );
+        host.join();
+    }
+}
+
+#[test]
+fn live_record_reports_bytes_that_are_not_crdt_and_counts_what_it_wrote() {
+    // One element of three Name PUTs with a broken message after them.
+    let names: Vec<_> = (0..3)
+        .map(|i| {
+            put(
+                512 + i,
+                scenetree_core::model::ids::NAME,
+                scenetree_core::model::encode_name("n"),
+            )
+        })
+        .collect();
+    let mut element = scenetree_core::crdt::encode_stream(&names);
+    element.extend_from_slice(&[40, 0, 0, 0, 1, 0, 0, 0, 9]);
+    let host = crate::fake_host::FakeHost::spawn(move |peer| {
+        peer.handshake_with(b"");
+        peer.element(3, &element);
+        while peer.recv().is_some() {}
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("session.scenario.json");
+    let recorded = scenetree(&[
+        "live",
+        &host.url,
+        "record",
+        out.to_str().unwrap(),
+        "--seconds",
+        "2",
+    ]);
+    let stderr = text(&recorded.stderr);
+    assert_eq!(recorded.status.code(), Some(5), "{stderr}");
+    assert!(
+        stderr.contains("warning: the host sent 9 bytes that are not CRDT"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("recorded 3 message(s) (0 written by this editor, 3 by the host)"),
+        "{stderr}"
+    );
+    let recording = scenario::parse(&std::fs::read_to_string(&out).unwrap()).expect("a scenario");
+    assert!(
+        recording
+            .explanation
+            .contains("not CRDT messages 1 time(s)")
+            && recording.explanation.contains("9 bytes"),
+        "{}",
+        recording.explanation
+    );
+    host.join();
+}
+
+#[test]
+fn live_record_counts_every_message_it_wrote_beyond_the_logs_limit() {
+    // More messages than the session's log keeps (LOG_LIMIT): the count is the file's.
+    let n = scenetree_editor::LOG_LIMIT + 1;
+    let deletes: Vec<_> = (0..n)
+        .map(|i| scenetree_core::crdt::CrdtMessage::DeleteComponent {
+            entity: scenetree_core::model::Entity(512 + (i % 60_000) as u32),
+            component: scenetree_core::model::ids::NAME,
+            timestamp: 1 + (i / 60_000) as u32,
+        })
+        .collect();
+    let element = scenetree_core::crdt::encode_stream(&deletes);
+    let host = crate::fake_host::FakeHost::spawn(move |peer| {
+        peer.handshake_with(b"");
+        peer.element(3, &element);
+        while peer.recv().is_some() {}
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("session.scenario.json");
+    let recorded = scenetree(&[
+        "live",
+        &host.url,
+        "record",
+        out.to_str().unwrap(),
+        "--seconds",
+        "3",
+    ]);
+    let stderr = text(&recorded.stderr);
+    assert!(recorded.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "recorded {n} message(s) (0 written by this editor"
+        )),
+        "{stderr}"
+    );
+    host.join();
 }

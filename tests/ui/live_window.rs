@@ -314,6 +314,12 @@ fn while_connecting_a_modal_holds_the_scene_and_cancel_drops_the_attempt() {
             && h.query_by_label("Cancel").is_some()
     };
     assert!(connecting(&h));
+    // The line of progress says what it waits for and what came.
+    assert!(
+        h.query_by_label_contains("Upgrading to a WebSocket: 0 bytes received in 0 message(s)")
+            .is_some(),
+        "the progress line"
+    );
     // The scene the live one is about to replace cannot change meanwhile (nor could
     // recovered work take its place: the modal is on top).
     let entities = h.state().workbench().doc.scene_entity_count();

@@ -12,7 +12,7 @@ use crate::ui::file_dialog::DialogPurpose;
 use crate::ui::style;
 use scenetree_dcl::io::project::Project;
 use scenetree_editor::{Attempt, Document, LinkState, LiveNote, LiveSettings};
-use scenetree_live::ConnectError;
+use scenetree_live::{ConnectError, ConnectProgress};
 
 /// The URL the dialog offers first: `sdk-commands start --data-layer`'s default port.
 pub const DEFAULT_URL: &str = "ws://127.0.0.1:8000/data-layer";
@@ -23,8 +23,8 @@ pub(super) struct LiveUi {
     ctx: egui::Context,
     /// The Connect dialog, while open.
     dialog: Option<ConnectDialog>,
-    /// A connection being made on its own thread.
-    connecting: Option<(String, bool, Attempt)>,
+    /// A connection being made on its own thread, and how far it got.
+    connecting: Option<(String, bool, Attempt, ConnectProgress)>,
     /// The URL last connected to (the dialog offers it again).
     last_url: Option<String>,
     /// The project whose models a live scene shows (`--connect URL PROJECT`); else the open
@@ -123,15 +123,19 @@ impl ScenetreeApp {
 
     /// Starts connecting (on its own thread; the window keeps drawing).
     pub(super) fn start_connecting(&mut self, url: String, allow_remote: bool) {
-        let settings = live_settings(allow_remote, &self.live.ctx);
+        let progress = ConnectProgress::new();
+        let settings = LiveSettings {
+            progress: Some(progress.clone()),
+            ..live_settings(allow_remote, &self.live.ctx)
+        };
         let attempt = Attempt::start(&url, &settings);
         self.bench.status = Some((format!("Connecting to {url}…"), Severity::Info));
-        self.live.connecting = Some((url, allow_remote, attempt));
+        self.live.connecting = Some((url, allow_remote, attempt, progress));
     }
 
     /// Every frame: a connection that finished, what the session reports, the next wake-up.
     pub(super) fn live_frame(&mut self, ctx: &egui::Context) {
-        if let Some((url, allow_remote, attempt)) = &self.live.connecting
+        if let Some((url, allow_remote, attempt, _)) = &self.live.connecting
             && let Some(result) = attempt.poll(None)
         {
             let (url, allow_remote) = (url.clone(), *allow_remote);
@@ -206,7 +210,7 @@ impl ScenetreeApp {
     /// drawing, but the scene cannot change under it: the live scene replaces it once joined,
     /// and an edit (or recovered work) made meanwhile would go without a question.
     pub(super) fn connecting_ui(&mut self, ctx: &egui::Context) {
-        let Some((url, _, _)) = &self.live.connecting else {
+        let Some((url, _, _, progress)) = &self.live.connecting else {
             return;
         };
         let mut cancel = false;
@@ -215,12 +219,18 @@ impl ScenetreeApp {
                 ui.spinner();
                 ui.label(format!("Connecting to {url}…"));
             });
+            // A large scene's snapshot takes seconds: what has arrived shows it is coming.
+            if let Some(status) = progress.status() {
+                ui.label(capitalized(&status.to_string()));
+                // The quiet time and the seconds count on without a byte arriving.
+                ctx.request_repaint_after(Duration::from_millis(250));
+            }
             cancel = ui.button("Cancel").clicked();
         });
         let escape = ctx.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::Escape));
         if cancel || escape {
             // Dropping the attempt drops the connection its thread may still make.
-            let (url, _, _) = self.live.connecting.take().expect("shown above");
+            let (url, _, _, _) = self.live.connecting.take().expect("shown above");
             self.bench.status = Some((format!("Did not connect to {url}"), Severity::Info));
         }
     }
@@ -601,6 +611,7 @@ fn live_settings(allow_remote: bool, ctx: &egui::Context) -> LiveSettings {
         allow_remote,
         connect_timeout: None,
         notify: Some(Arc::new(move || ctx.request_repaint())),
+        progress: None,
     }
 }
 

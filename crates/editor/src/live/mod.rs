@@ -32,7 +32,7 @@ use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 use scenetree_core::crdt::network::{LocalWrite, MessageId, Network, PeerId};
-use scenetree_core::crdt::{CrdtMessage, Replica, decode_stream};
+use scenetree_core::crdt::{CrdtMessage, Replica, decode_state_stream};
 use scenetree_core::model::{Entity, known_component_name};
 use scenetree_live::{ConnectError, LiveConnection, LiveEvent};
 
@@ -58,7 +58,7 @@ pub enum LiveError {
     #[error(transparent)]
     Connect(#[from] ConnectError),
     /// The host's first element is not CRDT messages.
-    #[error("{url}: the host's snapshot is not SDK7 CRDT messages: {reason}")]
+    #[error("{url}: the host's snapshot does not load as SDK7 CRDT messages: {reason}")]
     Snapshot {
         /// The data layer's URL.
         url: String,
@@ -504,7 +504,7 @@ fn first_snapshot(
         reason,
     };
     match connection.events().recv_timeout(Duration::from_secs(5)) {
-        Ok(LiveEvent::Snapshot(bytes)) => match decode_stream(&bytes) {
+        Ok(LiveEvent::Snapshot(bytes)) => match decode_state_stream(&bytes) {
             Ok(decoded) => {
                 let mut seen = rustc_hash::FxHashSet::default();
                 let order = (decoded.messages.iter())

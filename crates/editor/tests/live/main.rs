@@ -11,4 +11,5 @@ use scenetree_test_support::{dcl_host, fake_host};
 
 mod faults;
 mod flows;
+mod large_scene;
 mod recording;

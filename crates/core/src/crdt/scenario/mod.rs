@@ -222,11 +222,14 @@ pub struct ScenarioError {
 }
 
 impl ScenarioError {
-    /// An error at a JSON path.
+    /// An error at a JSON path. Both are cut to a readable length
+    /// ([`present::excerpt`](crate::model::present::excerpt)): they may repeat the file's text.
     pub fn at(path: impl Into<String>, message: impl Into<String>) -> Self {
+        use crate::model::present::{MESSAGE_CHARS, excerpt};
+        let (path, message) = (path.into(), message.into());
         ScenarioError {
-            at: ErrorAt::Path(path.into()),
-            message: message.into(),
+            at: ErrorAt::Path(excerpt(&path, MESSAGE_CHARS).into_owned()),
+            message: excerpt(&message, MESSAGE_CHARS).into_owned(),
         }
     }
 }

@@ -46,7 +46,7 @@ use serde_json::Value;
 use super::values::EntityRef;
 use super::{ErrorAt, FORMAT, InitialEntity, InitialState, Scenario, ScenarioError, ScenarioStep};
 use crate::crdt::network::{MAX_PEERS, MIN_PEERS, PeerId};
-use crate::crdt::stream::decode_stream;
+use crate::crdt::stream::decode_state_stream;
 use crate::model::{Entity, Transform};
 
 /// Reads a scenario from JSON text.
@@ -288,7 +288,7 @@ impl Parser {
         let mut state = InitialState::default();
         if let Some(stream) = node.get("stream") {
             let bytes = stream.base64()?;
-            let decoded = decode_stream(&bytes).map_err(|e| {
+            let decoded = decode_state_stream(&bytes).map_err(|e| {
                 stream.error(format!("at byte {} of the stream: {}", e.offset, e.kind))
             })?;
             state.stream = decoded.messages;
