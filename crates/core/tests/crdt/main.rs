@@ -13,4 +13,5 @@ mod one_message_per_tick;
 mod oracle_conformance;
 mod order_explorer;
 mod policy_properties;
+mod scenario_format;
 mod spec_scenarios;
