@@ -16,7 +16,9 @@ use serde_json::Value;
 use scenetree_core::crdt::scenario::{self, ScenarioAction};
 use scenetree_core::model::{Entity, decode_name, ids};
 use scenetree_dcl::io;
-use scenetree_editor::{Command, Document, LinkState, LiveError, LiveNote, LiveSettings};
+use scenetree_editor::{
+    Command, Document, LinkState, LiveError, LiveNote, LiveSettings, THIS_EDITOR,
+};
 use scenetree_live::ConnectError;
 
 /// How long the host may take to acknowledge what `run` wrote, and to answer Save.
@@ -110,11 +112,13 @@ fn run_file(doc: &mut Document, file: &Path, save: bool) -> Result<(), Failure> 
     let edits = edit_actions(&text).map_err(|e| failure(format!("{}: {e}", file.display())))?;
     let mut notes = Vec::new();
     for (path, action) in &edits {
-        let command = parse_action(doc, action)
-            .and_then(|action| command_of(doc, &action))
-            .map_err(|e| failure(format!("{}: at {path}: {e}", file.display())))?;
-        doc.apply(command)
-            .map_err(|e| failure(format!("{}: at {path}: {e}", file.display())))?;
+        let at = |e: &dyn std::fmt::Display| failure(format!("{}: at {path}: {e}", file.display()));
+        // As this client; names are looked up in the host's scene as it is now (an earlier
+        // action may have renamed one).
+        let action = scenario::parse_action(action, THIS_EDITOR, &|name| entity_named(doc, name))
+            .map_err(|e| failure(format!("{}: {}", file.display(), e.within(path))))?;
+        let command = command_of(doc, &action).map_err(|e| at(&e))?;
+        doc.apply(command).map_err(|e| at(&e))?;
         notes.extend(doc.poll_live(None));
     }
     let acknowledged = doc.poll_live_until(ACK_TIMEOUT, all_acknowledged, &mut notes);
@@ -123,7 +127,7 @@ fn run_file(doc: &mut Document, file: &Path, save: bool) -> Result<(), Failure> 
         return Err(lost(doc, "the host did not acknowledge every write"));
     }
     if save {
-        doc.save_live().map_err(|e| (7, e))?;
+        doc.save_live().map_err(|e| (7, e.to_string()))?;
         let deadline = Instant::now() + ACK_TIMEOUT;
         loop {
             let now = doc.poll_live(Some(Duration::from_millis(50)));
@@ -213,37 +217,6 @@ fn edit_actions(text: &str) -> Result<Vec<(String, Value)>, String> {
         }
     }
     Ok(kept)
-}
-
-/// One action as this client: its peer is ours, its entity names are looked up in the host's
-/// scene as it is now (an earlier action may have renamed one), and the core's parser reads
-/// the rest (components by name, base64, quaternions).
-fn parse_action(doc: &Document, action: &Value) -> Result<ScenarioAction, String> {
-    let mut action = action.clone();
-    let object = action.as_object_mut().ok_or("not an object")?;
-    object.insert("peer".into(), Value::from(1));
-    for key in ["entity", "parent"] {
-        if let Some(Value::String(name)) = object.get(key) {
-            let entity = entity_named(doc, name).map_err(|e| format!("{key}: {e}"))?;
-            object.insert(key.into(), Value::from(entity.0));
-        }
-    }
-    let one = serde_json::json!({
-        "format": scenario::FORMAT,
-        "title": "live run",
-        "peers": 2,
-        "steps": [{ "actions": [action] }],
-    });
-    let parsed = scenario::parse(&one.to_string()).map_err(|e| {
-        e.to_string()
-            .replace("at steps[0].actions[0]", "in the action")
-    })?;
-    parsed
-        .steps
-        .into_iter()
-        .next()
-        .and_then(|s| s.actions.into_iter().next())
-        .ok_or_else(|| "no action".to_owned())
 }
 
 /// The actions `live run` performs.

@@ -391,49 +391,59 @@ fn errors_name_the_path_and_say_what_the_file_should_hold() {
 }
 
 #[test]
-fn one_action_reads_alone_with_names_looked_up_and_paths_inside_it() {
+fn one_action_reads_alone_as_one_peers_with_names_looked_up_and_paths_inside_it() {
     let named = |name: &str| match name {
         "Lamp" => Ok(Entity(600)),
         _ => Err(format!("no entity of the scene is named {name:?}")),
     };
-    let action =
-        serde_json::json!({"do": "move", "peer": 3, "entity": "Lamp", "position": [1, 2, 3]});
-    assert_eq!(
-        parse_action(&action, 8, &named).unwrap(),
-        ScenarioAction::Move {
-            peer: PeerId(3),
-            entity: Entity(600),
-            parent: None,
-            position: Some(Vec3::new(1.0, 2.0, 3.0)),
-            rotation: None,
-            scale: None,
-        }
-    );
+    let moved = |peer| ScenarioAction::Move {
+        peer,
+        entity: Entity(600),
+        parent: None,
+        position: Some(Vec3::new(1.0, 2.0, 3.0)),
+        rotation: None,
+        scale: None,
+    };
+    // The action's own peer, if any, is not read: it is the given peer's.
+    for action in [
+        serde_json::json!({"do": "move", "peer": 3, "entity": "Lamp", "position": [1, 2, 3]}),
+        serde_json::json!({"do": "move", "entity": "Lamp", "position": [1, 2, 3]}),
+    ] {
+        assert_eq!(
+            parse_action(&action, PeerId(1), &named).unwrap(),
+            moved(PeerId(1))
+        );
+    }
     let cases = [
         (
-            serde_json::json!({"do": "rename", "peer": 1, "entity": "Desk", "name": "x"}),
+            serde_json::json!({"do": "rename", "entity": "Desk", "name": "x"}),
             "entity",
             "no entity of the scene is named \"Desk\"",
         ),
         (
-            serde_json::json!({"do": "move", "peer": 9, "entity": 512}),
-            "peer",
-            "peers are numbered 1 to 8",
-        ),
-        (
-            serde_json::json!({"do": "move", "peer": 1, "entity": 512, "position": [1]}),
+            serde_json::json!({"do": "move", "entity": 512, "position": [1]}),
             "position",
             "3 numbers",
+        ),
+        (
+            serde_json::json!({"do": "move", "entity": 512, "parnet": 0}),
+            "parnet",
+            "unknown field \"parnet\"",
         ),
         (
             serde_json::json!({"do": "teleport"}),
             "do",
             "unknown action \"teleport\"",
         ),
+        (
+            serde_json::json!({"do": "deliver", "from": 2}),
+            "from",
+            "peers are numbered 1 to 1",
+        ),
         (serde_json::json!([1]), "", "expected an object"),
     ];
     for (action, path, message) in cases {
-        let e = parse_action(&action, 8, &named).expect_err("refused");
+        let e = parse_action(&action, PeerId(1), &named).expect_err("refused");
         assert_eq!(e.at, ErrorAt::Path(path.into()), "{action}: {e}");
         assert!(e.message.contains(message), "{action}: {e}");
         // Under the action's place in a file, the path goes on from there.

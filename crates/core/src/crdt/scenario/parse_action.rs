@@ -17,21 +17,30 @@ use super::{ScenarioAction, ScenarioError, Selector};
 use crate::crdt::network::{AutoDelivery, DeliveryOrder, MessageFilter, MessageId, PeerId};
 use crate::model::Entity;
 
-/// Reads one action as a scenario's steps list it (`{"do": "move", "peer": 1, "entity": 512,
-/// …}`, see [`super::parse`]) outside a scenario file: its peer is one of `1..=peers`, and an
-/// entity given by name is the one `entity_named` finds (or its message says why none). An
-/// error's path is inside the action (`entity`, `position`; empty for the action itself):
-/// [`ScenarioError::within`] puts it under the action's place in a file.
+/// Reads one action as a scenario's steps list it (`{"do": "move", "entity": 512, …}`, see
+/// [`super::parse`]) outside a scenario file, as `peer` performs it: the action's own
+/// `"peer"` (a lesson's numbering, meaningless for one writer) may be left out and is not
+/// read. An entity given by name is the one `entity_named` finds (or its message says why
+/// none). An error's path is inside the action (`entity`, `position`; empty for the action
+/// itself): [`ScenarioError::within`] puts it under the action's place in a file.
 pub fn parse_action(
     action: &Value,
-    peers: usize,
+    peer: PeerId,
     entity_named: &dyn Fn(&str) -> Result<Entity, String>,
 ) -> Result<ScenarioAction, ScenarioError> {
+    let mut action = action.clone();
+    let Some(fields) = action.as_object_mut() else {
+        return Err(ScenarioError::at("", "expected an object"));
+    };
+    let kind = fields.get("do").and_then(|k| Kind::deserialize(k).ok());
+    if kind.is_some_and(Kind::has_peer) {
+        fields.insert("peer".into(), Value::from(peer.0));
+    }
     let parser = Parser {
-        peers,
+        peers: usize::from(peer.0),
         names: Names::Lookup(entity_named),
     };
-    parser.action(&Node::root(action))
+    parser.action(&Node::root(&action))
 }
 
 impl Parser<'_> {

@@ -100,6 +100,24 @@ pub(super) enum Kind {
     OneMessagePerTick,
 }
 
+impl Kind {
+    /// Whether the action is one peer's (a write, or going offline): it has a `peer`.
+    pub(super) fn has_peer(self) -> bool {
+        !matches!(
+            self,
+            Kind::Deliver
+                | Kind::DeliverAll
+                | Kind::Drop
+                | Kind::Duplicate
+                | Kind::Reorder
+                | Kind::Tick
+                | Kind::Advance
+                | Kind::AutoDelivery
+                | Kind::OneMessagePerTick
+        )
+    }
+}
+
 /// `move`: any of the Transform's fields, the rest kept.
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
