@@ -294,17 +294,22 @@ fn record(doc: &mut Document, out: &Path, seconds: Option<f64>) -> Result<(), Fa
     let stop = Arc::new(AtomicBool::new(false));
     watch_interrupts(&stop);
     let deadline = seconds.map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0)));
+    // Connected, the host's scene in: from here on, every message is recorded. Scripts (and
+    // the tests) wait for this line before they act.
+    let url = doc.live().map(|l| l.url().to_owned()).unwrap_or_default();
+    match seconds {
+        Some(s) => eprintln!("recording from {url} for {s} s; Ctrl+C ends it sooner"),
+        None => eprintln!("recording from {url}; Ctrl+C ends it"),
+    }
     let mut dropped = None;
     while !stop.load(Ordering::Relaxed) && deadline.is_none_or(|d| Instant::now() < d) {
-        for note in doc.poll_live(Some(Duration::from_millis(50))) {
-            if let LiveNote::Disconnected(reason) = note {
-                dropped = Some(reason);
-            }
-        }
+        dropped = disconnection(doc.poll_live(Some(Duration::from_millis(50))));
         if dropped.is_some() {
             break;
         }
     }
+    // What arrived before the end is recorded too.
+    dropped = dropped.or(disconnection(doc.poll_live(None)));
     let live = doc.live().expect("a live document");
     let title = format!("Live session at {}", live.host_label());
     let recording = live.recording(&title);
@@ -323,6 +328,14 @@ fn record(doc: &mut Document, out: &Path, seconds: Option<f64>) -> Result<(), Fa
         )),
         None => Ok(()),
     }
+}
+
+/// Why the connection dropped, if one of `notes` says it did.
+fn disconnection(notes: Vec<LiveNote>) -> Option<String> {
+    notes.into_iter().find_map(|note| match note {
+        LiveNote::Disconnected(reason) => Some(reason),
+        _ => None,
+    })
 }
 
 /// Ctrl+C (and SIGTERM) end a recording cleanly instead of killing the process.
