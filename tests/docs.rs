@@ -2,6 +2,9 @@
 //! sitting, and every relative link in the repository's Markdown leads to a file that exists
 //! (docs move; their links must follow).
 
+// A test program: a failed unwrap fails the run (unwrap is denied in library code only).
+#![allow(clippy::unwrap_used)]
+
 use std::path::{Path, PathBuf};
 
 /// The longest README.md and ARCHITECTURE.md may be, in lines.

@@ -16,7 +16,9 @@ use serde_json::Value;
 use scenetree_core::crdt::scenario::{self, Scenario, ScenarioAction};
 use scenetree_core::model::{Entity, decode_name, ids, present};
 use scenetree_dcl::io;
-use scenetree_editor::{Command, Document, LinkState, LiveError, LiveNote, LiveSettings};
+use scenetree_editor::{
+    Command, Document, LinkState, LiveError, LiveNote, LiveSettings, THIS_EDITOR,
+};
 use scenetree_live::ConnectError;
 
 /// How long the host may take to acknowledge what `run` wrote, and to answer Save.
@@ -117,16 +119,18 @@ fn run_file(doc: &mut Document, file: &Path, save: bool) -> Result<(), Failure> 
     let edits = edit_actions(&text).map_err(|e| failure(format!("{}: {e}", file.display())))?;
     let mut notes = Vec::new();
     for (path, action) in &edits {
+        let at = |e: &dyn std::fmt::Display| failure(format!("{}: at {path}: {e}", file.display()));
         let command = if action.get("do").and_then(Value::as_str) == Some("create") {
-            create_command(doc, action)
+            create_command(doc, action).map_err(|e| at(&e))?
         } else {
-            parse_action(doc, action).and_then(|action| command_of(doc, &action))
+            // As this client; names are looked up in the host's scene as it is now (an
+            // earlier action may have renamed one).
+            let named = |name: &str| entity_named(doc, name);
+            let action = scenario::parse_action(action, THIS_EDITOR, &named)
+                .map_err(|e| failure(format!("{}: {}", file.display(), e.within(path))))?;
+            command_of(doc, &action).map_err(|e| at(&e))?
         };
-        let command =
-            command.map_err(|e| failure(format!("{}: at {path}: {e}", file.display())))?;
-        let applied = doc
-            .apply(command)
-            .map_err(|e| failure(format!("{}: at {path}: {e}", file.display())))?;
+        let applied = doc.apply(command).map_err(|e| at(&e))?;
         for entity in applied.created {
             eprintln!("created entity {entity}");
         }
@@ -138,7 +142,7 @@ fn run_file(doc: &mut Document, file: &Path, save: bool) -> Result<(), Failure> 
         return Err(lost(doc, "the host did not acknowledge every write"));
     }
     if save {
-        doc.save_live().map_err(|e| (7, e))?;
+        doc.save_live().map_err(|e| (7, e.to_string()))?;
         let deadline = Instant::now() + ACK_TIMEOUT;
         loop {
             let now = doc.poll_live(Some(Duration::from_millis(50)));
@@ -229,37 +233,6 @@ fn edit_actions(text: &str) -> Result<Vec<(String, Value)>, String> {
         }
     }
     Ok(kept)
-}
-
-/// One action as this client: its peer is ours, its entity names are looked up in the host's
-/// scene as it is now (an earlier action may have renamed one), and the core's parser reads
-/// the rest (components by name, base64, quaternions).
-fn parse_action(doc: &Document, action: &Value) -> Result<ScenarioAction, String> {
-    let mut action = action.clone();
-    let object = action.as_object_mut().ok_or("not an object")?;
-    object.insert("peer".into(), Value::from(1));
-    for key in ["entity", "parent"] {
-        if let Some(Value::String(name)) = object.get(key) {
-            let entity = entity_named(doc, name).map_err(|e| format!("{key}: {e}"))?;
-            object.insert(key.into(), Value::from(entity.0));
-        }
-    }
-    let one = serde_json::json!({
-        "format": scenario::FORMAT,
-        "title": "live run",
-        "peers": 2,
-        "steps": [{ "actions": [action] }],
-    });
-    let parsed = scenario::parse(&one.to_string()).map_err(|e| {
-        e.to_string()
-            .replace("at steps[0].actions[0]", "in the action")
-    })?;
-    parsed
-        .steps
-        .into_iter()
-        .next()
-        .and_then(|s| s.actions.into_iter().next())
-        .ok_or_else(|| "no action".to_owned())
 }
 
 /// The actions `live run` performs.
@@ -374,24 +347,24 @@ fn record(doc: &mut Document, out: &Path, seconds: Option<f64>) -> Result<(), Fa
     watch_interrupts(&stop);
     let start = Instant::now();
     let deadline = seconds.map(|s| start + Duration::from_secs_f64(s.max(0.0)));
+    // Connected, the host's scene in: from here on, every message is recorded. Scripts (and
+    // the tests) wait for this line before they act.
+    let url = doc.live().map(|l| l.url().to_owned()).unwrap_or_default();
+    match seconds {
+        Some(s) => eprintln!("recording from {url} for {s} s; Ctrl+C ends it sooner"),
+        None => eprintln!("recording from {url}; Ctrl+C ends it"),
+    }
     let mut dropped = None;
     let mut problems = Vec::new();
     while !stop.load(Ordering::Relaxed) && deadline.is_none_or(|d| Instant::now() < d) {
-        for note in doc.poll_live(Some(Duration::from_millis(50))) {
-            match note {
-                LiveNote::Disconnected(reason) => dropped = Some(reason),
-                LiveNote::Problem(problem) => {
-                    eprintln!("warning: {problem}");
-                    let at = start.elapsed().as_secs_f64();
-                    problems.push(format!("at {at:.3} s of the recording: {problem}"));
-                }
-                _ => {}
-            }
-        }
+        let notes = doc.poll_live(Some(Duration::from_millis(50)));
+        take_notes(notes, start, &mut dropped, &mut problems);
         if dropped.is_some() {
             break;
         }
     }
+    // What arrived before the end is recorded too.
+    take_notes(doc.poll_live(None), start, &mut dropped, &mut problems);
     let live = doc.live().expect("a live document");
     let title = format!("Live session at {}", live.host_label());
     let mut recording = live.recording(&title);
@@ -427,6 +400,27 @@ fn record(doc: &mut Document, out: &Path, seconds: Option<f64>) -> Result<(), Fa
                  explanation)"
             ),
         )),
+    }
+}
+
+/// Keeps from a recording's `notes` why the connection dropped and each problem (said on
+/// stderr as it comes, with its time since `start`).
+fn take_notes(
+    notes: Vec<LiveNote>,
+    start: Instant,
+    dropped: &mut Option<String>,
+    problems: &mut Vec<String>,
+) {
+    for note in notes {
+        match note {
+            LiveNote::Disconnected(reason) => *dropped = dropped.take().or(Some(reason)),
+            LiveNote::Problem(problem) => {
+                eprintln!("warning: {problem}");
+                let at = start.elapsed().as_secs_f64();
+                problems.push(format!("at {at:.3} s of the recording: {problem}"));
+            }
+            _ => {}
+        }
     }
 }
 

@@ -3,6 +3,9 @@
 //! mid-stream. Each gives its own typed error, never a panic or a hang. Timeouts are only
 //! guards; nothing here measures time.
 
+// A test program: a failed unwrap fails the run (unwrap is denied in library code only).
+#![allow(clippy::unwrap_used)]
+
 use scenetree_test_support as support;
 
 use std::net::TcpListener;

@@ -186,7 +186,7 @@ impl DclHost {
         {
             let tx = lines_tx.clone();
             let log = Arc::clone(&self.log);
-            std::thread::spawn(move || {
+            let drain = move || {
                 for line in BufReader::new(pipe).lines().map_while(Result::ok) {
                     if let Ok(mut log) = log.lock() {
                         log.push_str(&line);
@@ -194,7 +194,11 @@ impl DclHost {
                     }
                     let _ = tx.send(line);
                 }
-            });
+            };
+            std::thread::Builder::new()
+                .name("dcl-host-log".into())
+                .spawn(drain)
+                .expect("a thread for the host's output");
         }
         self.child = Some(child);
         self.wait_listening(&lines);

@@ -66,11 +66,15 @@ impl FakeHost {
             "ws://{}/data-layer",
             listener.local_addr().expect("its address")
         );
-        let thread = std::thread::spawn(move || {
+        let serve = move || {
             let (stream, _) = listener.accept().expect("accept the client");
             stream.set_read_timeout(Some(WAIT)).expect("read timeout");
             script(stream);
-        });
+        };
+        let thread = std::thread::Builder::new()
+            .name("fake-host".into())
+            .spawn(serve)
+            .expect("a thread for the fake host");
         FakeHost {
             url,
             thread: Some(thread),
@@ -91,12 +95,16 @@ impl FakeHost {
 pub fn silent_host() -> (String, JoinHandle<()>) {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
     let url = format!("ws://{}/data-layer", listener.local_addr().unwrap());
-    let thread = std::thread::spawn(move || {
+    let listen = move || {
         let (mut stream, _) = listener.accept().expect("accept");
         // Reads until the client gives up and closes.
         let mut sink = [0u8; 1024];
         while matches!(stream.read(&mut sink), Ok(n) if n > 0) {}
-    });
+    };
+    let thread = std::thread::Builder::new()
+        .name("silent-host".into())
+        .spawn(listen)
+        .expect("a thread for the silent host");
     (url, thread)
 }
 

@@ -36,6 +36,8 @@ pub(super) struct LiveUi {
     /// A request that ends the session, waiting for the host to acknowledge this editor's
     /// edits (see [`ScenetreeApp::hold_for_host`]).
     host_wait: Option<HostWait>,
+    /// How long such a request waits before the user is asked ([`HOST_GRACE`]).
+    host_grace: Duration,
 }
 
 /// A request held until the host has acknowledged every edit of this editor.
@@ -43,12 +45,14 @@ struct HostWait {
     what: Pending,
     /// When it began waiting, or when the user chose to keep waiting.
     since: Instant,
+    /// How long it waits before the user is asked.
+    grace: Duration,
 }
 
 impl HostWait {
-    /// Past [`HOST_GRACE`]: the user is asked whether to go on without the acknowledgements.
+    /// Past its grace: the user is asked whether to go on without the acknowledgements.
     fn asking(&self) -> bool {
-        self.since.elapsed() >= HOST_GRACE
+        self.since.elapsed() >= self.grace
     }
 }
 
@@ -67,6 +71,7 @@ impl LiveUi {
             project: None,
             offline_bar: false,
             host_wait: None,
+            host_grace: HOST_GRACE,
         }
     }
 
@@ -268,8 +273,15 @@ impl ScenetreeApp {
         self.live.host_wait = Some(HostWait {
             what: what.clone(),
             since: Instant::now(),
+            grace: self.live.host_grace,
         });
         true
+    }
+
+    /// How long a request that ends a live session (Quit, Open, …) waits for the host's
+    /// acknowledgements before the user is asked (3 s); tests shorten it.
+    pub fn set_host_grace(&mut self, grace: Duration) {
+        self.live.host_grace = grace;
     }
 
     /// Every frame while a request waits for the host: it goes on once the host acknowledged

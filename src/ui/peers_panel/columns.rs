@@ -31,7 +31,7 @@ const SEPARATOR_WIDTH: f32 = 6.0;
 /// three rows of the tree below it).
 const MIN_HEIGHT_FOR_VIEWS: f32 = 170.0;
 /// Behind a marked row (one the policies place differently): the warning colour, faint.
-const MARK_TINT: Color32 = Color32::from_rgba_premultiplied(0x3A, 0x26, 0x0F, 0x40);
+const MARK_TINT: Color32 = style::MARKED_ROW_TINT;
 /// The tallest a peer's 3D view gets, as a share of the column's height.
 const VIEW_SHARE: f32 = 0.42;
 
