@@ -156,8 +156,9 @@ struct Repository {
     /// The files that define a type (`struct`, `enum`, `trait`, `type`, `union`) or implement
     /// something for it, by the type's name.
     type_files: BTreeMap<String, BTreeSet<String>>,
-    /// The modules a checked Rust path may start with: crate names (`scenetree_core`), crate
-    /// folder names (`viewport`) and each crate's top-level modules (`model`, `editor`).
+    /// The modules a checked Rust path may start with, by that first segment: crate names
+    /// (`scenetree_core`), crate folder names (`viewport`) and every module's own name
+    /// (`model`, `network`), less [`COMPONENT_NAMESPACES`].
     roots: BTreeMap<String, Vec<Module>>,
 }
 
@@ -171,10 +172,7 @@ fn contains_word(text: &str, word: &str) -> bool {
 }
 
 fn is_identifier(s: &str) -> bool {
-    s.chars()
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    s.starts_with(is_identifier_start) && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// Whether `path` matches `pattern`, where `*` stands for any characters but `/`.
