@@ -9,7 +9,7 @@ use egui::{Color32, RichText};
 
 use super::column_drag::{PeerDrops, below_rows};
 use super::view3d::{PeerView3d, ViewInput};
-use super::{PeersPanel, PeersUiContext, RootFallbackTree, TreeSource};
+use super::{PeerColumn, PeersPanel, PeersUiContext, RootFallbackTree, TreeSource};
 use crate::ui::action::{Action, PeersAction, SelectAction};
 use crate::ui::style;
 use crate::ui::tree_row::{Expander, ROW_HEIGHT, RowBadge, TreeRow};
@@ -402,7 +402,6 @@ impl PeersPanel {
         actions: &mut Vec<Action>,
     ) {
         let n = network.peer_count();
-        self.columns.resize_with(n, ColumnCache::default);
         self.views3d.each.resize_with(n, Default::default);
         let renderer = cx.renderer;
         let assets = cx.assets;
@@ -446,14 +445,21 @@ impl PeersPanel {
             |ui, i, size| {
                 let peer = PeerId::from_index(i);
                 self.column_header_ui(ui, network, peer, active, actions);
-                let hidden = &self.flags[i].hidden;
+                let PeerColumn {
+                    view,
+                    flags,
+                    rows,
+                    nodes,
+                    ..
+                } = &mut self.peers[i];
+                let hidden = &flags.hidden;
                 // In a short strip (the editor's layout) the tree needs the height more than a
                 // sliver of 3D does.
                 if self.show_views && room_for_views {
                     let height = (size.x * 0.62).min(size.y * VIEW_SHARE);
                     let input = ViewInput {
                         size: egui::vec2(size.x, height),
-                        ..view_input(&self.views[i], network, i, doc, hidden)
+                        ..view_input(view, network, i, doc, hidden)
                     };
                     let extra = renderer.extra(i);
                     match extra {
@@ -474,20 +480,20 @@ impl PeersPanel {
                     named: &named,
                 };
                 let source = RootFallbackTree {
-                    view: &self.views[i],
-                    flags: &self.flags[i],
-                    nodes: &self.nodes[i].1,
+                    view,
+                    flags,
+                    nodes: &nodes.1,
                 };
                 let drops = PeerDrops {
                     peer,
-                    view: &self.views[i],
+                    view,
                     replica: &network.replicas()[i],
                     name: &name,
                 };
                 tree_ui(
                     ui,
                     egui::Id::new(("peer-tree", i)),
-                    &mut self.columns[i],
+                    rows,
                     network.epoch(),
                     &source,
                     &look,
@@ -501,8 +507,9 @@ impl PeersPanel {
     /// Brings every peer's drawn items up to date (they are otherwise built when drawn).
     fn prepare_views(&mut self, doc: &Document, network: &Network, assets: &mut AssetLibrary) {
         for (i, view3d) in self.views3d.each.iter_mut().enumerate() {
-            let hidden = &self.flags[i].hidden;
-            view3d.prepare(&view_input(&self.views[i], network, i, doc, hidden), assets);
+            let column = &self.peers[i];
+            let hidden = &column.flags.hidden;
+            view3d.prepare(&view_input(&column.view, network, i, doc, hidden), assets);
         }
     }
 
@@ -521,8 +528,8 @@ impl PeersPanel {
         // One line when the column is wide enough: name, online switch, clock and digest.
         let column_width = ui.available_width();
         ui.horizontal_wrapped(|ui| {
-            let live_name = self.live_names.as_ref().and_then(|names| names.get(i));
-            let named = self.scenario_names.get(i);
+            let live_name = self.names.live.as_ref().and_then(|names| names.get(i));
+            let named = self.names.scenario.get(i);
             let text = match (live_name, named) {
                 (Some(name), _) => name.clone(),
                 (None, Some(name)) if is_active => format!("{name} (editing)"),
@@ -550,7 +557,7 @@ impl PeersPanel {
                     online,
                 })));
             }
-            let (_, clock, digest) = self.summaries[i];
+            let (clock, digest) = (self.peers[i].summary).map_or((0, 0), |(_, c, d)| (c, d));
             let digest = format!("{:08x}", (digest >> 96) as u32);
             // A narrow column (the editor's strip) keeps its header on one line: the digest
             // goes to the tooltip.
@@ -567,17 +574,24 @@ impl PeersPanel {
         });
         // The re-rooted list comes from the same rows the tree draws.
         let name = |e: Entity| network.entity_label(e, peer);
+        let PeerColumn {
+            view,
+            flags,
+            rows,
+            nodes,
+            ..
+        } = &mut self.peers[i];
         let source = RootFallbackTree {
-            view: &self.views[i],
-            flags: &self.flags[i],
-            nodes: &self.nodes[i].1,
+            view,
+            flags,
+            nodes: &nodes.1,
         };
-        self.columns[i].sync(network.epoch(), &source, &name);
-        for (text, color) in self.columns[i].rerooted_lines(&source, &name) {
+        rows.sync(network.epoch(), &source, &name);
+        for (text, color) in rows.rerooted_lines(&source, &name) {
             ui.add(egui::Label::new(RichText::new(&text).color(color)).truncate())
                 .on_hover_text(text);
         }
-        let misplaced = &self.nodes[i].1;
+        let misplaced = &self.peers[i].nodes.1;
         if !misplaced.is_empty() {
             let names: Vec<String> = misplaced.list.iter().map(|m| name(m.entity)).collect();
             let text = format!(
