@@ -96,31 +96,13 @@ impl Parser<'_> {
         Ok(Selector::Route { from, to, nth })
     }
 
+    /// The action at `node`: its `"do"` tag read, then its fields as that action's schema
+    /// says.
     pub(super) fn action(&self, node: &Node) -> Result<ScenarioAction, ScenarioError> {
         node.only_object()?;
-        let what = node.req("do")?;
-        let kind = Kind::deserialize(what.value).map_err(|_| {
-            what.error(format!(
-                "unknown action {} (expected move, rename, put, append, delete_component, \
-                 delete_entity, authored, deliver, deliver_all, drop, duplicate, reorder, \
-                 offline, online, tick, advance, auto_delivery or one_message_per_tick)",
-                what.value
-            ))
-        })?;
+        let kind = kind_of(node)?;
         Ok(match kind {
-            Kind::Move => {
-                let f: MoveFields = fields(node)?;
-                ScenarioAction::Move {
-                    peer: self.peer_at(node, "peer", f.peer)?,
-                    entity: self.entity_at(node, "entity", &f.entity)?,
-                    parent: (f.parent.as_ref())
-                        .map(|p| self.entity_at(node, "parent", p))
-                        .transpose()?,
-                    position: f.position.map(|v| Vec3::from_array(v.0)),
-                    rotation: f.rotation.map(|r| Quat::from_array(r.0)),
-                    scale: f.scale.map(|v| Vec3::from_array(v.0)),
-                }
-            }
+            Kind::Move => self.move_action(node)?,
             Kind::Rename => {
                 let f: RenameFields = fields(node)?;
                 ScenarioAction::Rename {
@@ -129,28 +111,7 @@ impl Parser<'_> {
                     name: f.name,
                 }
             }
-            Kind::Put | Kind::Append => {
-                let f: ValueFields = fields(node)?;
-                let peer = self.peer_at(node, "peer", f.peer)?;
-                let entity = self.entity_at(node, "entity", &f.entity)?;
-                let component = self.component_at(node, "component", &f.component)?;
-                let data = f.base64.0;
-                if kind == Kind::Put {
-                    ScenarioAction::Put {
-                        peer,
-                        entity,
-                        component,
-                        data,
-                    }
-                } else {
-                    ScenarioAction::Append {
-                        peer,
-                        entity,
-                        component,
-                        data,
-                    }
-                }
-            }
+            Kind::Put | Kind::Append => self.value_action(node, kind)?,
             Kind::DeleteComponent => {
                 let f: ComponentFields = fields(node)?;
                 ScenarioAction::DeleteComponent {
@@ -174,24 +135,7 @@ impl Parser<'_> {
                 }
             }
             Kind::Deliver | Kind::Drop | Kind::Duplicate | Kind::Reorder => {
-                let f: MessageFields = fields(node)?;
-                let selector = self.selector(node, &f)?;
-                match (kind, f.index) {
-                    (Kind::Reorder, Some(index)) => ScenarioAction::Reorder {
-                        message: selector,
-                        index: usize::try_from(index).unwrap_or(usize::MAX),
-                    },
-                    (Kind::Reorder, None) => return Err(node.error("missing \"index\"")),
-                    (_, Some(_)) => {
-                        return Err(ScenarioError::at(
-                            node.child_path("index"),
-                            "only \"reorder\" takes an index",
-                        ));
-                    }
-                    (Kind::Deliver, None) => ScenarioAction::Deliver(selector),
-                    (Kind::Drop, None) => ScenarioAction::Drop(selector),
-                    (_, None) => ScenarioAction::Duplicate(selector),
-                }
+                self.message_action(node, kind)?
             }
             Kind::DeliverAll => {
                 let f: DeliverAllFields = fields(node)?;
@@ -218,24 +162,102 @@ impl Parser<'_> {
                     ScenarioAction::Advance { ticks }
                 }
             }
-            Kind::AutoDelivery => {
-                let f: AutoDeliveryFields = fields(node)?;
-                let off_error = |message| Err(ScenarioError::at(node.child_path("off"), message));
-                match f.off {
-                    Some(false) => return off_error("write \"off\": true, or leave it out"),
-                    Some(true) if f.latency.is_some() || f.jitter.is_some() => {
-                        return off_error("\"off\" takes no latency or jitter");
-                    }
-                    Some(true) => ScenarioAction::SetAutoDelivery(None),
-                    None => ScenarioAction::SetAutoDelivery(Some(AutoDelivery {
-                        latency: f.latency.ok_or_else(|| node.error("missing \"latency\""))?,
-                        jitter: f.jitter.unwrap_or(0),
-                    })),
-                }
-            }
+            Kind::AutoDelivery => self.auto_delivery_action(node)?,
             Kind::OneMessagePerTick => {
                 ScenarioAction::SetOneMessagePerTick(fields::<SwitchFields>(node)?.on)
             }
         })
     }
+
+    /// `move`: a new parent and any of position, rotation and scale.
+    fn move_action(&self, node: &Node) -> Result<ScenarioAction, ScenarioError> {
+        let f: MoveFields = fields(node)?;
+        Ok(ScenarioAction::Move {
+            peer: self.peer_at(node, "peer", f.peer)?,
+            entity: self.entity_at(node, "entity", &f.entity)?,
+            parent: (f.parent.as_ref())
+                .map(|p| self.entity_at(node, "parent", p))
+                .transpose()?,
+            position: f.position.map(|v| Vec3::from_array(v.0)),
+            rotation: f.rotation.map(|r| Quat::from_array(r.0)),
+            scale: f.scale.map(|v| Vec3::from_array(v.0)),
+        })
+    }
+
+    /// `put` or `append` (`kind`): a component's value as base64 bytes.
+    fn value_action(&self, node: &Node, kind: Kind) -> Result<ScenarioAction, ScenarioError> {
+        let f: ValueFields = fields(node)?;
+        let peer = self.peer_at(node, "peer", f.peer)?;
+        let entity = self.entity_at(node, "entity", &f.entity)?;
+        let component = self.component_at(node, "component", &f.component)?;
+        let data = f.base64.0;
+        Ok(if kind == Kind::Put {
+            ScenarioAction::Put {
+                peer,
+                entity,
+                component,
+                data,
+            }
+        } else {
+            ScenarioAction::Append {
+                peer,
+                entity,
+                component,
+                data,
+            }
+        })
+    }
+
+    /// `deliver`, `drop`, `duplicate` or `reorder` (`kind`): one message in flight, and for
+    /// `reorder` the place it moves to.
+    fn message_action(&self, node: &Node, kind: Kind) -> Result<ScenarioAction, ScenarioError> {
+        let f: MessageFields = fields(node)?;
+        let selector = self.selector(node, &f)?;
+        Ok(match (kind, f.index) {
+            (Kind::Reorder, Some(index)) => ScenarioAction::Reorder {
+                message: selector,
+                index: usize::try_from(index).unwrap_or(usize::MAX),
+            },
+            (Kind::Reorder, None) => return Err(node.error("missing \"index\"")),
+            (_, Some(_)) => {
+                return Err(ScenarioError::at(
+                    node.child_path("index"),
+                    "only \"reorder\" takes an index",
+                ));
+            }
+            (Kind::Deliver, None) => ScenarioAction::Deliver(selector),
+            (Kind::Drop, None) => ScenarioAction::Drop(selector),
+            (_, None) => ScenarioAction::Duplicate(selector),
+        })
+    }
+
+    /// `auto_delivery`: a latency (and jitter) in ticks, or `"off": true`.
+    fn auto_delivery_action(&self, node: &Node) -> Result<ScenarioAction, ScenarioError> {
+        let f: AutoDeliveryFields = fields(node)?;
+        let off_error = |message| Err(ScenarioError::at(node.child_path("off"), message));
+        match f.off {
+            Some(false) => off_error("write \"off\": true, or leave it out"),
+            Some(true) if f.latency.is_some() || f.jitter.is_some() => {
+                off_error("\"off\" takes no latency or jitter")
+            }
+            Some(true) => Ok(ScenarioAction::SetAutoDelivery(None)),
+            None => Ok(ScenarioAction::SetAutoDelivery(Some(AutoDelivery {
+                latency: f.latency.ok_or_else(|| node.error("missing \"latency\""))?,
+                jitter: f.jitter.unwrap_or(0),
+            }))),
+        }
+    }
+}
+
+/// The action's kind, from its `"do"` tag.
+fn kind_of(node: &Node) -> Result<Kind, ScenarioError> {
+    let what = node.req("do")?;
+    Kind::deserialize(what.value).map_err(|_| {
+        what.error(format!(
+            "unknown action {} (expected move, rename, put, append, delete_component, \
+             delete_entity, authored, deliver, deliver_all, drop, duplicate, reorder, \
+             offline, online, tick, advance, auto_delivery or one_message_per_tick)",
+            what.value
+        ))
+    })
 }
