@@ -52,132 +52,163 @@ fn random_transform(rng: &mut ChaCha8Rng, entities: &[u16]) -> Vec<u8> {
     out
 }
 
+/// Few entities, so that peers collide on the same registers; one reserved number.
+const NUMBERS: [u16; 5] = [512, 513, 514, 515, 7];
+
+/// One trace being generated: scenetree's replicas, what each peer has sent, and the
+/// operations (in `oracle/run-traces.cjs`'s input format) that led there.
+struct Generator {
+    rng: ChaCha8Rng,
+    peers: usize,
+    /// The two opaque components the runtime is told to define.
+    opaque: [u32; 2],
+    replicas: Vec<Replica>,
+    outboxes: Vec<Vec<CrdtMessage>>,
+    ops: Vec<Value>,
+    replies: Vec<String>,
+}
+
 fn generate(seed: u64) -> Trace {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let peers = rng.random_range(2..=4usize);
-    let opaque = [
-        component_id_from_name("scenetree::OpaqueA"),
-        component_id_from_name("scenetree::OpaqueB"),
-    ];
-    let components = [Transform::COMPONENT_ID, opaque[0], opaque[1]];
-    // Few entities, so that peers collide on the same registers; one reserved number.
-    let numbers: Vec<u16> = vec![512, 513, 514, 515, 7];
-    let mut replicas: Vec<Replica> = (0..peers).map(|_| Replica::new()).collect();
-    let mut outboxes: Vec<Vec<CrdtMessage>> = vec![Vec::new(); peers];
-    let mut ops = Vec::new();
-    let mut replies = Vec::new();
-    let steps = rng.random_range(10..70);
-    let deliver = |rng: &mut ChaCha8Rng,
-                   replicas: &mut Vec<Replica>,
-                   outboxes: &mut Vec<Vec<CrdtMessage>>,
-                   ops: &mut Vec<Value>,
-                   replies: &mut Vec<String>| {
-        let from = rng.random_range(0..peers);
-        if outboxes[from].is_empty() {
+    let mut trace = Generator {
+        rng,
+        peers,
+        opaque: [
+            component_id_from_name("scenetree::OpaqueA"),
+            component_id_from_name("scenetree::OpaqueB"),
+        ],
+        replicas: (0..peers).map(|_| Replica::new()).collect(),
+        outboxes: vec![Vec::new(); peers],
+        ops: Vec::new(),
+        replies: Vec::new(),
+    };
+    let steps = trace.rng.random_range(10..70);
+    for _ in 0..steps {
+        trace.random_operation();
+    }
+    // Finally flood: everything to everyone, in a random order, some twice.
+    for _ in 0..trace.rng.random_range(0..40) {
+        trace.deliver();
+    }
+    trace.finish()
+}
+
+impl Generator {
+    /// One peer writes, deletes a component or an entity, or a message is delivered.
+    fn random_operation(&mut self) {
+        let peer = self.rng.random_range(0..self.peers);
+        let roll = self.rng.random_range(0..100);
+        let number = NUMBERS[self.rng.random_range(0..NUMBERS.len())];
+        // Address the current version of the number as this peer knows it.
+        let version = (0..8u16)
+            .find(|&v| !self.replicas[peer].is_deleted(Entity::from_parts(number, v)))
+            .unwrap_or(8);
+        let entity = Entity::from_parts(number, version);
+        if roll < 45 {
+            self.put(peer, entity);
+        } else if roll < 53 {
+            self.delete_component(peer, entity);
+        } else if roll < 57 {
+            self.delete_entity(peer, entity);
+        } else {
+            self.deliver();
+        }
+    }
+
+    /// `peer` puts a random Transform or opaque value on `entity`.
+    fn put(&mut self, peer: usize, entity: Entity) {
+        let components = [Transform::COMPONENT_ID, self.opaque[0], self.opaque[1]];
+        let component = components[self.rng.random_range(0..components.len())];
+        let data = if component == Transform::COMPONENT_ID {
+            random_transform(&mut self.rng, &NUMBERS)
+        } else {
+            (0..self.rng.random_range(0..5))
+                .map(|_| self.rng.random_range(0..4u8))
+                .collect()
+        };
+        let msg = self.replicas[peer]
+            .put(entity, component, data.clone())
+            .expect("generator writes live entities");
+        self.outboxes[peer].push(msg);
+        self.ops.push(json!({"op": "put", "peer": peer, "entity": entity.0, "component": component, "data": hex(&data)}));
+    }
+
+    /// `peer` deletes one of the components it holds on `entity` (none held: nothing).
+    fn delete_component(&mut self, peer: usize, entity: Entity) {
+        let held = self.replicas[peer].components_of(entity);
+        if let Some(&component) = held.get(self.rng.random_range(0..held.len().max(1))) {
+            let msg = self.replicas[peer]
+                .delete_component(entity, component)
+                .expect("held");
+            self.outboxes[peer].push(msg);
+            self.ops.push(json!({"op": "delete_component", "peer": peer, "entity": entity.0, "component": component}));
+        }
+    }
+
+    /// `peer` deletes `entity` when it is a live scene entity.
+    fn delete_entity(&mut self, peer: usize, entity: Entity) {
+        if !entity.is_reserved() && self.replicas[peer].is_live(entity) {
+            let msgs = self.replicas[peer]
+                .delete_entity(entity)
+                .expect("scene entity");
+            self.outboxes[peer].extend(msgs);
+            self.ops
+                .push(json!({"op": "delete_entity", "peer": peer, "entity": entity.0}));
+        }
+    }
+
+    /// A message one peer sent reaches another, noting the reply the receiver sends back.
+    fn deliver(&mut self) {
+        let peers = self.peers;
+        let from = self.rng.random_range(0..peers);
+        if self.outboxes[from].is_empty() {
             return;
         }
-        let to = (from + rng.random_range(1..peers)) % peers;
+        let to = (from + self.rng.random_range(1..peers)) % peers;
         // Favour recent messages but reach back to old ones (out of order, duplicates).
-        let len = outboxes[from].len();
-        let index = if rng.random_bool(0.5) {
-            len - 1 - rng.random_range(0..len.min(3))
+        let len = self.outboxes[from].len();
+        let index = if self.rng.random_bool(0.5) {
+            len - 1 - self.rng.random_range(0..len.min(3))
         } else {
-            rng.random_range(0..len)
+            self.rng.random_range(0..len)
         };
-        let msg = outboxes[from][index].clone();
-        let outcome = replicas[to].apply(&msg);
-        replies.push(
+        let msg = self.outboxes[from][index].clone();
+        let outcome = self.replicas[to].apply(&msg);
+        self.replies.push(
             outcome
                 .reply()
                 .map_or(String::new(), |r| hex(&r.to_bytes())),
         );
         if let scenetree_core::crdt::ApplyOutcome::EntityDeleted { announcements } = outcome {
-            outboxes[to].extend(announcements);
+            self.outboxes[to].extend(announcements);
         }
-        ops.push(json!({"op": "deliver", "from": from, "index": index, "to": to}));
-    };
-    for _ in 0..steps {
-        let peer = rng.random_range(0..peers);
-        let roll = rng.random_range(0..100);
-        let number = numbers[rng.random_range(0..numbers.len())];
-        // Address the current version of the number as this peer knows it.
-        let version = (0..8u16)
-            .find(|&v| !replicas[peer].is_deleted(Entity::from_parts(number, v)))
-            .unwrap_or(8);
-        let entity = Entity::from_parts(number, version);
-        if roll < 45 {
-            let component = components[rng.random_range(0..components.len())];
-            let data = if component == Transform::COMPONENT_ID {
-                random_transform(&mut rng, &numbers)
-            } else {
-                (0..rng.random_range(0..5))
-                    .map(|_| rng.random_range(0..4u8))
-                    .collect()
-            };
-            let msg = replicas[peer]
-                .put(entity, component, data.clone())
-                .expect("generator writes live entities");
-            outboxes[peer].push(msg);
-            ops.push(json!({"op": "put", "peer": peer, "entity": entity.0, "component": component, "data": hex(&data)}));
-        } else if roll < 53 {
-            let held = replicas[peer].components_of(entity);
-            if let Some(&component) = held.get(rng.random_range(0..held.len().max(1))) {
-                let msg = replicas[peer]
-                    .delete_component(entity, component)
-                    .expect("held");
-                outboxes[peer].push(msg);
-                ops.push(json!({"op": "delete_component", "peer": peer, "entity": entity.0, "component": component}));
-            }
-        } else if roll < 57 {
-            if !entity.is_reserved() && replicas[peer].is_live(entity) {
-                let msgs = replicas[peer].delete_entity(entity).expect("scene entity");
-                outboxes[peer].extend(msgs);
-                ops.push(json!({"op": "delete_entity", "peer": peer, "entity": entity.0}));
-            }
-        } else {
-            deliver(
-                &mut rng,
-                &mut replicas,
-                &mut outboxes,
-                &mut ops,
-                &mut replies,
-            );
+        self.ops
+            .push(json!({"op": "deliver", "from": from, "index": index, "to": to}));
+    }
+
+    /// The trace for the runtime and what scenetree's replicas sent and hold at its end.
+    fn finish(self) -> Trace {
+        let json = json!({"peers": self.peers, "components": self.opaque, "ops": self.ops});
+        Trace {
+            json,
+            outboxes: (self.outboxes.iter())
+                .map(|o| o.iter().map(|m| hex(&m.to_bytes())).collect())
+                .collect(),
+            states: (self.replicas.iter())
+                .map(|r| hex(&scenetree_core::crdt::encode_stream(&r.state_messages())))
+                .collect(),
+            deleted: (self.replicas.iter())
+                .map(|r| {
+                    let mut d: Vec<(u16, u16)> = (r.deleted_entities().iter())
+                        .map(|e| (e.number(), e.version()))
+                        .collect();
+                    d.sort_unstable();
+                    d
+                })
+                .collect(),
+            replies: self.replies,
         }
-    }
-    // Finally flood: everything to everyone, in a random order, some twice.
-    for _ in 0..rng.random_range(0..40) {
-        deliver(
-            &mut rng,
-            &mut replicas,
-            &mut outboxes,
-            &mut ops,
-            &mut replies,
-        );
-    }
-    let json = json!({"peers": peers, "components": opaque, "ops": ops});
-    Trace {
-        json,
-        outboxes: outboxes
-            .iter()
-            .map(|o| o.iter().map(|m| hex(&m.to_bytes())).collect())
-            .collect(),
-        states: replicas
-            .iter()
-            .map(|r| hex(&scenetree_core::crdt::encode_stream(&r.state_messages())))
-            .collect(),
-        deleted: replicas
-            .iter()
-            .map(|r| {
-                let mut d: Vec<(u16, u16)> = r
-                    .deleted_entities()
-                    .iter()
-                    .map(|e| (e.number(), e.version()))
-                    .collect();
-                d.sort_unstable();
-                d
-            })
-            .collect(),
-        replies,
     }
 }
 
