@@ -14,6 +14,7 @@
 //! ```
 
 pub mod address;
+pub mod capture;
 pub mod comms;
 pub mod components;
 pub mod engine;

@@ -216,6 +216,18 @@ impl Engine {
         self.received.extend(received);
     }
 
+    /// How many of the messages this tick sends on come before the scene's own in the
+    /// renderer's stream: those received from the network that pass the renderer's filter.
+    pub fn forwarded_to_renderer(&self) -> usize {
+        self.broadcast
+            .iter()
+            .filter(|f| {
+                f.origin != Some(Origin::Renderer)
+                    && super::registry::reaches_renderer(f.message.component())
+            })
+            .count()
+    }
+
     /// Messages received and not applied yet.
     pub fn queued(&self) -> &[Received] {
         &self.received

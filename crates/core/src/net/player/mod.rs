@@ -88,8 +88,9 @@ pub struct Player {
     transport_initialized: bool,
     state_synchronized: bool,
     ticks: u32,
-    /// The entities the scene created, in order ([`EntityRef::Scene`]).
+    /// The entities the scene created, in order ([`EntityRef::Scene`]), and back.
     scene_entities: Vec<Entity>,
+    scene_index: FxHashMap<Entity, u32>,
     /// What the renderer was told.
     renderer: RendererState,
     /// State responses addressed to this player so far.
@@ -116,6 +117,7 @@ impl Player {
             state_synchronized: false,
             ticks: 0,
             scene_entities: Vec::new(),
+            scene_index: FxHashMap::default(),
             renderer: RendererState::default(),
             state_responses: 0,
             first_state_response: None,
@@ -157,6 +159,11 @@ impl Player {
         &self.scene_entities
     }
 
+    /// Which of the scene's entities `entity` is ([`EntityRef::Scene`]).
+    pub fn scene_handle(&self, entity: Entity) -> Option<u32> {
+        self.scene_index.get(&entity).copied()
+    }
+
     /// The address behind a network id, when this player has heard from it.
     pub fn address_of(&self, network_id: u32) -> Option<&str> {
         self.addresses.get(&network_id).map(|a| &**a)
@@ -179,6 +186,8 @@ impl Player {
             let Ok(entity) = self.engine.entities.generate() else {
                 break;
             };
+            self.scene_index
+                .insert(entity, self.scene_entities.len() as u32);
             self.scene_entities.push(entity);
             created.push(entity);
         }

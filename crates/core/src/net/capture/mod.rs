@@ -1,0 +1,15 @@
+//! Captures of real sessions (`scenetree-net-capture/1`): reading and writing them, replaying
+//! one through the model, and the report `net replay --json` prints.
+
+mod format;
+mod infer;
+mod replay;
+mod report;
+
+pub use format::{
+    Base64, Capture, CaptureError, CaptureHeader, CapturePlayer, CaptureTick, DialectName, FORMAT,
+    SentItem,
+};
+pub use infer::{Inferred, infer_tick};
+pub use replay::{Replay, ReplayedTick, replay, replay_with};
+pub use report::{HazardEntry, MapEntry, PlayerReport, ReplayReport, TreeEntry, replay_json};
