@@ -33,7 +33,8 @@ pub enum SceneOp {
         data: Vec<u8>,
         unseen: u32,
     },
-    /// `Component.deleteFrom(entity)` (`unseen` as for `Put`).
+    /// `Component.deleteFrom(entity)` (`unseen` as for `Put`). The delete is sent even when the
+    /// entity holds no value: the scene may have created the value earlier in the same tick.
     Delete {
         entity: EntityRef,
         component: u32,

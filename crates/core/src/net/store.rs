@@ -99,6 +99,12 @@ impl ComponentStore {
         old
     }
 
+    /// Marks the entity written this tick without changing its value: a value created and
+    /// deleted again within one tick is sent as a delete.
+    pub fn mark_written(&mut self, entity: Entity) {
+        self.dirty.insert(entity, ());
+    }
+
     /// Moves the register's timestamp on by `steps` sends nobody saw (see
     /// [`super::ops::SceneOp`]).
     pub fn skip_timestamps(&mut self, entity: Entity, steps: u32) {

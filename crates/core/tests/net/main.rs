@@ -4,4 +4,5 @@
 //! One test binary per area (fewer binaries, faster links).
 
 mod codec;
+mod oracle;
 mod session;

@@ -147,7 +147,11 @@ impl fmt::Display for CaptureError {
         if self.field.is_empty() {
             write!(f, "line {}: {}", self.line, self.message)
         } else {
-            write!(f, "line {}, field {}: {}", self.line, self.field, self.message)
+            write!(
+                f,
+                "line {}, field {}: {}",
+                self.line, self.field, self.message
+            )
         }
     }
 }
@@ -206,7 +210,10 @@ impl Capture {
             ));
         }
         for (at, player) in header.players.iter().enumerate() {
-            if header.players[..at].iter().any(|p| p.address == player.address) {
+            if header.players[..at]
+                .iter()
+                .any(|p| p.address == player.address)
+            {
                 return Err(header_error(
                     format!("players[{at}].address"),
                     format!("{} is listed twice", player.address),
@@ -240,7 +247,10 @@ impl Capture {
 
     /// The position of a player in the header, by address.
     pub fn player_index(&self, address: &str) -> Option<usize> {
-        self.header.players.iter().position(|p| p.address == address)
+        self.header
+            .players
+            .iter()
+            .position(|p| p.address == address)
     }
 }
 

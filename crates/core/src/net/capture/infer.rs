@@ -20,9 +20,10 @@ use super::super::comms::{CommsKind, decode_outbound};
 use super::super::components::NetworkIdentity;
 use super::super::ops::{EntityRef, SceneOp};
 use super::super::player::Player;
+use super::first_tick::FirstTickWrites;
 use super::format::CaptureTick;
-use crate::crdt::stream::{StreamItem, StreamReader};
 use crate::crdt::CrdtMessage;
+use crate::crdt::stream::{StreamItem, StreamReader};
 use crate::model::{Entity, Transform, ids};
 use crate::net::entities::EntityState;
 
@@ -36,13 +37,18 @@ pub struct Inferred {
 }
 
 /// The CRDT messages of a byte stream up to its first malformed one; a note for that one.
-fn read_messages(bytes: &[u8], dialect: crate::crdt::stream::Dialect, what: &str, notes: &mut Vec<String>) -> Vec<CrdtMessage> {
+fn read_messages(
+    bytes: &[u8],
+    dialect: crate::crdt::stream::Dialect,
+    what: &str,
+    notes: &mut Vec<String>,
+) -> Vec<CrdtMessage> {
     let mut out = Vec::new();
     for item in StreamReader::with_dialect(bytes, dialect) {
         match item {
-            Ok(StreamItem::Message { message, .. } | StreamItem::AuthoritativePut { message, .. }) => {
-                out.push(message)
-            }
+            Ok(
+                StreamItem::Message { message, .. } | StreamItem::AuthoritativePut { message, .. },
+            ) => out.push(message),
             Ok(StreamItem::Unknown { .. }) => {}
             Err(e) => {
                 notes.push(format!("{what}: {e}"));
@@ -53,8 +59,14 @@ fn read_messages(bytes: &[u8], dialect: crate::crdt::stream::Dialect, what: &str
     out
 }
 
-/// Recovers the scene's writes of a tick begun on `player` ([`Player::begin_tick`]).
-pub fn infer_tick(player: &Player, line: &CaptureTick, dialect: crate::crdt::stream::Dialect) -> Inferred {
+/// Recovers the scene's writes of a tick begun on `player` ([`Player::begin_tick`]); on the
+/// player's first tick, `first` adds what that tick wrote that no line shows.
+pub fn infer_tick(
+    player: &Player,
+    line: &CaptureTick,
+    dialect: crate::crdt::stream::Dialect,
+    first: Option<&FirstTickWrites>,
+) -> Inferred {
     let mut notes = Vec::new();
     let renderer = line
         .renderer
@@ -67,13 +79,23 @@ pub fn infer_tick(player: &Player, line: &CaptureTick, dialect: crate::crdt::str
     for (at, item) in line.sent.iter().enumerate() {
         match decode_outbound(&item.data.0, dialect) {
             Ok(item) if item.kind == Some(CommsKind::Crdt) => {
-                network.extend(read_messages(item.payload, dialect, &format!("sent[{at}]"), &mut notes));
+                network.extend(read_messages(
+                    item.payload,
+                    dialect,
+                    &format!("sent[{at}]"),
+                    &mut notes,
+                ));
             }
             Ok(_) => {}
             Err(e) => notes.push(format!("sent[{at}]: {e}")),
         }
     }
     let mut inference = Inference::new(player);
+    if let Some(first) = first {
+        inference
+            .fixed
+            .extend(first.fixed.iter().map(|(i, e)| (*i, *e)));
+    }
     inference.match_fixed_ids(own_renderer, &network);
     inference.classify_new(own_renderer, &network);
     let raw_transforms: FxHashMap<(NetworkIdentity, u32), &[u8]> = network
@@ -85,7 +107,10 @@ pub fn infer_tick(player: &Player, line: &CaptureTick, dialect: crate::crdt::str
                 timestamp,
                 network_id,
                 data,
-            } => Some(((NetworkIdentity::new(*network_id, entity.0), *timestamp), data.as_slice())),
+            } => Some((
+                (NetworkIdentity::new(*network_id, entity.0), *timestamp),
+                data.as_slice(),
+            )),
             _ => None,
         })
         .collect();
@@ -101,7 +126,21 @@ pub fn infer_tick(player: &Player, line: &CaptureTick, dialect: crate::crdt::str
                 ..
             } => {
                 let data = if *component == Transform::COMPONENT_ID {
-                    inference.raw_transform(entity, *timestamp, data, &raw_transforms)
+                    let hidden_parent = first.is_some_and(|f| {
+                        f.values
+                            .iter()
+                            .any(|(e, c, _)| *e == entity && *c == ids::NETWORK_PARENT)
+                    });
+                    match first.and_then(|f| f.transforms.get(&entity)) {
+                        Some(raw) if raw.get(..40) == data.get(..40) => raw.clone(),
+                        _ => inference.raw_transform(
+                            entity,
+                            *timestamp,
+                            data,
+                            &raw_transforms,
+                            hidden_parent,
+                        ),
+                    }
                 } else {
                     data.clone()
                 };
@@ -115,12 +154,17 @@ pub fn infer_tick(player: &Player, line: &CaptureTick, dialect: crate::crdt::str
             CrdtMessage::DeleteEntity { .. } => removes.push(SceneOp::Remove {
                 entity: inference.reference(entity),
             }),
-            other => notes.push(format!("renderer: the scene's own {other:?} is not modelled")),
+            other => notes.push(format!(
+                "renderer: the scene's own {other:?} is not modelled"
+            )),
         }
     }
     for message in &network {
         // Renderer components were all taken from the renderer's stream above.
-        let Some(component) = message.component().filter(|&c| c > crate::model::MAX_STATIC_COMPONENT) else {
+        let Some(component) = message
+            .component()
+            .filter(|&c| c > crate::model::MAX_STATIC_COMPONENT)
+        else {
             continue;
         };
         let Some(entity) = inference.local_of(message) else {
@@ -129,7 +173,8 @@ pub fn infer_tick(player: &Player, line: &CaptureTick, dialect: crate::crdt::str
         };
         let timestamp = message.timestamp().unwrap_or(0);
         match message {
-            CrdtMessage::PutComponent { data, .. } | CrdtMessage::PutComponentNetwork { data, .. } => {
+            CrdtMessage::PutComponent { data, .. }
+            | CrdtMessage::PutComponentNetwork { data, .. } => {
                 ops.push(inference.put(entity, component, timestamp, data.clone(), &mut notes));
             }
             CrdtMessage::DeleteComponent { .. } | CrdtMessage::DeleteComponentNetwork { .. } => {
@@ -137,6 +182,35 @@ pub fn infer_tick(player: &Player, line: &CaptureTick, dialect: crate::crdt::str
             }
             _ => {}
         }
+    }
+    // An entity created and removed within the tick keeps its NetworkEntity (the runtime's
+    // `removeEntity` spares it), and its DELETE_ENTITY_NETWORK is the only trace of it.
+    for message in &network {
+        if let CrdtMessage::DeleteEntityNetwork { network_id, .. } = message
+            && let Some(entity) = inference.local_of(message)
+            && !player.engine().has(entity, ids::NETWORK_ENTITY)
+            && !ops.iter().any(|op| {
+                matches!(
+                    op,
+                    SceneOp::Put {
+                        component: ids::NETWORK_ENTITY,
+                        ..
+                    }
+                ) && op.entity() == inference.reference(entity)
+            })
+        {
+            let identity = NetworkIdentity::new(*network_id, message.entity().0);
+            ops.push(inference.put(
+                entity,
+                ids::NETWORK_ENTITY,
+                1,
+                identity.to_bytes().to_vec(),
+                &mut notes,
+            ));
+        }
+    }
+    for (entity, component, data) in first.map_or(&[][..], |f| &f.values[..]) {
+        ops.push(inference.put(*entity, *component, 1, data.clone(), &mut notes));
     }
     ops.extend(removes);
     notes.extend(inference.notes);
@@ -194,6 +268,38 @@ impl<'a> Inference<'a> {
                 self.fixed.insert(identity, local);
             }
         }
+        // A removed fixed-id entity: its DELETE_ENTITY_NETWORK and the renderer's DELETE_ENTITY
+        // come in the same order, among the deletes of the scene's own dynamic entities.
+        let mut deleted = own_renderer.iter().filter_map(|m| match m {
+            CrdtMessage::DeleteEntity { entity } => Some(*entity),
+            _ => None,
+        });
+        for message in network {
+            let CrdtMessage::DeleteEntityNetwork { entity, network_id } = message else {
+                continue;
+            };
+            let identity = NetworkIdentity::new(*network_id, entity.0);
+            let known = self.player.engine().find_network_id(identity);
+            if *network_id != 0 || known.is_some() {
+                // Skip up to the entity it names.
+                let named = known.unwrap_or(*entity);
+                for local in deleted.by_ref() {
+                    if local == named {
+                        break;
+                    }
+                }
+                continue;
+            }
+            let named_elsewhere = |e: Entity| {
+                network.iter().any(|m| {
+                    matches!(m, CrdtMessage::DeleteEntityNetwork { entity, network_id }
+                        if *entity == e && *network_id == self.player.network_id())
+                }) || self.player.engine().has(e, ids::NETWORK_ENTITY)
+            };
+            if let Some(local) = deleted.by_ref().find(|&e| !named_elsewhere(e)) {
+                self.fixed.insert(identity, local);
+            }
+        }
     }
 
     /// The local entity a network message of this player names.
@@ -233,7 +339,9 @@ impl<'a> Inference<'a> {
         }
         let mut container = self.player.engine().entities.clone();
         let base = self.player.scene_entities().len() as u32;
-        let allocated: Vec<Entity> = (0..fresh.len()).filter_map(|_| container.generate().ok()).collect();
+        let allocated: Vec<Entity> = (0..fresh.len())
+            .filter_map(|_| container.generate().ok())
+            .collect();
         for entity in fresh {
             match allocated.iter().position(|&a| a == entity) {
                 Some(at) => {
@@ -249,7 +357,11 @@ impl<'a> Inference<'a> {
 
     /// How the scene holds `entity`.
     fn reference(&self, entity: Entity) -> EntityRef {
-        if let Some(k) = self.player.scene_handle(entity).or(self.new.get(&entity).copied()) {
+        if let Some(k) = self
+            .player
+            .scene_handle(entity)
+            .or(self.new.get(&entity).copied())
+        {
             return EntityRef::Scene(k);
         }
         match self.player.engine().network_entity(entity) {
@@ -259,7 +371,13 @@ impl<'a> Inference<'a> {
     }
 
     /// The sends nobody saw before a write with the captured `timestamp`.
-    fn unseen(&mut self, entity: Entity, component: u32, timestamp: u32, notes: &mut Vec<String>) -> u32 {
+    fn unseen(
+        &mut self,
+        entity: Entity,
+        component: u32,
+        timestamp: u32,
+        notes: &mut Vec<String>,
+    ) -> u32 {
         let stored = self
             .player
             .engine()
@@ -279,7 +397,14 @@ impl<'a> Inference<'a> {
         }
     }
 
-    fn put(&mut self, entity: Entity, component: u32, timestamp: u32, data: Vec<u8>, notes: &mut Vec<String>) -> SceneOp {
+    fn put(
+        &mut self,
+        entity: Entity,
+        component: u32,
+        timestamp: u32,
+        data: Vec<u8>,
+        notes: &mut Vec<String>,
+    ) -> SceneOp {
         SceneOp::Put {
             entity: self.reference(entity),
             component,
@@ -288,7 +413,13 @@ impl<'a> Inference<'a> {
         }
     }
 
-    fn delete(&mut self, entity: Entity, component: u32, timestamp: u32, notes: &mut Vec<String>) -> SceneOp {
+    fn delete(
+        &mut self,
+        entity: Entity,
+        component: u32,
+        timestamp: u32,
+        notes: &mut Vec<String>,
+    ) -> SceneOp {
         SceneOp::Delete {
             entity: self.reference(entity),
             component,
@@ -298,23 +429,32 @@ impl<'a> Inference<'a> {
 
     /// The Transform the scene wrote, from the renderer's copy: the network's copy when the
     /// entity is synced (its raw parent), else the renderer's with the parent the engine holds
-    /// when the renderer's parent was rewritten from NetworkParent.
+    /// (or none) when the renderer's parent was rewritten from NetworkParent, which it was if
+    /// the entity holds one, or gets one this tick unseen (`hidden_parent`).
     fn raw_transform(
         &self,
         entity: Entity,
         timestamp: u32,
         rendered: &[u8],
         raw: &FxHashMap<(NetworkIdentity, u32), &[u8]>,
+        hidden_parent: bool,
     ) -> Vec<u8> {
         let engine = self.player.engine();
         let identity = engine
             .network_entity(entity)
-            .or_else(|| self.fixed.iter().find(|(_, e)| **e == entity).map(|(i, _)| *i))
+            .or_else(|| {
+                self.fixed
+                    .iter()
+                    .find(|(_, e)| **e == entity)
+                    .map(|(i, _)| *i)
+            })
             .unwrap_or(NetworkIdentity::new(self.player.network_id(), entity.0));
         if let Some(data) = raw.get(&(identity, timestamp)) {
             return data.to_vec();
         }
-        if engine.has(entity, ids::NETWORK_ENTITY) && engine.has(entity, ids::NETWORK_PARENT) {
+        if hidden_parent
+            || (engine.has(entity, ids::NETWORK_ENTITY) && engine.has(entity, ids::NETWORK_PARENT))
+        {
             let parent = engine
                 .value(entity, ids::TRANSFORM)
                 .and_then(|t| t.get(40..44))

@@ -1,11 +1,13 @@
 //! Captures of real sessions (`scenetree-net-capture/1`): reading and writing them, replaying
 //! one through the model, and the report `net replay --json` prints.
 
+mod first_tick;
 mod format;
 mod infer;
 mod replay;
 mod report;
 
+pub use first_tick::{FirstTickWrites, first_tick_writes};
 pub use format::{
     Base64, Capture, CaptureError, CaptureHeader, CapturePlayer, CaptureTick, DialectName, FORMAT,
     SentItem,

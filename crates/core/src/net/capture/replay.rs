@@ -3,13 +3,26 @@
 //! ([`infer_tick`]). The model then computes everything the tick sent itself, and each tick's
 //! computed renderer stream and items are compared with the captured ones.
 //!
-//! The cost is linear in the capture: one pass, each message handled a bounded number of times.
+//! Players are independent in a replay (each one's inbound items come from the capture), so
+//! each is replayed on its own, in header order. One thing a capture can hide needs a search:
+//! an entity a scene synced with a fixed id on its first tick and never sent again (no line of
+//! that player names it) shows only when another player's message about the same fixed id is
+//! forwarded to its renderer under that entity's number. At the first mismatch of a tick that
+//! names an unmapped fixed id, each first-tick entity without a NetworkEntity is tried as that
+//! id's holder (replaying the player again from its first tick), and the one that makes the
+//! tick match is kept.
+//!
+//! The cost is linear in the capture, times one more pass per fixed id found by that search.
 
+use super::super::components::NetworkIdentity;
 use super::super::hazard::Hazard;
 use super::super::ops::SceneOp;
 use super::super::player::{Player, TickOutput};
-use super::format::Capture;
+use super::first_tick::{FirstTickWrites, first_tick_writes};
+use super::format::{Capture, CaptureTick};
 use super::infer::infer_tick;
+use crate::crdt::CrdtMessage;
+use crate::model::{Entity, ids};
 
 /// One replayed tick.
 #[derive(Clone, Debug)]
@@ -61,50 +74,320 @@ fn first_difference(a: &[u8], b: &[u8]) -> Option<usize> {
     Some(a.iter().zip(b).take_while(|(x, y)| x == y).count())
 }
 
-/// Replays `capture`, calling `on_tick` after each tick (see the module docs).
-pub fn replay_with(capture: &Capture, mut on_tick: impl FnMut(&ReplayedTick)) -> Replay {
-    let dialect = capture.dialect();
-    let count = capture.header.players.len();
-    let mut players: Vec<Player> = (capture.header.players.iter())
-        .map(|p| Player::new(&p.address, dialect))
+/// Runs one captured tick on `player`.
+fn run_tick(
+    player: &mut Player,
+    at: usize,
+    line: usize,
+    tick: &CaptureTick,
+    first: Option<&FirstTickWrites>,
+    dialect: crate::crdt::stream::Dialect,
+) -> ReplayedTick {
+    let begun = player.begin_tick(tick.tick);
+    let inferred = infer_tick(player, tick, dialect, first);
+    let received: Vec<Vec<u8>> = tick.received.iter().map(|r| r.0.clone()).collect();
+    let output = player.finish_tick(begun, &inferred.ops, &received);
+    let renderer_differs_at =
+        (tick.renderer.as_ref()).and_then(|r| first_difference(&output.renderer, &r.0));
+    let sent_differs = (0..output.sent.len().max(tick.sent.len()))
+        .filter(|&i| match (output.sent.get(i), tick.sent.get(i)) {
+            (Some(ours), Some(theirs)) => ours.data != theirs.data.0 || ours.to != theirs.to,
+            _ => true,
+        })
         .collect();
-    let mut hazards = vec![Vec::new(); count];
-    let mut ops = vec![Vec::new(); count];
-    let mut mismatched_ticks = 0;
-    for (line, tick) in &capture.ticks {
-        let Some(at) = capture.player_index(&tick.player) else {
-            continue; // `Capture::parse` refuses such lines
-        };
-        let player = &mut players[at];
-        let begun = player.begin_tick(tick.tick);
-        let inferred = infer_tick(player, tick, dialect);
-        let received: Vec<Vec<u8>> = tick.received.iter().map(|r| r.0.clone()).collect();
-        let output = player.finish_tick(begun, &inferred.ops, &received);
-        let renderer_differs_at = tick
-            .renderer
-            .as_ref()
-            .and_then(|r| first_difference(&output.renderer, &r.0));
-        let sent_differs = (0..output.sent.len().max(tick.sent.len()))
-            .filter(|&i| match (output.sent.get(i), tick.sent.get(i)) {
-                (Some(ours), Some(theirs)) => ours.data != theirs.data.0 || ours.to != theirs.to,
-                _ => true,
-            })
-            .collect();
-        let replayed = ReplayedTick {
-            player: at,
-            line: *line,
-            ops: inferred.ops,
-            output,
-            renderer_differs_at,
-            sent_differs,
-            notes: inferred.notes,
-        };
-        if !replayed.matches() {
-            mismatched_ticks += 1;
+    ReplayedTick {
+        player: at,
+        line,
+        ops: inferred.ops,
+        output,
+        renderer_differs_at,
+        sent_differs,
+        notes: inferred.notes,
+    }
+}
+
+/// Fixed ids (network id 0) that the CRDT `received` in a tick names, as a message's entity or
+/// as a NetworkParent value, and that no entity of the player's scene holds.
+fn fixed_ids_named(
+    player: &Player,
+    received: &CaptureTick,
+    dialect: crate::crdt::stream::Dialect,
+) -> Vec<NetworkIdentity> {
+    let mut named = Vec::new();
+    let mut note = |identity: NetworkIdentity| {
+        let held = player
+            .engine()
+            .find_network_id(identity)
+            .is_some_and(|e| player.scene_handle(e).is_some());
+        if identity.network_id == 0 && !held && !named.contains(&identity) {
+            named.push(identity);
         }
-        on_tick(&replayed);
-        hazards[at].extend(replayed.output.hazards.iter().cloned());
-        ops[at].push((tick.tick, replayed.ops));
+    };
+    for item in &received.received {
+        for message in received_messages(&item.0, dialect) {
+            if let Some(network_id) = message.network_id() {
+                note(NetworkIdentity::new(network_id, message.entity().0));
+            }
+            if let CrdtMessage::PutComponentNetwork {
+                component: ids::NETWORK_PARENT,
+                data,
+                ..
+            } = &message
+                && let Ok(parent) = NetworkIdentity::from_bytes(data, "core-schema::Network-Parent")
+            {
+                note(parent);
+            }
+        }
+    }
+    named
+}
+
+/// The CRDT messages an inbound item carries (a CRDT item's, or a state answer's).
+fn received_messages(item: &[u8], dialect: crate::crdt::stream::Dialect) -> Vec<CrdtMessage> {
+    use super::super::comms::{CommsKind, decode_inbound, decode_state_response};
+    let Ok(inbound) = decode_inbound(item, dialect) else {
+        return Vec::new();
+    };
+    let crdt = match inbound.item.kind {
+        Some(CommsKind::Crdt) => inbound.item.payload,
+        Some(CommsKind::ResCrdtState) => match decode_state_response(inbound.item.payload) {
+            Ok(response) => response.crdt,
+            Err(_) => return Vec::new(),
+        },
+        _ => return Vec::new(),
+    };
+    crate::crdt::decode_stream_prefix(crdt).0.messages
+}
+
+/// One player's replay.
+struct PlayerRun {
+    player: Player,
+    ticks: Vec<ReplayedTick>,
+}
+
+/// Replays the lines of player `at` (capture order), `first` holding its first-tick writes;
+/// stops after `until` lines when given.
+fn run_player(
+    capture: &Capture,
+    at: usize,
+    lines: &[(usize, &CaptureTick)],
+    first: &FirstTickWrites,
+    until: Option<usize>,
+) -> PlayerRun {
+    let dialect = capture.dialect();
+    let mut player = Player::new(&capture.header.players[at].address, dialect);
+    let mut ticks = Vec::with_capacity(lines.len());
+    for (n, (line, tick)) in lines.iter().enumerate().take(until.unwrap_or(usize::MAX)) {
+        let first = (n == 0).then_some(first);
+        ticks.push(run_tick(&mut player, at, *line, tick, first, dialect));
+    }
+    PlayerRun { player, ticks }
+}
+
+/// Replays player `at`, searching for first-tick fixed ids no line names (see the module docs).
+fn replay_player(capture: &Capture, at: usize, lines: &[(usize, &CaptureTick)]) -> PlayerRun {
+    let address = &capture.header.players[at].address;
+    let probe = Player::new(address, capture.dialect());
+    let mut first = first_tick_writes(capture, address, probe.network_id());
+    let mut tried: Vec<Hypothesis> = Vec::new();
+    'search: loop {
+        let dialect = capture.dialect();
+        let mut player = Player::new(address, dialect);
+        let mut ticks: Vec<ReplayedTick> = Vec::with_capacity(lines.len());
+        for (n, (line, tick)) in lines.iter().enumerate() {
+            let first_writes = (n == 0).then_some(&first);
+            let replayed = run_tick(&mut player, at, *line, tick, first_writes, dialect);
+            if !replayed.matches() {
+                let previous = n.checked_sub(1).map(|p| lines[p].1);
+                for guess in hypotheses(&player, &ticks, &replayed, previous, tick, dialect) {
+                    if tried.contains(&guess) {
+                        continue;
+                    }
+                    tried.push(guess.clone());
+                    let mut trial_first = first.clone();
+                    for write in &guess.writes {
+                        if write.component == ids::NETWORK_ENTITY && write.identity.network_id == 0
+                        {
+                            trial_first.fixed.insert(write.identity, write.entity);
+                        }
+                        trial_first.values.push((
+                            write.entity,
+                            write.component,
+                            write.identity.to_bytes().to_vec(),
+                        ));
+                    }
+                    let trial = run_player(capture, at, lines, &trial_first, Some(n + 1));
+                    // Kept only when it makes this tick match and breaks none before it.
+                    let broke = (trial.ticks.iter().zip(&ticks))
+                        .any(|(new, old)| old.matches() && !new.matches());
+                    if !broke && trial.ticks.last().is_some_and(ReplayedTick::matches) {
+                        first = trial_first;
+                        continue 'search;
+                    }
+                }
+            }
+            ticks.push(replayed);
+        }
+        return PlayerRun { player, ticks };
+    }
+}
+
+/// First-tick writes no line shows, to try together.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Hypothesis {
+    writes: Vec<HiddenWrite>,
+}
+
+/// `entity` held `identity` as its NetworkEntity or its NetworkParent.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct HiddenWrite {
+    entity: Entity,
+    component: u32,
+    identity: NetworkIdentity,
+}
+
+/// The first-tick writes that could explain a mismatching tick (see the module docs):
+/// - a fixed id the previous tick's items name, held by a first-tick entity without a
+///   NetworkEntity;
+/// - a NetworkParent on a first-tick entity whose Transform the renderer got with another
+///   parent than the model computed, naming the network entity of the renderer's parent
+///   (and the entity's own NetworkEntity, which the rewrite needs, when it has none).
+fn hypotheses(
+    player: &Player,
+    ticks: &[ReplayedTick],
+    replayed: &ReplayedTick,
+    previous: Option<&CaptureTick>,
+    line: &CaptureTick,
+    dialect: crate::crdt::stream::Dialect,
+) -> Vec<Hypothesis> {
+    let first_tick = ticks.first().unwrap_or(replayed);
+    let candidates = unnamed_first_tick_entities(player, first_tick);
+    let mut named = previous.map_or_else(Vec::new, |p| fixed_ids_named(player, p, dialect));
+    // Fixed ids this player holds as a NetworkParent and cannot map.
+    if let Some(parents) = player.engine().store(ids::NETWORK_PARENT) {
+        for (_, value) in parents.entities() {
+            if let Ok(parent) = NetworkIdentity::from_bytes(value, "core-schema::Network-Parent")
+                && parent.network_id == 0
+                && player.engine().find_network_id(parent).is_none()
+                && !named.contains(&parent)
+            {
+                named.push(parent);
+            }
+        }
+    }
+    let mut out: Vec<Hypothesis> = named
+        .into_iter()
+        .flat_map(|identity| {
+            candidates.iter().map(move |&entity| Hypothesis {
+                writes: vec![HiddenWrite {
+                    entity,
+                    component: ids::NETWORK_ENTITY,
+                    identity,
+                }],
+            })
+        })
+        .collect();
+    let Some(theirs) = &line.renderer else {
+        return out;
+    };
+    let first_tick: Vec<Entity> = (first_tick.output.renderer_writes.iter())
+        .map(|w| w.message.entity())
+        .collect();
+    let theirs = crate::crdt::decode_stream_prefix(&theirs.0).0.messages;
+    for (ours, theirs) in replayed.output.renderer_writes.iter().zip(&theirs) {
+        let (
+            CrdtMessage::PutComponent {
+                entity,
+                component: ids::TRANSFORM,
+                data: ours,
+                ..
+            },
+            CrdtMessage::PutComponent {
+                entity: same,
+                component: ids::TRANSFORM,
+                data: theirs,
+                ..
+            },
+        ) = (&ours.message, theirs)
+        else {
+            continue;
+        };
+        let parent = |d: &[u8]| {
+            d.get(40..44)
+                .map(|p| Entity(u32::from_le_bytes([p[0], p[1], p[2], p[3]])))
+        };
+        if entity != same
+            || ours.get(..40) != theirs.get(..40)
+            || !first_tick.contains(entity)
+            || player.engine().has(*entity, ids::NETWORK_PARENT)
+        {
+            continue;
+        }
+        if let Some(identity) = parent(theirs).and_then(|p| player.engine().network_entity(p))
+            && parent(ours) != parent(theirs)
+        {
+            let mut writes = vec![HiddenWrite {
+                entity: *entity,
+                component: ids::NETWORK_PARENT,
+                identity,
+            }];
+            if !player.engine().has(*entity, ids::NETWORK_ENTITY) {
+                writes.push(HiddenWrite {
+                    entity: *entity,
+                    component: ids::NETWORK_ENTITY,
+                    identity: NetworkIdentity::new(player.network_id(), entity.0),
+                });
+            }
+            out.push(Hypothesis { writes });
+        }
+    }
+    out
+}
+
+/// Entities the player's scene made on its first tick that hold no NetworkEntity.
+fn unnamed_first_tick_entities(player: &Player, first: &ReplayedTick) -> Vec<Entity> {
+    let mut out: Vec<Entity> = Vec::new();
+    for write in &first.output.renderer_writes {
+        let entity = write.message.entity();
+        if player.scene_handle(entity).is_some()
+            && !player.engine().has(entity, ids::NETWORK_ENTITY)
+            && !out.contains(&entity)
+        {
+            out.push(entity);
+        }
+    }
+    out
+}
+
+/// Replays `capture`, calling `on_tick` after each tick: the ticks of each player in order,
+/// players in header order (see the module docs).
+pub fn replay_with(capture: &Capture, mut on_tick: impl FnMut(&ReplayedTick)) -> Replay {
+    let count = capture.header.players.len();
+    let mut per_player: Vec<Vec<(usize, &CaptureTick)>> = vec![Vec::new(); count];
+    for (line, tick) in &capture.ticks {
+        if let Some(at) = capture.player_index(&tick.player) {
+            per_player[at].push((*line, tick));
+        }
+    }
+    let mut players = Vec::with_capacity(count);
+    let mut hazards = Vec::with_capacity(count);
+    let mut ops = Vec::with_capacity(count);
+    let mut mismatched_ticks = 0;
+    for (at, lines) in per_player.iter().enumerate() {
+        let run = replay_player(capture, at, lines);
+        let mut player_hazards = Vec::new();
+        let mut player_ops = Vec::with_capacity(run.ticks.len());
+        for tick in run.ticks {
+            on_tick(&tick);
+            if !tick.matches() {
+                mismatched_ticks += 1;
+            }
+            player_hazards.extend(tick.output.hazards.iter().cloned());
+            player_ops.push((tick.output.tick, tick.ops));
+        }
+        players.push(run.player);
+        hazards.push(player_hazards);
+        ops.push(player_ops);
     }
     Replay {
         players,

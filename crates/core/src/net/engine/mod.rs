@@ -186,6 +186,13 @@ impl Engine {
         self.change(entity, component, |s| s.delete(entity, mark_dirty));
     }
 
+    /// The scene deleted a value that may have been created within this tick: the delete is
+    /// sent even when no value is left to remove ([`ComponentStore::mark_written`]).
+    pub fn delete_written(&mut self, entity: Entity, component: u32) {
+        self.delete_value(entity, component, true);
+        self.store_mut(component).mark_written(entity);
+    }
+
     /// Moves a register's timestamp on by `steps` unseen sends.
     pub fn skip_timestamps(&mut self, entity: Entity, component: u32, steps: u32) {
         self.store_mut(component).skip_timestamps(entity, steps);

@@ -290,7 +290,7 @@ impl Player {
                     removed_parents.push(entity);
                 }
                 self.engine.skip_timestamps(entity, *component, *unseen);
-                self.engine.delete_value(entity, *component, true);
+                self.engine.delete_written(entity, *component);
             }
             SceneOp::Remove { .. } => {
                 self.engine.remove_entity(entity);
