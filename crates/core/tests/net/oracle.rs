@@ -79,6 +79,22 @@ fn check(path: &Path) -> Vec<String> {
             .name
             .as_deref()
             .unwrap_or(address);
+        if std::env::var("SCENETREE_NET_TRACE")
+            .is_ok_and(|w| Some(w.as_str()) == capture.header.players[tick.player].name.as_deref())
+        {
+            eprintln!(
+                "{name} tick {}: {:?}",
+                tick.output.tick,
+                tick.output
+                    .received
+                    .iter()
+                    .filter(|n| !matches!(
+                        n,
+                        scenetree_core::net::engine::ReceiveNote::Applied { .. }
+                    ))
+                    .collect::<Vec<_>>()
+            );
+        }
         if std::env::var_os("SCENETREE_NET_EXPLAIN").is_some() && !tick.matches() {
             explain(&capture, tick);
         }

@@ -31,6 +31,10 @@ pub struct FirstTickWrites {
     /// The Transforms the first tick wrote as its state answers show them (the renderer got
     /// them with a parent rewritten from NetworkParent).
     pub transforms: FxHashMap<Entity, Vec<u8>>,
+    /// Writes of later ticks no line shows (by the player's tick position from 0; `None`
+    /// deletes): a NetworkParent given to or taken from an entity without SyncComponents,
+    /// which goes to no network.
+    pub later: FxHashMap<usize, Vec<(Entity, u32, Option<Vec<u8>>)>>,
 }
 
 /// The CRDT messages a player sent in a tick: its CRDT items' and its state answers'.
@@ -339,5 +343,6 @@ pub fn first_tick_writes(capture: &Capture, address: &str, network_id: u32) -> F
         values,
         fixed,
         transforms,
+        later: FxHashMap::default(),
     }
 }

@@ -16,7 +16,7 @@
 
 use super::super::components::NetworkIdentity;
 use super::super::hazard::Hazard;
-use super::super::ops::SceneOp;
+use super::super::ops::{EntityRef, SceneOp};
 use super::super::player::{Player, TickOutput};
 use super::first_tick::{FirstTickWrites, first_tick_writes};
 use super::format::{Capture, CaptureTick};
@@ -80,11 +80,56 @@ fn run_tick(
     at: usize,
     line: usize,
     tick: &CaptureTick,
-    first: Option<&FirstTickWrites>,
+    hidden: (usize, &FirstTickWrites),
     dialect: crate::crdt::stream::Dialect,
 ) -> ReplayedTick {
+    let (n, writes) = hidden;
     let begun = player.begin_tick(tick.tick);
-    let inferred = infer_tick(player, tick, dialect, first);
+    let mut inferred = infer_tick(player, tick, dialect, (n == 0).then_some(writes));
+    if let Some(later) = writes.later.get(&n) {
+        for (entity, component, _) in later {
+            // The renderer got this entity's Transform with its parent rewritten from the
+            // NetworkParent written unseen; the scene's own value keeps the parent it had.
+            if *component != ids::NETWORK_PARENT {
+                continue;
+            }
+            let kept = player
+                .engine()
+                .value(*entity, ids::TRANSFORM)
+                .and_then(|t| t.get(40..44))
+                .map_or([0; 4], |p| [p[0], p[1], p[2], p[3]]);
+            for op in &mut inferred.ops {
+                let names = player.resolve(op.entity()) == Some(*entity);
+                if let SceneOp::Put {
+                    component: ids::TRANSFORM,
+                    data,
+                    ..
+                } = op
+                    && names
+                    && let Some(parent) = data.get_mut(40..44)
+                {
+                    parent.copy_from_slice(&kept);
+                }
+            }
+        }
+        let at = (inferred.ops.iter())
+            .position(|op| matches!(op, SceneOp::Remove { .. }))
+            .unwrap_or(inferred.ops.len());
+        let writes = later.iter().map(|(entity, component, data)| match data {
+            Some(data) => SceneOp::Put {
+                entity: EntityRef::Local(*entity),
+                component: *component,
+                data: data.clone(),
+                unseen: 0,
+            },
+            None => SceneOp::Delete {
+                entity: EntityRef::Local(*entity),
+                component: *component,
+                unseen: 0,
+            },
+        });
+        inferred.ops.splice(at..at, writes);
+    }
     let received: Vec<Vec<u8>> = tick.received.iter().map(|r| r.0.clone()).collect();
     let output = player.finish_tick(begun, &inferred.ops, &received);
     let renderer_differs_at =
@@ -178,8 +223,7 @@ fn run_player(
     let mut player = Player::new(&capture.header.players[at].address, dialect);
     let mut ticks = Vec::with_capacity(lines.len());
     for (n, (line, tick)) in lines.iter().enumerate().take(until.unwrap_or(usize::MAX)) {
-        let first = (n == 0).then_some(first);
-        ticks.push(run_tick(&mut player, at, *line, tick, first, dialect));
+        ticks.push(run_tick(&mut player, at, *line, tick, (n, first), dialect));
     }
     PlayerRun { player, ticks }
 }
@@ -195,8 +239,7 @@ fn replay_player(capture: &Capture, at: usize, lines: &[(usize, &CaptureTick)]) 
         let mut player = Player::new(address, dialect);
         let mut ticks: Vec<ReplayedTick> = Vec::with_capacity(lines.len());
         for (n, (line, tick)) in lines.iter().enumerate() {
-            let first_writes = (n == 0).then_some(&first);
-            let replayed = run_tick(&mut player, at, *line, tick, first_writes, dialect);
+            let replayed = run_tick(&mut player, at, *line, tick, (n, &first), dialect);
             if !replayed.matches() {
                 let previous = n.checked_sub(1).map(|p| lines[p].1);
                 for guess in hypotheses(&player, &ticks, &replayed, previous, tick, dialect) {
@@ -204,19 +247,19 @@ fn replay_player(capture: &Capture, at: usize, lines: &[(usize, &CaptureTick)]) 
                         continue;
                     }
                     tried.push(guess.clone());
-                    let mut trial_first = first.clone();
-                    for write in &guess.writes {
-                        if write.component == ids::NETWORK_ENTITY && write.identity.network_id == 0
-                        {
-                            trial_first.fixed.insert(write.identity, write.entity);
+                    let mut trial_first = with_writes(&first, &guess.writes);
+                    let mut trial = run_player(capture, at, lines, &trial_first, Some(n + 1));
+                    // One guess can uncover another: a fixed-id holder, once placed, shows the
+                    // NetworkParents that name it. Those are added in one more pass.
+                    if let Some(last) = trial.ticks.last().filter(|t| !t.matches()) {
+                        let first_tick = trial.ticks.first().unwrap_or(last);
+                        let more =
+                            parent_hypotheses(&trial.player, first_tick, last, tick, n, false);
+                        if !more.is_empty() {
+                            trial_first = with_writes(&trial_first, &more);
+                            trial = run_player(capture, at, lines, &trial_first, Some(n + 1));
                         }
-                        trial_first.values.push((
-                            write.entity,
-                            write.component,
-                            write.identity.to_bytes().to_vec(),
-                        ));
                     }
-                    let trial = run_player(capture, at, lines, &trial_first, Some(n + 1));
                     // Kept only when it makes this tick match and breaks none before it.
                     let broke = (trial.ticks.iter().zip(&ticks))
                         .any(|(new, old)| old.matches() && !new.matches());
@@ -232,18 +275,47 @@ fn replay_player(capture: &Capture, at: usize, lines: &[(usize, &CaptureTick)]) 
     }
 }
 
+/// `first` with more first-tick writes.
+fn with_writes(first: &FirstTickWrites, writes: &[HiddenWrite]) -> FirstTickWrites {
+    let mut out = first.clone();
+    for write in writes {
+        let value = (
+            write.entity,
+            write.component,
+            write.identity.to_bytes().to_vec(),
+        );
+        if let Some(tick) = write.tick {
+            let data = (!write.removed).then(|| value.2.clone());
+            out.later
+                .entry(tick)
+                .or_default()
+                .push((value.0, value.1, data));
+            continue;
+        }
+        if write.component == ids::NETWORK_ENTITY && write.identity.network_id == 0 {
+            out.fixed.insert(write.identity, write.entity);
+        }
+        out.values.push(value);
+    }
+    out.values.sort_by_key(|(entity, _, _)| *entity);
+    out
+}
+
 /// First-tick writes no line shows, to try together.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Hypothesis {
     writes: Vec<HiddenWrite>,
 }
 
-/// `entity` held `identity` as its NetworkEntity or its NetworkParent.
+/// `entity` held `identity` as its NetworkEntity or its NetworkParent from the player's first
+/// tick, or (`tick`) got it in that tick of the player's; `removed`: lost it in that tick.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct HiddenWrite {
     entity: Entity,
     component: u32,
     identity: NetworkIdentity,
+    tick: Option<usize>,
+    removed: bool,
 }
 
 /// The first-tick writes that could explain a mismatching tick (see the module docs):
@@ -263,6 +335,16 @@ fn hypotheses(
     let first_tick = ticks.first().unwrap_or(replayed);
     let candidates = unnamed_first_tick_entities(player, first_tick);
     let mut named = previous.map_or_else(Vec::new, |p| fixed_ids_named(player, p, dialect));
+    // Fixed ids this player mapped to an entity of its own making on receipt: the scene may
+    // hold one already.
+    for (entity, identity) in player.engine().network_map() {
+        if identity.network_id == 0
+            && player.scene_handle(entity).is_none()
+            && !named.contains(&identity)
+        {
+            named.push(identity);
+        }
+    }
     // Fixed ids this player holds as a NetworkParent and cannot map.
     if let Some(parents) = player.engine().store(ids::NETWORK_PARENT) {
         for (_, value) in parents.entities() {
@@ -283,10 +365,117 @@ fn hypotheses(
                     entity,
                     component: ids::NETWORK_ENTITY,
                     identity,
+                    tick: None,
+                    removed: false,
                 }],
             })
         })
         .collect();
+    // NetworkParents from the first tick where that can be, else written this tick.
+    for this_tick in [false, true] {
+        let writes = parent_hypotheses(player, first_tick, replayed, line, ticks.len(), this_tick);
+        if !writes.is_empty() && !out.iter().any(|h| h.writes == writes) {
+            out.push(Hypothesis { writes });
+        }
+    }
+    out.extend(answer_hypotheses(player, ticks, replayed, line, dialect));
+    out
+}
+
+/// NetworkParents a state answer of this player's shows and the model lacks: each written
+/// unseen on the last tick the scene wrote the entity's Transform and the renderer got the
+/// parent that NetworkParent maps to (`parentEntity` writes both; without SyncComponents
+/// neither goes to the network).
+fn answer_hypotheses(
+    player: &Player,
+    ticks: &[ReplayedTick],
+    replayed: &ReplayedTick,
+    line: &CaptureTick,
+    dialect: crate::crdt::stream::Dialect,
+) -> Vec<Hypothesis> {
+    use super::super::comms::{CommsKind, decode_outbound, decode_state_response};
+    let answers = |items: &mut dyn Iterator<Item = &[u8]>| -> Vec<CrdtMessage> {
+        let mut out = Vec::new();
+        for item in items {
+            if let Ok(item) = decode_outbound(item, dialect)
+                && item.kind == Some(CommsKind::ResCrdtState)
+                && let Ok(response) = decode_state_response(item.payload)
+            {
+                out.extend(crate::crdt::decode_stream_prefix(response.crdt).0.messages);
+            }
+        }
+        out
+    };
+    let ours = answers(&mut replayed.output.sent.iter().map(|s| s.data.as_slice()));
+    let theirs = answers(&mut line.sent.iter().map(|s| s.data.0.as_slice()));
+    let mut out = Vec::new();
+    for message in theirs.iter().filter(|m| !ours.contains(m)) {
+        let CrdtMessage::PutComponentNetwork {
+            entity,
+            component: ids::NETWORK_PARENT,
+            network_id,
+            data,
+            ..
+        } = message
+        else {
+            continue;
+        };
+        let Some(local) = player
+            .engine()
+            .find_network_id(NetworkIdentity::new(*network_id, entity.0))
+        else {
+            continue;
+        };
+        let Ok(parent) = NetworkIdentity::from_bytes(data, "core-schema::Network-Parent") else {
+            continue;
+        };
+        let Some(parent_local) = player.engine().find_network_id(parent) else {
+            continue;
+        };
+        let written = ticks.iter().enumerate().rev().find(|(_, t)| {
+            t.output.renderer_writes.iter().any(|w| match &w.message {
+                CrdtMessage::PutComponent {
+                    entity,
+                    component: ids::TRANSFORM,
+                    data,
+                    ..
+                } => {
+                    *entity == local
+                        && data.get(40..44) == Some(&parent_local.0.to_le_bytes()[..])
+                        && t.ops
+                            .iter()
+                            .any(|op| player.resolve(op.entity()) == Some(local))
+                }
+                _ => false,
+            })
+        });
+        if let Some((k, _)) = written {
+            out.push(Hypothesis {
+                writes: vec![HiddenWrite {
+                    entity: local,
+                    component: ids::NETWORK_PARENT,
+                    identity: parent,
+                    tick: (k > 0).then_some(k),
+                    removed: false,
+                }],
+            });
+        }
+    }
+    out
+}
+
+/// NetworkParents on first-tick entities whose Transform the renderer got with another parent
+/// than the model computed, naming the network entity of the renderer's parent (and the
+/// entity's own NetworkEntity, which the rewrite needs, when it has none).
+fn parent_hypotheses(
+    player: &Player,
+    first_tick: &ReplayedTick,
+    replayed: &ReplayedTick,
+    line: &CaptureTick,
+    n: usize,
+    this_tick: bool,
+) -> Vec<HiddenWrite> {
+    let mut out = Vec::new();
     let Some(theirs) = &line.renderer else {
         return out;
     };
@@ -316,32 +505,85 @@ fn hypotheses(
             d.get(40..44)
                 .map(|p| Entity(u32::from_le_bytes([p[0], p[1], p[2], p[3]])))
         };
-        if entity != same
-            || ours.get(..40) != theirs.get(..40)
-            || !first_tick.contains(entity)
-            || player.engine().has(*entity, ids::NETWORK_PARENT)
+        // Written this tick by the scene (parentEntity writes the Transform again), or made on
+        // the first tick.
+        let written_now = replayed.ops.iter().any(|op| {
+            matches!(
+                op,
+                SceneOp::Put {
+                    component: ids::TRANSFORM,
+                    ..
+                }
+            ) && player.resolve(op.entity()) == Some(*entity)
+        });
+        let first = first_tick.contains(entity);
+        let tick = if written_now && n > 0 && (this_tick || !first) {
+            Some(n)
+        } else {
+            None
+        };
+        if entity != same || ours.get(..40) != theirs.get(..40) {
+            continue;
+        }
+        // The renderer got the scene's own parent where the model rewrote it: the scene
+        // removed the NetworkParent this tick (removeParent), which no network saw.
+        if written_now
+            && n > 0
+            && player.engine().has(*entity, ids::NETWORK_PARENT)
+            && parent(ours) != parent(theirs)
+            && parent(theirs) == raw_parent(player, replayed, *entity)
+        {
+            out.push(HiddenWrite {
+                entity: *entity,
+                component: ids::NETWORK_PARENT,
+                identity: NetworkIdentity::new(0, 0),
+                tick: Some(n),
+                removed: true,
+            });
+            continue;
+        }
+        // A NetworkParent held already can only have been replaced this tick.
+        if (tick.is_none() && !first)
+            || (tick.is_none() && player.engine().has(*entity, ids::NETWORK_PARENT))
         {
             continue;
         }
         if let Some(identity) = parent(theirs).and_then(|p| player.engine().network_entity(p))
             && parent(ours) != parent(theirs)
         {
-            let mut writes = vec![HiddenWrite {
+            out.push(HiddenWrite {
                 entity: *entity,
                 component: ids::NETWORK_PARENT,
                 identity,
-            }];
+                tick,
+                removed: false,
+            });
             if !player.engine().has(*entity, ids::NETWORK_ENTITY) {
-                writes.push(HiddenWrite {
+                out.push(HiddenWrite {
                     entity: *entity,
                     component: ids::NETWORK_ENTITY,
                     identity: NetworkIdentity::new(player.network_id(), entity.0),
+                    tick,
+                    removed: false,
                 });
             }
-            out.push(Hypothesis { writes });
         }
     }
     out
+}
+
+/// The parent field of the Transform the scene wrote for `entity` in a tick (its op's data).
+fn raw_parent(player: &Player, replayed: &ReplayedTick, entity: Entity) -> Option<Entity> {
+    replayed.ops.iter().find_map(|op| match op {
+        SceneOp::Put {
+            component: ids::TRANSFORM,
+            data,
+            ..
+        } if player.resolve(op.entity()) == Some(entity) => data
+            .get(40..44)
+            .map(|p| Entity(u32::from_le_bytes([p[0], p[1], p[2], p[3]]))),
+        _ => None,
+    })
 }
 
 /// Entities the player's scene made on its first tick that hold no NetworkEntity.
