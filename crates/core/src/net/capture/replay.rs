@@ -517,7 +517,8 @@ fn parent_hypotheses(
             ) && player.resolve(op.entity()) == Some(*entity)
         });
         let first = first_tick.contains(entity);
-        let tick = if written_now && n > 0 && (this_tick || !first) {
+        // A write no line shows may have come any tick before; this tick stands for it.
+        let tick = if n > 0 && (this_tick || !first) {
             Some(n)
         } else {
             None
@@ -525,13 +526,17 @@ fn parent_hypotheses(
         if entity != same || ours.get(..40) != theirs.get(..40) {
             continue;
         }
-        // The renderer got the scene's own parent where the model rewrote it: the scene
-        // removed the NetworkParent this tick (removeParent), which no network saw.
-        if written_now
-            && n > 0
+        // The renderer got the Transform's own parent where the model rewrote it: the scene
+        // removed the NetworkParent (removeParent) this tick or before, unseen.
+        let stored_parent = player
+            .engine()
+            .value(*entity, ids::TRANSFORM)
+            .and_then(|t| parent(t));
+        if n > 0
             && player.engine().has(*entity, ids::NETWORK_PARENT)
             && parent(ours) != parent(theirs)
-            && parent(theirs) == raw_parent(player, replayed, *entity)
+            && (parent(theirs) == raw_parent(player, replayed, *entity)
+                || (!written_now && parent(theirs) == stored_parent))
         {
             out.push(HiddenWrite {
                 entity: *entity,
