@@ -3,6 +3,7 @@
 //!
 //! One test binary per area (fewer binaries, faster links).
 
+mod capture;
 mod codec;
 mod oracle;
 mod session;

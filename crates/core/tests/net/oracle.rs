@@ -11,8 +11,10 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::OnceLock;
 
-use scenetree_core::net::capture::{Capture, ReplayReport, replay_with};
+use scenetree_core::net::HazardKind;
+use scenetree_core::net::capture::{Capture, ReplayReport, replay_json, replay_with};
 use serde_json::Value;
 
 /// Random schedules to run (the issue asks for at least 200).
@@ -270,26 +272,162 @@ fn check_all(dir: &Path) -> (usize, Vec<String>) {
     (files.len(), problems)
 }
 
+/// The captures the tests replay: `SCENETREE_NET_CAPTURES`, or the oracle's 200 random
+/// schedules and scripted sessions, made once per test run.
+fn captures() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        if let Some(dir) = std::env::var_os("SCENETREE_NET_CAPTURES") {
+            return PathBuf::from(dir);
+        }
+        let out = tempfile::tempdir().expect("temporary directory").keep();
+        generate(&out, &["--seeds", &format!("1..{SCHEDULES}")]);
+        generate(&out, &["--scenario", "all"]);
+        out
+    })
+}
+
 #[test]
 fn replays_reproduce_the_real_sdk_byte_for_byte() {
-    if let Some(dir) = std::env::var_os("SCENETREE_NET_CAPTURES") {
-        let (count, problems) = check_all(Path::new(&dir));
-        assert!(
-            problems.is_empty(),
-            "{count} captures:\n{}",
-            problems.join("\n")
-        );
-        return;
+    let (count, problems) = check_all(captures());
+    if std::env::var_os("SCENETREE_NET_CAPTURES").is_none() {
+        assert!(count > SCHEDULES, "only {count} captures were written");
     }
-    let out = tempfile::tempdir().expect("temporary directory");
-    generate(out.path(), &["--seeds", &format!("1..{SCHEDULES}")]);
-    generate(out.path(), &["--scenario", "all"]);
-    let (count, problems) = check_all(out.path());
-    assert!(count > SCHEDULES, "only {count} captures were written");
     assert!(
         problems.is_empty(),
         "{} problems in {count} captures:\n{}",
         problems.len(),
         problems.join("\n")
     );
+}
+
+/// The hazards each scripted session shows, as `oracle-net/README.md` describes what the real
+/// SDK's renderers got: (player, kind, entity, tick).
+/// (player, kind, entity, tick).
+type Expected = (&'static str, HazardKind, u32, u32);
+
+const SCRIPTED_HAZARDS: &[(&str, &[Expected])] = &[
+    (
+        "hazard-1-child-before-parent",
+        &[("B", HazardKind::SelfParent, 512, 6)],
+    ),
+    (
+        "hazard-2-raw-parent",
+        &[
+            ("B", HazardKind::RawParent, 514, 6),
+            ("C", HazardKind::RawParent, 514, 6),
+        ],
+    ),
+    (
+        "hazard-3-late-join",
+        &[
+            ("C", HazardKind::RepeatedStateResponse, 513, 4),
+            ("C", HazardKind::RepeatedStateResponse, 514, 4),
+            ("C", HazardKind::RepeatedStateResponse, 515, 4),
+        ],
+    ),
+    (
+        "hazard-4-remote-delete",
+        &[
+            ("B", HazardKind::WrongEntityDeleted, 512, 7),
+            ("B", HazardKind::UnmappedParent, 514, 8),
+            ("C", HazardKind::WrongEntityDeleted, 512, 7),
+            ("C", HazardKind::UnmappedParent, 514, 9),
+        ],
+    ),
+    (
+        "hazard-5-remove-parent",
+        &[
+            ("A", HazardKind::ParentNotRemoved, 513, 3),
+            ("B", HazardKind::ParentNotRemoved, 513, 5),
+            ("C", HazardKind::ParentNotRemoved, 513, 5),
+        ],
+    ),
+];
+
+#[test]
+fn each_scripted_hazard_shows_where_the_real_sdk_shows_it() {
+    for (name, expected) in SCRIPTED_HAZARDS {
+        let path = captures().join(format!("{name}.jsonl"));
+        let capture = Capture::parse(&std::fs::read_to_string(&path).expect("scenario written"))
+            .expect("scenario capture reads");
+        let replay = scenetree_core::net::capture::replay(&capture);
+        let mut found: Vec<(String, HazardKind, u32, u32)> = Vec::new();
+        for (at, hazards) in replay.hazards.iter().enumerate() {
+            let player = capture.header.players[at].name.clone().unwrap_or_default();
+            for hazard in hazards {
+                assert!(
+                    hazard.cause.ends_with('.')
+                        && hazard.cause.contains(&hazard.entity.to_string()),
+                    "{name}: a cause is one sentence naming the entity: {:?}",
+                    hazard.cause
+                );
+                found.push((player.clone(), hazard.kind, hazard.entity.0, hazard.tick));
+            }
+        }
+        found.sort();
+        let mut expected: Vec<_> = expected
+            .iter()
+            .map(|(p, k, e, t)| (p.to_string(), *k, *e, *t))
+            .collect();
+        expected.sort();
+        assert_eq!(found, expected, "{name}");
+    }
+}
+
+#[test]
+fn replay_json_follows_the_contract() {
+    let path = captures().join("hazard-4-remote-delete.jsonl");
+    let capture = Capture::parse(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let json: Value = serde_json::from_str(&replay_json(&capture)).expect("one JSON document");
+    let players = json["players"].as_array().expect("players");
+    assert_eq!(players.len(), capture.header.players.len());
+    for (player, header) in players.iter().zip(&capture.header.players) {
+        let keys: Vec<&str> = player
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                "address",
+                "network_id",
+                "network_map",
+                "renderer_tree",
+                "hazards"
+            ]
+        );
+        assert_eq!(player["address"], header.address.as_str());
+        let sorted = |key: &str| {
+            let entities: Vec<u64> = player[key]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|e| e["entity"].as_u64().unwrap())
+                .collect();
+            entities.windows(2).all(|w| w[0] < w[1])
+        };
+        assert!(sorted("network_map") && sorted("renderer_tree"));
+        for entry in player["network_map"].as_array().unwrap() {
+            let keys: Vec<&str> = entry
+                .as_object()
+                .unwrap()
+                .keys()
+                .map(String::as_str)
+                .collect();
+            assert_eq!(keys, ["entity", "network_id", "entity_id"]);
+        }
+        for hazard in player["hazards"].as_array().unwrap() {
+            let keys: Vec<&str> = hazard
+                .as_object()
+                .unwrap()
+                .keys()
+                .map(String::as_str)
+                .collect();
+            assert_eq!(keys, ["kind", "entity", "tick"]);
+        }
+    }
+    assert_eq!(players[1]["hazards"][0]["kind"], "wrong_entity_deleted");
 }

@@ -21,6 +21,10 @@ use crate::crdt::CrdtMessage;
 use crate::crdt::stream::{Dialect, StreamItem, StreamReader};
 use crate::model::{Entity, MAX_STATIC_COMPONENT, Transform, ids};
 
+/// A write of a later tick no line shows: (entity, component, the value or `None` for a
+/// delete).
+pub type LaterWrite = (Entity, u32, Option<Vec<u8>>);
+
 /// The first-tick writes recovered for one player.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FirstTickWrites {
@@ -34,7 +38,7 @@ pub struct FirstTickWrites {
     /// Writes of later ticks no line shows (by the player's tick position from 0; `None`
     /// deletes): a NetworkParent given to or taken from an entity without SyncComponents,
     /// which goes to no network.
-    pub later: FxHashMap<usize, Vec<(Entity, u32, Option<Vec<u8>>)>>,
+    pub later: FxHashMap<usize, Vec<LaterWrite>>,
 }
 
 /// The CRDT messages a player sent in a tick: its CRDT items' and its state answers'.

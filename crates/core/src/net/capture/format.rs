@@ -177,7 +177,50 @@ fn read_line<T: for<'de> Deserialize<'de>>(line: usize, text: &str) -> Result<T,
     })
 }
 
+impl CaptureTick {
+    /// The line for a tick the model ran for the player at `address` (what a capture of a
+    /// simulated session holds).
+    pub fn from_output(address: &str, output: &crate::net::player::TickOutput) -> CaptureTick {
+        CaptureTick {
+            player: address.to_string(),
+            tick: output.tick,
+            received: output.inbound.iter().cloned().map(Base64).collect(),
+            sent: (output.sent.iter())
+                .map(|item| SentItem {
+                    to: item.to.clone(),
+                    data: Base64(item.data.clone()),
+                })
+                .collect(),
+            renderer: Some(Base64(output.renderer.clone())),
+            t: None,
+        }
+    }
+}
+
 impl Capture {
+    /// An empty capture of players with these addresses (named A, B, C, … in order), by
+    /// `@dcl/sdk` 7.28.0, mainline.
+    pub fn new<'a>(addresses: impl IntoIterator<Item = &'a str>) -> Capture {
+        let players = (addresses.into_iter().enumerate())
+            .map(|(at, address)| CapturePlayer {
+                address: address.to_string(),
+                name: u8::try_from(at)
+                    .ok()
+                    .filter(|&n| n < 26)
+                    .map(|n| char::from(b'A' + n).to_string()),
+            })
+            .collect();
+        Capture {
+            header: CaptureHeader {
+                format: FORMAT.to_string(),
+                sdk: "7.28.0".to_string(),
+                players,
+                dialect: None,
+            },
+            ticks: Vec::new(),
+        }
+    }
+
     /// The dialect of the capture's items.
     pub fn dialect(&self) -> Dialect {
         self.header.dialect.unwrap_or_default().into()

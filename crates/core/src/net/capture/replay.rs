@@ -531,7 +531,7 @@ fn parent_hypotheses(
         let stored_parent = player
             .engine()
             .value(*entity, ids::TRANSFORM)
-            .and_then(|t| parent(t));
+            .and_then(&parent);
         if n > 0
             && player.engine().has(*entity, ids::NETWORK_PARENT)
             && parent(ours) != parent(theirs)

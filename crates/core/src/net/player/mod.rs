@@ -60,6 +60,8 @@ pub struct TickOutput {
     pub tick: u32,
     /// The items passed to `sendBinary`, in order.
     pub sent: Vec<OutItem>,
+    /// The items `sendBinary` returned (handled at the end of the tick).
+    pub inbound: Vec<Vec<u8>>,
     /// The CRDT bytes sent to the renderer.
     pub renderer: Vec<u8>,
     /// The same, message by message, with where each came from.
@@ -262,6 +264,7 @@ impl Player {
                     .push(InboundProblem { item: at, error });
             }
         }
+        out.inbound = inbound.to_vec();
         self.transport_initialized = true;
         out
     }
