@@ -11,7 +11,8 @@ use crate::model::{Entity, Transform};
 /// The Transforms a renderer was last told (see the module docs).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RendererState {
-    transforms: FxHashMap<Entity, Vec<u8>>,
+    /// Entity → the declared parent of its Transform (`None` when too short to hold one).
+    transforms: FxHashMap<Entity, Option<Entity>>,
 }
 
 impl RendererState {
@@ -24,7 +25,11 @@ impl RendererState {
                 data,
                 ..
             } => {
-                self.transforms.insert(*entity, data.clone());
+                let parent = data
+                    .get(40..44)
+                    .and_then(|b| b.first_chunk::<4>())
+                    .map(|b| Entity(u32::from_le_bytes(*b)));
+                self.transforms.insert(*entity, parent);
             }
             CrdtMessage::DeleteComponent {
                 entity,
@@ -38,16 +43,14 @@ impl RendererState {
         }
     }
 
-    /// The Transform's bytes the renderer holds for `entity`.
-    pub fn transform_bytes(&self, entity: Entity) -> Option<&[u8]> {
-        self.transforms.get(&entity).map(Vec::as_slice)
+    /// True when the renderer holds a Transform for `entity`.
+    pub fn has_transform(&self, entity: Entity) -> bool {
+        self.transforms.contains_key(&entity)
     }
 
     /// The declared parent field of the entity's Transform (bytes 40..44 as received).
     pub fn parent(&self, entity: Entity) -> Option<Entity> {
-        let bytes = self.transforms.get(&entity)?;
-        let field = bytes.get(40..44)?.first_chunk::<4>()?;
-        Some(Entity(u32::from_le_bytes(*field)))
+        self.transforms.get(&entity).copied().flatten()
     }
 
     /// Every entity with a Transform and its declared parent, sorted by entity (entities whose

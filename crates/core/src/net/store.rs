@@ -32,8 +32,9 @@ pub struct ComponentStore {
     data: JsMap<Entity, Vec<u8>>,
     /// entity → timestamp, in the order each entity first got one; never removed.
     timestamps: JsMap<Entity, u32>,
-    /// entity → the bytes last sent or received, to skip sending a value that did not change.
-    last_sent: FxHashMap<Entity, Vec<u8>>,
+    /// entity → the bytes last sent or received, to skip sending a value that did not change
+    /// (`None`: the stored value's own bytes, the usual case, kept without a copy).
+    last_sent: FxHashMap<Entity, Option<Vec<u8>>>,
     /// Entities written since the last send, in the order first written.
     dirty: JsMap<Entity, ()>,
 }
@@ -140,8 +141,9 @@ impl ComponentStore {
             self.timestamps.insert(entity, timestamp);
             match (incoming, stored) {
                 (Some(raw), Some(value)) => {
+                    let copy = (raw != value.as_slice()).then(|| raw.to_vec());
                     self.data.insert(entity, value);
-                    self.last_sent.insert(entity, raw.to_vec());
+                    self.last_sent.insert(entity, copy);
                 }
                 _ => {
                     self.data.remove(&entity);
@@ -161,10 +163,15 @@ impl ComponentStore {
             let timestamp = self.timestamp(entity).unwrap_or(0).wrapping_add(1);
             match self.data.get(&entity) {
                 Some(value) => {
-                    if self.last_sent.get(&entity) == Some(value) {
+                    let unchanged = match self.last_sent.get(&entity) {
+                        Some(None) => true,
+                        Some(Some(sent)) => sent == value,
+                        None => false,
+                    };
+                    if unchanged {
                         continue;
                     }
-                    self.last_sent.insert(entity, value.clone());
+                    self.last_sent.insert(entity, None);
                     self.timestamps.insert(entity, timestamp);
                     out.push(CrdtMessage::PutComponent {
                         entity,

@@ -164,6 +164,10 @@ pub fn first_tick_writes(capture: &Capture, address: &str, network_id: u32) -> F
             }
         }
     }
+    // A first tick that made nothing hid nothing.
+    if first_components.is_empty() {
+        return FirstTickWrites::default();
+    }
     // Every Transform the player's renderer was told so far: (timestamp, values) → entity.
     let mut rendered: FxHashMap<(u32, Vec<u8>), Entity> = FxHashMap::default();
     let remember = |line: &CaptureTick, rendered: &mut FxHashMap<(u32, Vec<u8>), Entity>| {

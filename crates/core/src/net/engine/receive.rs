@@ -34,8 +34,6 @@ pub enum Origin {
 pub struct Received {
     /// The message as it came (for *_NETWORK messages, in the sender's terms).
     pub message: CrdtMessage,
-    /// Its bytes as they came (the runtime forwards these when it does not rewrite them).
-    pub bytes: Vec<u8>,
     /// Where it came from.
     pub origin: Origin,
     /// The sending player's address, when known.
@@ -165,6 +163,7 @@ impl Engine {
         {
             *data = stripped.to_vec();
         }
+        let message = &received.message;
         let update = match message {
             CrdtMessage::PutComponent { data, .. }
             | CrdtMessage::PutComponentNetwork { data, .. } => {
@@ -179,9 +178,8 @@ impl Engine {
                         return;
                     }
                 };
-                let data = data.clone();
                 self.change(entity, component, |s| {
-                    s.update_from_crdt(entity, timestamp, Some(&data), Some(stored))
+                    s.update_from_crdt(entity, timestamp, Some(data), Some(stored))
                 })
             }
             CrdtMessage::DeleteComponent { .. } | CrdtMessage::DeleteComponentNetwork { .. } => {

@@ -31,10 +31,10 @@ pub const NETWORK_BATCH_LIMIT: usize = 12 * 1024;
 /// A message on its way out at the end of a tick.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Forward {
-    /// The message (a received one as it came, possibly with its parent stripped).
+    /// The message (a received one as it came, possibly with its parent stripped). Its
+    /// encoding is the runtime's `messageBuffer`: the decoder accepts only messages whose
+    /// bytes it writes back the same.
     pub message: CrdtMessage,
-    /// Its bytes as received or as first written (`messageBuffer`).
-    pub bytes: Vec<u8>,
     /// The transport it came from; `None` for the scene's own writes.
     pub origin: Option<Origin>,
     /// For received messages, who sent them and in which state response.
@@ -49,7 +49,6 @@ impl Forward {
     pub(super) fn received(received: Received, deleted_local: Option<Entity>) -> Forward {
         Forward {
             message: received.message,
-            bytes: received.bytes,
             origin: Some(received.origin),
             sender: received.sender,
             state_response: received.state_response,
@@ -59,7 +58,6 @@ impl Forward {
 
     fn own(message: CrdtMessage) -> Forward {
         Forward {
-            bytes: message.to_bytes(),
             message,
             origin: None,
             sender: None,
@@ -289,7 +287,7 @@ impl Engine {
             ),
             _ => {
                 // A plain message goes as it came.
-                out.renderer.extend_from_slice(&forward.bytes);
+                message.encode_into(&mut out.renderer);
                 out.renderer_writes.push(RendererWrite {
                     message: message.clone(),
                     origin,
@@ -310,7 +308,7 @@ impl Engine {
         if forward.origin == Some(Origin::Network) || !self.passes_sync_filter(&forward.message) {
             return;
         }
-        let size = forward.bytes.len();
+        let size = forward.message.encoded_len();
         if batch.len() + size > NETWORK_BATCH_LIMIT {
             if !batch.is_empty() {
                 out.network.push(std::mem::take(batch));
@@ -329,7 +327,7 @@ impl Engine {
             }
             return;
         }
-        batch.extend_from_slice(&forward.bytes);
+        message.encode_into(batch);
     }
 }
 

@@ -403,10 +403,7 @@ impl Player {
         state_response: Option<u32>,
     ) -> (Vec<Received>, Option<FrameError>) {
         let mut out = Vec::new();
-        let mut reader = StreamReader::with_dialect(payload, self.dialect);
-        let mut start = 0;
-        while let Some(item) = reader.next() {
-            let end = reader.offset();
+        for item in StreamReader::with_dialect(payload, self.dialect) {
             match item {
                 // Type 8 (authoritative dialect) is laid out and applied as a PUT.
                 Ok(
@@ -414,7 +411,6 @@ impl Player {
                     | StreamItem::AuthoritativePut { message, .. },
                 ) => out.push(Received {
                     message,
-                    bytes: payload[start..end].to_vec(),
                     origin: Origin::Network,
                     sender: Some(sender.clone()),
                     state_response,
@@ -430,7 +426,6 @@ impl Player {
                     );
                 }
             }
-            start = end;
         }
         (out, None)
     }
