@@ -6,6 +6,7 @@ mod format;
 mod infer;
 mod replay;
 mod report;
+mod search;
 
 pub use first_tick::{FirstTickWrites, first_tick_writes};
 pub use format::{
