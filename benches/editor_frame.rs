@@ -13,11 +13,11 @@ use std::time::Duration;
 use criterion::{Criterion, criterion_group, criterion_main};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use scenetree::editor::{Command, Document};
 use scenetree::ui::Workbench;
 use scenetree::ui::hierarchy::DraggedEntities;
 use scenetree_core::examples;
 use scenetree_core::model::Entity;
+use scenetree_editor::{Command, Document};
 use scenetree_viewport::NullRenderer;
 
 /// The allocator the editor runs with (main.rs): huge pages under large arrays.

@@ -27,11 +27,11 @@ use std::time::Duration;
 
 use criterion::{Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
 use egui_kittest::Harness;
-use scenetree::editor::Document;
 use scenetree::ui::Workbench;
 use scenetree::ui::hierarchy::HierarchyPanel;
 use scenetree_core::crdt::{CrdtMessage, encode_stream};
 use scenetree_core::model::{Entity, Transform};
+use scenetree_editor::Document;
 use scenetree_viewport::NullRenderer;
 
 /// The allocator the editor runs with (main.rs): huge pages under large arrays.

@@ -23,10 +23,10 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use egui_kittest::Harness;
-use scenetree::editor::Document;
 use scenetree::ui::Workbench;
 use scenetree::ui::files::load_document;
 use scenetree::ui::viewport_tab::ViewportTab;
+use scenetree_editor::Document;
 use scenetree_viewport::{GlowViewportRenderer, RenderRequest, ViewportRenderer};
 
 /// The allocator the editor runs with (main.rs): huge pages under large arrays.

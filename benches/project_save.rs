@@ -19,8 +19,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use scenetree::ui::files::load_document;
 use scenetree_dcl::io::{self, project};
 
-#[path = "../crates/dcl/tests/common/projects.rs"]
-mod projects;
+use scenetree_test_support::projects;
 
 /// The allocator the editor runs with (main.rs): huge pages under large arrays.
 #[global_allocator]

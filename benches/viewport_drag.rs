@@ -31,11 +31,11 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, SamplingMode, criterion_group, criterion_main};
 use egui_kittest::Harness;
-use scenetree::editor::{Command, Document};
 use scenetree::ui::viewport_tab::ViewportTab;
 use scenetree::ui::{Action, Workbench};
 use scenetree_core::examples;
 use scenetree_core::model::Entity;
+use scenetree_editor::{Command, Document};
 use scenetree_viewport::headless::headless_gl;
 use scenetree_viewport::{GlowViewportRenderer, NullRenderer, ViewportRenderer};
 

@@ -263,7 +263,9 @@ fn print_replica_tree(replica: &Replica, as_json: bool) -> Result<(), String> {
 }
 
 /// Writes what `scenetree tree` prints for a replica and its render tree: text, or JSON when
-/// `as_json` (`{"entities": [one object per row], "cycles": [{"cycle": 1, "members": […]}]}`).
+/// `as_json` (`{"entities": [one object per row], "cycles": [{"cycle": 1, "members": […]}]}`,
+/// and `"inspector_tree": {"misplaced": [ids], "leftovers": [ids]}` when the scene holds
+/// `inspector::Nodes`).
 /// Either grows linearly with the scene: a cycle is written once and its rows name it by number,
 /// and rows deeper than 32 levels write their depth instead of more indentation.
 pub fn write_tree(
@@ -410,5 +412,20 @@ fn tree_json(replica: &Replica, view: &SceneView, out: &mut impl Write) -> std::
         let separator = if i == 0 { "" } else { ",\n" };
         write!(out, "{separator}    {}", serde_json::to_string(&cycle)?)?;
     }
-    writeln!(out, "\n  ]\n}}")
+    write!(out, "\n  ]")?;
+    // Scenes the Inspector edited: where its tree (inspector::Nodes) and the Transforms
+    // disagree, and the leftovers it rightly shows nowhere.
+    let inspector_tree = scenetree_editor::nodes_mismatches(replica, view);
+    if inspector_tree.has_nodes {
+        let tree = json!({
+            "misplaced": inspector_tree.list.iter().map(|m| m.entity.0).collect::<Vec<_>>(),
+            "leftovers": inspector_tree.leftovers.iter().map(|e| e.0).collect::<Vec<_>>(),
+        });
+        write!(
+            out,
+            ",\n  \"inspector_tree\": {}",
+            serde_json::to_string(&tree)?
+        )?;
+    }
+    writeln!(out, "\n}}")
 }

@@ -7,8 +7,7 @@ use std::path::{Path, PathBuf};
 /// The longest README.md and ARCHITECTURE.md may be, in lines.
 const MAX_OVERVIEW_LINES: usize = 250;
 
-#[path = "support/files.rs"]
-mod files;
+use scenetree_test_support::files;
 
 use files::root;
 

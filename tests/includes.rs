@@ -4,8 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-#[path = "support/files.rs"]
-mod files;
+use scenetree_test_support::files;
 
 use files::root;
 

@@ -13,10 +13,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::editor::{Command, Document, LinkState, LiveError, LiveNote, LiveSettings};
 use scenetree_core::crdt::scenario::{self, ScenarioAction};
 use scenetree_core::model::{Entity, decode_name, ids};
 use scenetree_dcl::io;
+use scenetree_editor::{Command, Document, LinkState, LiveError, LiveNote, LiveSettings};
 use scenetree_live::ConnectError;
 
 /// How long the host may take to acknowledge what `run` wrote, and to answer Save.

@@ -14,7 +14,7 @@ use scenetree_core::scene::policy::{PolicyBoard, TreePolicy};
 use scenetree_core::scene::{Fallback, SceneView};
 use scenetree_dcl::io;
 
-use crate::editor::{NodesMismatch, nodes_mismatches};
+use scenetree_editor::{NodesMismatch, nodes_mismatches};
 
 use super::policies::{
     PolicyStates, agreement_json, peer_policies_json, policy_states, short_name, write_agreement,

@@ -1,9 +1,9 @@
 //! What panels ask for. Panels read the document and push actions; the workbench applies them
 //! after drawing, so no panel writes to the replica.
 
-use crate::editor::Command;
 use scenetree_core::crdt::network::{DeliveryOrder, Op, PeerId};
 use scenetree_core::model::Entity;
+use scenetree_editor::Command;
 
 /// A user request coming out of a panel.
 #[derive(Clone, Debug, PartialEq)]

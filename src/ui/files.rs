@@ -9,9 +9,9 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 use super::file_dialog::{
     DialogPurpose, FilePick, NativeOutcome, NativePicker, pick_natively, rfd_picker,
 };
-use crate::editor::{Document, SceneFile};
 use scenetree_dcl::io::project::OpenTarget;
 use scenetree_dcl::io::{self, LoadError, SceneFormat};
+use scenetree_editor::{Document, SceneFile};
 
 /// What a background job produced.
 pub enum JobResult {

@@ -66,12 +66,12 @@ pub enum LessonError {
 
 /// Lesson `index` (from 0) as a document of its own: untitled, its peers at the lesson's
 /// start, unmodified. Returns it with the lesson's title.
-pub fn lesson_document(index: usize) -> Result<(crate::editor::Document, String), LessonError> {
+pub fn lesson_document(index: usize) -> Result<(scenetree_editor::Document, String), LessonError> {
     let &(file, text) = LESSONS.get(index).ok_or(LessonError::NoSuchLesson(index))?;
     let broken = |message: String| LessonError::Broken { file, message };
     let scenario = scenetree_core::crdt::scenario::parse(text).map_err(|e| broken(e.message))?;
     let title = scenario.title.clone();
-    let mut doc = crate::editor::Document::default();
+    let mut doc = scenetree_editor::Document::default();
     doc.open_lesson(scenario).map_err(|e| broken(e.message))?;
     Ok((doc, title))
 }

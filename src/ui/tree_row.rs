@@ -51,6 +51,9 @@ pub enum RowBadge {
     /// Drawn where its Transform says, but the Inspector's tree (`inspector::Nodes`) puts it
     /// under another parent; `note` names both.
     InspectorTree { note: String },
+    /// Editor data of a deleted entity: no Transform, no place in the Inspector's tree, so
+    /// nothing draws it; `note` says what it holds.
+    Leftover { note: String },
 }
 
 impl RowBadge {
@@ -316,6 +319,9 @@ fn badge_text(badge: &RowBadge) -> Option<(RichText, String)> {
                 .small(),
             note.clone(),
         )),
+        RowBadge::Leftover { note } => {
+            Some((RichText::new("leftover").weak().small(), note.clone()))
+        }
         RowBadge::FileProblem => Some((
             RichText::new("△ file").color(style::WARNING).small(),
             "The model or texture file it names is missing or could not be read, so a \

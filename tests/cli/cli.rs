@@ -149,6 +149,26 @@ fn tree_json_reports_parents_reasons_cycles_and_world_matrices() {
     assert_eq!(get(700)["reason"], "missing_parent");
     assert_eq!(get(700)["effective_parent"], 650);
     assert_eq!(get(650)["implicit"], true);
+    assert!(
+        tree.get("inspector_tree").is_none(),
+        "no inspector::Nodes, nothing to compare"
+    );
+}
+
+#[test]
+fn tree_json_reports_the_inspectors_tree_on_a_project() {
+    let project = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/Cozy-House-Template");
+    let run = scenetree(&["tree", "--json", project.to_str().unwrap()]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let tree: Value = serde_json::from_slice(&run.stdout).unwrap();
+    assert_eq!(
+        tree["inspector_tree"],
+        serde_json::json!({"misplaced": [], "leftovers": [512, 540]})
+    );
 }
 
 #[test]

@@ -2,10 +2,12 @@
 //!
 //! One test binary per area (fewer binaries, faster links).
 
-#[path = "../../crates/dcl/tests/common/dcl.rs"]
-mod dcl;
+use scenetree_test_support::dcl;
+use scenetree_test_support::live_docs as support;
+use scenetree_test_support::{dcl_host, fake_host};
 
 mod cli;
 mod file_safety_cli;
+mod live_cli;
 mod policy_cli;
 mod scenario_cli;

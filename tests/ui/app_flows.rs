@@ -7,10 +7,10 @@ use std::time::Duration;
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use scenetree::editor::Command;
 use scenetree::ui::app::{Launch, ScenetreeApp};
 use scenetree_core::model::Entity;
 use scenetree_dcl::io;
+use scenetree_editor::Command;
 use scenetree_viewport::NullRenderer;
 
 pub(crate) fn app(launch: Launch, recovery: Option<PathBuf>) -> Harness<'static, ScenetreeApp> {
@@ -412,7 +412,7 @@ fn a_request_waits_for_a_save_that_needs_confirming_and_then_goes_on() {
     // schema: saving needs the user's confirmation first.
     let composite = dir.path().join("main.composite");
     let doc = &mut h.state_mut().workbench_mut().doc;
-    doc.file = Some(scenetree::editor::SceneFile {
+    doc.file = Some(scenetree_editor::SceneFile {
         path: composite.clone(),
         format: io::SceneFormat::DclComposite,
     });

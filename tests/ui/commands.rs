@@ -162,7 +162,7 @@ fn an_inspector_error_goes_once_the_scene_changes() {
     // Something to undo later, on another entity.
     h.state_mut()
         .apply_actions(vec![scenetree::ui::Action::Edit(
-            scenetree::editor::Command::Rename {
+            scenetree_editor::Command::Rename {
                 entity: LAMP,
                 name: "Desk lamp".into(),
             },
@@ -191,9 +191,9 @@ fn an_inspector_error_goes_once_the_scene_changes() {
 
 #[test]
 fn the_status_bar_tells_the_latest_action_not_an_older_one() {
-    use scenetree::editor::Command;
     use scenetree::ui::Action;
     use scenetree_core::model::Transform;
+    use scenetree_editor::Command;
     let mut h = harness(room());
     let zero = Transform {
         rotation: glam::Quat::from_xyzw(0.0, 0.0, 0.0, 0.0),

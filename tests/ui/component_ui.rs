@@ -16,7 +16,7 @@ use crate::ui_flows::{CHAIR, harness, room, row};
 
 /// A window tall enough that the whole inspector is on screen.
 pub(crate) fn tall_harness(
-    doc: scenetree::editor::Document,
+    doc: scenetree_editor::Document,
 ) -> egui_kittest::Harness<'static, scenetree::ui::Workbench> {
     let mut h = egui_kittest::Harness::builder()
         .with_size(egui::vec2(1280.0, 2400.0))
@@ -30,7 +30,7 @@ pub(crate) fn tall_harness(
     h
 }
 
-fn furnished_chair() -> scenetree::editor::Document {
+fn furnished_chair() -> scenetree_editor::Document {
     let mut doc = room();
     let material = ProtoMessage::of_component(MATERIAL)
         .unwrap()
@@ -49,7 +49,7 @@ fn furnished_chair() -> scenetree::editor::Document {
             .encode(),
         ),
     ] {
-        doc.apply(scenetree::editor::Command::SetComponent {
+        doc.apply(scenetree_editor::Command::SetComponent {
             entity: CHAIR,
             component,
             value: Some(value),
@@ -124,7 +124,7 @@ fn a_long_value_is_cut_short_at_the_inspectors_edge() {
         visible_meshes_collision_mask: None,
         invisible_meshes_collision_mask: None,
     };
-    doc.apply(scenetree::editor::Command::SetComponent {
+    doc.apply(scenetree_editor::Command::SetComponent {
         entity: CHAIR,
         component: ids::GLTF_CONTAINER,
         value: Some(model.encode()),
@@ -169,7 +169,7 @@ fn the_trees_hide_and_lock_are_undoable_inspector_components() {
 fn a_malformed_value_says_which_field_is_wrong() {
     let mut doc = room();
     // A TextShape whose text (field 1) claims 5 bytes but has 1.
-    doc.apply(scenetree::editor::Command::SetComponent {
+    doc.apply(scenetree_editor::Command::SetComponent {
         entity: CHAIR,
         component: 1030,
         value: Some(vec![0x0a, 0x05, b'x']),
@@ -209,8 +209,8 @@ fn the_viewport_follows_component_edits_and_selections_without_a_full_rebuild() 
         .encode(&json!({"material": {"$case": "pbr", "pbr": {
             "albedoColor": {"r": 0, "g": 0, "b": 1, "a": 1}}}}))
         .unwrap();
-    let set = |doc: &mut scenetree::editor::Document, component, value: Vec<u8>| {
-        doc.apply(scenetree::editor::Command::SetComponent {
+    let set = |doc: &mut scenetree_editor::Document, component, value: Vec<u8>| {
+        doc.apply(scenetree_editor::Command::SetComponent {
             entity: CHAIR,
             component,
             value: Some(value),

@@ -8,11 +8,11 @@ use std::time::Duration;
 use egui::{Key, Modifiers};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use scenetree::editor::Command;
 use scenetree::ui::app::{Launch, ScenetreeApp};
 use scenetree_core::examples::showroom;
 use scenetree_core::model::{Entity, decode_name, encode_name, ids};
 use scenetree_dcl::io;
+use scenetree_editor::Command;
 
 use super::app_flows::{app, rename_lamp, settle};
 
@@ -299,7 +299,7 @@ fn recovered_project_work_stays_the_projects_and_asks_before_replacing_a_newer_f
     h.state_mut()
         .workbench_mut()
         .doc
-        .apply(scenetree::editor::Command::Rename {
+        .apply(scenetree_editor::Command::Rename {
             entity: elevator,
             name: "Lift".into(),
         })
@@ -517,7 +517,7 @@ fn untitled_work_in_a_project_is_recovered_with_the_projects_models() {
     h.state_mut()
         .workbench_mut()
         .doc
-        .apply(scenetree::editor::Command::Rename {
+        .apply(scenetree_editor::Command::Rename {
             entity: house,
             name: "Renamed before the crash".into(),
         })

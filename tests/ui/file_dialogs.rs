@@ -8,11 +8,11 @@ use egui::accesskit::Role;
 use egui::{Key, Modifiers};
 use egui_kittest::Harness;
 use egui_kittest::kittest::{By, Queryable};
-use scenetree::editor::Command;
 use scenetree::ui::app::{Launch, ScenetreeApp};
 use scenetree::ui::file_dialog::FilePick;
 use scenetree_core::model::Entity;
 use scenetree_dcl::io;
+use scenetree_editor::Command;
 use scenetree_viewport::NullRenderer;
 
 /// What rfd does with no portal and no zenity: it logs on the asking thread, returns nothing.

@@ -7,7 +7,6 @@ use std::os::unix::fs::PermissionsExt;
 
 use egui::{Key, Modifiers};
 use egui_kittest::kittest::Queryable;
-use scenetree::editor::Document;
 use scenetree::ui::app::Launch;
 use scenetree::ui::tree_row::RowBadge;
 use scenetree_core::crdt::{Replica, decode_stream};
@@ -15,6 +14,7 @@ use scenetree_core::examples::showroom;
 use scenetree_core::model::{Entity, Transform};
 use scenetree_core::scene::SceneView;
 use scenetree_dcl::io;
+use scenetree_editor::Document;
 
 use super::app_flows::{app, rename_lamp, settle};
 use super::ui_flows::harness;

@@ -7,12 +7,12 @@ use egui::accesskit::Role;
 use egui::{Key, Modifiers};
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
-use scenetree::editor::{Command, Document};
 use scenetree::ui::command::UiCommand;
 use scenetree::ui::{Action, Workbench};
 use scenetree_core::crdt::Replica;
 use scenetree_core::model::{Entity, Transform, encode_name, ids};
 use scenetree_dcl::GltfModel;
+use scenetree_editor::{Command, Document};
 use scenetree_viewport::{GizmoMode, RenderRequest, ViewportRenderer, ViewportScene};
 
 use crate::peers_workspace::{lesson, next_step};

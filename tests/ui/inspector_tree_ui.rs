@@ -46,15 +46,16 @@ fn lesson_eight_shows_the_inspectors_lost_edit_and_the_repair_removes_it() {
         h.query_by_label_contains("≠ 1 entity the Inspector's tree places elsewhere")
             .is_some()
     );
-    h.get_by_label("Rebuild the Inspector's tree from the Transforms")
-        .click();
+    // What the repair will move is shown before it is made.
+    assert!(
+        h.query_by_label_contains("Book: from under Root → last under Shelf")
+            .is_some()
+    );
+    h.get_by_label("Repair the Inspector's tree").click();
     h.run();
     assert!(h.state().doc.inspector_tree_mismatches().is_empty());
     assert!(h.query_by_label("≠ Inspector").is_none());
-    assert!(
-        h.query_by_label("Rebuild the Inspector's tree from the Transforms")
-            .is_none()
-    );
+    assert!(h.query_by_label("Repair the Inspector's tree").is_none());
     // One undoable step.
     h.state_mut().doc.undo().unwrap();
     h.run();

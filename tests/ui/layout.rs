@@ -15,7 +15,7 @@ pub(crate) fn harness_at(size: egui::Vec2) -> Harness<'static, Workbench> {
 
 /// A workbench of `size` points showing `doc` in the default layout.
 pub(crate) fn harness_with(
-    doc: scenetree::editor::Document,
+    doc: scenetree_editor::Document,
     size: egui::Vec2,
 ) -> Harness<'static, Workbench> {
     let mut h = Harness::builder().with_size(size).build_ui_state(

@@ -6,12 +6,12 @@
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use scenetree::editor::Command;
 use scenetree::ui::Workbench;
 use scenetree::ui::command::UiCommand;
 use scenetree_core::model::ids;
 use scenetree_core::scene::policy::TreePolicy;
 use scenetree_dcl::GltfModel;
+use scenetree_editor::Command;
 
 use crate::clipping::{assert_whole, assert_whole_starting, painted};
 use crate::peers_workspace::{lesson, next_step};

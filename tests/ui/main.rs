@@ -4,9 +4,9 @@
 //!
 //! One test binary per area (fewer binaries, faster links).
 
+use scenetree_test_support::live_docs as support;
+use scenetree_test_support::{dcl_host, projects};
 use scenetree_viewport::headless as egl;
-#[path = "../../crates/dcl/tests/common/projects.rs"]
-mod projects;
 
 mod app_flows;
 mod background_save;
@@ -20,6 +20,7 @@ mod found_by_hand;
 mod inspector_tree_ui;
 mod layout;
 mod layout_fit;
+mod live_window;
 mod model_files;
 mod multi_selection;
 mod peers_flows;

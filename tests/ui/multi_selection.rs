@@ -6,10 +6,10 @@ use egui::{Key, Modifiers};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use glam::Vec3;
-use scenetree::editor::Command;
 use scenetree::ui::Workbench;
 use scenetree_core::model::{Entity, ids};
 use scenetree_dcl::MeshShape;
+use scenetree_editor::Command;
 use scenetree_viewport::{GizmoMode, PivotMode};
 
 use crate::ui_flows::{

@@ -3,7 +3,6 @@
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
-use scenetree::editor::Document;
 use scenetree::ui::peers_panel::ColumnsView;
 use scenetree::ui::workbench::AppRequest;
 use scenetree::ui::workbench::Workspace;
@@ -12,6 +11,7 @@ use scenetree_core::crdt::network::{EventKind, PeerId};
 use scenetree_core::model::Entity;
 use scenetree_core::scene::Fallback;
 use scenetree_core::scene::policy::TreePolicy;
+use scenetree_editor::Document;
 use scenetree_viewport::NullRenderer;
 
 const LAMP: Entity = Entity(512);
@@ -127,7 +127,7 @@ fn lesson_one_by_hand_shows_the_cycle_then_convergence() {
 fn chair_renamed_among(h: &mut Harness<'static, Workbench>, peers: usize) -> Entity {
     h.state_mut()
         .apply_actions(vec![scenetree::ui::Action::Edit(
-            scenetree::editor::Command::Create {
+            scenetree_editor::Command::Create {
                 parent: Entity::ROOT,
                 name: "Chair".into(),
                 components: vec![],
@@ -142,7 +142,7 @@ fn chair_renamed_among(h: &mut Harness<'static, Workbench>, peers: usize) -> Ent
     let chair = h.state().doc.selection.primary().unwrap();
     h.state_mut()
         .apply_actions(vec![scenetree::ui::Action::Edit(
-            scenetree::editor::Command::Rename {
+            scenetree_editor::Command::Rename {
                 entity: chair,
                 name: "Armchair".into(),
             },
@@ -223,7 +223,7 @@ pub(crate) fn crate_in_flight() -> Harness<'static, Workbench> {
         })]);
     h.state_mut()
         .apply_actions(vec![scenetree::ui::Action::Edit(
-            scenetree::editor::Command::Create {
+            scenetree_editor::Command::Create {
                 parent: Entity::ROOT,
                 name: "Crate".into(),
                 components: vec![],
@@ -302,8 +302,8 @@ fn looking_back_through_an_auto_delivered_run_keeps_its_later_events() {
 
 #[test]
 fn peer_columns_show_siblings_in_the_scenes_inspector_nodes_order_as_the_hierarchy_does() {
-    use scenetree::editor::Command;
     use scenetree::ui::Action;
+    use scenetree_editor::Command;
     let mut h = harness();
     for name in ["Alpha", "Beta"] {
         h.state_mut()
@@ -427,7 +427,7 @@ fn the_order_explorer_lets_the_user_pick_whose_inbox_and_says_when_it_is_too_lon
     for i in 0..5 {
         h.state_mut()
             .apply_actions(vec![scenetree::ui::Action::Edit(
-                scenetree::editor::Command::Create {
+                scenetree_editor::Command::Create {
                     parent: Entity::ROOT,
                     name: format!("Stool {i}"),
                     components: vec![],
@@ -485,7 +485,7 @@ fn a_new_entity_scrolls_into_view_in_each_peer_column_that_holds_it() {
     let duplicate = |h: &mut Harness<'static, Workbench>, entity: Entity| {
         h.state_mut()
             .apply_actions(vec![scenetree::ui::Action::Edit(
-                scenetree::editor::Command::Duplicate {
+                scenetree_editor::Command::Duplicate {
                     entities: vec![entity],
                 },
             )]);

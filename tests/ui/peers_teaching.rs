@@ -6,13 +6,13 @@
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use scenetree::editor::Document;
 use scenetree::ui::app::Launch;
 use scenetree::ui::{Action, PeersAction, Workbench};
 use scenetree_core::crdt::Replica;
 use scenetree_core::crdt::network::{DeliveryOrder, PeerId};
 use scenetree_core::model::{Entity, Transform, encode_name, ids};
 use scenetree_core::scene::policy::TreePolicy;
+use scenetree_editor::Document;
 use scenetree_viewport::NullRenderer;
 
 use crate::app_flows::{app, settle};

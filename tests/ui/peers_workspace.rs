@@ -26,7 +26,7 @@ fn lesson_one(size: egui::Vec2) -> Harness<'static, Workbench> {
 /// A workbench of `size` points showing lesson `index` (from 0) as the app opens it.
 pub fn lesson(index: usize, size: egui::Vec2) -> Harness<'static, Workbench> {
     let (doc, _) = scenetree::ui::lessons::lesson_document(index).unwrap();
-    let mut bench = Workbench::new(scenetree::editor::Document::default());
+    let mut bench = Workbench::new(scenetree_editor::Document::default());
     bench.viewport.animate_remote_changes = false;
     bench.set_document(doc);
     let mut h = Harness::builder().with_size(size).build_ui_state(
@@ -241,7 +241,7 @@ fn a_gizmo_drag_sends_one_message_per_tick_and_one_per_frame_with_the_setting_of
 #[test]
 fn each_peer_has_a_3d_view_of_its_own_scene() {
     let (doc, _) = scenetree::ui::lessons::lesson_document(0).unwrap();
-    let mut bench = Workbench::new(scenetree::editor::Document::default());
+    let mut bench = Workbench::new(scenetree_editor::Document::default());
     bench.viewport.animate_remote_changes = false;
     bench.set_document(doc);
     let mut h = Harness::builder()
@@ -364,7 +364,7 @@ fn leaving_the_simulation_returns_to_the_editor_workspace() {
     // A document without a simulation (File ▸ New, Open) opens there too.
     let mut h = lesson_one(egui::vec2(1600.0, 1000.0));
     h.state_mut()
-        .set_document(scenetree::editor::Document::default());
+        .set_document(scenetree_editor::Document::default());
     h.run();
     assert_eq!(h.state().workspace, Workspace::Editor);
 }

@@ -6,11 +6,11 @@
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use glam::Vec3;
-use scenetree::editor::Command;
 use scenetree::ui::peers_panel::ColumnsView;
 use scenetree::ui::{Action, PeersAction, Workbench};
 use scenetree_core::model::{Entity, Transform};
 use scenetree_core::scene::policy::TreePolicy;
+use scenetree_editor::Command;
 
 use crate::peers_workspace::{lesson, next_step};
 

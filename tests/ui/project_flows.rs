@@ -8,10 +8,10 @@ use std::time::Duration;
 use egui::{Key, Modifiers};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use scenetree::editor::Command;
 use scenetree::ui::app::{Launch, ScenetreeApp, cozy_house_dir};
 use scenetree_core::model::{Entity, Transform, ids};
 use scenetree_dcl::io;
+use scenetree_editor::Command;
 use scenetree_viewport::NullRenderer;
 
 use crate::projects::{gallery, gallery_copy};

@@ -133,7 +133,7 @@ fn store_chair_rotation(h: &mut Harness<'_, Workbench>, rotation: Quat) {
         rotation,
         ..h.state().doc.local_transform(CHAIR)
     };
-    let edit = scenetree::editor::Command::SetTransforms(vec![(CHAIR, t)]);
+    let edit = scenetree_editor::Command::SetTransforms(vec![(CHAIR, t)]);
     h.state_mut().doc.apply(edit).expect("the edit applies");
     h.run();
 }
@@ -367,10 +367,8 @@ fn no_number_shows_negative_zero_and_half_turns_read_as_plus_180() {
         scale: Vec3::new(-0.0, 1.0, -0.0004),
         parent: Entity::ROOT,
     };
-    doc.apply(scenetree::editor::Command::SetTransforms(vec![(
-        CHAIR, odd,
-    )]))
-    .unwrap();
+    doc.apply(scenetree_editor::Command::SetTransforms(vec![(CHAIR, odd)]))
+        .unwrap();
     let mut h = tall_harness(doc);
     select(&mut h, "Chair", CHAIR);
     for order in EulerOrder::ALL {

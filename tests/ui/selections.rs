@@ -4,9 +4,9 @@
 
 use egui::Modifiers;
 use egui_kittest::kittest::Queryable;
-use scenetree::editor::{Command, Document, Selection};
 use scenetree_core::crdt::Replica;
 use scenetree_core::model::{Entity, Transform, encode_name, ids};
+use scenetree_editor::{Command, Document, Selection};
 
 use crate::ui_flows::harness;
 

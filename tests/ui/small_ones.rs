@@ -5,10 +5,10 @@
 
 use egui_kittest::kittest::{NodeT, Queryable};
 use glam::Quat;
-use scenetree::editor::{Command, Document};
 use scenetree::ui::app::Launch;
 use scenetree_core::crdt::Replica;
 use scenetree_core::model::{Entity, Transform, encode_name, ids};
+use scenetree_editor::{Command, Document};
 
 use crate::app_flows::{app, settle};
 use crate::ui_flows::{CHAIR, harness, room, row};

@@ -10,10 +10,10 @@ use egui::epaint::{Galley, Shape};
 use egui::{Color32, Key, Modifiers};
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
-use scenetree::editor::Command;
 use scenetree::ui::{Workbench, style};
 use scenetree_core::model::Entity;
 use scenetree_dcl::nodes::nodes_id;
+use scenetree_editor::Command;
 use scenetree_viewport::NullRenderer;
 
 use crate::ui_flows::{BULB, CHAIR, LAMP, TABLE, delete_row, drag_and_hold, harness, room, row};
@@ -573,7 +573,7 @@ fn a_badge_keeps_the_room_it_needs_and_no_more() {
         )
         .unwrap();
     }
-    let h = harness(scenetree::editor::Document::new(r, None));
+    let h = harness(scenetree_editor::Document::new(r, None));
     assert_eq!(h.get_all_by_label("⟲ cycle").count(), 2);
     for (name, e) in [("Lamp", 600), ("Table", 601)] {
         let label = row(name, Entity(e));

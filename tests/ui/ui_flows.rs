@@ -6,10 +6,10 @@ use egui::{Key, Modifiers};
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
 use glam::{Quat, Vec3};
-use scenetree::editor::Document;
 use scenetree::ui::Workbench;
 use scenetree_core::crdt::Replica;
 use scenetree_core::model::{Entity, Transform, encode_name, ids};
+use scenetree_editor::Document;
 use scenetree_viewport::NullRenderer;
 
 pub(crate) const TABLE: Entity = Entity(512);
@@ -161,7 +161,7 @@ fn the_several_selected_note_wraps_inside_the_inspector_after_a_long_name() {
     // inspector's right edge (the window's) and was cut off.
     let mut doc = room();
     let long = "A chair with a rather long name";
-    doc.apply(scenetree::editor::Command::Rename {
+    doc.apply(scenetree_editor::Command::Rename {
         entity: CHAIR,
         name: long.to_string(),
     })
@@ -378,7 +378,7 @@ fn ctrl_c_and_ctrl_v_copy_and_paste_entities_as_the_window_sends_them() {
     // Once the originals are gone there is nothing to paste, and it says so.
     h.state_mut()
         .doc
-        .apply(scenetree::editor::Command::Delete {
+        .apply(scenetree_editor::Command::Delete {
             entities: vec![LAMP],
         })
         .unwrap();

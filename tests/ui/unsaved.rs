@@ -2,12 +2,12 @@
 //! an undo or redo that could not write anything.
 
 use glam::Vec3;
-use scenetree::editor::{Command, Document, SceneFile};
 use scenetree::ui::{Action, Workbench};
 use scenetree_core::crdt::network::PeerId;
 use scenetree_core::examples;
 use scenetree_core::model::{Entity, Transform};
 use scenetree_dcl::io::SceneFormat;
+use scenetree_editor::{Command, Document, SceneFile};
 
 const LAMP: Entity = Entity(519);
 

@@ -12,11 +12,11 @@ use std::time::Duration;
 use eframe::egui::{self, Color32};
 use egui_kittest::Harness;
 use glam::{Vec2, Vec3};
-use scenetree::editor::Document;
 use scenetree::ui::files::load_document;
 use scenetree::ui::viewport_tab::{ModelState, ViewportTab};
 use scenetree::ui::workbench::Workbench;
 use scenetree_core::model::Entity;
+use scenetree_editor::Document;
 use scenetree_viewport::{GlowViewportRenderer, OrbitCamera, Shape, ViewportScene, picking};
 
 use crate::egl::headless_gl;
@@ -552,7 +552,7 @@ fn the_entities_behind_the_status_bars_file_warning_are_the_ones_whose_files_fai
 
 #[test]
 fn moving_model_entities_updates_their_items_in_place_and_draws_what_a_full_rebuild_draws() {
-    use scenetree::editor::Command;
+    use scenetree_editor::Command;
     let (mut doc, mut tab) = open_loaded(&gallery());
     let gl = headless_gl().expect("surfaceless EGL");
     let mut renderer = GlowViewportRenderer::new(gl.gl.clone()).expect("renderer");

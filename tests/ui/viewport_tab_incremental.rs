@@ -8,12 +8,12 @@ use std::collections::HashSet;
 
 use glam::{Quat, Vec3};
 use proptest::prelude::*;
-use scenetree::editor::{Command, Document};
 use scenetree::ui::viewport_tab::ViewportTab;
 use scenetree_core::examples;
 use scenetree_core::model::Entity;
 use scenetree_dcl::codec::ProtoMessage;
 use scenetree_dcl::{MATERIAL, VISIBILITY, Visibility};
+use scenetree_editor::{Command, Document};
 use serde_json::json;
 
 /// Entities of the generated scene (`examples::large`): 64 districts at the root, then a

@@ -24,8 +24,7 @@
 //! (recursive, and it visits every entity every frame); the chain then needs a big stack, so
 //! everything runs on a thread with 1 GiB of stack.
 
-#[path = "../../../crates/core/benches/support/forest.rs"]
-mod forest;
+use scenetree_test_support::forest;
 
 use std::time::{Duration, Instant};
 

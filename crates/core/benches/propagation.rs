@@ -20,8 +20,7 @@
 //! changes; writing them into the table is not timed (`iter_custom`), only `update` is.
 //! After the cases, the incrementally maintained view is checked against a fresh build.
 
-#[path = "support/forest.rs"]
-mod forest;
+use scenetree_test_support::forest;
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};

@@ -21,6 +21,9 @@ pub const NODES_NAME: &str = "inspector::Nodes";
 pub const HIDE_NAME: &str = "inspector::Hide";
 /// `inspector::Lock`: not selectable or movable in the Inspector's viewport (and here).
 pub const LOCK_NAME: &str = "inspector::Lock";
+/// `inspector::TransformConfig`: the Inspector's per-entity Transform settings, which it gives
+/// every entity it creates (and adds on an entity's first edit there).
+pub const TRANSFORM_CONFIG_NAME: &str = "inspector::TransformConfig";
 
 /// The id of `inspector::Nodes`.
 pub fn nodes_id() -> u32 {
@@ -35,6 +38,18 @@ pub fn hide_id() -> u32 {
 /// The id of `inspector::Lock`.
 pub fn lock_id() -> u32 {
     component_id_from_name(LOCK_NAME)
+}
+
+/// The id of `inspector::TransformConfig`.
+pub fn transform_config_id() -> u32 {
+    component_id_from_name(TRANSFORM_CONFIG_NAME)
+}
+
+/// The bytes of `inspector::TransformConfig {}`, the value the Inspector gives a new entity.
+pub fn transform_config_value() -> Vec<u8> {
+    schema(transform_config_id())
+        .encode_component(&json!({}))
+        .expect("an empty map encodes")
 }
 
 /// The `jsonSchema` the Inspector declares for these components (its `COMPONENT_REGISTRY`, as
@@ -56,6 +71,14 @@ pub fn inspector_json_schema(id: u32) -> Option<(&'static str, Value)> {
                         "optionalJsonSchema": {"type": "boolean", "serializationType": "boolean"}},
                     "children": {"type": "array", "items": entity, "serializationType": "array"}},
                 "serializationType": "map"}, "serializationType": "array"}},
+                "serializationType": "map"}),
+        ))
+    } else if id == transform_config_id() {
+        Some((
+            TRANSFORM_CONFIG_NAME,
+            json!({"type": "object", "properties": {"porportionalScaling": {
+                "type": "boolean", "serializationType": "optional",
+                "optionalJsonSchema": {"type": "boolean", "serializationType": "boolean"}}},
                 "serializationType": "map"}),
         ))
     } else if id == hide_id() {

@@ -6,14 +6,13 @@
 //! A plain harness: criterion's statistics are for CPU-bound loops, and the numbers wanted here
 //! are percentiles of a network round trip through a Node.js process.
 
-#[path = "../tests/support/mod.rs"]
-mod support;
+use scenetree_test_support as support;
 
 use std::time::{Duration, Instant};
 
 use scenetree_live::{LiveConnection, LiveEvent, LiveOptions};
-use support::crdt::{self, CrdtMessage, TRANSFORM};
 use support::dcl_host::DclHost;
+use support::wire::{self, CrdtMessage, TRANSFORM};
 
 /// Writes timed one at a time.
 const LATENCY_WRITES: u32 = 400;
@@ -40,8 +39,8 @@ fn main() {
     let mut ts = base.timestamp().expect("a PUT");
     let mut next_write = |x: f32| {
         ts += 1;
-        let value = crdt::with_x(base.data().expect("a PUT"), x);
-        crdt::put(ENTITY, TRANSFORM, ts, &value)
+        let value = wire::with_x(base.data().expect("a PUT"), x);
+        wire::put(ENTITY, TRANSFORM, ts, &value)
     };
 
     // Warm-up: the JIT of the host and our first allocations are not the steady state.
@@ -104,7 +103,7 @@ fn connect(host: &DclHost) -> (LiveConnection, Vec<CrdtMessage>) {
         .unwrap_or_else(|e| panic!("{e}\n{}", host.log()));
     match connection.events().recv_timeout(WAIT) {
         Ok(LiveEvent::Snapshot(bytes)) => {
-            let snapshot = crdt::split(&bytes);
+            let snapshot = wire::split(&bytes);
             (connection, snapshot)
         }
         other => panic!("expected the snapshot, got {other:?}"),
@@ -125,7 +124,7 @@ fn wait_for(connection: &LiveConnection, message: &[u8]) {
 
 /// Whether a stream element holds `message` (the element's CRDT messages split apart).
 fn contains(element: &[u8], message: &[u8]) -> bool {
-    crdt::split(element).iter().any(|m| m.bytes == message)
+    wire::split(element).iter().any(|m| m.bytes == message)
 }
 
 /// Empties a connection's queued events; returns how many ACKs (stream elements) it held.

@@ -3,7 +3,7 @@
 //! mid-stream. Each gives its own typed error, never a panic or a hang. Timeouts are only
 //! guards; nothing here measures time.
 
-mod support;
+use scenetree_test_support as support;
 
 use std::net::TcpListener;
 use std::sync::mpsc;

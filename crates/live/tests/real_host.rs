@@ -3,13 +3,13 @@
 //! byte, a stale write dropped, Save into main.composite, a killed and restarted host.
 //! Without `oracle-live/node_modules` these fail with the command to run.
 
-mod support;
+use scenetree_test_support as support;
 
 use std::time::Duration;
 
 use scenetree_live::{DisconnectReason, LiveConnection, LiveEvent, LiveOptions, NotConnected};
-use support::crdt::{self, CrdtMessage, TRANSFORM};
 use support::dcl_host::DclHost;
+use support::wire::{self, CrdtMessage, TRANSFORM};
 
 /// Only a guard against hanging: every wait ends as soon as its event arrives.
 const WAIT: Duration = Duration::from_secs(20);
@@ -24,7 +24,7 @@ fn connect(host: &DclHost) -> (LiveConnection, Vec<CrdtMessage>) {
         .unwrap_or_else(|e| panic!("{e}\nthe host printed:\n{}", host.log()));
     match connection.events().recv_timeout(WAIT) {
         Ok(LiveEvent::Snapshot(bytes)) => {
-            let messages = crdt::split(&bytes);
+            let messages = wire::split(&bytes);
             (connection, messages)
         }
         other => panic!("the first event must be the snapshot, got {other:?}"),
@@ -36,7 +36,7 @@ fn transform(snapshot: &[CrdtMessage], entity: u32) -> CrdtMessage {
     snapshot
         .iter()
         .find(|m| {
-            m.kind == crdt::PUT_COMPONENT
+            m.kind == wire::PUT_COMPONENT
                 && m.entity() == Some(entity)
                 && m.component() == Some(TRANSFORM)
         })
@@ -46,8 +46,8 @@ fn transform(snapshot: &[CrdtMessage], entity: u32) -> CrdtMessage {
 
 /// A Transform PUT of `entity` at `timestamp`, from `base`'s value with position x = `x`.
 fn transform_put(base: &CrdtMessage, timestamp: u32, x: f32) -> Vec<u8> {
-    let value = crdt::with_x(base.data().expect("a PUT"), x);
-    crdt::put(base.entity().unwrap(), TRANSFORM, timestamp, &value)
+    let value = wire::with_x(base.data().expect("a PUT"), x);
+    wire::put(base.entity().unwrap(), TRANSFORM, timestamp, &value)
 }
 
 /// Reads events until one satisfies `found`; returns the CRDT messages of every Incoming
@@ -64,7 +64,7 @@ fn wait_for(
             .recv_timeout(WAIT)
             .unwrap_or_else(|e| panic!("waiting for {what}: {e}; messages seen: {seen:?}"));
         if let LiveEvent::Incoming(bytes) = &event {
-            seen.extend(crdt::split(bytes));
+            seen.extend(wire::split(bytes));
         }
         if found(&event) {
             return seen;
@@ -78,7 +78,7 @@ fn wait_for(
 /// Waits until `connection` receives exactly `message` (byte for byte).
 fn wait_for_message(connection: &LiveConnection, message: &[u8]) -> Vec<CrdtMessage> {
     wait_for(connection, "a relayed message", |event| match event {
-        LiveEvent::Incoming(bytes) => crdt::split(bytes).iter().any(|m| m.bytes == message),
+        LiveEvent::Incoming(bytes) => wire::split(bytes).iter().any(|m| m.bytes == message),
         _ => false,
     })
 }
@@ -89,12 +89,12 @@ fn the_snapshot_is_the_whole_scene_as_crdt_messages() {
     let (_connection, snapshot) = connect(&host);
     let transforms = snapshot
         .iter()
-        .filter(|m| m.kind == crdt::PUT_COMPONENT && m.component() == Some(TRANSFORM))
+        .filter(|m| m.kind == wire::PUT_COMPONENT && m.component() == Some(TRANSFORM))
         .count();
     assert!(transforms >= 20, "{transforms} Transforms in the snapshot");
     let elevator = transform(&snapshot, ELEVATOR);
     assert_eq!(elevator.data().unwrap().len(), 44);
-    assert_eq!(crdt::x_of(elevator.data().unwrap()), 14.8);
+    assert_eq!(wire::x_of(elevator.data().unwrap()), 14.8);
 }
 
 #[test]
@@ -227,6 +227,6 @@ fn a_killed_host_is_a_disconnect_and_a_restarted_one_sends_a_fresh_snapshot() {
     host.restart();
     let (b, fresh) = connect(&host);
     let elevator = transform(&fresh, ELEVATOR);
-    assert_eq!(crdt::x_of(elevator.data().unwrap()), 15.8);
+    assert_eq!(wire::x_of(elevator.data().unwrap()), 15.8);
     assert!(b.close().is_ok());
 }

@@ -12,12 +12,12 @@ use std::time::{Duration, Instant};
 use std::thread::JoinHandle;
 
 use super::ScenetreeApp;
-use crate::editor::{Document, SceneFile};
 use crate::ui::action::Severity;
 use scenetree_core::crdt::ReplicaVersion;
 use scenetree_dcl::io::SceneFormat;
 use scenetree_dcl::io::project::{Project, is_project_manifest};
 use scenetree_dcl::io::recovery::{OrphanedWork, RecoveryInfo, RecoverySession, WorkOrigin};
+use scenetree_editor::{Document, SceneFile};
 
 pub(super) const AUTOSAVE_EVERY: Duration = Duration::from_secs(30);
 pub(super) const AUTOSAVE_IDLE: Duration = Duration::from_secs(2);

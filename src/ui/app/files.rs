@@ -40,7 +40,7 @@ impl ScenetreeApp {
 
     /// Shows a document that finished loading from `path` (a file or a project folder). The
     /// bundled example opens without its file, so a save asks where instead of changing it.
-    fn opened(&mut self, path: PathBuf, mut doc: crate::editor::Document) {
+    fn opened(&mut self, path: PathBuf, mut doc: scenetree_editor::Document) {
         if self.disk.reloading.take().is_some_and(|p| p == path) {
             self.bench.reload_document(doc);
             self.document_replaced();
@@ -147,7 +147,7 @@ impl ScenetreeApp {
             .then(|| scenetree_dcl::io::project::scene_file_in(path))
             .flatten();
         let mut text = if launched {
-            self.replace_document(crate::editor::Document::default());
+            self.replace_document(scenetree_editor::Document::default());
             format!(
                 "Could not open {}: scenetree started with a new, empty scene instead.\n\n{why}",
                 path.display()
@@ -226,7 +226,7 @@ impl ScenetreeApp {
         };
         let at = self.bench.viewport.placement_point();
         for file in files {
-            match crate::editor::add_model(&project, file, at) {
+            match scenetree_editor::add_model(&project, file, at) {
                 Ok(command) => self
                     .bench
                     .apply_actions(vec![crate::ui::action::Action::Edit(command)]),

@@ -7,11 +7,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::{Pending, ScenetreeApp};
-use crate::editor::{Attempt, Document, LinkState, LiveNote, LiveSettings};
-use crate::ui::action::Severity;
+use crate::ui::action::{Action, Severity};
 use crate::ui::file_dialog::DialogPurpose;
 use crate::ui::style;
 use scenetree_dcl::io::project::Project;
+use scenetree_editor::{Attempt, Document, LinkState, LiveNote, LiveSettings};
 use scenetree_live::ConnectError;
 
 /// The URL the dialog offers first: `sdk-commands start --data-layer`'s default port.
@@ -435,6 +435,57 @@ impl ScenetreeApp {
         }
         if leave {
             self.disconnect_live();
+        }
+    }
+
+    /// While the live scene holds a parenting cycle (made by edits at once, each valid where
+    /// it was made): a bar that says so and offers the one write that breaks it.
+    pub(super) fn live_cycle_bar_ui(&mut self, ui: &mut egui::Ui) {
+        let cycles = self.bench.doc.live_cycles();
+        let Some(first) = cycles.first() else {
+            return;
+        };
+        let ring = self.bench.doc.cycle_ring(first);
+        let more = match cycles.len() {
+            1 => String::new(),
+            n => format!(" (and {} more)", n - 1),
+        };
+        let message = format!(
+            "⟲ The live scene holds a parenting cycle: {ring}{more}. scenetree draws its members \
+             at the root; web Inspectors on this session freeze on it."
+        );
+        let mut break_it = false;
+        egui::Panel::top("live-cycle").show(ui, |ui| {
+            ui.horizontal(|ui| {
+                break_it = ui
+                    .button("Break the cycle")
+                    .on_hover_text(
+                        "One write: the cycle's smallest entity moves to the root where it is \
+                         drawn now (every scenetree window picks the same one, so two windows \
+                         never fight); undoable",
+                    )
+                    .clicked();
+                ui.add(
+                    egui::Label::new(egui::RichText::new(&message).color(style::CYCLE)).truncate(),
+                )
+                .on_hover_text(message);
+            });
+        });
+        if break_it && let Some(command) = self.bench.doc.cycle_breaker(first) {
+            self.bench.apply_actions(vec![Action::Edit(command)]);
+        }
+    }
+
+    /// The question about a live write held back because it would make a parenting cycle.
+    pub(super) fn held_cycle_ui(&mut self, ctx: &egui::Context) {
+        let Some((heading, text)) = self.bench.held_cycle_question() else {
+            return;
+        };
+        let buttons = ["Make the cycle", "Cancel"];
+        match super::dialogs::question(ctx, &heading, &text, &buttons, Some(1)) {
+            Some(0) => self.bench.make_held_cycle(),
+            Some(_) => self.bench.drop_held_cycle(),
+            None => {}
         }
     }
 

@@ -25,7 +25,6 @@ use super::file_dialog::DialogPurpose;
 use super::file_dialog::InAppDialog;
 use super::files::{Jobs, Salvage};
 use super::workbench::{AppRequest, Workbench};
-use crate::editor::Document;
 use autosave::Autosave;
 use disk_watch::DiskState;
 use requests::{Example, Pending};
@@ -33,6 +32,7 @@ use saving::SaveQuestion;
 use scenetree_core::examples;
 use scenetree_dcl::io::project::Project;
 use scenetree_dcl::io::recovery::{self, OrphanedWork, RecoverySession};
+use scenetree_editor::Document;
 use scenetree_viewport::{GlowViewportRenderer, NullRenderer, ViewportRenderer};
 use screenshot::Screenshot;
 
@@ -304,12 +304,14 @@ impl ScenetreeApp {
             || self.recovery_offer.is_some()
             || self.jobs.loading.is_some()
             || self.in_app_dialog.is_some()
-            || self.live.dialog_open();
+            || self.live.dialog_open()
+            || self.bench.held_cycle.is_some();
         self.close_shortcuts_on_escape(&ctx);
         self.live_frame(&ctx);
         egui::Panel::top("menu").show(ui, |ui| self.menu_ui(ui));
         self.disk_notice_ui(ui);
         self.live_bar_ui(ui);
+        self.live_cycle_bar_ui(ui);
         self.bench.ui(ui, renderer);
         // From the menus and the keyboard (the workbench's dispatcher) alike.
         for request in self.bench.take_app_requests() {
@@ -324,6 +326,7 @@ impl ScenetreeApp {
         self.connect_dialog_ui(&ctx);
         self.connecting_ui(&ctx);
         self.host_wait_ui(&ctx);
+        self.held_cycle_ui(&ctx);
         self.in_app_dialog_ui(&ctx);
         if self.allow_close && !std::mem::replace(&mut self.close_sent, true) {
             ctx.send_viewport_cmd(egui::ViewportCommand::Close);

@@ -5,10 +5,10 @@
 use std::path::PathBuf;
 
 use super::{ScenetreeApp, cozy_house_dir, showroom_document};
-use crate::editor::Document;
 use crate::ui::action::Severity;
 use crate::ui::file_dialog::DialogPurpose;
 use scenetree_core::examples;
+use scenetree_editor::Document;
 
 /// Something the user asked for that must wait for an answer about unsaved changes.
 #[derive(Clone, Debug, PartialEq)]

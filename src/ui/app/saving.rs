@@ -6,10 +6,10 @@ use std::time::Duration;
 
 use super::save_job::{SaveConsent, SaveJob, SaveOutcome, SaveStage, SaveTarget};
 use super::{RECENT_MAX, ScenetreeApp};
-use crate::editor::SceneFile;
 use crate::ui::action::Severity;
 use scenetree_dcl::io::project::ProjectWriteError;
 use scenetree_dcl::io::{self, SceneFormat};
+use scenetree_editor::SceneFile;
 
 /// How long the window waits for a save it just started before showing its progress instead:
 /// a small scene's save (milliseconds) ends within the frame, with no progress flashing by.

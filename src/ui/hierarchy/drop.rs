@@ -7,13 +7,13 @@ use std::sync::Arc;
 use egui::{Pos2, Rect, RichText, vec2};
 
 use super::{DraggedEntities, HierarchyPanel};
-use crate::editor::{Command, Document};
 use crate::ui::action::{Action, Severity};
 use crate::ui::drop_hint::DropSpot;
 use crate::ui::drop_hint::{DropTree, check_drop};
 use crate::ui::style;
 use crate::ui::tree_row::INDENT;
 use scenetree_core::model::Entity;
+use scenetree_editor::{Command, Document};
 
 /// The share of a row's height, at its top and at its bottom, where a drop goes between rows
 /// rather than onto the row.

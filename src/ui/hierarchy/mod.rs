@@ -15,7 +15,7 @@ use super::command::UiCommand;
 use super::style;
 pub use super::tree_row::ROW_HEIGHT;
 use super::tree_row::{Expander, RowBadge, TreeRow};
-use crate::editor::{Command, Document, InspectorFlags};
+use scenetree_editor::{Command, Document, InspectorFlags};
 mod drop;
 mod rows;
 
@@ -367,6 +367,22 @@ impl HierarchyPanel {
                         .weak()
                         .small(),
                 );
+                let leftovers = doc.inspector_tree_mismatches().leftovers.len();
+                if leftovers > 0 {
+                    ui.label(
+                        RichText::new(format!(
+                            "· {leftovers} leftover{}",
+                            if leftovers == 1 { "" } else { "s" }
+                        ))
+                        .weak()
+                        .small(),
+                    )
+                    .on_hover_text(
+                        "Editor data of deleted entities (no Transform, no place in the \
+                         Inspector's tree), listed last and muted; Remove leftovers in the \
+                         inspector (nothing selected) deletes them",
+                    );
+                }
             })
             .response;
         self.root_drop_target(ui, doc, response.rect, actions);
@@ -388,9 +404,12 @@ impl HierarchyPanel {
                 (true, true) => Expander::Collapsed,
             },
             selected,
-            dimmed: row.dimmed,
+            dimmed: row.dimmed || row.leftover,
             highlight: &self.search,
             badge: match RowBadge::of(doc.view(), entity, |e| doc.display_name(e)) {
+                RowBadge::None if row.leftover => RowBadge::Leftover {
+                    note: doc.leftover_note(entity),
+                },
                 RowBadge::None => match doc.inspector_tree_mismatches().get(entity) {
                     Some(m) => RowBadge::InspectorTree {
                         note: m.describe(|e| doc.display_name(e)),

@@ -4,9 +4,9 @@
 
 use std::collections::HashSet;
 
-use crate::editor::{Document, SiblingOrder};
 use scenetree_core::crdt::ReplicaVersion;
 use scenetree_core::model::Entity;
+use scenetree_editor::{Document, SiblingOrder};
 
 /// One visible row.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,6 +17,9 @@ pub(super) struct Row {
     pub has_children: bool,
     /// The entity or an ancestor is hidden in the viewport.
     pub dimmed: bool,
+    /// Editor data of a deleted entity (no Transform, no place in the Inspector's tree):
+    /// drawn muted, after every other row.
+    pub leftover: bool,
 }
 
 /// Key of the cached rows: they are rebuilt when any part changes.
@@ -62,6 +65,7 @@ pub(super) fn build_rows(
             dimmed[i] = hidden_from.is_some();
         }
     }
+    let leftovers = doc.inspector_tree_mismatches();
     let row = |i: usize| {
         let (e, depth) = preorder[i];
         Row {
@@ -69,8 +73,26 @@ pub(super) fn build_rows(
             depth: depth - 1,
             has_children: view.has_children(e),
             dimmed: dimmed[i],
+            leftover: leftovers.is_leftover(e),
         }
     };
+    let mut rows = rows_of(doc, &preorder, collapsed, search, row);
+    // Leftovers are childless rows at the top level: moved after the others, the tree's
+    // shape stays whole.
+    if !leftovers.leftovers.is_empty() {
+        rows.sort_by_key(|r| r.leftover);
+    }
+    rows
+}
+
+/// The rows of `preorder` (the root first) that are not folded away or filtered out.
+fn rows_of(
+    doc: &Document,
+    preorder: &[(Entity, u32)],
+    collapsed: &HashSet<Entity>,
+    search: &str,
+    row: impl Fn(usize) -> Row,
+) -> Vec<Row> {
     let needle = search.trim().to_lowercase();
     if needle.is_empty() {
         let mut rows = Vec::with_capacity(preorder.len());
@@ -117,23 +139,11 @@ pub(super) fn matches_search(doc: &Document, entity: Entity, needle: &str) -> bo
         let replica = doc.replica();
         return replica.components_of(entity).into_iter().any(|id| {
             replica.component_data(entity, id).is_some()
-                && component_label(doc, id).to_lowercase().contains(component)
+                && doc.component_label(id).to_lowercase().contains(component)
         });
     }
     entity.to_string().contains(needle)
         || (doc.name_of(entity)).is_some_and(|n| n.to_lowercase().contains(needle))
-}
-
-/// A component's name as the scene knows it: the runtime's or the Inspector's, else the one
-/// its composite gives, else its id.
-fn component_label(doc: &Document, id: u32) -> String {
-    scenetree_core::model::component_name(id)
-        .map(str::to_owned)
-        .or_else(|| {
-            let composite = doc.save_context.composite.as_ref()?;
-            composite.name_of(id).map(str::to_owned)
-        })
-        .unwrap_or_else(|| id.to_string())
 }
 
 /// How many entities the search finds (not counting the ancestors shown around them).

@@ -12,11 +12,11 @@ use egui::RichText;
 use serde_json::{Value, json};
 
 use super::InspectorPanel;
-use crate::editor::{Command, Document};
 use crate::ui::action::Action;
 use scenetree_core::model::{Entity, ids};
 use scenetree_dcl::codec::ProtoMessage;
 use scenetree_dcl::{self as dcl, ComponentCodec, MATERIAL, MeshShape, VISIBILITY, js::stringify};
+use scenetree_editor::{Command, Document};
 
 /// The most list items and object members drawn per level (the rest is counted).
 const MAX_SHOWN: usize = 40;

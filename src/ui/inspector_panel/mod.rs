@@ -15,9 +15,9 @@ use egui::RichText;
 
 use super::action::Action;
 use super::style;
-use crate::editor::Document;
 use scenetree_core::model::{Entity, EulerOrder, Transform, present};
 use scenetree_core::scene::Fallback;
+use scenetree_editor::Document;
 
 /// Inspector state kept between frames.
 #[derive(Debug, Default)]
@@ -205,29 +205,7 @@ fn scene_summary_ui(
         "{} · {cycles} parenting cycle(s) · {rerooted} re-rooted",
         present::entity_count(doc.scene_entity_count()),
     ));
-    if let Some(line) = doc.inspector_tree_summary() {
-        ui.colored_label(style::NODES_MISMATCH, line).on_hover_text(
-            "The Decentraland Inspector keeps its tree in one inspector::Nodes value; two \
-             structural edits at once keep both Transforms but only one Nodes value, so the \
-             Inspector shows these entities under another parent (badged ≠ in the hierarchy).",
-        );
-        if rerooted > 0 {
-            ui.weak(
-                "Resolve the re-rooted entities first: the Inspector's rebuild follows the \
-                 Transforms' parents, which lead nowhere on a cycle or to a missing parent.",
-            );
-        } else if let Some(command) = doc.rebuild_inspector_tree()
-            && ui
-                .button("Rebuild the Inspector's tree from the Transforms")
-                .on_hover_text(
-                    "One undoable step: inspector::Nodes becomes what the Inspector's own \
-                     buildNodesHierarchy builds from the Transforms",
-                )
-                .clicked()
-        {
-            actions.push(Action::Edit(command));
-        }
-    }
+    inspector_tree_ui(ui, doc, actions);
     if not_finite > 0 {
         ui.colored_label(
             style::ERROR,
@@ -247,6 +225,73 @@ fn scene_summary_ui(
     }
     ui.separator();
     ui.weak("Select an entity in the hierarchy or the viewport to inspect it.");
+}
+
+/// The Inspector's tree against the Transforms: the misplaced entities, what the repair
+/// changes (shown before it is made), and the leftovers with their removal.
+fn inspector_tree_ui(ui: &mut egui::Ui, doc: &Document, actions: &mut Vec<Action>) {
+    if let Some(line) = doc.inspector_tree_summary() {
+        ui.colored_label(style::NODES_MISMATCH, line).on_hover_text(
+            "The Decentraland Inspector keeps its tree in one inspector::Nodes value, apart \
+             from the Transforms; these entities are listed there under another parent than \
+             their Transforms give them (badged ≠ in the hierarchy, whose tooltip says why).",
+        );
+        match doc.inspector_tree_repair() {
+            Some(repair) => {
+                const SHOWN: usize = 8;
+                ui.label(RichText::new("The repair moves, in the Inspector's tree:").small());
+                for m in repair.moves.iter().take(SHOWN) {
+                    let from = m.from.map_or_else(
+                        || "not shown".to_owned(),
+                        |f| format!("from under {}", doc.display_name(f)),
+                    );
+                    ui.label(
+                        RichText::new(format!(
+                            "• {}: {from} → last under {}",
+                            doc.display_name(m.entity),
+                            doc.display_name(m.to)
+                        ))
+                        .small(),
+                    );
+                }
+                if repair.moves.len() > SHOWN {
+                    ui.label(
+                        RichText::new(format!("• and {} more", repair.moves.len() - SHOWN)).small(),
+                    );
+                }
+                if ui
+                    .button("Repair the Inspector's tree")
+                    .on_hover_text(
+                        "One undoable step: only the entities listed above move in \
+                         inspector::Nodes; every other entity keeps its place among its \
+                         siblings and every row stays expanded or collapsed as it was",
+                    )
+                    .clicked()
+                {
+                    actions.push(Action::Edit(repair.command));
+                }
+            }
+            None => {
+                ui.weak(
+                    "Break the parenting cycle first: its members' Transforms lead nowhere, so \
+                     there is no place to move them to.",
+                );
+            }
+        }
+    }
+    if let Some(line) = doc.leftovers_summary() {
+        ui.horizontal_wrapped(|ui| {
+            ui.weak(line);
+            if let Some(command) = doc.remove_leftovers()
+                && ui
+                    .small_button("Remove leftovers")
+                    .on_hover_text("Deletes them in one undoable step")
+                    .clicked()
+            {
+                actions.push(Action::Edit(command));
+            }
+        });
+    }
 }
 
 /// The local Transforms of every selected entity with `change` applied to each.

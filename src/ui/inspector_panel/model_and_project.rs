@@ -3,8 +3,8 @@
 
 use egui::RichText;
 
-use crate::editor::Document;
 use crate::ui::viewport_tab::ModelState;
+use scenetree_editor::Document;
 
 use crate::ui::style::WARNING;
 

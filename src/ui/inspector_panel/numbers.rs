@@ -9,9 +9,9 @@ use std::cell::RefCell;
 
 use egui::{Align, Layout, Response, RichText, TextStyle, Vec2};
 
-use crate::editor::Document;
 use scenetree_core::model::Transform;
 use scenetree_core::model::present::{Quantity, fixed};
+use scenetree_editor::Document;
 
 /// What a cell shows when the selected entities hold different values there.
 pub(super) const MIXED: &str = "—";

@@ -17,9 +17,9 @@ use glam::{Quat, Vec3};
 
 use super::numbers::{Cells, differs, not_a_number, parse_number};
 use super::{Field, InspectorPanel};
-use crate::editor::{Command, Document};
 use scenetree_core::model::present::{Quantity, fixed};
 use scenetree_core::model::{Entity, EulerOrder, Transform, shown_quat};
+use scenetree_editor::{Command, Document};
 
 /// The quaternion's fields as typed and not yet committed.
 #[derive(Clone, Debug, PartialEq)]

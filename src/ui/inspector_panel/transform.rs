@@ -8,10 +8,10 @@ use glam::{Quat, Vec3};
 use super::numbers::{Cells, GRID_SPACING, differs};
 use super::rotation::EULER_NOTE;
 use super::{Action, Field, InspectorPanel, edit_all};
-use crate::editor::{Command, Document};
 use crate::ui::command::UiCommand;
 use scenetree_core::model::present::Quantity;
 use scenetree_core::model::{Entity, EulerOrder, Transform, decompose, ids, shown_quat};
+use scenetree_editor::{Command, Document};
 
 /// What one editable number cell did this frame.
 #[must_use]

@@ -4,8 +4,6 @@
 
 use egui::{Pos2, Rect, RichText, vec2};
 
-use crate::editor::Command;
-use crate::editor::tree;
 use crate::ui::action::{Action, PeersAction, Severity};
 use crate::ui::drop_hint::{DropCheck, DropSpot, DropTree, check_drop};
 use crate::ui::style;
@@ -13,6 +11,8 @@ use scenetree_core::crdt::Replica;
 use scenetree_core::crdt::network::PeerId;
 use scenetree_core::model::Entity;
 use scenetree_core::scene::SceneView;
+use scenetree_editor::Command;
+use scenetree_editor::tree;
 
 /// What is being dragged in a peer's column: entities of that peer's tree.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -10,13 +10,13 @@ use egui::{Color32, RichText};
 use super::column_drag::{PeerDrops, below_rows};
 use super::view3d::{PeerView3d, ViewInput};
 use super::{PeersPanel, PeersUiContext, RootFallbackTree, TreeSource};
-use crate::editor::Document;
 use crate::ui::action::{Action, PeersAction, SelectAction};
 use crate::ui::style;
 use crate::ui::tree_row::{Expander, ROW_HEIGHT, RowBadge, TreeRow};
 use scenetree_core::crdt::network::{Network, Op, PeerId};
 use scenetree_core::model::Entity;
 use scenetree_core::scene::SceneView;
+use scenetree_editor::Document;
 use scenetree_viewport::models::AssetLibrary;
 
 /// Columns narrower than this (points) leave their digest to the tooltip, so the header
@@ -105,7 +105,8 @@ impl ColumnCache {
                 RowBadge::None
                 | RowBadge::BadTransform(_)
                 | RowBadge::FileProblem
-                | RowBadge::InspectorTree { .. } => {}
+                | RowBadge::InspectorTree { .. }
+                | RowBadge::Leftover { .. } => {}
                 RowBadge::Cycle { ring, .. } => {
                     if rings.insert(ring.clone()) {
                         lines.push((format!("⟲ {ring}"), style::CYCLE));

@@ -6,11 +6,11 @@
 use egui::RichText;
 
 use super::{PeersPanel, PeersUiContext};
-use crate::editor::{Direction, Document, LinkState, LiveSession, LogEntry, THIS_EDITOR};
 use crate::ui::action::Action;
 use crate::ui::style;
 use scenetree_core::crdt::network::Network;
 use scenetree_core::model::EulerOrder;
+use scenetree_editor::{Direction, Document, LinkState, LiveSession, LogEntry, THIS_EDITOR};
 
 /// Height of one table row, points.
 const ROW_HEIGHT: f32 = 22.0;

@@ -22,12 +22,12 @@ use std::sync::Arc;
 use egui::RichText;
 
 use super::action::{Action, PeersAction};
-use crate::editor::{Document, InspectorFlags, NodesCheck, NodesMismatches, Simulation};
 use scenetree_core::crdt::ReplicaVersion;
 use scenetree_core::crdt::network::Convergence;
 use scenetree_core::crdt::network::{Network, PeerId};
 use scenetree_core::model::EulerOrder;
 use scenetree_core::scene::SceneView;
+use scenetree_editor::{Document, InspectorFlags, NodesCheck, NodesMismatches, Simulation};
 use scenetree_viewport::ViewportRenderer;
 use scenetree_viewport::models::AssetLibrary;
 

@@ -12,12 +12,12 @@ use egui::RichText;
 use super::PeersPanel;
 use super::columns::{ColumnCache, TreeLook, entity_name, has_name, side_by_side, tree_ui};
 use super::tree_source::PolicyTree;
-use crate::editor::Document;
 use crate::ui::action::Action;
 use crate::ui::style;
 use scenetree_core::crdt::network::{Network, PeerId};
 use scenetree_core::model::{Entity, present};
 use scenetree_core::scene::policy::{PolicyBoard, TreePolicy};
+use scenetree_editor::Document;
 
 /// The narrowest a policy column gets; narrower panels scroll sideways. 130 holds the longest
 /// name (RevertToEarlierParent) on one line, and with [`POLICY_GAP`] all five fit the Peers

@@ -4,12 +4,12 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::editor::{InspectorFlags, NodesMismatches, SiblingOrder};
 use crate::ui::tree_row::RowBadge;
 use scenetree_core::crdt::network::PeerId;
 use scenetree_core::model::Entity;
 use scenetree_core::scene::SceneView;
 use scenetree_core::scene::policy::{PolicyBoard, TreePolicy};
+use scenetree_editor::{InspectorFlags, NodesMismatches, SiblingOrder};
 
 /// A tree to draw in a column: the entities in display order with their depths, and why an
 /// entity is drawn where it is when that is not under its declared parent.

@@ -8,7 +8,6 @@ use std::collections::HashSet;
 use egui::Color32;
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::editor::Document;
 use crate::ui::style;
 use scenetree_core::crdt::{Replica, ReplicaVersion};
 use scenetree_core::model::{Entity, ids};
@@ -16,6 +15,7 @@ use scenetree_core::scene::policy::PolicyWorlds;
 use scenetree_core::scene::{Fallback, SceneView};
 use scenetree_dcl::io::project::AssetPathError;
 use scenetree_dcl::{GltfModel, MaterialLook, TextureSource, Visibility};
+use scenetree_editor::Document;
 use scenetree_viewport::models::{AssetLibrary, AssetStatus, SceneAssets};
 use scenetree_viewport::{DrawItem, GizmoTarget, Shape, ViewportScene};
 

@@ -7,10 +7,10 @@ mod policy;
 use std::collections::HashSet;
 
 use super::action::{Action, SelectAction};
-use crate::editor::{Command, Document};
 use scenetree_core::crdt::network::PeerId;
 use scenetree_core::model::Entity;
 use scenetree_core::scene::policy::{PolicyBoard, TreePolicy};
+use scenetree_editor::{Command, Document};
 use scenetree_viewport::models::AssetLibrary;
 use scenetree_viewport::{
     DragPhase, DrawItem, ItemChanges, OrbitCamera, Viewport, ViewportRenderer, ViewportScene,

@@ -4,10 +4,10 @@
 //! entities as they are at the paste, not at the copy, as in the Inspector.
 
 use super::Workbench;
-use crate::editor::Command;
 use crate::ui::action::Action;
 use crate::ui::action::Severity;
 use crate::ui::command::UiCommand;
+use scenetree_editor::Command;
 
 impl Workbench {
     pub(super) fn copy_entities(&mut self) {

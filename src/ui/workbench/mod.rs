@@ -4,6 +4,7 @@
 //! `peers_actions.rs` applies the Peers panel's requests.
 
 mod entity_clipboard;
+mod held_cycle;
 mod peers_actions;
 mod status;
 mod transform_clipboard;
@@ -18,10 +19,11 @@ use super::inspector_panel::InspectorPanel;
 use super::layout::{PanelSizes, Tab};
 use super::peers_panel::{PeersPanel, PeersUiContext};
 use super::viewport_tab::ViewportTab;
-use crate::editor::{Command, Document};
+pub use held_cycle::{HeldCycle, HeldWrite};
 use scenetree_core::crdt::Network;
 use scenetree_core::model::{Entity, Transform};
 use scenetree_core::scene::policy::TreePolicy;
+use scenetree_editor::{Command, Document};
 use scenetree_viewport::{ViewportCommand, ViewportRenderer};
 
 /// Which set of panels fills the window.
@@ -112,6 +114,8 @@ pub struct Workbench {
     pub peers: PeersPanel,
     /// What waits for the app, oldest first.
     app_requests: Vec<AppRequest>,
+    /// A live write held back because it would make a parenting cycle: the app asks.
+    pub held_cycle: Option<HeldCycle>,
 }
 
 impl Workbench {
@@ -143,6 +147,7 @@ impl Workbench {
             popup_was_open: false,
             peers: PeersPanel::default(),
             app_requests: Vec::new(),
+            held_cycle: None,
         }
     }
 
@@ -387,20 +392,12 @@ impl Workbench {
                 self.status = None;
             }
             match action {
-                Action::Edit(command) => match self.doc.apply(command) {
-                    Ok(applied) => {
-                        // An edit that changed nothing (a field committed unchanged, a refused
-                        // value) says nothing: it made no step.
-                        self.status = applied.label.map(|label| (label, Severity::Info));
-                        if !applied.created.is_empty() {
-                            self.doc.selection.set(applied.created.iter().copied());
-                            for &e in &applied.created {
-                                self.hierarchy.reveal(&self.doc, e);
-                            }
-                        }
-                    }
-                    Err(err) => self.status = Some((err.to_string(), Severity::Error)),
-                },
+                Action::Edit(command) => {
+                    // Kept while live, where the cycle guard may hold the edit for a question.
+                    let held = self.doc.live().is_some().then(|| command.clone());
+                    let applied = self.doc.apply(command);
+                    self.edited(applied, held.map(HeldWrite::Edit));
+                }
                 Action::EditCoalesced(command, key) => {
                     match self.doc.apply_coalesced(command, key) {
                         Ok(applied) => {
@@ -432,24 +429,8 @@ impl Workbench {
                     let current = self.doc.name_of(e).unwrap_or_default();
                     self.hierarchy.begin_rename(e, current);
                 }
-                Action::Undo | Action::Redo => {
-                    let before = self.doc.selection.generation();
-                    let (replayed, done, nothing) = match action {
-                        Action::Undo => (self.doc.undo(), "Undid", "Nothing to undo"),
-                        _ => (self.doc.redo(), "Redid", "Nothing to redo"),
-                    };
-                    self.status = Some(match replayed {
-                        Ok(Some(label)) => (format!("{done} {label}"), Severity::Info),
-                        Ok(None) => (nothing.into(), Severity::Info),
-                        Err(err) => (err.to_string(), Severity::Error),
-                    });
-                    // An undone delete (a redone create) selects what came back: show its rows.
-                    if self.doc.selection.generation() != before {
-                        for e in self.doc.selection.entities().to_vec() {
-                            self.hierarchy.reveal(&self.doc, e);
-                        }
-                    }
-                }
+                Action::Undo => self.replay(HeldWrite::Undo),
+                Action::Redo => self.replay(HeldWrite::Redo),
                 Action::CopyEntities => self.copy_entities(),
                 Action::PasteEntities => self.paste_entities(),
                 Action::CopyTransform => self.copy_transform(),

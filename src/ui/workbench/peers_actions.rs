@@ -2,11 +2,11 @@
 //! the timeline, lessons and exports.
 
 use super::{AppRequest, Workbench, Workspace};
-use crate::editor::Command;
 use crate::ui::action::PeersAction;
 use crate::ui::action::Severity;
 use scenetree_core::crdt::network::{DeliveryReport, PeerId};
 use scenetree_core::model::present;
+use scenetree_editor::Command;
 
 impl Workbench {
     pub(super) fn apply_peers_action(&mut self, request: PeersAction) {

@@ -61,7 +61,7 @@ impl Workbench {
         let Some(live) = self.doc.live() else {
             return;
         };
-        let connected = live.state() == crate::editor::LinkState::Connected;
+        let connected = live.state() == scenetree_editor::LinkState::Connected;
         let (mark, color) = match connected {
             true => ("● live", style::SUCCESS),
             false => ("○ offline", style::WARNING),

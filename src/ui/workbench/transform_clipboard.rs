@@ -2,11 +2,11 @@
 //! scale, pasted onto every selected entity (each keeps its parent).
 
 use super::Workbench;
-use crate::editor::Command;
 use crate::ui::action::Action;
 use crate::ui::action::Severity;
 use crate::ui::command::UiCommand;
 use scenetree_core::model::Transform;
+use scenetree_editor::Command;
 
 impl Workbench {
     pub(super) fn copy_transform(&mut self) {

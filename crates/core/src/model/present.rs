@@ -177,9 +177,30 @@ pub fn json_syntax_problem(error: &serde_json::Error) -> String {
     text.strip_suffix(&place).unwrap_or(&text).to_string()
 }
 
+/// A component's short name in message texts: `Transform`, `Name`, else its registered name
+/// (the runtime's, the Inspector's, a smart item's) or `component <id>`.
+pub fn component_label(id: u32) -> String {
+    match id {
+        crate::model::ids::TRANSFORM => "Transform".to_string(),
+        crate::model::ids::NAME => "Name".to_string(),
+        _ => crate::model::known_component_name(id)
+            .map_or_else(|| format!("component {id}"), str::to_owned),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_inspectors_components_are_named_in_message_texts() {
+        use crate::model::component::component_id_from_name;
+        for name in ["inspector::Selection", "inspector::TransformConfig"] {
+            assert_eq!(component_label(component_id_from_name(name)), name);
+        }
+        assert_eq!(component_label(1), "Transform");
+        assert_eq!(component_label(7), "component 7");
+    }
 
     #[test]
     fn names_fall_back_to_reserved_names_then_numbers() {

@@ -2,8 +2,7 @@
 //!
 //! One test binary per area (fewer binaries, faster links).
 
-#[path = "../common/furnished.rs"]
-mod furnished;
+use scenetree_test_support::furnished;
 
 mod crdt_replica;
 mod lessons;

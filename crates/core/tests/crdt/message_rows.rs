@@ -188,3 +188,20 @@ fn an_inspector_component_is_named_in_the_table() {
     assert_eq!(r.component.as_deref(), Some("inspector::TransformConfig"));
     assert_eq!(r.component_id, Some(config));
 }
+
+#[test]
+fn message_texts_name_the_inspectors_components() {
+    use scenetree_core::crdt::CrdtMessage;
+    use scenetree_core::crdt::network::describe_message;
+    use scenetree_core::model::component::component_id_from_name;
+    for name in ["inspector::Selection", "inspector::TransformConfig"] {
+        let put = CrdtMessage::PutComponent {
+            entity: Entity(512),
+            component: component_id_from_name(name),
+            timestamp: 1,
+            data: vec![0],
+        };
+        let text = describe_message(&put, &|_| None);
+        assert!(text.contains(name), "{text}");
+    }
+}

@@ -3,8 +3,7 @@
 //! matrix must be bit-identical, before and after all-changed, local-only, reparenting and
 //! removal updates.
 
-#[path = "../../benches/support/forest.rs"]
-mod forest;
+use scenetree_test_support::forest;
 
 use forest::{ChangeSet, Forest};
 use scenetree_core::scene::{SceneView, TransformTable};

@@ -2,10 +2,8 @@
 //!
 //! One test binary per area (fewer binaries, faster links).
 
-#[path = "../common/dcl.rs"]
-mod dcl;
-#[path = "../common/projects.rs"]
-mod project_fixtures;
+use scenetree_test_support::dcl;
+use scenetree_test_support::projects as project_fixtures;
 
 mod codec_oracle;
 mod codec_properties;

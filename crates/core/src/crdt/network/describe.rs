@@ -8,7 +8,7 @@ use super::timeline::{Event, EventKind};
 use super::{InFlight, MessageId, MessageKind, Network, PeerId};
 use crate::crdt::message::{CrdtMessage, encode_stream};
 use crate::crdt::replica::Replica;
-use crate::model::{Entity, Transform, component, decode_name, ids, present};
+use crate::model::{Entity, Transform, decode_name, ids, present};
 
 /// A message in one line, with entity names looked up by `name_of`:
 /// `Transform(512 "Lamp") parent=513 "Table" position=(1, 0, 0), t=7`,
@@ -16,11 +16,7 @@ use crate::model::{Entity, Transform, component, decode_name, ids, present};
 /// Positions are local (in the parent's space), in meters.
 pub fn describe_message(msg: &CrdtMessage, name_of: &dyn Fn(Entity) -> Option<String>) -> String {
     let label = |e: Entity| present::entity_tag(e, name_of(e).as_deref());
-    let component_label = |c: u32| match c {
-        ids::TRANSFORM => "Transform".to_string(),
-        ids::NAME => "Name".to_string(),
-        _ => component::component_name(c).map_or_else(|| format!("component {c}"), str::to_owned),
-    };
+    let component_label = present::component_label;
     let network = msg
         .network_id()
         .map(|n| format!(" net={n}"))

@@ -278,7 +278,7 @@ impl Network {
             to: m.to,
             kind: m.kind,
             entity,
-            component: component_id.map(component_label),
+            component: component_id.map(crate::model::present::component_label),
             component_id,
             effect,
             timestamp: m.message.timestamp(),
@@ -291,15 +291,5 @@ impl Network {
     /// What `peer` calls an entity, for the table (another peer's name when it has none).
     pub fn entity_label(&self, entity: Entity, peer: PeerId) -> String {
         present::entity_name(entity, self.name_of(entity, &[peer]).as_deref())
-    }
-}
-
-/// A component's short name: `Transform`, `Name`, else its registered name or number.
-fn component_label(id: u32) -> String {
-    match id {
-        ids::TRANSFORM => "Transform".to_string(),
-        ids::NAME => "Name".to_string(),
-        _ => crate::model::known_component_name(id)
-            .map_or_else(|| format!("component {id}"), str::to_owned),
     }
 }

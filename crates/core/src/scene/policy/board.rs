@@ -390,6 +390,13 @@ impl PolicyBoard {
         self.peer(peer).map_or(0, |p| p.generations[policy.index()])
     }
 
+    /// The parent [`TreePolicy::MoveOpSkip`]'s own tree holds for `entity` at `peer`, drawn
+    /// or not (the root for an entity it never moved): what a movable-tree CRDT such as
+    /// Loro's holds for the same moves. `None` for an unknown peer.
+    pub fn move_tree_parent(&self, peer: PeerId, entity: Entity) -> Option<Entity> {
+        self.peer(peer).map(|p| p.moves.tree.get(entity))
+    }
+
     /// How many moves `peer` received before moves their author had, and holds back
     /// ([`TreePolicy::MoveOpSkip`] only).
     pub fn waiting_moves(&self, peer: PeerId) -> usize {

@@ -15,10 +15,6 @@
 
 mod board;
 mod ignore_cyclic;
-#[cfg(all(test, feature = "loro-reference"))]
-mod loro_crosscheck;
-#[cfg(feature = "loro-reference")]
-mod loro_reference;
 mod move_op;
 mod parent_map;
 mod queries;
@@ -27,8 +23,6 @@ mod revert;
 mod worlds;
 
 pub use board::{KEEP_BEFORE, PolicyAgreement, PolicyBoard};
-#[cfg(feature = "loro-reference")]
-pub use loro_reference::LoroReference;
 pub use move_op::MoveStamp;
 pub use reason::PlacementReason;
 pub use worlds::PolicyWorlds;

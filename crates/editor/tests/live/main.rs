@@ -1,0 +1,14 @@
+//! Live documents against Decentraland's real data layer (`sdk-commands start --data-layer`
+//! 7.28.0 from `oracle-live/`, started by the live crate's harness) and against fake hosts
+//! that misbehave: the editor's side of a session, with no window (the window's side is in
+//! the app's `tests/ui/live_window.rs`, the `scenetree live` commands in `tests/cli/live_cli.rs`).
+//! Without `oracle-live/node_modules` these fail with the command to run.
+//!
+//! One test binary per area (fewer binaries, faster links).
+
+use scenetree_test_support::live_docs as support;
+use scenetree_test_support::{dcl_host, fake_host};
+
+mod faults;
+mod flows;
+mod recording;
