@@ -5,13 +5,16 @@
 //!
 //! ```text
 //! capture   the scenetree-net-capture/1 format, replaying a capture, the JSON report
-//! session   players stepping tick by tick, frames travelling between them
+//! session   players stepping tick by tick, frames (frames.rs) travelling between them
 //! player    one player's tick: receive, scene writes, send, answer state requests
 //! engine    one player's @dcl/ecs engine: components, receive, send, state dumps
 //! store, entities, ordered, registry      an engine's parts
+//! renderer                                what a player's renderer was told
 //! comms, components, address              the wire: framing, network components, ids
 //! hazard, ops                             what goes wrong, what a scene does
 //! ```
+//!
+//! The design, one tick's order and what the oracle taught: `docs/design/multiplayer.md`.
 
 pub mod address;
 pub mod capture;
