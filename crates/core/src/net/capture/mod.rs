@@ -5,6 +5,7 @@ mod first_tick;
 mod format;
 mod infer;
 mod replay;
+mod replayed;
 mod report;
 mod search;
 
@@ -14,5 +15,6 @@ pub use format::{
     SentItem,
 };
 pub use infer::{Inferred, infer_tick};
-pub use replay::{Replay, ReplayedTick, replay, replay_with};
+pub use replay::{Replay, replay, replay_with};
+pub use replayed::ReplayedTick;
 pub use report::{HazardEntry, MapEntry, PlayerReport, ReplayReport, TreeEntry, replay_json};

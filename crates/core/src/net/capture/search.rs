@@ -6,7 +6,7 @@ use super::super::ops::SceneOp;
 use super::super::player::Player;
 use super::first_tick::FirstTickWrites;
 use super::format::CaptureTick;
-use super::replay::ReplayedTick;
+use super::replayed::ReplayedTick;
 use crate::crdt::CrdtMessage;
 use crate::model::{Entity, ids};
 

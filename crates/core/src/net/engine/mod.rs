@@ -7,14 +7,16 @@
 //! (which the SDK allows) the one the scan would meet first.
 
 mod dump;
+mod messages;
 mod receive;
 mod send;
 
 use rustc_hash::FxHashMap;
 
 pub use dump::dump_state;
-pub use receive::{Origin, ReceiveNote, Received};
-pub use send::{Forward, ParentSource, RendererWrite, SendOutput, WriteOrigin};
+pub use messages::{Forward, Origin, Received};
+pub use receive::ReceiveNote;
+pub use send::{ParentSource, RendererWrite, SendOutput, WriteOrigin};
 
 use super::components::{NetworkIdentity, SYNC_COMPONENTS, decode_sync_components};
 use super::entities::EntityContainer;

@@ -9,39 +9,14 @@
 //! is kept to be sent on to the other transports at the end of the tick. Then the deleted entities lose every value, NetworkEntity
 //! included, so their network mapping is gone before anything is sent.
 
-use std::sync::Arc;
-
 use super::super::components::{NetworkIdentity, canonical_value};
 use super::super::entities::EntityState;
 use super::super::store::Update;
 use super::Engine;
-use super::send::Forward;
+use super::messages::{Forward, Received, with_parent};
 use crate::crdt::CrdtMessage;
 use crate::crdt::replica::canonical_transform_bytes;
 use crate::model::{Entity, Transform, ids};
-
-/// The transport a message came in on.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Origin {
-    /// Another player, through comms.
-    Network,
-    /// The player's own renderer.
-    Renderer,
-}
-
-/// A message received and waiting for the next tick.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Received {
-    /// The message as it came (for *_NETWORK messages, in the sender's terms).
-    pub message: CrdtMessage,
-    /// Where it came from.
-    pub origin: Origin,
-    /// The sending player's address, when known.
-    pub sender: Option<Arc<str>>,
-    /// The state response it came in, numbered per receiving player from 1 (`None` for plain
-    /// CRDT items).
-    pub state_response: Option<u32>,
-}
 
 /// What applying one received message did, for the views and the hazards.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -208,12 +183,4 @@ impl Engine {
             self.broadcast.push(Forward::received(received, None));
         }
     }
-}
-
-/// A Transform's bytes (at least 44) with the parent replaced, re-encoded as the runtime's
-/// `fixTransformParent` does.
-pub(super) fn with_parent(data: &[u8], parent: Entity) -> Option<[u8; Transform::BYTE_LEN]> {
-    let mut bytes = canonical_transform_bytes(data)?;
-    bytes[40..].copy_from_slice(&parent.0.to_le_bytes());
-    Some(bytes)
 }

@@ -21,51 +21,12 @@ use std::sync::Arc;
 use super::super::components::{NetworkIdentity, SYNC_COMPONENTS};
 use super::super::registry::{reaches_renderer, should_sync_component};
 use super::Engine;
-use super::receive::{Origin, Received, with_parent};
+use super::messages::{Forward, Origin, with_parent};
 use crate::crdt::CrdtMessage;
 use crate::model::{Entity, Transform, ids};
 
 /// Bytes a network batch may reach (`LIVEKIT_MAX_SIZE`, 12 KB).
 pub const NETWORK_BATCH_LIMIT: usize = 12 * 1024;
-
-/// A message on its way out at the end of a tick.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Forward {
-    /// The message (a received one as it came, possibly with its parent stripped). Its
-    /// encoding is the runtime's `messageBuffer`: the decoder accepts only messages whose
-    /// bytes it writes back the same.
-    pub message: CrdtMessage,
-    /// The transport it came from; `None` for the scene's own writes.
-    pub origin: Option<Origin>,
-    /// For received messages, who sent them and in which state response.
-    pub sender: Option<Arc<str>>,
-    /// See [`Received::state_response`].
-    pub state_response: Option<u32>,
-    /// For a received delete of an entity, the local entity it deleted.
-    pub deleted_local: Option<Entity>,
-}
-
-impl Forward {
-    pub(super) fn received(received: Received, deleted_local: Option<Entity>) -> Forward {
-        Forward {
-            message: received.message,
-            origin: Some(received.origin),
-            sender: received.sender,
-            state_response: received.state_response,
-            deleted_local,
-        }
-    }
-
-    fn own(message: CrdtMessage) -> Forward {
-        Forward {
-            message,
-            origin: None,
-            sender: None,
-            state_response: None,
-            deleted_local: None,
-        }
-    }
-}
 
 /// Where a renderer-bound message came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
