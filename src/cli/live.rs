@@ -32,9 +32,9 @@ pub enum LiveAction {
         json: bool,
     },
     /// Perform the edit actions of a lesson-format file (move, rename, put,
-    /// delete_component, delete_entity) as this client, wait until the host acknowledged
-    /// them, and exit. Its `initial` and peer numbers are ignored; entities are ids or names
-    /// of the host's scene.
+    /// delete_component, delete_entity, and `{"do": "create", "name": N, "parent": P}`, which
+    /// lessons lack) as this client, wait until the host acknowledged them, and exit. Its
+    /// `initial` and peer numbers are ignored; entities are ids or names of the host's scene.
     Run {
         /// A `*.scenario.json` file.
         file: std::path::PathBuf,
@@ -110,11 +110,19 @@ fn run_file(doc: &mut Document, file: &Path, save: bool) -> Result<(), Failure> 
     let edits = edit_actions(&text).map_err(|e| failure(format!("{}: {e}", file.display())))?;
     let mut notes = Vec::new();
     for (path, action) in &edits {
-        let command = parse_action(doc, action)
-            .and_then(|action| command_of(doc, &action))
+        let command = if action.get("do").and_then(Value::as_str) == Some("create") {
+            create_command(doc, action)
+        } else {
+            parse_action(doc, action).and_then(|action| command_of(doc, &action))
+        };
+        let command =
+            command.map_err(|e| failure(format!("{}: at {path}: {e}", file.display())))?;
+        let applied = doc
+            .apply(command)
             .map_err(|e| failure(format!("{}: at {path}: {e}", file.display())))?;
-        doc.apply(command)
-            .map_err(|e| failure(format!("{}: at {path}: {e}", file.display())))?;
+        for entity in applied.created {
+            eprintln!("created entity {entity}");
+        }
         notes.extend(doc.poll_live(None));
     }
     let acknowledged = doc.poll_live_until(ACK_TIMEOUT, all_acknowledged, &mut notes);
@@ -247,7 +255,36 @@ fn parse_action(doc: &Document, action: &Value) -> Result<ScenarioAction, String
 }
 
 /// The actions `live run` performs.
-const EDITS: [&str; 5] = ["move", "rename", "put", "delete_component", "delete_entity"];
+const EDITS: [&str; 6] = [
+    "move",
+    "rename",
+    "put",
+    "delete_component",
+    "delete_entity",
+    "create",
+];
+
+/// `{"do": "create", "name": N, "parent": P}`: a new entity named N under P (an id or a name;
+/// the root when left out), numbered from this client's block, with what the hierarchy's
+/// Create gives it (a Transform at the parent's origin, an `inspector::Nodes` entry).
+fn create_command(doc: &Document, action: &Value) -> Result<Command, String> {
+    let name = (action.get("name").and_then(Value::as_str))
+        .ok_or("\"create\" needs a \"name\" (a string)")?;
+    let parent = match action.get("parent") {
+        None => Entity::ROOT,
+        Some(Value::String(parent)) => {
+            entity_named(doc, parent).map_err(|e| format!("parent: {e}"))?
+        }
+        Some(id) => (id.as_u64().and_then(|n| u32::try_from(n).ok()))
+            .map(Entity)
+            .ok_or("\"parent\" is an entity id or an entity's name")?,
+    };
+    Ok(Command::Create {
+        parent,
+        name: name.to_owned(),
+        components: Vec::new(),
+    })
+}
 
 /// The entity of the host's scene named `name` (exactly one).
 fn entity_named(doc: &Document, name: &str) -> Result<Entity, String> {

@@ -3,6 +3,7 @@
 use std::process::{Command, Output};
 
 use scenetree_core::crdt::scenario;
+use scenetree_core::model::Entity;
 
 use crate::dcl_host::DclHost;
 use crate::fake_host::http_host;
@@ -89,6 +90,53 @@ fn live_run_performs_a_lessons_edits_and_saves() {
         .find(|r| r["entity"] == 520)
         .unwrap();
     assert_eq!(nft_row["declared_parent"], 512);
+}
+
+#[test]
+fn live_run_creates_entities_under_a_parent_or_at_the_root() {
+    let host = DclHost::start();
+    let dir = tempfile::tempdir().unwrap();
+    let lesson = dir.path().join("create.scenario.json");
+    std::fs::write(
+        &lesson,
+        r#"{
+  "steps": [
+    { "actions": [ { "do": "create", "name": "Lamp", "parent": "Elevator" },
+                   { "do": "create", "name": "Crate" } ] }
+  ]
+}"#,
+    )
+    .unwrap();
+    let run = scenetree(&["live", &host.url(), "run", lesson.to_str().unwrap()]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let doc = open(&host);
+    let named = |name: &str| {
+        (doc.replica().live_entities())
+            .find(|&e| doc.name_of(e).as_deref() == Some(name))
+            .unwrap_or_else(|| panic!("the host has no entity named {name}"))
+    };
+    let (lamp, crate_) = (named("Lamp"), named("Crate"));
+    let parent_of = |e| doc.replica().transform(e).map(|t| t.parent);
+    assert_eq!(parent_of(lamp), Some(ELEVATOR));
+    assert_eq!(parent_of(crate_), Some(Entity::ROOT));
+    // Numbered from a live client's block, away from the Inspector's, and said so.
+    assert!(lamp.number() >= 32_768, "{lamp}");
+    let said = text(&run.stderr);
+    assert!(said.contains(&format!("created entity {lamp}")), "{said}");
+
+    // A create without a name says where.
+    std::fs::write(
+        &lesson,
+        r#"{ "steps": [ { "actions": [ { "do": "create" } ] } ] }"#,
+    )
+    .unwrap();
+    let bad = scenetree(&["live", &host.url(), "run", lesson.to_str().unwrap()]);
+    assert_eq!(bad.status.code(), Some(1), "{}", text(&bad.stderr));
+    let said = text(&bad.stderr);
+    assert!(
+        said.contains("steps[0].actions[0]") && said.contains("needs a \"name\""),
+        "{said}"
+    );
 }
 
 #[test]

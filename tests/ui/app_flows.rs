@@ -532,6 +532,32 @@ fn a_termination_signal_writes_unsaved_work_at_once_and_keeps_it_for_the_next_st
 }
 
 #[test]
+fn a_termination_signal_is_handled_while_the_window_draws_no_frame() {
+    let dir = tempfile::tempdir().unwrap();
+    let recovery = dir.path().join("recovery");
+    let mut h = app(Launch::default(), Some(recovery.clone()));
+    let hour = Duration::from_secs(3600);
+    h.state_mut().set_autosave_timing(hour, hour);
+    rename_lamp(&mut h, "Desk lamp");
+    h.run();
+    // Covered by another window: eframe runs the app's logic, never its ui.
+    h.state().termination_flag().store(true, Ordering::SeqCst);
+    let ctx = h.ctx.clone();
+    h.state_mut().logic_without_ui(&ctx);
+    assert!(
+        h.state().is_quitting(),
+        "the window closes without being shown"
+    );
+    eframe::App::on_exit(h.state_mut(), None);
+    drop(h);
+    let h = app(Launch::default(), Some(recovery));
+    assert!(
+        h.query_by_label("Recover unsaved work?").is_some(),
+        "the work was kept"
+    );
+}
+
+#[test]
 fn a_new_scene_drops_the_last_scenes_status_message() {
     let mut h = app(Launch::default(), None);
     h.state_mut().workbench_mut().status = Some((

@@ -83,6 +83,18 @@ fn escape_cancels_a_gizmo_drag_before_it_clears_the_selection() {
 }
 
 #[test]
+fn escape_with_ctrl_held_for_snapping_cancels_a_gizmo_drag() {
+    let mut h = harness(room());
+    let before = h.state().doc.local_transform(CHAIR);
+    start_dragging_the_chair(&mut h);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, Key::Escape);
+    h.run();
+    assert_eq!(h.state().doc.local_transform(CHAIR), before, "restored");
+    assert!(!h.state().viewport.viewport.is_dragging_gizmo());
+    assert_eq!(h.state().doc.history().undo_len(), 0, "no undo step");
+}
+
+#[test]
 fn the_viewport_keys_go_through_the_table_and_text_fields_keep_theirs() {
     let mut h = harness(room());
     h.get_by_label(&row("Lamp", LAMP)).click();

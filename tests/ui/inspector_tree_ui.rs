@@ -18,7 +18,7 @@ fn lesson_eight_shows_the_inspectors_lost_edit_and_the_repair_removes_it() {
     let (doc, _) = scenetree::ui::lessons::lesson_document(7).unwrap();
     h.state_mut().set_document(doc);
     h.run();
-    assert_eq!(h.state().workspace, Workspace::Peers);
+    assert_eq!(h.state().layout.workspace, Workspace::Peers);
     for _ in 0..3 {
         h.get_by_label("Next step ⏵").click();
         h.run();

@@ -28,7 +28,7 @@ pub(crate) fn harness_with(
 
 /// Where the tab's panel was drawn in the last frame.
 pub(crate) fn panel(h: &Harness<'_, Workbench>, tab: Tab) -> Rect {
-    let tree = h.state().dock.main_surface();
+    let tree = h.state().layout.dock.main_surface();
     let (node, _) = tree.find_tab(&tab).expect("the tab is docked");
     tree[node].rect().expect("a leaf has a rect")
 }

@@ -32,7 +32,7 @@ fn policies_at(size: egui::Vec2, steps: usize) -> Harness<'static, Workbench> {
 
 /// Where the Peers tab's panel ends on the right (the Peers workspace's own dock).
 fn peers_panel_right(h: &Harness<'static, Workbench>) -> f32 {
-    let tree = h.state().peers_dock.main_surface();
+    let tree = h.state().layout.peers_dock.main_surface();
     let (node, _) = tree.find_tab(&scenetree::ui::Tab::Peers).expect("docked");
     tree[node].rect().expect("a leaf has a rect").right()
 }

@@ -228,7 +228,7 @@ fn save_session_recording_writes_the_session_and_it_opens_in_the_peers_workspace
     });
     let live_digest = h.state().workbench().doc.replica().digest();
     // The Peers workspace shows the session: both columns with the cycle, the real messages.
-    h.state_mut().workbench_mut().workspace = Workspace::Peers;
+    h.state_mut().workbench_mut().layout.workspace = Workspace::Peers;
     h.run_steps(3);
     assert!(h.query_by_label("● Live").is_some());
     assert!(
@@ -243,7 +243,7 @@ fn save_session_recording_writes_the_session_and_it_opens_in_the_peers_workspace
         h.query_all_by_label("⟲ cycle").count() >= 2,
         "the cycle in both columns"
     );
-    h.state_mut().workbench_mut().workspace = Workspace::Editor;
+    h.state_mut().workbench_mut().layout.workspace = Workspace::Editor;
     h.run_steps(2);
 
     let dir = tempfile::tempdir().unwrap();
@@ -264,7 +264,7 @@ fn save_session_recording_writes_the_session_and_it_opens_in_the_peers_workspace
         ..Launch::default()
     });
     frames_until(&mut r, "the recording open", |a| !a.is_loading());
-    assert_eq!(r.state().workbench().workspace, Workspace::Peers);
+    assert_eq!(r.state().workbench().layout.workspace, Workspace::Peers);
     let (sim, _) = r
         .state()
         .workbench()

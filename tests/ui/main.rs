@@ -14,6 +14,7 @@ mod clipping;
 mod commands;
 mod component_ui;
 mod disk_changes;
+mod editor_habits;
 mod file_dialogs;
 mod file_safety_ui;
 mod found_by_hand;

@@ -52,7 +52,7 @@ fn lesson_one_by_hand_shows_the_cycle_then_convergence() {
         .click();
     h.run();
     assert_eq!(
-        h.state().workspace,
+        h.state().layout.workspace,
         Workspace::Peers,
         "a lesson opens the workspace"
     );
@@ -504,7 +504,7 @@ fn a_new_entity_scrolls_into_view_in_each_peer_column_that_holds_it() {
             seed: 1,
         })]);
     h.run();
-    assert_eq!(h.state().workspace, Workspace::Peers);
+    assert_eq!(h.state().layout.workspace, Workspace::Peers);
     assert_eq!(h.state().doc.name_of(floor).as_deref(), Some("Floor"));
     let shown = |h: &Harness<'static, Workbench>, label: &str| {
         h.query_all_by_label(label)
@@ -576,7 +576,7 @@ fn a_run_by_hand_saves_as_a_recording_that_replays_in_the_workspace() {
     let mut r = harness();
     r.state_mut().set_document(doc);
     r.run();
-    assert_eq!(r.state().workspace, Workspace::Peers);
+    assert_eq!(r.state().layout.workspace, Workspace::Peers);
     assert!(r.query_by_label_contains("Step 0 of 3").is_some());
     r.get_by_label("Next step ⏵").click();
     r.run();

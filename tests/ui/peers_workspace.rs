@@ -58,7 +58,7 @@ fn row_lefts(h: &Harness<'static, Workbench>, label: &str) -> Vec<f32> {
 #[test]
 fn each_peer_draws_its_own_indented_tree_in_lesson_one() {
     let mut h = lesson_one(egui::vec2(1600.0, 1000.0));
-    assert_eq!(h.state().workspace, Workspace::Peers);
+    assert_eq!(h.state().layout.workspace, Workspace::Peers);
     next_step(&mut h);
     // Step 1: peer 1 put Lamp under Table; peer 2 has not heard of it.
     let (lamp, table) = (
@@ -358,7 +358,7 @@ fn leaving_the_simulation_returns_to_the_editor_workspace() {
         .apply_actions(vec![Action::Peers(PeersAction::Stop(PeerId(1)))]);
     h.run();
     assert!(h.state().doc.simulation().is_none());
-    assert_eq!(h.state().workspace, Workspace::Editor);
+    assert_eq!(h.state().layout.workspace, Workspace::Editor);
     h.get_by_label("Scene root"); // the hierarchy is on screen
 
     // A document without a simulation (File ▸ New, Open) opens there too.
@@ -366,7 +366,7 @@ fn leaving_the_simulation_returns_to_the_editor_workspace() {
     h.state_mut()
         .set_document(scenetree_editor::Document::default());
     h.run();
-    assert_eq!(h.state().workspace, Workspace::Editor);
+    assert_eq!(h.state().layout.workspace, Workspace::Editor);
 }
 
 #[test]
@@ -375,7 +375,7 @@ fn in_the_editor_layout_the_peers_strip_still_shows_each_peers_tree() {
     h.state_mut()
         .run_command(scenetree::ui::command::UiCommand::EditorWorkspace);
     h.run();
-    assert_eq!(h.state().workspace, Workspace::Editor);
+    assert_eq!(h.state().layout.workspace, Workspace::Editor);
     // The hierarchy's row and one in each peer's column (inside the Peers strip), the
     // columns' rows below their headers and above the lower view: not squeezed out by the
     // lesson text above or the lower view below.

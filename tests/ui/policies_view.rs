@@ -297,7 +297,7 @@ fn at_1280_by_800_all_five_policy_columns_fit_the_peers_panel() {
     h.run();
     // Where the Peers panel ends (the Peers workspace's own dock).
     let edge = {
-        let tree = h.state().peers_dock.main_surface();
+        let tree = h.state().layout.peers_dock.main_surface();
         let (node, _) = tree.find_tab(&scenetree::ui::Tab::Peers).expect("docked");
         tree[node].rect().expect("a leaf has a rect").right()
     };

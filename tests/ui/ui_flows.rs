@@ -78,7 +78,7 @@ pub(crate) fn harness(doc: Document) -> Harness<'static, Workbench> {
 }
 
 /// The widget that has the keyboard (a DragValue becomes a text field when clicked).
-fn focused_text_input<'a>(h: &'a Harness<'_, Workbench>) -> egui_kittest::Node<'a> {
+pub(crate) fn focused_text_input<'a>(h: &'a Harness<'_, Workbench>) -> egui_kittest::Node<'a> {
     h.get_by(|n| n.is_focused())
 }
 
@@ -551,12 +551,12 @@ fn a_deep_row_cuts_its_name_short_instead_of_running_under_the_toggles() {
     );
     let label = h.get_by_label(&deepest).rect();
     let toggles_left = h
-        .get_all_by_role(Role::Button)
+        .get_all_by(|n| matches!(n.role(), Role::Button | Role::CheckBox))
         .filter(|b| (b.rect().center().y - label.center().y).abs() < 4.0)
         .filter(|b| {
             b.accesskit_node()
                 .label()
-                .is_some_and(|l| ["👁", "–", "◌", "○", "●"].contains(&l.as_str()))
+                .is_some_and(|l| ["👁", "–", "◌", "Lock"].contains(&l.as_str()))
         })
         .map(|b| b.rect().left())
         .fold(f32::INFINITY, f32::min);

@@ -568,7 +568,7 @@ impl Document {
     /// written is reverted and the error returned, so a command is all or nothing.
     fn write_all(
         &mut self,
-        writes: Vec<(Entity, u32, Option<Vec<u8>>)>,
+        writes: Vec<super::plan::Write>,
     ) -> Result<Vec<RegisterChange>, EditError> {
         if self.guard_live_cycles
             && let Some(members) = self.live_cycle_closed_by(&writes)

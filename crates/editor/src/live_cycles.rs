@@ -22,7 +22,7 @@ impl Document {
     /// again by a write to one of its members).
     pub(super) fn live_cycle_closed_by(
         &self,
-        writes: &[(Entity, u32, Option<Vec<u8>>)],
+        writes: &[super::plan::Write],
     ) -> Option<Vec<Entity>> {
         self.live()?;
         let parents: FxHashMap<Entity, Entity> = (writes.iter())

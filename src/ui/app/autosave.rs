@@ -168,7 +168,7 @@ impl ScenetreeApp {
     pub(super) fn autosave(&mut self, ctx: &egui::Context) {
         // Quitting: the user answered about unsaved changes, so nothing may be written again
         // in the frames before the window closes.
-        if self.allow_close {
+        if self.closing.allowed {
             let finished = self.autosave.finish();
             return self.report_autosave(finished);
         }
@@ -222,7 +222,9 @@ impl ScenetreeApp {
                     }
                 }
             }
-            Err(err) => self.error = Some(format!("The recovery file could not be read.\n\n{err}")),
+            Err(err) => self
+                .modals
+                .problem(format!("The recovery file could not be read.\n\n{err}")),
         }
     }
 }

@@ -6,137 +6,25 @@ use std::time::Duration;
 
 use egui::{Key, Modifiers, RichText};
 
+use super::modal::Modal;
 use super::saving::SaveQuestion;
 use super::{Pending, ScenetreeApp};
 use crate::ui::command::shortcut_rows;
 
 impl ScenetreeApp {
     pub(super) fn dialogs_ui(&mut self, ctx: &egui::Context) {
-        if self.pending == Some(Pending::Reload) {
-            let mut text = format!(
-                "Reading {} again from disk drops the changes made since it was last saved",
-                self.document_name()
-            );
-            text.push_str(match self.bench.doc.simulation() {
-                Some(_) => ", and ends the simulation: its peers and the messages in flight.",
-                None => ".",
-            });
-            let buttons = ["Discard changes and reload", "Cancel"];
-            let asked = question(
-                ctx,
-                "Reload and lose your changes?",
-                &text,
-                &buttons,
-                Some(1),
-            );
-            if let Some(answer) = asked {
-                self.pending = None;
-                if answer == 0 {
-                    self.reload();
-                }
+        match self.modals.front() {
+            Some(Modal::Unsaved(Pending::Reload)) => self.reload_question_ui(ctx),
+            Some(Modal::Unsaved(pending)) => {
+                let pending = pending.clone();
+                self.unsaved_question_ui(ctx, pending);
             }
-        } else if let Some(pending) = self.pending.clone() {
-            let text = format!("Save the changes to {} first?", self.document_name());
-            let buttons = ["Save", "Don't save", "Cancel"];
-            match question(ctx, "Unsaved changes", &text, &buttons, Some(2)) {
-                Some(0) => {
-                    // Saving may need a dialog or a confirmation first: the request waits
-                    // for the save to complete (see `save_to_confirmed`).
-                    self.pending = None;
-                    self.after_save = Some(pending);
-                    self.save();
-                }
-                Some(1) => {
-                    self.pending = None;
-                    self.carry_out(pending);
-                }
-                Some(_) => self.pending = None,
-                None => {}
-            }
+            Some(Modal::Problem(_)) => self.problem_ui(ctx),
+            Some(Modal::Recovery(_)) => self.recovery_ui(ctx),
+            None => {}
         }
-        if let Some(asked) = self.save_question.clone() {
+        if let Some(asked) = self.saving.question.clone() {
             self.save_question_ui(ctx, asked);
-        }
-        if let Some(message) = self.error.clone() {
-            let offer = self.open_offer.clone();
-            let salvage_label = (self.salvage_offer.as_ref())
-                .map(|s| format!("Open the {} readable message(s)", s.damage.messages));
-            let mut salvage_chosen = false;
-            let shown = egui::Modal::new(egui::Id::new("error")).show(ctx, |ui| {
-                ui.heading("△ Problem");
-                ui.label(message);
-                ui.horizontal(|ui| {
-                    // A folder that is not a project but holds a scene: open that file.
-                    let open = offer.as_ref().and_then(|file| {
-                        let name = file.file_name()?.to_string_lossy().into_owned();
-                        ui.button(format!("Open {name}")).clicked().then_some(file)
-                    });
-                    if let Some(file) = open {
-                        self.pending_offer = Some(file.clone());
-                    }
-                    // A damaged main.crdt: its messages before the damage.
-                    if let Some(label) = &salvage_label {
-                        salvage_chosen = ui.button(label).clicked();
-                    }
-                    ui.button("OK").clicked() || open.is_some() || salvage_chosen
-                })
-                .inner
-            });
-            // Not Enter: the error may come from an Enter pressed this very frame (a file
-            // dialog's), which would close it unseen.
-            let escape = shown.is_top_modal
-                && ctx.input_mut(|i| i.consume_key(Modifiers::NONE, Key::Escape));
-            if shown.inner || escape {
-                self.error = None;
-                self.open_offer = None;
-                if let Some(file) = self.pending_offer.take() {
-                    self.request(Pending::Open(file));
-                }
-                match self.salvage_offer.take() {
-                    Some(salvage) if salvage_chosen => self.open_salvage(salvage),
-                    _ => {}
-                }
-            }
-        }
-        if let Some(work) = &self.recovery_offer {
-            let what = match (work.original(), work.unplaced_name()) {
-                (Some(path), _) => path.display().to_string(),
-                (None, Some(name)) => format!(
-                    "{} (in a folder an older scenetree did not record: it opens untitled)",
-                    name.display()
-                ),
-                (None, None) => match &work.info.project {
-                    Some(root) => format!("an untitled scene of the project {}", root.display()),
-                    None => "an untitled scene".to_string(),
-                },
-            };
-            let mut text = format!(
-                "scenetree kept unsaved changes to {what} from a session that did not end cleanly."
-            );
-            if let Some(live) = self.bench.doc.live() {
-                text.push_str(&format!(
-                    "\n\nRecover opens it in place of the live session with {}: this window \
-                     leaves the session (the host keeps every edit it acknowledged).",
-                    live.host_label()
-                ));
-            }
-            if self.more_recovery_offers > 0 {
-                text.push_str(&format!(
-                    "\n\n{} more from other sessions will be offered at the next start.",
-                    self.more_recovery_offers
-                ));
-            }
-            let buttons = ["Recover", "Discard"];
-            // No answer on Escape: both lose something (the autosave, or the open scene).
-            if let Some(answer) = question(ctx, "Recover unsaved work?", &text, &buttons, None)
-                && let Some(work) = self.recovery_offer.take()
-            {
-                if answer == 0 {
-                    self.recover(work);
-                } else {
-                    work.discard();
-                }
-            }
         }
         if let Some(loading) = &self.jobs.loading {
             let permille = loading.permille.load(Ordering::Relaxed);
@@ -159,6 +47,143 @@ impl ScenetreeApp {
                         }
                     });
                 });
+        }
+    }
+
+    /// Reload from Disk over unsaved changes.
+    fn reload_question_ui(&mut self, ctx: &egui::Context) {
+        let mut text = format!(
+            "Reading {} again from disk drops the changes made since it was last saved",
+            self.document_name()
+        );
+        text.push_str(match self.bench.doc.simulation() {
+            Some(_) => ", and ends the simulation: its peers and the messages in flight.",
+            None => ".",
+        });
+        let buttons = ["Discard changes and reload", "Cancel"];
+        let asked = question(
+            ctx,
+            "Reload and lose your changes?",
+            &text,
+            &buttons,
+            Some(1),
+        );
+        if let Some(answer) = asked {
+            self.modals.answered();
+            if answer == 0 {
+                self.reload();
+            }
+        }
+    }
+
+    /// A request that replaces the document (or closes the window) over unsaved changes.
+    fn unsaved_question_ui(&mut self, ctx: &egui::Context, pending: Pending) {
+        let text = format!("Save the changes to {} first?", self.document_name());
+        let buttons = ["Save", "Don't save", "Cancel"];
+        let Some(answer) = question(ctx, "Unsaved changes", &text, &buttons, Some(2)) else {
+            return;
+        };
+        self.modals.answered();
+        match answer {
+            0 => {
+                // Saving may need a dialog or a confirmation first: the request waits for
+                // the save to complete (see `save_to_confirmed`).
+                self.saving.then = Some(pending);
+                self.save();
+            }
+            1 => self.carry_out(pending),
+            _ => {}
+        }
+    }
+
+    /// A problem, with the file or the readable messages it offers instead.
+    fn problem_ui(&mut self, ctx: &egui::Context) {
+        let Some(Modal::Problem(problem)) = self.modals.front() else {
+            return;
+        };
+        let offer = problem.open_offer.clone();
+        let salvage_label = (problem.salvage.as_ref())
+            .map(|s| format!("Open the {} readable message(s)", s.damage.messages));
+        let message = problem.message.clone();
+        let mut open_chosen = false;
+        let mut salvage_chosen = false;
+        let shown = egui::Modal::new(egui::Id::new("error")).show(ctx, |ui| {
+            ui.heading("△ Problem");
+            ui.label(message);
+            ui.horizontal(|ui| {
+                // A folder that is not a project but holds a scene: open that file.
+                if let Some(name) = offer.as_ref().and_then(|file| file.file_name()) {
+                    let name = name.to_string_lossy();
+                    open_chosen = ui.button(format!("Open {name}")).clicked();
+                }
+                // A damaged main.crdt: its messages before the damage.
+                if let Some(label) = &salvage_label {
+                    salvage_chosen = ui.button(label).clicked();
+                }
+                ui.button("OK").clicked() || open_chosen || salvage_chosen
+            })
+            .inner
+        });
+        // Not Enter: the problem may come from an Enter pressed this very frame (a file
+        // dialog's), which would close it unseen.
+        let escape =
+            shown.is_top_modal && ctx.input_mut(|i| i.consume_key(Modifiers::NONE, Key::Escape));
+        if !(shown.inner || escape) {
+            return;
+        }
+        let Some(Modal::Problem(problem)) = self.modals.answered() else {
+            return;
+        };
+        match (problem.open_offer, problem.salvage) {
+            (Some(file), _) if open_chosen => self.request(Pending::Open(file)),
+            (_, Some(salvage)) if salvage_chosen => self.open_salvage(salvage),
+            _ => {}
+        }
+    }
+
+    /// Unsaved work a session that did not end cleanly left.
+    fn recovery_ui(&mut self, ctx: &egui::Context) {
+        let Some(Modal::Recovery(offer)) = self.modals.front() else {
+            return;
+        };
+        let work = &offer.work;
+        let what = match (work.original(), work.unplaced_name()) {
+            (Some(path), _) => path.display().to_string(),
+            (None, Some(name)) => format!(
+                "{} (in a folder an older scenetree did not record: it opens untitled)",
+                name.display()
+            ),
+            (None, None) => match &work.info.project {
+                Some(root) => format!("an untitled scene of the project {}", root.display()),
+                None => "an untitled scene".to_string(),
+            },
+        };
+        let mut text = format!(
+            "scenetree kept unsaved changes to {what} from a session that did not end cleanly."
+        );
+        if let Some(live) = self.bench.doc.live() {
+            text.push_str(&format!(
+                "\n\nRecover opens it in place of the live session with {}: this window leaves \
+                 the session (the host keeps every edit it acknowledged).",
+                live.host_label()
+            ));
+        }
+        if offer.more > 0 {
+            text.push_str(&format!(
+                "\n\n{} more from other sessions will be offered at the next start.",
+                offer.more
+            ));
+        }
+        let buttons = ["Recover", "Discard"];
+        // No answer on Escape: both lose something (the autosave, or the open scene).
+        if let Some(answer) = question(ctx, "Recover unsaved work?", &text, &buttons, None)
+            && let Some(Modal::Recovery(offer)) = self.modals.answered()
+        {
+            if answer == 0 {
+                self.recover(offer.work);
+            } else {
+                offer.work.discard();
+            }
         }
     }
 
@@ -199,7 +224,7 @@ impl ScenetreeApp {
         let Some(answer) = question(ctx, heading, &text, buttons, Some(cancel)) else {
             return;
         };
-        self.save_question = None;
+        self.saving.question = None;
         match answer {
             0 => {
                 let (path, consent) = asked.agreed();

@@ -195,7 +195,7 @@ impl ScenetreeApp {
         let watched = (doc.file.as_ref().map(|f| f.path.as_path())).zip(doc.disk_version);
         let focused = crate::ui::command::window_got_focus(ctx);
         // Not while a load replaces the document, nor while a save rewrites its file.
-        let busy = self.jobs.loading.is_some() || self.save_job.is_some();
+        let busy = self.jobs.loading.is_some() || self.saving.job.is_some();
         if let Some(same_bytes) = self.disk.check(watched, focused, busy) {
             self.bench.doc.disk_version = Some(same_bytes);
         }

@@ -4,6 +4,7 @@
 
 use std::path::PathBuf;
 
+use super::modal::{Modal, Problem};
 use super::{Pending, ScenetreeApp};
 use crate::ui::action::Severity;
 use crate::ui::file_dialog::DialogPurpose;
@@ -15,10 +16,10 @@ impl ScenetreeApp {
     /// scenetree's own once the system could not show one.
     pub(super) fn pick(&mut self, purpose: DialogPurpose, suggested: Option<PathBuf>) {
         let pick = FilePick { purpose, suggested };
-        if !self.system_dialogs_unavailable {
+        if !self.dialogs.system_unavailable {
             self.jobs.pick(pick);
-        } else if self.in_app_dialog.is_none() {
-            self.in_app_dialog = Some(InAppDialog::open(&pick, self.last_dir()));
+        } else if self.dialogs.in_app.is_none() {
+            self.dialogs.in_app = Some(InAppDialog::open(&pick, self.last_dir()));
         }
     }
 
@@ -50,7 +51,7 @@ impl ScenetreeApp {
             ));
             return;
         }
-        let example = self.opening_example.take().is_some_and(|e| e == path);
+        let example = self.opening.example.take().is_some_and(|e| e == path);
         if example {
             doc.file = None;
             doc.saves_as_project = false;
@@ -86,11 +87,11 @@ impl ScenetreeApp {
 
     /// Draws scenetree's own file dialog while it is open.
     pub(super) fn in_app_dialog_ui(&mut self, ctx: &egui::Context) {
-        if let Some(dialog) = &mut self.in_app_dialog
+        if let Some(dialog) = &mut self.dialogs.in_app
             && let Some(path) = dialog.update(ctx)
         {
             let purpose = dialog.purpose();
-            self.in_app_dialog = None;
+            self.dialogs.in_app = None;
             self.picked(purpose, path);
         }
     }
@@ -105,17 +106,17 @@ impl ScenetreeApp {
             match result {
                 JobResult::Picked(purpose, path) => self.picked(purpose, path),
                 JobResult::NoSystemDialog(pick) => {
-                    self.system_dialogs_unavailable = true;
+                    self.dialogs.system_unavailable = true;
                     self.bench.status = Some((
                         "No system file dialog could be shown (it needs an XDG desktop portal \
                          or zenity): scenetree uses its own from now on"
                             .into(),
                         Severity::Info,
                     ));
-                    self.in_app_dialog = Some(InAppDialog::open(&pick, self.last_dir()));
+                    self.dialogs.in_app = Some(InAppDialog::open(&pick, self.last_dir()));
                 }
                 JobResult::Loaded(path, result) => {
-                    let launched = self.launching.take().is_some_and(|l| l == path);
+                    let launched = self.opening.launch_file.take().is_some_and(|l| l == path);
                     match *result {
                         Ok(doc) => self.opened(path, doc),
                         Err(not) => {
@@ -139,11 +140,11 @@ impl ScenetreeApp {
         launched: bool,
         salvage: Option<Box<Salvage>>,
     ) {
-        self.opening_example = None;
+        self.opening.example = None;
         self.disk.reloading = None;
         // A project's own scene failing would fail again opened alone: no offer there.
         let not_a_project = || scenetree_dcl::io::project::Project::find_root(path).is_none();
-        self.open_offer = (path.is_dir() && not_a_project())
+        let open_offer = (path.is_dir() && not_a_project())
             .then(|| scenetree_dcl::io::project::scene_file_in(path))
             .flatten();
         let mut text = if launched {
@@ -155,7 +156,7 @@ impl ScenetreeApp {
         } else {
             format!("Could not open the scene. Nothing was changed.\n\n{why}")
         };
-        if let Some(file) = &self.open_offer {
+        if let Some(file) = &open_offer {
             text.push_str(&format!(
                 "\n\nThe folder holds {}: it opens as a scene of its own (without a project's \
                  models and title).",
@@ -174,8 +175,11 @@ impl ScenetreeApp {
                 salvage.damage.messages, salvage.damage.at, salvage.damage.len
             ));
         }
-        self.salvage_offer = salvage;
-        self.error = Some(text);
+        self.modals.show(Modal::Problem(Problem {
+            message: text,
+            open_offer,
+            salvage,
+        }));
     }
 
     /// Shows the readable start of a damaged main.crdt the user chose to open.
@@ -217,10 +221,9 @@ impl ScenetreeApp {
     /// centre of the view meets the scene or the ground: what the user is looking at.
     pub(super) fn add_models(&mut self, files: &[PathBuf]) {
         let Some(project) = self.bench.doc.project.clone() else {
-            self.error = Some(
+            self.modals.problem(
                 "Models can be added to a Decentraland project's scene only: a scene names its \
-                 models by their path in the project (File ▸ Open Project…)."
-                    .into(),
+                 models by their path in the project (File ▸ Open Project…).",
             );
             return;
         };
@@ -231,7 +234,7 @@ impl ScenetreeApp {
                     .bench
                     .apply_actions(vec![crate::ui::action::Action::Edit(command)]),
                 Err(e) => {
-                    self.error = Some(format!(
+                    self.modals.problem(format!(
                         "Could not add {}: {e}.\n\nA scene names its models by their path in \
                          the project: copy the file into {} first.",
                         file.display(),

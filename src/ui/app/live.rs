@@ -559,13 +559,13 @@ impl ScenetreeApp {
                     "Asked the host to save main.composite…".to_owned(),
                     Severity::Info,
                 ));
-                if let Some(next) = self.after_save.take() {
+                if let Some(next) = self.saving.then.take() {
                     self.carry_out(next);
                 }
             }
             Err(e) => {
-                self.after_save = None;
-                self.error = Some(format!("Could not save.\n\n{e}"));
+                self.saving.then = None;
+                self.modals.problem(format!("Could not save.\n\n{e}"));
             }
         }
     }
@@ -587,7 +587,9 @@ impl ScenetreeApp {
                     Severity::Info,
                 ))
             }
-            Err(e) => self.error = Some(format!("Could not save the recording.\n\n{e}")),
+            Err(e) => self
+                .modals
+                .problem(format!("Could not save the recording.\n\n{e}")),
         }
     }
 }

@@ -9,6 +9,7 @@ mod disk_watch;
 mod files;
 mod live;
 mod menu;
+mod modal;
 mod requests;
 mod save_job;
 mod saving;
@@ -23,15 +24,16 @@ use std::time::Duration;
 use super::action::Severity;
 use super::file_dialog::DialogPurpose;
 use super::file_dialog::InAppDialog;
-use super::files::{Jobs, Salvage};
+use super::files::Jobs;
 use super::workbench::{AppRequest, Workbench};
 use autosave::Autosave;
 use disk_watch::DiskState;
+use modal::{Modal, Modals, RecoveryOffer};
 use requests::{Example, Pending};
-use saving::SaveQuestion;
+use saving::Saving;
 use scenetree_core::examples;
 use scenetree_dcl::io::project::Project;
-use scenetree_dcl::io::recovery::{self, OrphanedWork, RecoverySession};
+use scenetree_dcl::io::recovery::{self, RecoverySession};
 use scenetree_editor::Document;
 use scenetree_viewport::{GlowViewportRenderer, NullRenderer, ViewportRenderer};
 use screenshot::Screenshot;
@@ -63,63 +65,67 @@ pub fn cozy_house_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scenes/Cozy-House-Template")
 }
 
+/// What is being opened, beside the load job itself.
+#[derive(Debug, Default)]
+struct Opening {
+    /// The file given on the command line, while it loads: if it cannot be opened, the
+    /// window starts untitled instead of on the showroom.
+    launch_file: Option<PathBuf>,
+    /// The bundled project example being loaded: it opens without its file, so a save asks
+    /// where instead of changing the bundled copy.
+    example: Option<PathBuf>,
+    /// Applied to the first document shown (the bundled one or the launch file).
+    initial_selection: Vec<scenetree_core::model::Entity>,
+    /// Lesson steps played once the first document (a lesson) is shown.
+    initial_lesson_steps: usize,
+}
+
+/// scenetree's own file dialog, used when the system shows none.
+#[derive(Default)]
+struct FileDialogs {
+    /// scenetree's own file dialog, while open.
+    in_app: Option<InAppDialog>,
+    /// The system could not show a file dialog: use scenetree's own from then on.
+    system_unavailable: bool,
+}
+
+/// Whether the window may close, and how it came to.
+#[derive(Debug, Default)]
+struct Closing {
+    /// The user agreed to quit (or there was nothing to ask): the window closes.
+    allowed: bool,
+    /// The close command was sent once `allowed` was set.
+    sent: bool,
+    /// Set by a termination signal (see `signals.rs`).
+    signal: Arc<AtomicBool>,
+    /// The editor is closing on a signal: the unsaved work stays for the next start.
+    on_signal: bool,
+}
+
 /// The eframe application.
 pub struct ScenetreeApp {
     bench: Workbench,
     jobs: Jobs,
     recent: Vec<PathBuf>,
-    pending: Option<Pending>,
-    /// What waits for the save: the request the user answered Save to in the unsaved-changes
-    /// prompt, or one made while a save was running. It goes on once the save completes (which
-    /// may need a file dialog or a confirmation first), and is dropped if it does not.
-    after_save: Option<Pending>,
-    error: Option<String>,
-    /// A scene file the error's folder holds (it is not a project): the error offers to open it.
-    open_offer: Option<PathBuf>,
-    /// The offered file, chosen: opened once the error closes.
-    pending_offer: Option<PathBuf>,
-    /// The readable start of the damaged main.crdt the error is about, offered instead.
-    salvage_offer: Option<Box<Salvage>>,
-    /// The file given on the command line, while it loads: if it cannot be opened, the
-    /// window starts untitled instead of on the showroom.
-    launching: Option<PathBuf>,
-    /// A save waiting for the user's answer (one save at a time asks one question).
-    save_question: Option<SaveQuestion>,
-    /// The save being written on a worker thread (see `save_job.rs`).
-    save_job: Option<save_job::SaveJob>,
-    /// A save asked for while one was running: it starts when that one ends.
-    save_after_this: Option<(PathBuf, save_job::SaveConsent)>,
-    /// Holds the next save before it writes (see [`Self::hold_next_save`]).
-    save_gate: Option<std::sync::mpsc::Receiver<()>>,
+    /// The modal prompts waiting: unsaved changes, problems, recovered work.
+    modals: Modals,
+    /// What the scene being opened is, and what applies once it is shown.
+    opening: Opening,
+    /// The save being written, the question it stopped to ask, what waits for it.
+    saving: Saving,
     /// Other programs' changes to the document's file (see `disk_watch.rs`).
     disk: DiskState,
     /// This editor's crash recovery (see `autosave.rs`).
     autosave: Autosave,
-    /// Work a crashed editor left, offered at start (the newest; the rest waits).
-    recovery_offer: Option<OrphanedWork>,
-    more_recovery_offers: usize,
     screenshot: Option<Screenshot>,
-    allow_close: bool,
-    /// scenetree's own file dialog, while open.
-    in_app_dialog: Option<InAppDialog>,
-    /// The system could not show a file dialog: use scenetree's own from then on.
-    system_dialogs_unavailable: bool,
-    /// The close command was sent once `allow_close` was set.
-    close_sent: bool,
-    /// Set by a termination signal (see `signals.rs`).
-    terminate: Arc<AtomicBool>,
-    /// The editor is closing on a signal: the unsaved work stays for the next start.
-    terminated: bool,
+    /// scenetree's own file dialog, and whether the system's can be shown.
+    dialogs: FileDialogs,
+    /// Whether and why the window closes.
+    closing: Closing,
     title: String,
     show_shortcuts: bool,
     /// The 3D renderer on the window's GL context (created on the first frame).
     renderer: Option<Result<GlowViewportRenderer, String>>,
-    /// The bundled project example being loaded: it opens without its file, so a save asks
-    /// where instead of changing the bundled copy.
-    opening_example: Option<PathBuf>,
-    /// Applied to the first document shown (the bundled one or the launch file).
-    initial_selection: Vec<scenetree_core::model::Entity>,
-    initial_lesson_steps: usize,
     /// Live sessions: the Connect dialog, a connection being made (see `live.rs`).
     live: live::LiveUi,
 }
@@ -154,13 +160,13 @@ impl ScenetreeApp {
         let mut recent = Vec::new();
         if let Some(storage) = storage {
             if let Some(dock) = eframe::get_value(storage, "dock") {
-                bench.dock = dock;
+                bench.layout.dock = dock;
             }
             if let Some(dock) = eframe::get_value(storage, "peers_dock") {
-                bench.peers_dock = dock;
+                bench.layout.peers_dock = dock;
             }
             if let Some(sizes) = eframe::get_value(storage, "panel_sizes") {
-                bench.panel_sizes = sizes;
+                bench.layout.panel_sizes = sizes;
             }
             recent = eframe::get_value(storage, "recent_files").unwrap_or_default();
         }
@@ -180,9 +186,12 @@ impl ScenetreeApp {
             .map(recovery::find_orphaned_work)
             .unwrap_or_default()
             .into_iter();
-        let recovery_offer = orphans.next();
-        // The others are released (their folders unlocked) and offered at a later start.
-        let more_recovery_offers = orphans.count();
+        let mut modals = Modals::default();
+        if let Some(work) = orphans.next() {
+            // The others are released (their folders unlocked) and offered at a later start.
+            let more = orphans.count();
+            modals.show(Modal::Recovery(RecoveryOffer { work, more }));
+        }
         let launch_file = launch.file.as_deref().map(scenetree_dcl::io::whole_path);
         let mut jobs = Jobs::default();
         jobs.set_repaint_context(ctx);
@@ -190,37 +199,25 @@ impl ScenetreeApp {
             bench,
             jobs,
             recent,
-            pending: None,
-            after_save: None,
-            error: None,
-            open_offer: None,
-            salvage_offer: None,
-            pending_offer: None,
-            launching: launch_file.clone(),
-            save_question: None,
-            save_job: None,
-            save_after_this: None,
-            save_gate: None,
+            modals,
+            opening: Opening {
+                launch_file: launch_file.clone(),
+                example: None,
+                initial_selection: launch.select,
+                initial_lesson_steps: launch.lesson_steps,
+            },
+            saving: Saving::default(),
             disk: DiskState::start({
                 let ctx = ctx.clone();
                 move || ctx.request_repaint()
             }),
             autosave: Autosave::new(recovery),
-            recovery_offer,
-            more_recovery_offers,
             screenshot: launch.screenshot.map(Screenshot::new),
-            allow_close: false,
-            close_sent: false,
-            terminate: Arc::default(),
-            terminated: false,
-            in_app_dialog: None,
-            system_dialogs_unavailable: false,
+            dialogs: FileDialogs::default(),
+            closing: Closing::default(),
             title: String::new(),
             show_shortcuts: false,
             renderer: None,
-            opening_example: None,
-            initial_selection: launch.select,
-            initial_lesson_steps: launch.lesson_steps,
             live: live::LiveUi::new(ctx),
         };
         app.bench.status = startup_error.map(|e| (e, Severity::Error));
@@ -278,7 +275,7 @@ impl ScenetreeApp {
 
     /// True once the user agreed to quit (the window is closing).
     pub fn is_quitting(&self) -> bool {
-        self.allow_close
+        self.closing.allowed
     }
 
     /// How often unsaved work is written for crash recovery while editing goes on (30 s), and
@@ -297,13 +294,11 @@ impl ScenetreeApp {
         self.check_disk(&ctx);
         self.handle_close_request(&ctx);
         self.handle_dropped_files(&ctx);
-        self.bench.modal_open = self.pending.is_some()
+        self.bench.modal_open = self.modals.any()
             || self.live.asking_about_host()
-            || self.error.is_some()
-            || self.save_question.is_some()
-            || self.recovery_offer.is_some()
+            || self.saving.question.is_some()
             || self.jobs.loading.is_some()
-            || self.in_app_dialog.is_some()
+            || self.dialogs.in_app.is_some()
             || self.live.dialog_open()
             || self.bench.held_cycle.is_some();
         self.close_shortcuts_on_escape(&ctx);
@@ -328,7 +323,7 @@ impl ScenetreeApp {
         self.host_wait_ui(&ctx);
         self.held_cycle_ui(&ctx);
         self.in_app_dialog_ui(&ctx);
-        if self.allow_close && !std::mem::replace(&mut self.close_sent, true) {
+        if self.closing.allowed && !std::mem::replace(&mut self.closing.sent, true) {
             ctx.send_viewport_cmd(egui::ViewportCommand::Close);
         }
         self.update_title(&ctx);
@@ -337,10 +332,10 @@ impl ScenetreeApp {
     }
 
     fn apply_initial_selection(&mut self) {
-        for _ in 0..std::mem::take(&mut self.initial_lesson_steps) {
+        for _ in 0..std::mem::take(&mut self.opening.initial_lesson_steps) {
             self.bench.doc.next_lesson_step();
         }
-        let wanted = std::mem::take(&mut self.initial_selection);
+        let wanted = std::mem::take(&mut self.opening.initial_selection);
         let present: Vec<_> = wanted
             .into_iter()
             .filter(|&e| self.bench.doc.view().contains(e))
@@ -412,6 +407,12 @@ impl ScenetreeApp {
 }
 
 impl eframe::App for ScenetreeApp {
+    /// Before every frame, and also while the window is covered or minimized, when eframe
+    /// draws none: a termination signal must not wait for the window to be shown again.
+    fn logic(&mut self, ctx: &egui::Context, _frame: &mut eframe::Frame) {
+        self.logic_without_ui(ctx);
+    }
+
     fn ui(&mut self, ui: &mut egui::Ui, frame: &mut eframe::Frame) {
         // The GL renderer needs the window's context, which only exists here; created once.
         let mut renderer = self
@@ -440,9 +441,9 @@ impl eframe::App for ScenetreeApp {
         if self.screenshot.is_some() {
             return;
         }
-        eframe::set_value(storage, "dock", &self.bench.dock);
-        eframe::set_value(storage, "peers_dock", &self.bench.peers_dock);
-        eframe::set_value(storage, "panel_sizes", &self.bench.panel_sizes);
+        eframe::set_value(storage, "dock", &self.bench.layout.dock);
+        eframe::set_value(storage, "peers_dock", &self.bench.layout.peers_dock);
+        eframe::set_value(storage, "panel_sizes", &self.bench.layout.panel_sizes);
         eframe::set_value(storage, "recent_files", &self.recent);
     }
 
@@ -451,7 +452,7 @@ impl eframe::App for ScenetreeApp {
         self.finish_save();
         // A clean exit: the user answered about unsaved changes (or had none). Otherwise (a
         // termination signal, or a close that did not ask) the work stays for the next start.
-        let answered = self.allow_close && !self.terminated;
+        let answered = self.closing.allowed && !self.closing.on_signal;
         let keep_work = !answered && self.bench.doc.is_modified();
         if let Err(e) = self.autosave.end(keep_work) {
             log::error!("the last autosave failed: {e}");

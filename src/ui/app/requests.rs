@@ -63,14 +63,14 @@ pub(super) enum Example {
 
 impl ScenetreeApp {
     pub(super) fn request(&mut self, what: Pending) {
-        if self.save_job.is_some() {
+        if self.saving.job.is_some() {
             self.bench.status = Some((
                 format!("{} follows once the save in progress ends", what.describe()),
                 Severity::Info,
             ));
-            self.after_save = Some(what);
+            self.saving.then = Some(what);
         } else if self.bench.doc.is_modified() {
-            self.pending = Some(what);
+            self.modals.ask_about_unsaved(what);
         } else {
             self.carry_out(what);
         }
@@ -104,7 +104,7 @@ impl ScenetreeApp {
             }
             Pending::OpenExample(Example::CozyHouse) => {
                 let dir = cozy_house_dir();
-                self.opening_example = Some(dir.clone());
+                self.opening.example = Some(dir.clone());
                 self.jobs.load(dir);
             }
             Pending::OpenLesson(index) => match crate::ui::lessons::lesson_document(index) {
@@ -112,12 +112,14 @@ impl ScenetreeApp {
                     self.replace_document(doc);
                     self.bench.status = Some((format!("Lesson: {title}"), Severity::Info));
                 }
-                Err(e) => self.error = Some(format!("Could not open the lesson.\n\n{e}")),
+                Err(e) => self
+                    .modals
+                    .problem(format!("Could not open the lesson.\n\n{e}")),
             },
             Pending::Reload => self.reload(),
             Pending::Connect { url, allow_remote } => self.start_connecting(url, allow_remote),
             Pending::Quit => {
-                self.allow_close = true;
+                self.closing.allowed = true;
                 self.clear_recovery();
             }
         }
@@ -139,24 +141,24 @@ impl ScenetreeApp {
 
     pub(super) fn handle_close_request(&mut self, ctx: &egui::Context) {
         if ctx.input(|i| i.viewport().close_requested())
-            && !self.allow_close
+            && !self.closing.allowed
             && self.screenshot.is_none()
         {
-            if self.save_job.is_some() {
+            if self.saving.job.is_some() {
                 // Closing now would leave the user unsure what was saved: quit once it ends.
                 ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
                 self.request(Pending::Quit);
             } else if self.bench.doc.is_modified() {
                 ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
-                self.pending = Some(Pending::Quit);
+                self.modals.ask_about_unsaved(Pending::Quit);
             } else if self.host_lacks_edits() {
                 // The host has not acknowledged every edit yet: quit once it has.
                 ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
                 self.carry_out(Pending::Quit);
             } else {
                 // Closing as asked: the window goes away after this frame.
-                self.allow_close = true;
-                self.close_sent = true;
+                self.closing.allowed = true;
+                self.closing.sent = true;
                 self.clear_recovery();
             }
         }

@@ -15,6 +15,24 @@ use scenetree_editor::SceneFile;
 /// a small scene's save (milliseconds) ends within the frame, with no progress flashing by.
 const QUICK_SAVE: Duration = Duration::from_millis(100);
 
+/// The state of saving: the save being written, the question one stopped to ask, and what
+/// waits for them.
+#[derive(Default)]
+pub(super) struct Saving {
+    /// The save being written on a worker thread (see `save_job.rs`).
+    pub job: Option<SaveJob>,
+    /// A save waiting for the user's answer (one save at a time asks one question).
+    pub question: Option<SaveQuestion>,
+    /// A save asked for while one was running: it starts when that one ends.
+    pub after_this: Option<(PathBuf, SaveConsent)>,
+    /// What waits for the save: the request the user answered Save to in the unsaved-changes
+    /// prompt, or one made while a save was running. It goes on once the save completes
+    /// (which may need a file dialog or a confirmation first), and is dropped if it does not.
+    pub then: Option<super::Pending>,
+    /// Holds the next save before it writes (see [`ScenetreeApp::hold_next_save`]).
+    pub gate: Option<std::sync::mpsc::Receiver<()>>,
+}
+
 /// A save that stopped to ask the user first.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) enum SaveQuestion {
@@ -89,17 +107,17 @@ impl ScenetreeApp {
     /// composite's Material JSON in a main.crdt, …), or when a file it replaces is read-only for
     /// the user. A save asked for while one runs follows it.
     pub(super) fn save_to_confirmed(&mut self, path: PathBuf, consent: SaveConsent) {
-        if self.save_job.is_some() {
-            self.save_after_this = Some((path, consent));
+        if self.saving.job.is_some() {
+            self.saving.after_this = Some((path, consent));
             return;
         }
         if !consent.overwrite && self.changed_on_disk(&path) {
-            self.save_question = Some(SaveQuestion::Overwrite { path, consent });
+            self.saving.question = Some(SaveQuestion::Overwrite { path, consent });
             return;
         }
         let Some(format) = SceneFormat::from_path(&path) else {
             self.save_abandoned();
-            self.error = Some(format!(
+            self.modals.problem(format!(
                 "{}: save as .json (scenetree), .crdt (main.crdt) or .composite (main.composite)",
                 path.display()
             ));
@@ -117,44 +135,61 @@ impl ScenetreeApp {
             project,
             consent,
         };
-        self.save_job = Some(SaveJob::start(
+        self.saving.job = Some(SaveJob::start(
             doc.replica().version(),
             doc.replica().clone(),
             doc.save_context.clone(),
             target,
             self.jobs.repaint_context(),
-            self.save_gate.take(),
+            self.saving.gate.take(),
         ));
         self.poll_save(QUICK_SAVE);
     }
 
+    /// What a saved scene's parenting cycles mean to whoever runs it, when it holds any:
+    /// the runtime draws their members at the root.
+    fn saved_cycles_note(&self) -> Option<String> {
+        let doc = &self.bench.doc;
+        let cycles = doc.view().cycles();
+        let first = cycles.first()?;
+        let more = match cycles.len() {
+            1 => String::new(),
+            n => format!(" and {} more", n - 1),
+        };
+        Some(format!(
+            "It holds a parenting cycle ({}{more}): the runtime draws its members at the root \
+             until a write breaks it",
+            doc.cycle_ring(first)
+        ))
+    }
+
     /// True while a save is being written.
     pub fn is_saving(&self) -> bool {
-        self.save_job.is_some()
+        self.saving.job.is_some()
     }
 
     /// Holds the next save before it writes anything until the returned sender sends or is
     /// dropped, so a test can look at the window while a save is in flight.
     pub fn hold_next_save(&mut self) -> std::sync::mpsc::Sender<()> {
         let (release, gate) = std::sync::mpsc::channel();
-        self.save_gate = Some(gate);
+        self.saving.gate = Some(gate);
         release
     }
 
     /// Once a frame (and when a save starts, up to `wait`): takes the outcome of a finished
     /// save and acts on it.
     pub(super) fn poll_save(&mut self, wait: Duration) {
-        let Some(outcome) = self.save_job.as_ref().and_then(|job| job.poll(wait)) else {
+        let Some(outcome) = self.saving.job.as_ref().and_then(|job| job.poll(wait)) else {
             return;
         };
-        let job = self.save_job.take().expect("polled above");
+        let job = self.saving.job.take().expect("polled above");
         self.bench.saving = None;
         self.save_finished(job, outcome);
-        if self.save_question.is_some() {
+        if self.saving.question.is_some() {
             // It stopped to ask; the answer saves again, so a second save would ask the same.
-            self.save_after_this = None;
+            self.saving.after_this = None;
         }
-        if let Some((path, consent)) = self.save_after_this.take() {
+        if let Some((path, consent)) = self.saving.after_this.take() {
             self.save_to_confirmed(path, consent);
         }
     }
@@ -162,20 +197,20 @@ impl ScenetreeApp {
     /// Waits for the save in flight, if any, and records its outcome, before the document is
     /// replaced or the window closes; what waited for that save is dropped, as that replaces it.
     pub(super) fn finish_save(&mut self) {
-        if let Some(job) = self.save_job.take() {
+        if let Some(job) = self.saving.job.take() {
             let outcome = job.wait();
             self.bench.saving = None;
-            self.save_after_this = None;
-            self.after_save = None;
+            self.saving.after_this = None;
+            self.saving.then = None;
             self.save_finished(job, outcome);
             // Nothing was written if it stopped to ask; the question is about what is going.
-            self.save_question = None;
+            self.saving.question = None;
         }
     }
 
     /// What the status bar says while a save runs (the spinner beside it is the workbench's).
     pub(super) fn saving_status(&mut self) {
-        let Some(job) = &self.save_job else {
+        let Some(job) = &self.saving.job else {
             return;
         };
         let what = match &job.target.project {
@@ -209,7 +244,7 @@ impl ScenetreeApp {
         } = target;
         match outcome {
             SaveOutcome::WouldLose(lost) => {
-                self.save_question = Some(SaveQuestion::Lossy {
+                self.saving.question = Some(SaveQuestion::Lossy {
                     path,
                     lost,
                     consent,
@@ -261,6 +296,10 @@ impl ScenetreeApp {
                         }
                     }
                 };
+                let status = match self.saved_cycles_note() {
+                    Some(note) => format!("{status}. {note}"),
+                    None => status,
+                };
                 self.bench.status = Some((status, Severity::Info));
                 self.remember_recent(project.as_ref().map_or(&path, |p| &p.root));
                 if !modified {
@@ -270,7 +309,7 @@ impl ScenetreeApp {
             }
             // The writer refused before replacing anything: ask, as for the questions above.
             SaveOutcome::Failed(failure) if failure.error.kind == io::SaveErrorKind::ReadOnly => {
-                self.save_question = Some(SaveQuestion::ReadOnly {
+                self.saving.question = Some(SaveQuestion::ReadOnly {
                     path,
                     read_only: failure.error.path,
                     consent,
@@ -278,7 +317,8 @@ impl ScenetreeApp {
             }
             SaveOutcome::Failed(failure) => {
                 self.save_abandoned();
-                self.error = Some(self.save_failed(&path, &failure, project.is_some()));
+                let message = self.save_failed(&path, &failure, project.is_some());
+                self.modals.problem(message);
             }
         }
     }
@@ -287,10 +327,10 @@ impl ScenetreeApp {
     /// document `changed_since` the save began (what it has now is not on disk). With another
     /// save asked for meanwhile, it waits for that one.
     fn go_on_after_save(&mut self, changed_since: bool) {
-        if self.save_after_this.is_some() {
+        if self.saving.after_this.is_some() {
             return;
         }
-        if let Some(next) = self.after_save.take() {
+        if let Some(next) = self.saving.then.take() {
             if changed_since {
                 self.request(next);
             } else {
@@ -362,7 +402,7 @@ impl ScenetreeApp {
     /// The save the user chose in the unsaved-changes prompt did not happen (cancelled or
     /// failed): the request that waited for it is dropped, and the user is told.
     pub(super) fn save_abandoned(&mut self) {
-        if let Some(next) = self.after_save.take() {
+        if let Some(next) = self.saving.then.take() {
             self.bench.status = Some((
                 format!("Not saved, so {} did not happen", next.describe()),
                 Severity::Info,
@@ -386,12 +426,10 @@ impl ScenetreeApp {
                     Severity::Info,
                 ))
             }
-            Err(e) => {
-                self.error = Some(format!(
-                    "Could not export {peer}.\n\n{}: {e}",
-                    path.display()
-                ))
-            }
+            Err(e) => self.modals.problem(format!(
+                "Could not export {peer}.\n\n{}: {e}",
+                path.display()
+            )),
         }
     }
 
@@ -407,7 +445,9 @@ impl ScenetreeApp {
                     Severity::Info,
                 ))
             }
-            Err(e) => self.error = Some(format!("Could not save the run.\n\n{e}")),
+            Err(e) => self
+                .modals
+                .problem(format!("Could not save the run.\n\n{e}")),
         }
     }
 

@@ -14,16 +14,25 @@ impl ScenetreeApp {
     /// The flag a termination signal sets; the next frame ends the editor (see the module
     /// docs). Tests set it by hand.
     pub fn termination_flag(&self) -> Arc<AtomicBool> {
-        Arc::clone(&self.terminate)
+        Arc::clone(&self.closing.signal)
+    }
+
+    /// What must happen even while no frame is drawn (the window covered or minimized): a
+    /// termination signal writes the unsaved work and closes the window.
+    pub fn logic_without_ui(&mut self, ctx: &egui::Context) {
+        self.end_on_signal();
+        if self.closing.allowed && !std::mem::replace(&mut self.closing.sent, true) {
+            ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+        }
     }
 
     /// Once the flag is set: writes the unsaved work for recovery now (not after the usual
     /// rest), keeps it past the exit, and closes the window.
     pub(super) fn end_on_signal(&mut self) {
-        if self.terminated || !self.terminate.load(Ordering::SeqCst) {
+        if self.closing.on_signal || !self.closing.signal.load(Ordering::SeqCst) {
             return;
         }
-        self.terminated = true;
+        self.closing.on_signal = true;
         let doc = &self.bench.doc;
         if doc.is_modified() && !self.autosave.holds(doc.replica().version()) {
             let written = (self.autosave).write_now(doc, &super::autosave::work_origin(doc));
@@ -33,7 +42,7 @@ impl ScenetreeApp {
             }
             self.report_autosave(written);
         }
-        self.allow_close = true;
+        self.closing.allowed = true;
     }
 }
 

@@ -5,6 +5,7 @@
 //! The menus, the Help window and the README's shortcut table are made from this table.
 
 mod dispatch;
+mod edit_actions;
 
 pub use dispatch::dispatch;
 
@@ -14,6 +15,7 @@ use egui::{Key, KeyboardShortcut, ModifierNames, Modifiers};
 use strum::{EnumIter, IntoEnumIterator};
 
 use super::action::TreeKey;
+pub use edit_actions::action_for;
 use scenetree_viewport::camera::ViewDirection;
 use scenetree_viewport::{GizmoMode, ViewportCommand};
 
@@ -322,9 +324,12 @@ impl UiCommand {
             UiCommand::Paste => const { &[key(CTRL, Key::V)] },
             UiCommand::CopyTransform => const { &[key(CTRL_SHIFT, Key::C)] },
             UiCommand::PasteTransform => const { &[key(CTRL_SHIFT, Key::V)] },
-            UiCommand::CancelGizmoDrag | UiCommand::ClearSelection => {
-                const { &[key(NONE, Key::Escape)] }
+            // Also with the snapping modifier (Ctrl) still held, as the hand holds it mid-drag
+            // (an extra Shift or Alt matches anyway).
+            UiCommand::CancelGizmoDrag => {
+                const { &[key(NONE, Key::Escape), key(CTRL, Key::Escape)] }
             }
+            UiCommand::ClearSelection => const { &[key(NONE, Key::Escape)] },
             UiCommand::SelectAll => const { &[key(CTRL, Key::A)] },
             UiCommand::Find => const { &[key(CTRL, Key::F)] },
             UiCommand::SelectPrevious => const { &[key(NONE, Key::ArrowUp)] },

@@ -14,12 +14,12 @@ use super::action::{Action, SelectAction, TreeKey};
 use super::command::UiCommand;
 use super::style;
 pub use super::tree_row::ROW_HEIGHT;
-use super::tree_row::{Expander, RowBadge, TreeRow};
 use scenetree_editor::{Command, Document, InspectorFlags};
 mod drop;
+mod row;
 mod rows;
 
-use drop::{RowUnderDrag, drag_preview};
+use drop::drag_preview;
 use rows::{Row, RowsKey, build_rows, count_matches, matches_search};
 use scenetree_core::crdt::ReplicaVersion;
 use scenetree_core::model::{Entity, present};
@@ -31,12 +31,12 @@ pub struct DraggedEntities(pub Vec<Entity>);
 /// State of the hierarchy panel.
 #[derive(Debug, Default)]
 pub struct HierarchyPanel {
-    collapsed: HashSet<Entity>,
-    collapsed_version: u64,
+    /// The folded rows.
+    folded: Folded,
     /// The search text: rows whose name or id contain it, with their ancestors.
     pub search: String,
-    rows: Vec<Row>,
-    rows_key: Option<RowsKey>,
+    /// The rows shown, kept while what they depend on is unchanged.
+    cache: RowsCache,
     /// The entity being renamed inline, and the text typed so far.
     renaming: Option<(Entity, String, bool)>,
     /// Something was copied (Ctrl+C): the row menu's Paste applies. The workbench sets it.
@@ -51,14 +51,10 @@ pub struct HierarchyPanel {
     pub(super) drop_hint: Option<(String, bool)>,
     /// The hint drawn this frame.
     pub(super) hint_shown: Option<(String, bool)>,
-    /// Scroll so this entity's row is visible on the next frame.
-    scroll_to: Option<Entity>,
-    /// The rows' scroll offset and visible height in the last frame (points).
-    shown_span: (f32, f32),
+    /// Where the rows are scrolled.
+    scroll: Scroll,
     /// Give the search box the keyboard on the next frame (Find, Ctrl+F).
     focus_search: bool,
-    /// How many entities the search finds (with the rows it was counted for).
-    match_count: usize,
     /// Entities whose model or texture file is missing or unreadable (a `△ file` badge),
     /// kept up to date by the workbench, which owns the model files.
     pub file_problems: HashSet<Entity>,
@@ -67,12 +63,43 @@ pub struct HierarchyPanel {
     pub(crate) file_problems_key: Option<(u64, ReplicaVersion)>,
 }
 
+/// The rows folded by the user.
+#[derive(Debug, Default)]
+struct Folded {
+    /// Their entities.
+    rows: HashSet<Entity>,
+    /// Changes whenever a row folds or unfolds.
+    version: u64,
+}
+
+/// The rows shown and what they were built for.
+#[derive(Debug, Default)]
+struct RowsCache {
+    rows: Vec<Row>,
+    /// What they were built for (`None`: build them).
+    key: Option<RowsKey>,
+    /// How many entities the search finds (with the rows it was counted for).
+    matches: usize,
+}
+
+/// Where the rows are scrolled.
+#[derive(Debug, Default)]
+struct Scroll {
+    /// Scroll so this entity's row is visible on the next frame.
+    to: Option<Entity>,
+    /// The rows' scroll offset and visible height in the last frame (points).
+    shown_span: (f32, f32),
+}
+
 impl HierarchyPanel {
     /// A panel for the same scene read again: the folded rows and the search text stay,
     /// everything derived from the old document is dropped.
     pub fn carried_over(&self) -> HierarchyPanel {
         HierarchyPanel {
-            collapsed: self.collapsed.clone(),
+            folded: Folded {
+                rows: self.folded.rows.clone(),
+                version: 0,
+            },
             search: self.search.clone(),
             ..HierarchyPanel::default()
         }
@@ -96,12 +123,12 @@ impl HierarchyPanel {
     /// Collapses or expands a row.
     pub fn set_collapsed(&mut self, entity: Entity, collapsed: bool) {
         let changed = if collapsed {
-            self.collapsed.insert(entity)
+            self.folded.rows.insert(entity)
         } else {
-            self.collapsed.remove(&entity)
+            self.folded.rows.remove(&entity)
         };
         if changed {
-            self.collapsed_version += 1;
+            self.folded.version += 1;
         }
     }
 
@@ -115,7 +142,7 @@ impl HierarchyPanel {
             self.set_collapsed(p, false);
             cur = p;
         }
-        self.scroll_to = Some(entity);
+        self.scroll.to = Some(entity);
     }
 
     /// Every entity of the scene in row order as if every row were expanded (Select All).
@@ -128,20 +155,20 @@ impl HierarchyPanel {
     /// The entities in row order, as shown (for Shift-range selection and tests).
     pub fn visible_entities(&mut self, doc: &Document) -> Vec<Entity> {
         self.refresh_rows(doc);
-        self.rows.iter().map(|r| r.entity).collect()
+        self.cache.rows.iter().map(|r| r.entity).collect()
     }
 
     /// What a navigation key does. The primary selected row is the cursor (without one, Down
     /// starts at the first row and Up at the last); the new row scrolls into view.
     pub fn navigate(&mut self, doc: &Document, key: TreeKey) -> Vec<Action> {
         self.refresh_rows(doc);
-        let Some(last) = self.rows.len().checked_sub(1) else {
+        let Some(last) = self.cache.rows.len().checked_sub(1) else {
             return Vec::new();
         };
         let at = doc
             .selection
             .primary()
-            .and_then(|e| self.rows.iter().position(|r| r.entity == e));
+            .and_then(|e| self.cache.rows.iter().position(|r| r.entity == e));
         // A search shows every match expanded: there is nothing to collapse then.
         let folds = self.search.is_empty();
         let target = match (key, at) {
@@ -150,34 +177,37 @@ impl HierarchyPanel {
             (TreeKey::Previous | TreeKey::ExtendPrevious, Some(i)) => i.saturating_sub(1),
             (TreeKey::Next | TreeKey::ExtendNext, Some(i)) => (i + 1).min(last),
             (TreeKey::CollapseOrParent, Some(i)) => {
-                let row = self.rows[i];
-                if folds && row.has_children && !self.collapsed.contains(&row.entity) {
+                let row = self.cache.rows[i];
+                if folds && row.has_children && !self.folded.rows.contains(&row.entity) {
                     self.set_collapsed(row.entity, true);
                     return Vec::new();
                 }
                 // Rows are in preorder: the parent is the nearest row above that is less deep.
-                match self.rows[..i].iter().rposition(|r| r.depth < row.depth) {
+                match self.cache.rows[..i]
+                    .iter()
+                    .rposition(|r| r.depth < row.depth)
+                {
                     Some(parent) => parent,
                     None => return Vec::new(),
                 }
             }
             (TreeKey::ExpandOrChild, Some(i)) => {
-                let row = self.rows[i];
-                if folds && row.has_children && self.collapsed.contains(&row.entity) {
+                let row = self.cache.rows[i];
+                if folds && row.has_children && self.folded.rows.contains(&row.entity) {
                     self.set_collapsed(row.entity, false);
                     return Vec::new();
                 }
-                match self.rows.get(i + 1) {
+                match self.cache.rows.get(i + 1) {
                     Some(next) if next.depth > row.depth => i + 1,
                     _ => return Vec::new(),
                 }
             }
         };
-        let entity = self.rows[target].entity;
-        self.scroll_to = Some(entity);
+        let entity = self.cache.rows[target].entity;
+        self.scroll.to = Some(entity);
         let select = match key {
             TreeKey::ExtendPrevious | TreeKey::ExtendNext => {
-                SelectAction::Range(entity, self.rows.iter().map(|r| r.entity).collect())
+                SelectAction::Range(entity, self.cache.rows.iter().map(|r| r.entity).collect())
             }
             _ => SelectAction::Only(entity),
         };
@@ -192,23 +222,23 @@ impl HierarchyPanel {
         let key = RowsKey {
             structure: doc.view().structure_generation(),
             replica: (!self.search.is_empty()).then(|| doc.replica().version()),
-            collapsed_version: self.collapsed_version,
+            collapsed_version: self.folded.version,
             flags: self.flags.generation(),
             order: self.flags.order_generation(),
             search: self.search.clone(),
         };
-        if self.rows_key.as_ref() == Some(&key) {
+        if self.cache.key.as_ref() == Some(&key) {
             return;
         }
-        self.rows = build_rows(
+        self.cache.rows = build_rows(
             doc,
             &self.flags.sibling_order,
-            &self.collapsed,
+            &self.folded.rows,
             &self.flags.hidden,
             &self.search,
         );
-        self.match_count = count_matches(doc, &self.flags.sibling_order, &self.search);
-        self.rows_key = Some(key);
+        self.cache.matches = count_matches(doc, &self.flags.sibling_order, &self.search);
+        self.cache.key = Some(key);
     }
 
     /// Draws the panel and returns what the user asked for.
@@ -218,7 +248,7 @@ impl HierarchyPanel {
         self.refresh_rows(doc);
         if !self.search.trim().is_empty() {
             // The count of what the search found, as Unity's and Godot's filters show it.
-            let text = match self.match_count {
+            let text = match self.cache.matches {
                 0 => "No match".to_string(),
                 1 => "1 match".to_string(),
                 n => format!("{n} matches"),
@@ -227,15 +257,19 @@ impl HierarchyPanel {
                 .on_hover_text("Names and ids; t:Component finds entities holding a component");
         }
         let scroll_index = self
-            .scroll_to
+            .scroll
+            .to
             .take()
-            .and_then(|e| self.rows.iter().position(|r| r.entity == e));
+            .and_then(|e| self.cache.rows.iter().position(|r| r.entity == e));
+        // A bar beside the rows, not floating over their ends: the lock and hide toggles
+        // sit there (found by attack: a click on a lock grabbed the bar).
+        ui.spacing_mut().scroll = egui::style::ScrollStyle::solid();
         let mut area = egui::ScrollArea::vertical().auto_shrink([false, false]);
         if let Some(i) = scroll_index {
             // Only a row out of view moves the list (a click on a shown row must not jump).
             // `show_rows` lays rows out one row height plus the item spacing apart: without
             // the spacing, a row far down the list was scrolled to thousands of points short.
-            let (offset, height) = self.shown_span;
+            let (offset, height) = self.scroll.shown_span;
             let pitch = ROW_HEIGHT + ui.spacing().item_spacing.y;
             let top = i as f32 * pitch;
             if top < offset || top + pitch > offset + height {
@@ -269,13 +303,13 @@ impl HierarchyPanel {
             ui.add(egui::Label::new(job).wrap());
         });
         self.root_row_ui(ui, doc, &mut actions);
-        let shown = area.show_rows(ui, ROW_HEIGHT, self.rows.len(), |ui, range| {
+        let shown = area.show_rows(ui, ROW_HEIGHT, self.cache.rows.len(), |ui, range| {
             for i in range {
-                let row = self.rows[i];
+                let row = self.cache.rows[i];
                 self.row_ui(ui, doc, row, &mut actions);
             }
         });
-        self.shown_span = (shown.state.offset.y, shown.inner_rect.height());
+        self.scroll.shown_span = (shown.state.offset.y, shown.inner_rect.height());
         drag_preview(ui.ctx(), doc);
         actions
     }
@@ -343,16 +377,16 @@ impl HierarchyPanel {
     /// the first row whose name or id matches is selected (not an ancestor shown around it).
     fn go_to_results(&mut self, doc: &Document) -> Vec<Action> {
         self.refresh_rows(doc);
-        let shown = |e: Entity| self.rows.iter().any(|r| r.entity == e);
+        let shown = |e: Entity| self.cache.rows.iter().any(|r| r.entity == e);
         if doc.selection.primary().is_some_and(shown) {
             return Vec::new();
         }
         let needle = self.search.trim().to_lowercase();
-        let Some(first) = (self.rows.iter()).find(|r| matches_search(doc, r.entity, &needle))
+        let Some(first) = (self.cache.rows.iter()).find(|r| matches_search(doc, r.entity, &needle))
         else {
             return Vec::new();
         };
-        self.scroll_to = Some(first.entity);
+        self.scroll.to = Some(first.entity);
         vec![Action::Select(SelectAction::Only(first.entity))]
     }
 
@@ -386,256 +420,5 @@ impl HierarchyPanel {
             })
             .response;
         self.root_drop_target(ui, doc, response.rect, actions);
-    }
-
-    fn row_ui(&mut self, ui: &mut egui::Ui, doc: &Document, row: Row, actions: &mut Vec<Action>) {
-        let entity = row.entity;
-        let selected = doc.selection.contains(entity);
-        let collapsed = self.collapsed.contains(&entity) && self.search.is_empty();
-        let tree_row = TreeRow {
-            entity,
-            depth: row.depth,
-            name: doc.display_name(entity),
-            named: doc.name_of(entity).is_some(),
-            implicit: doc.view().is_implicit(entity),
-            expander: match (row.has_children, collapsed) {
-                (false, _) => Expander::Leaf,
-                (true, false) => Expander::Expanded,
-                (true, true) => Expander::Collapsed,
-            },
-            selected,
-            dimmed: row.dimmed || row.leftover,
-            highlight: &self.search,
-            badge: match RowBadge::of(doc.view(), entity, |e| doc.display_name(e)) {
-                RowBadge::None if row.leftover => RowBadge::Leftover {
-                    note: doc.leftover_note(entity),
-                },
-                RowBadge::None => match doc.inspector_tree_mismatches().get(entity) {
-                    Some(m) => RowBadge::InspectorTree {
-                        note: m.describe(|e| doc.display_name(e)),
-                    },
-                    None if self.file_problems.contains(&entity) => RowBadge::FileProblem,
-                    None => RowBadge::None,
-                },
-                RowBadge::BadTransform(_) => RowBadge::BadTransform(
-                    (doc.replica().transform(entity)).and_then(|t| t.problem()),
-                ),
-                badge => badge,
-            },
-        };
-        let is_renaming = self.renaming.as_ref().is_some_and(|(e, _, _)| *e == entity);
-        let mut renamed = false;
-        let mut rename_field = |ui: &mut egui::Ui| {
-            let (_, text, first_frame) = self.renaming.as_mut().expect("renaming this row");
-            let output = egui::TextEdit::singleline(text)
-                .desired_width(160.0)
-                .show(ui);
-            let edit = output.response.response;
-            if *first_frame {
-                // The whole name selected, as Godot, Unity and VS Code do: typing replaces it,
-                // an arrow key keeps it and moves the cursor.
-                edit.request_focus();
-                let mut state = output.state;
-                let all = egui::text::CCursorRange::select_all(&output.galley);
-                state.cursor.set_char_range(Some(all));
-                state.store(ui.ctx(), edit.id);
-                *first_frame = false;
-            }
-            let (enter, escape) = ui.input(|i| {
-                (
-                    i.key_pressed(egui::Key::Enter),
-                    i.key_pressed(egui::Key::Escape),
-                )
-            });
-            if escape {
-                renamed = true;
-            } else if enter || edit.lost_focus() {
-                actions.push(Action::Edit(Command::Rename {
-                    entity,
-                    name: text.trim().to_string(),
-                }));
-                renamed = true;
-            }
-            edit
-        };
-        let rename: Option<&mut dyn FnMut(&mut egui::Ui) -> egui::Response> =
-            is_renaming.then_some(&mut rename_field);
-        let locked = self.flags.locked.contains(&entity);
-        let hidden = self.flags.hidden.contains(&entity);
-        let mut toggles = Vec::new();
-        let shown = tree_row.show(ui, rename, |ui| {
-            if ui
-                .add(
-                    egui::Button::new(if locked { "●" } else { "○" })
-                        .frame(false)
-                        .small(),
-                )
-                .on_hover_text(
-                    "Lock: not picked or dragged in the viewport (saved in the scene as \
-                     inspector::Lock, as the Decentraland Inspector does)",
-                )
-                .clicked()
-            {
-                toggles.push(Action::ToggleLocked(entity));
-            }
-            let (eye, tip) = if hidden {
-                (
-                    "–",
-                    "Hidden in the viewport with its children; click to show",
-                )
-            } else if row.dimmed {
-                (
-                    "◌",
-                    "Hidden because an ancestor is hidden; click to hide it on its own too",
-                )
-            } else {
-                (
-                    "👁",
-                    "Hide in the viewport with its children (saved in the scene as \
-                     inspector::Hide, as the Decentraland Inspector does)",
-                )
-            };
-            if ui
-                .add(egui::Button::new(eye).frame(false).small())
-                .on_hover_text(tip)
-                .clicked()
-            {
-                toggles.push(Action::ToggleHidden(entity));
-            }
-        });
-        actions.extend(toggles);
-        if shown.toggled {
-            self.set_collapsed(entity, !collapsed);
-        }
-        if is_renaming {
-            if renamed {
-                self.renaming = None;
-            }
-            return;
-        }
-        let response = shown.label;
-        let inner_response = shown.row;
-        let modifiers = ui.input(|i| i.modifiers);
-        if response.double_clicked() {
-            actions.push(Action::BeginRename(entity));
-        } else if response.clicked() {
-            let select = if modifiers.command {
-                SelectAction::Toggle(entity)
-            } else if modifiers.shift {
-                // The rows as shown, built only for the click.
-                SelectAction::Range(entity, self.rows.iter().map(|r| r.entity).collect())
-            } else {
-                SelectAction::Only(entity)
-            };
-            actions.push(Action::Select(select));
-        }
-        if response.drag_started() && !self.flags.locked.contains(&entity) {
-            let dragged = if selected {
-                doc.selection.entities().to_vec()
-            } else {
-                vec![entity]
-            };
-            let dragged: Vec<Entity> = dragged
-                .into_iter()
-                .filter(|e| !self.flags.locked.contains(e))
-                .collect();
-            response.dnd_set_drag_payload(DraggedEntities(dragged));
-        }
-        response.context_menu(|ui| {
-            if !selected {
-                actions.push(Action::Select(SelectAction::Only(entity)));
-            }
-            let targets = if selected {
-                doc.selection.entities().to_vec()
-            } else {
-                vec![entity]
-            };
-            // Moving what is already at the root would change nothing: not offered.
-            let movable = targets
-                .iter()
-                .any(|&e| doc.declared_parent(e) != Entity::ROOT);
-            // Unity's "Frame Selected" from the hierarchy, without its double-click (which
-            // renames here, as in Godot). Labels, tooltips and keys come from the command table.
-            let items = [
-                (UiCommand::FrameSelection, true),
-                (UiCommand::Rename, true),
-                (UiCommand::CreateChild, true),
-                (UiCommand::Duplicate, true),
-                (UiCommand::Delete, true),
-                (UiCommand::MoveToRoot, movable),
-                (UiCommand::Copy, true),
-                // Greyed out as Unity greys them: with nothing copied a paste does nothing.
-                (UiCommand::Paste, self.can_paste),
-                (UiCommand::CopyTransform, true),
-                (UiCommand::PasteTransform, self.can_paste_transform),
-            ];
-            for (command, enabled) in items {
-                if command == UiCommand::Copy {
-                    ui.separator();
-                }
-                let (text, tooltip) = command.text();
-                let keys = short_keys(command);
-                let label = if keys.is_empty() {
-                    text.to_string()
-                } else {
-                    format!("{text}  ({keys})")
-                };
-                let response = ui
-                    .add_enabled(enabled, egui::Button::new(label))
-                    .on_hover_text(tooltip);
-                let response = if command == UiCommand::MoveToRoot {
-                    response.on_disabled_hover_text("Already at the root")
-                } else {
-                    response
-                };
-                if response.clicked() {
-                    actions.push(match command {
-                        UiCommand::FrameSelection => Action::FrameSelection,
-                        UiCommand::Rename => Action::BeginRename(entity),
-                        UiCommand::CreateChild => Action::Edit(Command::Create {
-                            parent: entity,
-                            name: "Entity".into(),
-                            components: vec![],
-                        }),
-                        UiCommand::Duplicate => Action::Edit(Command::Duplicate {
-                            entities: targets.clone(),
-                        }),
-                        UiCommand::Delete => Action::Edit(Command::Delete {
-                            entities: targets.clone(),
-                        }),
-                        UiCommand::MoveToRoot => Action::Edit(Command::Reparent {
-                            entities: targets.clone(),
-                            parent: Entity::ROOT,
-                            keep_world: true,
-                        }),
-                        // The row was selected when the menu opened: Copy takes the selection.
-                        UiCommand::Copy => Action::CopyEntities,
-                        UiCommand::Paste => Action::PasteEntities,
-                        UiCommand::CopyTransform => Action::CopyTransform,
-                        _ => Action::PasteTransform,
-                    });
-                    ui.close();
-                }
-            }
-        });
-        let under_drag = RowUnderDrag {
-            entity,
-            depth: row.depth,
-            expanded_with_children: row.has_children && !collapsed,
-            rect: inner_response.rect,
-        };
-        self.row_drop_target(ui, doc, under_drag, actions);
-    }
-}
-
-/// A command's first shortcut as the row menu shows it ("Ctrl+D", "Del").
-fn short_keys(command: UiCommand) -> String {
-    match command {
-        UiCommand::Delete => "Del".to_string(),
-        other => other
-            .shortcuts()
-            .first()
-            .map(|s| s.format(&egui::ModifierNames::NAMES, false))
-            .unwrap_or_default(),
     }
 }

@@ -109,14 +109,16 @@ impl InspectorPanel {
             .auto_shrink([false, false])
             .show(ui, |ui| {
                 self.header_ui(ui, doc, entity);
-                if let Some(err) = &self.error {
-                    ui.colored_label(style::ERROR, format!("△ {err}"));
-                }
                 egui::CollapsingHeader::new(
                     RichText::new("Transform (local, parent space)").strong(),
                 )
                 .default_open(true)
                 .show_unindented(ui, |ui| self.transform_ui(ui, doc, entity, &mut actions));
+                // Under the fields, not above them: its coming and going moves no field
+                // while the user types.
+                if let Some(err) = &self.error {
+                    ui.colored_label(style::ERROR, format!("△ {err}"));
+                }
                 egui::CollapsingHeader::new(RichText::new("Parent").strong())
                     .default_open(true)
                     .show(ui, |ui| parents_ui(ui, doc, entity));

@@ -237,8 +237,16 @@ pub(super) fn parse_number(text: &str) -> Option<f64> {
 /// Why `text`, typed into the field `name`, was refused; `kept` is what stays ("value",
 /// "rotation").
 pub(super) fn not_a_number(name: &str, text: &str, kept: &str) -> String {
-    if text.trim().is_empty() {
+    let typed = text.trim().replace('−', "-");
+    if typed.is_empty() {
         format!("{name}: an empty field is not a number; the {kept} was kept")
+    } else if typed.parse::<f64>().is_ok_and(f64::is_finite) {
+        // A number, but beyond what the Transform's 32-bit floats hold.
+        format!(
+            "{name}: {} is too large for a Transform (its numbers are 32-bit floats, at most \
+             about ±3.4e38); the {kept} was kept",
+            text.trim()
+        )
     } else {
         format!(
             "{name}: \"{}\" is not a finite number; the {kept} was kept",

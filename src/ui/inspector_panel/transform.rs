@@ -94,14 +94,19 @@ impl InspectorPanel {
             Quantity::QuaternionComponent => 0.005,
         };
         let refused = std::cell::RefCell::new(None);
-        let response = cells.drag_number(ui, value, quantity, speed, name, &refused, mixed);
+        // Each field keeps its identity (and the text being typed in it) whatever is drawn
+        // above it, such as a refusal's message appearing or going.
+        let response = ui
+            .push_id(("inspector-number", field), |ui| {
+                cells.drag_number(ui, value, quantity, speed, name, &refused, mixed)
+            })
+            .inner;
         if let Some(why) = refused.into_inner() {
             self.refuse(doc, why);
         }
+        // A refusal stays until the scene or the selection changes: a keystroke in another
+        // field is not a reason to drop it (and its line going would move every field).
         let changed = response.changed();
-        if changed {
-            self.error = None;
-        }
         NumberEdit {
             changed: changed.then(|| egui::Id::new(("inspector", field)).value()),
             ended: response.drag_stopped() || response.lost_focus(),

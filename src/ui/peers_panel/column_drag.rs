@@ -36,6 +36,31 @@ pub(super) struct PeerDrops<'a> {
 }
 
 impl PeerDrops<'_> {
+    /// A row's menu in the peer's column: what the peer can do to the entity there.
+    pub(super) fn row_menu(&self, ui: &mut egui::Ui, entity: Entity, actions: &mut Vec<Action>) {
+        let declared = self
+            .replica
+            .transform(entity)
+            .map_or(Entity::ROOT, |t| t.parent);
+        let button = egui::Button::new(format!("Move to root as peer {}", self.peer.0));
+        if ui
+            .add_enabled(!declared.is_root(), button)
+            .on_hover_text("This peer puts the entity at the top level (its world position kept)")
+            .on_disabled_hover_text("Already at the root")
+            .clicked()
+        {
+            actions.push(Action::Peers(PeersAction::EditAs {
+                peer: self.peer,
+                command: Command::Reparent {
+                    entities: vec![entity],
+                    parent: Entity::ROOT,
+                    keep_world: true,
+                },
+            }));
+            ui.close();
+        }
+    }
+
     /// Starts a drag from `entity`'s row (`label`): the selected entities this peer holds
     /// when the row is selected, else the row's entity.
     pub(super) fn drag_from(&self, label: &egui::Response, entity: Entity, selection: &[Entity]) {

@@ -9,10 +9,10 @@ use egui::{Color32, RichText};
 
 use super::column_drag::{PeerDrops, below_rows};
 use super::view3d::{PeerView3d, ViewInput};
-use super::{PeersPanel, PeersUiContext, RootFallbackTree, TreeSource};
+use super::{PeerColumn, PeersPanel, PeersUiContext, RootFallbackTree, TreeSource};
 use crate::ui::action::{Action, PeersAction, SelectAction};
 use crate::ui::style;
-use crate::ui::tree_row::{Expander, ROW_HEIGHT, RowBadge, TreeRow};
+use crate::ui::tree_row::{Expander, ROW_HEIGHT, RowBadge, TreeRow, TreeRowResponse};
 use scenetree_core::crdt::network::{Network, Op, PeerId};
 use scenetree_core::model::Entity;
 use scenetree_core::scene::SceneView;
@@ -200,24 +200,7 @@ pub(super) fn tree_ui(
     actions: &mut Vec<Action>,
 ) {
     cache.sync(epoch, source, look.name);
-    // Follow the primary selection as the editor's hierarchy does: a new, pasted or picked
-    // entity scrolls into view in every column that holds it (in a peer that has not
-    // received it yet, once it arrives).
-    let primary = look.selection.last().copied();
-    let mut look_again = std::mem::take(&mut cache.rows_read);
-    if primary != cache.followed {
-        cache.followed = primary;
-        cache.follow_pending = primary.is_some();
-        look_again = true;
-    }
-    let scroll_index = match cache.followed {
-        Some(e) if cache.follow_pending && look_again => {
-            let found = cache.reveal(e, look.hidden);
-            cache.follow_pending = found.is_none();
-            found
-        }
-        _ => None,
-    };
+    let scroll_index = follow_primary(cache, look);
     let rows = cache.visible(look.hidden);
     if rows.is_empty() {
         ui.weak("(no entities)");
@@ -226,60 +209,25 @@ pub(super) fn tree_ui(
     let mut clicked = None;
     let mut toggled = None;
     let mut drop_check = None;
-    let mut area = egui::ScrollArea::vertical()
-        .id_salt(id)
-        .auto_shrink([false, false])
-        // Never taller than the room left (by default a scroll area takes 64 pt, and in a
-        // short strip it would run under the lower view).
-        .min_scrolled_height(0.0);
-    if let Some(i) = scroll_index {
-        // Only a row out of view moves the list (a click on a shown row must not jump); rows
-        // are one row height plus the item spacing apart.
-        let (offset, height) = cache.shown_span;
-        let pitch = ROW_HEIGHT + ui.spacing().item_spacing.y;
-        let top = i as f32 * pitch;
-        if top < offset || top + pitch > offset + height {
-            area = area.vertical_scroll_offset((top - 2.0 * pitch).max(0.0));
-        }
+    if let Some(drops) = drops {
+        // The scene root as a row of its own: a drop there moves entities to the top level,
+        // as in the editor's hierarchy, whatever room the rows leave below them.
+        let root = ui.add(
+            egui::Label::new(RichText::new("Scene root").small().weak())
+                .selectable(false)
+                .sense(egui::Sense::hover()),
+        );
+        let rect = egui::Rect::from_min_size(
+            root.rect.min,
+            egui::vec2(ui.available_width(), root.rect.height()),
+        );
+        drop_check = drops.target(ui, rect, Entity::ROOT, actions);
     }
+    let area = scroll_area(ui, id, cache.shown_span, scroll_index);
     let shown = area.show_rows(ui, ROW_HEIGHT, rows.len(), |ui, range| {
         for r in &rows[range] {
+            let response = column_row_ui(ui, r, cache, source, look);
             let entity = r.entity;
-            let row = TreeRow {
-                entity,
-                depth: r.depth,
-                name: (look.name)(entity),
-                named: (look.named)(entity),
-                implicit: source.is_implicit(entity),
-                expander: match (r.has_children, cache.collapsed.contains(&entity)) {
-                    (false, _) => Expander::Leaf,
-                    (true, true) => Expander::Collapsed,
-                    (true, false) => Expander::Expanded,
-                },
-                selected: look.selection.contains(&entity),
-                dimmed: r.dimmed,
-                highlight: "",
-                badge: source.badge(entity, look.name),
-            };
-            let marked = source.is_marked(entity);
-            // The tint goes behind the row, so it is painted into a slot taken first.
-            let tint = marked.then(|| ui.painter().add(egui::Shape::Noop));
-            let response = row.show(ui, None, |ui| {
-                if marked {
-                    ui.label(RichText::new("≠").color(style::WARNING).strong())
-                        .on_hover_ui(|ui| {
-                            ui.label(source.mark_note(entity, look.name));
-                        });
-                }
-            });
-            if let Some(slot) = tint {
-                let rect = response.row.rect;
-                ui.painter()
-                    .set(slot, egui::Shape::rect_filled(rect, 2.0, MARK_TINT));
-                response.label.clone().on_hover_ui(|ui| {
-                    ui.label(source.mark_note(entity, look.name));
-                });
-            }
             if response.toggled {
                 toggled = Some(entity);
             }
@@ -288,6 +236,9 @@ pub(super) fn tree_ui(
                 drop_check = drops
                     .target(ui, response.row.rect, entity, actions)
                     .or(drop_check.take());
+                response
+                    .label
+                    .context_menu(|ui| drops.row_menu(ui, entity, actions));
             }
             if response.label.clicked() {
                 let modifiers = ui.input(|i| i.modifiers);
@@ -315,6 +266,102 @@ pub(super) fn tree_ui(
             SelectAction::Only(e)
         }));
     }
+}
+
+/// Follows the primary selection as the editor's hierarchy does: a new, pasted or picked
+/// entity scrolls into view in every column that holds it (in a peer that has not received
+/// it yet, once it arrives). Returns the row to scroll to, if any.
+fn follow_primary(cache: &mut ColumnCache, look: &TreeLook<'_>) -> Option<usize> {
+    let primary = look.selection.last().copied();
+    let mut look_again = std::mem::take(&mut cache.rows_read);
+    if primary != cache.followed {
+        cache.followed = primary;
+        cache.follow_pending = primary.is_some();
+        look_again = true;
+    }
+    match cache.followed {
+        Some(e) if cache.follow_pending && look_again => {
+            let found = cache.reveal(e, look.hidden);
+            cache.follow_pending = found.is_none();
+            found
+        }
+        _ => None,
+    }
+}
+
+/// The column's scroll area, moved to show row `scroll_index` only when it is out of view
+/// (`shown_span`: the offset and height shown in the last frame), so a click on a shown row
+/// never makes the list jump.
+fn scroll_area(
+    ui: &egui::Ui,
+    id: egui::Id,
+    shown_span: (f32, f32),
+    scroll_index: Option<usize>,
+) -> egui::ScrollArea {
+    let mut area = egui::ScrollArea::vertical()
+        .id_salt(id)
+        .auto_shrink([false, false])
+        // Never taller than the room left (by default a scroll area takes 64 pt, and in a
+        // short strip it would run under the lower view).
+        .min_scrolled_height(0.0);
+    if let Some(i) = scroll_index {
+        // Rows are one row height plus the item spacing apart.
+        let (offset, height) = shown_span;
+        let pitch = ROW_HEIGHT + ui.spacing().item_spacing.y;
+        let top = i as f32 * pitch;
+        if top < offset || top + pitch > offset + height {
+            area = area.vertical_scroll_offset((top - 2.0 * pitch).max(0.0));
+        }
+    }
+    area
+}
+
+/// One row of a column, with its ≠ mark (tinted, the note on hover) where the tree source
+/// marks it.
+fn column_row_ui(
+    ui: &mut egui::Ui,
+    r: &VisibleRow,
+    cache: &ColumnCache,
+    source: &dyn TreeSource,
+    look: &TreeLook<'_>,
+) -> TreeRowResponse {
+    let entity = r.entity;
+    let row = TreeRow {
+        entity,
+        depth: r.depth,
+        name: (look.name)(entity),
+        named: (look.named)(entity),
+        implicit: source.is_implicit(entity),
+        expander: match (r.has_children, cache.collapsed.contains(&entity)) {
+            (false, _) => Expander::Leaf,
+            (true, true) => Expander::Collapsed,
+            (true, false) => Expander::Expanded,
+        },
+        selected: look.selection.contains(&entity),
+        dimmed: r.dimmed,
+        highlight: "",
+        badge: source.badge(entity, look.name),
+    };
+    let marked = source.is_marked(entity);
+    // The tint goes behind the row, so it is painted into a slot taken first.
+    let tint = marked.then(|| ui.painter().add(egui::Shape::Noop));
+    let response = row.show(ui, None, |ui| {
+        if marked {
+            ui.label(RichText::new("≠").color(style::WARNING).strong())
+                .on_hover_ui(|ui| {
+                    ui.label(source.mark_note(entity, look.name));
+                });
+        }
+    });
+    if let Some(slot) = tint {
+        let rect = response.row.rect;
+        ui.painter()
+            .set(slot, egui::Shape::rect_filled(rect, 2.0, MARK_TINT));
+        response.label.clone().on_hover_ui(|ui| {
+            ui.label(source.mark_note(entity, look.name));
+        });
+    }
+    response
 }
 
 /// What `peer` calls an entity ("Lamp", "Entity 520").
@@ -402,7 +449,6 @@ impl PeersPanel {
         actions: &mut Vec<Action>,
     ) {
         let n = network.peer_count();
-        self.columns.resize_with(n, ColumnCache::default);
         self.views3d.each.resize_with(n, Default::default);
         let renderer = cx.renderer;
         let assets = cx.assets;
@@ -446,14 +492,21 @@ impl PeersPanel {
             |ui, i, size| {
                 let peer = PeerId::from_index(i);
                 self.column_header_ui(ui, network, peer, active, actions);
-                let hidden = &self.flags[i].hidden;
+                let PeerColumn {
+                    view,
+                    flags,
+                    rows,
+                    nodes,
+                    ..
+                } = &mut self.peers[i];
+                let hidden = &flags.hidden;
                 // In a short strip (the editor's layout) the tree needs the height more than a
                 // sliver of 3D does.
                 if self.show_views && room_for_views {
                     let height = (size.x * 0.62).min(size.y * VIEW_SHARE);
                     let input = ViewInput {
                         size: egui::vec2(size.x, height),
-                        ..view_input(&self.views[i], network, i, doc, hidden)
+                        ..view_input(view, network, i, doc, hidden)
                     };
                     let extra = renderer.extra(i);
                     match extra {
@@ -474,20 +527,20 @@ impl PeersPanel {
                     named: &named,
                 };
                 let source = RootFallbackTree {
-                    view: &self.views[i],
-                    flags: &self.flags[i],
-                    nodes: &self.nodes[i].1,
+                    view,
+                    flags,
+                    nodes: &nodes.1,
                 };
                 let drops = PeerDrops {
                     peer,
-                    view: &self.views[i],
+                    view,
                     replica: &network.replicas()[i],
                     name: &name,
                 };
                 tree_ui(
                     ui,
                     egui::Id::new(("peer-tree", i)),
-                    &mut self.columns[i],
+                    rows,
                     network.epoch(),
                     &source,
                     &look,
@@ -501,8 +554,9 @@ impl PeersPanel {
     /// Brings every peer's drawn items up to date (they are otherwise built when drawn).
     fn prepare_views(&mut self, doc: &Document, network: &Network, assets: &mut AssetLibrary) {
         for (i, view3d) in self.views3d.each.iter_mut().enumerate() {
-            let hidden = &self.flags[i].hidden;
-            view3d.prepare(&view_input(&self.views[i], network, i, doc, hidden), assets);
+            let column = &self.peers[i];
+            let hidden = &column.flags.hidden;
+            view3d.prepare(&view_input(&column.view, network, i, doc, hidden), assets);
         }
     }
 
@@ -521,8 +575,8 @@ impl PeersPanel {
         // One line when the column is wide enough: name, online switch, clock and digest.
         let column_width = ui.available_width();
         ui.horizontal_wrapped(|ui| {
-            let live_name = self.live_names.as_ref().and_then(|names| names.get(i));
-            let named = self.scenario_names.get(i);
+            let live_name = self.names.live.as_ref().and_then(|names| names.get(i));
+            let named = self.names.scenario.get(i);
             let text = match (live_name, named) {
                 (Some(name), _) => name.clone(),
                 (None, Some(name)) if is_active => format!("{name} (editing)"),
@@ -550,7 +604,7 @@ impl PeersPanel {
                     online,
                 })));
             }
-            let (_, clock, digest) = self.summaries[i];
+            let (clock, digest) = (self.peers[i].summary).map_or((0, 0), |(_, c, d)| (c, d));
             let digest = format!("{:08x}", (digest >> 96) as u32);
             // A narrow column (the editor's strip) keeps its header on one line: the digest
             // goes to the tooltip.
@@ -567,17 +621,24 @@ impl PeersPanel {
         });
         // The re-rooted list comes from the same rows the tree draws.
         let name = |e: Entity| network.entity_label(e, peer);
+        let PeerColumn {
+            view,
+            flags,
+            rows,
+            nodes,
+            ..
+        } = &mut self.peers[i];
         let source = RootFallbackTree {
-            view: &self.views[i],
-            flags: &self.flags[i],
-            nodes: &self.nodes[i].1,
+            view,
+            flags,
+            nodes: &nodes.1,
         };
-        self.columns[i].sync(network.epoch(), &source, &name);
-        for (text, color) in self.columns[i].rerooted_lines(&source, &name) {
+        rows.sync(network.epoch(), &source, &name);
+        for (text, color) in rows.rerooted_lines(&source, &name) {
             ui.add(egui::Label::new(RichText::new(&text).color(color)).truncate())
                 .on_hover_text(text);
         }
-        let misplaced = &self.nodes[i].1;
+        let misplaced = &self.peers[i].nodes.1;
         if !misplaced.is_empty() {
             let names: Vec<String> = misplaced.list.iter().map(|m| name(m.entity)).collect();
             let text = format!(

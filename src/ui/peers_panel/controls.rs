@@ -47,7 +47,7 @@ pub(super) fn controls_ui(
             .changed()
         {
             let setting = auto.then_some(AutoDelivery {
-                latency: panel.latency,
+                latency: panel.clock.latency,
                 jitter: 0,
             });
             actions.push(Action::Peers(PeersAction::Op(Op::SetAutoDelivery {
@@ -58,10 +58,10 @@ pub(super) fn controls_ui(
             ui.weak("clock paused")
                 .on_hover_text("You are looking back along the timeline: the clock runs again at its end (⏭)");
         }
-        let slider = ui.add(egui::Slider::new(&mut panel.latency, 0..=20).text("latency"));
+        let slider = ui.add(egui::Slider::new(&mut panel.clock.latency, 0..=20).text("latency"));
         if slider.changed() && auto {
             let setting = Some(AutoDelivery {
-                latency: panel.latency,
+                latency: panel.clock.latency,
                 jitter: 0,
             });
             actions.push(Action::Peers(PeersAction::Op(Op::SetAutoDelivery {
@@ -151,8 +151,15 @@ pub(super) fn convergence_ui(
             present::thousands(c.in_flight)
         );
         if !c.differing.is_empty() {
-            let differing =
-                present::first_named(&c.differing, ", ", |&e| network.entity_label(e, PeerId(1)));
+            // The root entity holds the scene's own values (the Inspector's tree, its
+            // settings), not an object called Root.
+            let differing = present::first_named(&c.differing, ", ", |&e| {
+                if e.is_root() {
+                    "the scene's values on the root entity (such as the Inspector's tree)".into()
+                } else {
+                    network.entity_label(e, PeerId(1))
+                }
+            });
             text.push_str(&format!("; peers differ on {differing}"));
         }
         (text, style::WARNING)

@@ -138,8 +138,23 @@ impl ExplorerView {
                             .collect();
                         ui.label(format!("Ever re-rooted: {}", names.join(", ")));
                     }
-                    if x.converges() {
+                    let stuck = x.converged_cycles();
+                    if x.converges() && stuck.is_empty() {
                         ui.colored_label(style::SUCCESS, "✓ Every order ends in the same state.");
+                    } else if x.converges() {
+                        let name = |e| network.entity_label(e, *peer);
+                        let rings: Vec<String> = (stuck.iter())
+                            .map(|ring| scenetree_core::model::present::cycle_ring(ring, name))
+                            .collect();
+                        ui.colored_label(
+                            style::CYCLE,
+                            format!(
+                                "⟲ Every order ends in the same state, and it holds a parenting \
+                                 cycle for good: {}. The members stay at the root until a later \
+                                 write breaks it.",
+                                rings.join("; ")
+                            ),
+                        );
                     } else {
                         ui.colored_label(
                             style::WARNING,

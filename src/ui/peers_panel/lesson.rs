@@ -45,6 +45,14 @@ pub(super) fn lesson_ui(
             .auto_shrink([false, true])
             .show(ui, |ui| {
                 ui.label(player.text());
+                if player.off_script() {
+                    ui.colored_label(
+                        crate::ui::style::WARNING,
+                        "⚠ You changed the scene by hand: this text tells the lesson's own run, \
+                         which may not be what you see now. The steps still play on your state; \
+                         open the lesson again to follow its text.",
+                    );
+                }
                 if player.is_finished() {
                     ui.weak("Lesson finished: keep experimenting with the messages below.");
                 }

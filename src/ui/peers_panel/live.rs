@@ -26,13 +26,13 @@ impl PeersPanel {
     ) -> Vec<Action> {
         let network = live.network();
         self.sync_views(network);
-        self.live_names = Some(vec![
+        self.names.live = Some(vec![
             "This editor".to_owned(),
             format!("Host {}", live.host_label()),
         ]);
         egui::Panel::top("live-header").show(ui, |ui| header_ui(ui, live));
         let area = ui.available_rect_before_wrap();
-        let lower_height = super::lower_view_height(area.height(), self.lower_share);
+        let lower_height = super::lower_view_height(area.height(), self.split.lower_share);
         let order = cx.euler_order;
         egui::Panel::bottom("live-messages")
             .resizable(false)
@@ -41,7 +41,7 @@ impl PeersPanel {
                 let handle = super::split_handle(ui);
                 if handle.dragged() && area.height() > 0.0 {
                     let wanted = lower_height - handle.drag_delta().y;
-                    self.lower_share = (wanted / area.height()).clamp(0.1, 0.9);
+                    self.split.lower_share = (wanted / area.height()).clamp(0.1, 0.9);
                 }
                 ui.set_min_height(ui.available_height());
                 log_ui(ui, live, network, order);

@@ -124,6 +124,10 @@ impl PeersPanel {
     }
 }
 
+/// The least width of the timestamp and "sent at" columns, points: five digits of the
+/// table's font and a little room.
+const TIMESTAMP_COLUMN_WIDTH: f32 = 44.0;
+
 /// Replies and announcements in their colours; a message that will change nothing faded.
 /// The table of messages both the simulator and a live session show: `leading` narrow columns
 /// of their own, then entity, component, what changed (taking the room the others leave), the
@@ -146,8 +150,9 @@ pub(super) fn message_table<'a>(
         .column(Column::auto().at_least(70.0).clip(true))
         .column(Column::auto().clip(true))
         .column(Column::remainder().at_least(160.0).clip(true))
-        .column(Column::auto())
-        .column(Column::auto())
+        // Wide enough for five digits whatever the header: lessons teach by timestamp.
+        .column(Column::auto().at_least(TIMESTAMP_COLUMN_WIDTH))
+        .column(Column::auto().at_least(TIMESTAMP_COLUMN_WIDTH))
 }
 
 fn row_color(info: &MessageRow, text: egui::Color32) -> egui::Color32 {

@@ -22,9 +22,9 @@ use std::sync::Arc;
 use egui::RichText;
 
 use super::action::{Action, PeersAction};
-use scenetree_core::crdt::ReplicaVersion;
 use scenetree_core::crdt::network::Convergence;
 use scenetree_core::crdt::network::{Network, PeerId};
+use scenetree_core::crdt::{Replica, ReplicaVersion};
 use scenetree_core::model::EulerOrder;
 use scenetree_core::scene::SceneView;
 use scenetree_editor::{Document, InspectorFlags, NodesCheck, NodesMismatches, Simulation};
@@ -58,10 +58,8 @@ pub enum LowerView {
 
 /// Peers panel state.
 pub struct PeersPanel {
-    /// Peers to create when a simulation starts.
-    pub new_peer_count: usize,
-    /// Seed of a new simulation.
-    pub new_seed: u64,
+    /// What a new simulation starts with.
+    new_run: NewRun,
     /// Show a small 3D view of each peer's scene above its tree.
     pub show_views: bool,
     /// What the lower part shows.
@@ -72,45 +70,93 @@ pub struct PeersPanel {
     pub policies_every_peer: bool,
     /// The Policies view's board and rows.
     policies: policies::PoliciesView,
+    /// How the height is split between the columns and the lower view.
+    split: Split,
+    /// What each peer's column keeps, peer 1 first.
+    peers: Vec<PeerColumn>,
+    /// Each peer's 3D view, and the camera they share.
+    views3d: view3d::PeerViews,
+    /// The Order explorer's last result.
+    explorer: explorer::ExplorerView,
+    /// The auto-delivery clock.
+    clock: AutoDelivery,
+    /// Message being dragged in the message table.
+    dragging: Option<u64>,
+    /// The convergence line, with what it was computed for (replica versions, messages in
+    /// flight).
+    convergence: Option<(ConvergenceKey, Convergence)>,
+    /// The columns' names, when not "Peer N".
+    names: ColumnNames,
+}
+
+/// What a new simulation starts with.
+struct NewRun {
+    /// Peers to create.
+    peers: usize,
+    /// The seed of its random choices.
+    seed: u64,
+}
+
+/// How the panel's height is split between the peer columns and the lower view.
+struct Split {
     /// The lower part's share of the height below the pinned controls (0.1 to 0.9).
-    pub lower_share: f32,
+    lower_share: f32,
     /// The user moved the split or clicked a tab of the lower view: in a short strip it then
     /// takes its share instead of its tabs alone.
     lower_moved: bool,
     /// The panel was drawn as a short strip (the editor's layout) in the last frame.
     short: bool,
-    /// One derived tree per peer (rebuilt when a peer's replica is replaced).
-    views: Vec<SceneView>,
-    /// Each peer's `inspector::Hide` / `inspector::Lock` flags.
-    flags: Vec<InspectorFlags>,
-    /// Each column's rows, kept while its tree is unchanged.
-    columns: Vec<columns::ColumnCache>,
-    /// Each peer's 3D view, and the camera they share.
-    views3d: view3d::PeerViews,
-    /// The Order explorer's last result.
-    explorer: explorer::ExplorerView,
-    /// Auto-delivery latency the slider shows (ticks).
-    pub latency: u64,
-    /// Message being dragged in the message table.
-    dragging: Option<u64>,
-    /// UI time of the last automatic clock tick.
+}
+
+/// The clock that delivers messages on its own.
+struct AutoDelivery {
+    /// The latency the slider shows (ticks).
+    latency: u64,
+    /// UI time of the last automatic tick (seconds).
     last_tick: f64,
-    /// Per peer: the replica version the figures were computed for, its clock and digest.
-    /// Digests hash the whole state, so they are recomputed only when a replica changed.
-    summaries: Vec<(ReplicaVersion, u32, u128)>,
-    /// The convergence line, with what it was computed for (replica versions, messages in
-    /// flight).
-    convergence: Option<(ConvergenceKey, Convergence)>,
-    /// During a live session, the columns' names ("This editor", "Host …").
-    live_names: Option<Vec<String>>,
+}
+
+/// The columns' names, when not "Peer N".
+#[derive(Default)]
+struct ColumnNames {
+    /// During a live session: "This editor", "Host …".
+    live: Option<Vec<String>>,
     /// The peers' names a scenario gives (a session recording's), peer 1 first.
-    scenario_names: Vec<String>,
-    /// Per peer: where its `inspector::Nodes` and its Transforms disagree.
-    nodes: Vec<(NodesCheck, Arc<NodesMismatches>)>,
+    scenario: Vec<String>,
+}
+
+/// What the panel keeps for one peer's column, following that peer's replica.
+#[derive(Default)]
+struct PeerColumn {
+    /// The peer's derived tree (rebuilt when its replica is replaced).
+    view: SceneView,
+    /// Its `inspector::Hide` / `inspector::Lock` flags.
+    flags: InspectorFlags,
+    /// The column's rows, kept while its tree is unchanged.
+    rows: columns::ColumnCache,
+    /// The replica version the figures were computed for, its clock and digest. Digests
+    /// hash the whole state, so they are recomputed only when the replica changed.
+    summary: Option<(ReplicaVersion, u32, u128)>,
+    /// Where its `inspector::Nodes` and its Transforms disagree.
+    nodes: (NodesCheck, Arc<NodesMismatches>),
+}
+
+impl PeerColumn {
+    /// Follows `replica`: the tree, the flags, the Nodes check, the clock and digest.
+    fn sync(&mut self, replica: &Replica) {
+        self.view.update(replica);
+        self.flags.update(replica);
+        let (check, found) = &mut self.nodes;
+        *found = check.get(replica, &self.view);
+        let version = replica.version();
+        if self.summary.is_none_or(|(seen, _, _)| seen != version) {
+            self.summary = Some((version, replica.clock(), replica.digest()));
+        }
+    }
 }
 
 /// What the convergence line depends on: every replica's version and the messages in flight.
-type ConvergenceKey = (Vec<ReplicaVersion>, usize);
+type ConvergenceKey = (Vec<Option<ReplicaVersion>>, usize);
 
 /// Tells runs apart: the seed, the number of peers and the state they started from.
 type RunIdentity = (u64, usize, ReplicaVersion);
@@ -169,29 +215,27 @@ const TICK_SECONDS: f64 = 0.25;
 impl Default for PeersPanel {
     fn default() -> Self {
         PeersPanel {
-            new_peer_count: 2,
-            new_seed: 1,
+            new_run: NewRun { peers: 2, seed: 1 },
             show_views: true,
             lower: LowerView::default(),
             columns_view: ColumnsView::default(),
             policies_every_peer: false,
             policies: Default::default(),
-            lower_share: 0.4,
-            lower_moved: false,
-            short: false,
-            views: Vec::new(),
-            flags: Vec::new(),
-            columns: Vec::new(),
+            split: Split {
+                lower_share: 0.4,
+                lower_moved: false,
+                short: false,
+            },
+            peers: Vec::new(),
             views3d: view3d::PeerViews::default(),
             explorer: explorer::ExplorerView::default(),
-            latency: 3,
+            clock: AutoDelivery {
+                latency: 3,
+                last_tick: 0.0,
+            },
             dragging: None,
-            last_tick: 0.0,
-            summaries: Vec::new(),
             convergence: None,
-            live_names: None,
-            scenario_names: Vec::new(),
-            nodes: Vec::new(),
+            names: ColumnNames::default(),
         }
     }
 }
@@ -202,12 +246,12 @@ impl PeersPanel {
         if let Some(live) = doc.live() {
             return self.live_ui(ui, doc, live, cx);
         }
-        self.live_names = None;
+        self.names.live = None;
         let mut actions = Vec::new();
         let names = doc.simulation().and_then(|(sim, _)| sim.lesson());
         let names = names.map_or(&[][..], |p| &p.scenario().peer_names[..]);
-        if self.scenario_names != names {
-            self.scenario_names = names.to_vec();
+        if self.names.scenario != names {
+            self.names.scenario = names.to_vec();
         }
         let Some((sim, active)) = doc.simulation() else {
             egui::ScrollArea::vertical()
@@ -222,8 +266,8 @@ impl PeersPanel {
             // while the user looks back along the timeline: a tick there would replace every
             // later event.
             let now = ui.input(|i| i.time);
-            if now - self.last_tick >= TICK_SECONDS {
-                self.last_tick = now;
+            if now - self.clock.last_tick >= TICK_SECONDS {
+                self.clock.last_tick = now;
                 actions.push(Action::Peers(PeersAction::Advance(1)));
             }
             ui.ctx()
@@ -233,7 +277,7 @@ impl PeersPanel {
         // share of the height, so the peers' trees keep room below them.
         let full_height = ui.available_height();
         let short = full_height < SHORT_PANEL_HEIGHT;
-        self.short = short;
+        self.split.short = short;
         let header = |ui: &mut egui::Ui| {
             if let Simulation::Lesson(player) = sim {
                 lesson::lesson_ui(ui, player, &mut actions);
@@ -270,10 +314,10 @@ impl PeersPanel {
         let rest = area.height();
         // In a short strip the lower view starts as its tabs alone (a click or a drag of the
         // bar opens it): found by hand, the trees kept about one row there otherwise.
-        let lower_height = if short && !self.lower_moved {
+        let lower_height = if short && !self.split.lower_moved {
             LOWER_TABS_HEIGHT.min(rest)
         } else {
-            lower_view_height(rest, self.lower_share)
+            lower_view_height(rest, self.split.lower_share)
         };
         egui::Panel::bottom("peers-lower")
             .resizable(false)
@@ -282,13 +326,13 @@ impl PeersPanel {
                 let handle = split_handle(ui);
                 if handle.dragged() && rest > 0.0 {
                     let wanted = lower_height - handle.drag_delta().y;
-                    self.lower_share = (wanted / rest).clamp(0.1, 0.9);
-                    self.lower_moved = true;
+                    self.split.lower_share = (wanted / rest).clamp(0.1, 0.9);
+                    self.split.lower_moved = true;
                 }
                 // The view fills the panel whatever it holds.
                 ui.set_min_height(ui.available_height());
                 self.lower_tabs_ui(ui, network);
-                if short && !self.lower_moved {
+                if short && !self.split.lower_moved {
                     return; // its tabs alone
                 }
                 match self.lower {
@@ -321,7 +365,7 @@ impl PeersPanel {
     /// The parenting cycles every peer draws, as rings named by peer 1 ("Lamp → Table →
     /// Lamp"); empty when some peer draws none.
     fn shared_cycles(&self, network: &Network) -> Vec<String> {
-        let Some(first) = self.views.first() else {
+        let Some(first) = self.peers.first().map(|c| &c.view) else {
             return Vec::new();
         };
         let name = |e| network.entity_label(e, PeerId(1));
@@ -334,7 +378,8 @@ impl PeersPanel {
             .cycles()
             .into_iter()
             .filter(|ring| {
-                (self.views.iter()).all(|v| v.cycles().iter().any(|r| members(r) == members(ring)))
+                (self.peers.iter())
+                    .all(|c| c.view.cycles().iter().any(|r| members(r) == members(ring)))
             })
             .map(|ring| scenetree_core::model::present::cycle_ring(ring, name))
             .collect()
@@ -362,7 +407,7 @@ impl PeersPanel {
 
     fn lower_tabs_ui(&mut self, ui: &mut egui::Ui, network: &Network) {
         ui.horizontal(|ui| {
-            if self.short {
+            if self.split.short {
                 self.columns_view_switch_ui(ui);
                 ui.separator();
             }
@@ -370,7 +415,7 @@ impl PeersPanel {
             let events = network.events().len();
             // Short names in a short strip, where the switch shares the row (found by hand:
             // the last tab was cut at 1024 points).
-            let labels = if self.short {
+            let labels = if self.split.short {
                 [
                     format!("Messages ({flying})"),
                     format!("Events ({events})"),
@@ -386,9 +431,9 @@ impl PeersPanel {
             let views = [LowerView::Messages, LowerView::Events, LowerView::Explorer];
             for (view, label) in views.into_iter().zip(labels) {
                 let tab = ui.selectable_value(&mut self.lower, view, RichText::new(label).strong());
-                if tab.clicked() && self.short && !self.lower_moved {
+                if tab.clicked() && self.split.short && !self.split.lower_moved {
                     // A tab clicked in a short strip opens the lower view at its share.
-                    self.lower_moved = true;
+                    self.split.lower_moved = true;
                 }
             }
         });
@@ -403,15 +448,15 @@ impl PeersPanel {
         );
         ui.horizontal(|ui| {
             ui.add(
-                egui::DragValue::new(&mut self.new_peer_count)
+                egui::DragValue::new(&mut self.new_run.peers)
                     .range(2..=8)
                     .suffix(" peers"),
             );
-            ui.add(egui::DragValue::new(&mut self.new_seed).prefix("seed "));
+            ui.add(egui::DragValue::new(&mut self.new_run.seed).prefix("seed "));
             if ui.button("Start simulation").clicked() {
                 actions.push(Action::Peers(PeersAction::Start {
-                    peers: self.new_peer_count,
-                    seed: self.new_seed,
+                    peers: self.new_run.peers,
+                    seed: self.new_run.seed,
                 }));
             }
         });
@@ -427,40 +472,20 @@ impl PeersPanel {
     /// Keeps one view, clock and digest per peer, and the convergence line, following the
     /// replicas; nothing is recomputed for a replica that did not change.
     fn sync_views(&mut self, network: &Network) {
-        let n = network.peer_count();
-        self.views.resize_with(n, SceneView::new);
-        self.flags.resize_with(n, InspectorFlags::default);
-        for ((view, flags), replica) in self
-            .views
-            .iter_mut()
-            .zip(&mut self.flags)
-            .zip(network.replicas())
-        {
-            view.update(replica);
-            flags.update(replica);
+        self.peers
+            .resize_with(network.peer_count(), PeerColumn::default);
+        for (column, replica) in self.peers.iter_mut().zip(network.replicas()) {
+            column.sync(replica);
         }
-        self.nodes.resize_with(n, Default::default);
-        for ((check, found), (view, replica)) in
-            (self.nodes.iter_mut()).zip(self.views.iter().zip(network.replicas()))
-        {
-            *found = check.get(replica, view);
-        }
-        self.summaries.truncate(n);
-        for (i, replica) in network.replicas().iter().enumerate() {
-            let version = replica.version();
-            match self.summaries.get_mut(i) {
-                Some(s) if s.0 == version => {}
-                Some(s) => *s = (version, replica.clock(), replica.digest()),
-                None => self
-                    .summaries
-                    .push((version, replica.clock(), replica.digest())),
-            }
-        }
-        let versions: Vec<ReplicaVersion> = self.summaries.iter().map(|s| s.0).collect();
+        let versions: Vec<Option<ReplicaVersion>> = (self.peers.iter())
+            .map(|c| c.summary.map(|s| s.0))
+            .collect();
         let flying = network.in_flight().len();
         let key = (versions, flying);
         if self.convergence.as_ref().is_none_or(|(k, _)| *k != key) {
-            let digests = self.summaries.iter().map(|s| s.2).collect();
+            let digests = (self.peers.iter())
+                .map(|c| c.summary.map_or(0, |s| s.2))
+                .collect();
             self.convergence = Some((key, network.convergence_with(digests)));
         }
     }

@@ -17,7 +17,7 @@ use crate::ui::style;
 use scenetree_core::crdt::network::{Network, PeerId};
 use scenetree_core::model::{Entity, present};
 use scenetree_core::scene::policy::{PolicyBoard, TreePolicy};
-use scenetree_editor::Document;
+use scenetree_editor::{Document, InspectorFlags};
 
 /// The narrowest a policy column gets; narrower panels scroll sideways. 130 holds the longest
 /// name (RevertToEarlierParent) on one line, and with [`POLICY_GAP`] all five fit the Peers
@@ -152,8 +152,8 @@ impl PeersPanel {
             columns,
             differing,
         } = &mut self.policies;
-        let flags = &self.flags;
-        let compact = self.short;
+        let flags: Vec<&InspectorFlags> = self.peers.iter().map(|c| &c.flags).collect();
+        let compact = self.split.short;
         side_by_side(
             ui,
             "policy-columns",
@@ -179,7 +179,7 @@ impl PeersPanel {
                         differing: differing[peer.index()]
                             .as_ref()
                             .map_or(&empty, |(_, set)| set),
-                        flags: &flags[peer.index()],
+                        flags: flags[peer.index()],
                     };
                     let column = &mut columns[peer.index() * n + k];
                     ui.allocate_ui(egui::vec2(size.x, each), |ui| {

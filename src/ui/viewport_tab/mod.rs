@@ -23,43 +23,66 @@ pub use policy::PolicyDrawing;
 pub struct ViewportTab {
     /// The widget (camera, gizmo settings).
     pub viewport: Viewport,
+    /// What is drawn.
     scene: ViewportScene,
-    built_for: Option<BuildKey>,
+    /// What `scene` was built from, and what is kept to build it again quickly.
+    built: Built,
+    /// Tells one gizmo drag's edits from the next one's (they coalesce into one step).
     drag_key: u64,
-    /// Frame the whole scene after the next build (a document was opened).
-    frame_all_pending: bool,
-    /// After the next build, frame the whole scene if some of it is out of view (a lesson
-    /// step moved it).
-    frame_all_if_out_of_view: bool,
-    /// Animate the next change of world matrices (a delivery, a timeline step), so the jump a
-    /// remote message causes is visible.
-    animate_next_change: bool,
+    /// When and how the camera frames the scene on its own.
+    framing: Framing,
+    /// Remote changes shown as motion.
+    motion: Motion,
     /// The user's setting (View menu): show remote changes as motion.
     pub animate_remote_changes: bool,
-    animation: Option<Animation>,
     /// The models and textures of the open project, loaded in the background.
     pub assets: AssetLibrary,
-    /// Where the last automatic framing put the camera: while models load, the view is
-    /// framed again as they arrive, until the user moves the camera.
-    auto_framed: Option<OrbitCamera>,
     /// The 3D view's area in the last frame (points).
     rect: Option<egui::Rect>,
-    /// The space the view had in the last frame (its aspect ratio frames a new scene).
-    available: Option<egui::Vec2>,
-    /// When the scene last took in newly loaded models (UI clock, seconds).
-    assets_shown_at: f64,
     /// The tree policy drawn while peers are simulated (a selector over the view).
     pub policy: PolicyDrawing,
+}
+
+/// What the drawn scene was built from, and what a rebuild or an update reuses.
+struct Built {
+    /// What the scene depends on, as of its last build (`None`: build it).
+    key: Option<BuildKey>,
+    /// When the scene last took in newly loaded models (UI clock, seconds).
+    assets_shown_at: f64,
     /// Decoded component looks of the document's entities, kept between rebuilds.
     looks: LookCache,
     /// The items before the last rebuild (compared with the new ones, then reused).
     previous_items: Vec<DrawItem>,
     /// Where each entity's item is in `scene.items`, for updating a few in place.
     index: build::ItemIndex,
-    /// Builds of every item so far (see [`Self::full_builds`]).
+    /// Builds of every item so far (see [`ViewportTab::full_builds`]).
     full_builds: u64,
-    /// Updates of the changed items only (see [`Self::incremental_updates`]).
+    /// Updates of the changed items only (see [`ViewportTab::incremental_updates`]).
     incremental_updates: u64,
+}
+
+/// When the camera frames the scene without being asked.
+struct Framing {
+    /// Frame the whole scene after the next build (a document was opened).
+    all_pending: bool,
+    /// After the next build, frame the whole scene if some of it is out of view (a lesson
+    /// step moved it).
+    all_if_out_of_view: bool,
+    /// Where the last automatic framing put the camera: while models load, the view is
+    /// framed again as they arrive, until the user moves the camera.
+    auto_framed: Option<OrbitCamera>,
+    /// The space the view had in the last frame (its aspect ratio frames a new scene).
+    available: Option<egui::Vec2>,
+}
+
+/// Remote changes drawn as motion.
+#[derive(Default)]
+struct Motion {
+    /// Animate the next change of world matrices (a delivery, a timeline step), so the jump
+    /// a remote message causes is visible.
+    next: bool,
+    /// The motion being drawn.
+    running: Option<Animation>,
 }
 
 /// Moving drawn entities from where they were to where a remote change put them.
@@ -92,24 +115,27 @@ impl Default for ViewportTab {
         ViewportTab {
             viewport: Viewport::default(),
             scene: ViewportScene::default(),
-            built_for: None,
+            built: Built {
+                key: None,
+                assets_shown_at: f64::NEG_INFINITY,
+                looks: LookCache::default(),
+                previous_items: Vec::new(),
+                index: build::ItemIndex::default(),
+                full_builds: 0,
+                incremental_updates: 0,
+            },
             drag_key: 0,
-            frame_all_pending: true,
-            frame_all_if_out_of_view: false,
-            animate_next_change: false,
+            framing: Framing {
+                all_pending: true,
+                all_if_out_of_view: false,
+                auto_framed: None,
+                available: None,
+            },
+            motion: Motion::default(),
             animate_remote_changes: true,
-            animation: None,
             assets: AssetLibrary::new(),
-            auto_framed: None,
             rect: None,
-            available: None,
-            assets_shown_at: f64::NEG_INFINITY,
             policy: PolicyDrawing::default(),
-            looks: LookCache::default(),
-            previous_items: Vec::new(),
-            index: build::ItemIndex::default(),
-            full_builds: 0,
-            incremental_updates: 0,
         }
     }
 }
@@ -165,54 +191,58 @@ impl ViewportTab {
     /// Builds every item again on the next update, as after an unknown change (benchmarks
     /// compare that with the incremental update; tests with its result).
     pub fn rebuild_next(&mut self) {
-        self.built_for = None;
+        self.built.key = None;
     }
 
     /// How many times the items were all built again (a structural change, a file opened,
     /// models arriving, …), for tests.
     pub fn full_builds(&self) -> u64 {
-        self.full_builds
+        self.built.full_builds
     }
 
     /// How many document changes were taken by updating only the changed entities' items
     /// and their subtrees', for tests.
     pub fn incremental_updates(&self) -> u64 {
-        self.incremental_updates
+        self.built.incremental_updates
     }
 
     /// Animates the next change of world matrices (called before a delivery or timeline step).
     pub fn animate_next_change(&mut self) {
-        self.animate_next_change = self.animate_remote_changes;
+        self.motion.next = self.animate_remote_changes;
     }
 
     /// True while entities glide to the positions a remote change gave them.
     pub fn is_animating(&self) -> bool {
-        self.animation.is_some()
+        self.motion.running.is_some()
     }
 
     /// Points the camera at the whole scene on the next frame (a document was opened), and
     /// again as its models arrive, until they all have or the user moves the camera.
     pub fn frame_all_next(&mut self) {
-        self.frame_all_pending = true;
-        self.auto_framed = None;
+        self.framing.all_pending = true;
+        self.framing.auto_framed = None;
     }
 
     /// After the next build, points the camera at the whole scene if some of it is out of
     /// view; otherwise the camera stays (a lesson step moved entities).
     pub fn keep_scene_in_view(&mut self) {
-        self.frame_all_if_out_of_view = true;
+        self.framing.all_if_out_of_view = true;
     }
 
     /// The scene as it will be drawn: while a remote change animates, the scene drawn is on
     /// its way there.
     fn final_scene(&self) -> &ViewportScene {
-        self.animation.as_ref().map_or(&self.scene, |a| &a.target)
+        self.motion
+            .running
+            .as_ref()
+            .map_or(&self.scene, |a| &a.target)
     }
 
     fn frame_all(&mut self) {
         if let Some(b) = self.final_scene().all_bounds() {
             // The view's own shape once it has been laid out; a typical one before that.
             let aspect = self
+                .framing
                 .available
                 .filter(|s| s.x > 1.0 && s.y > 1.0)
                 .map_or(FRAMING_ASPECT, |s| s.x / s.y);
@@ -225,20 +255,21 @@ impl ViewportTab {
     /// bounds replace the placeholders'), unless the user has moved the camera since.
     fn auto_frame(&mut self, rebuilt: bool) {
         let user_moved = self
+            .framing
             .auto_framed
             .as_ref()
             .is_some_and(|c| *c != self.viewport.camera);
         let loading = self.assets.progress().pending() > 0;
-        if std::mem::take(&mut self.frame_all_pending)
-            || (rebuilt && !user_moved && self.auto_framed.is_some())
+        if std::mem::take(&mut self.framing.all_pending)
+            || (rebuilt && !user_moved && self.framing.auto_framed.is_some())
         {
             self.frame_all();
-            self.auto_framed = Some(self.viewport.camera.clone());
+            self.framing.auto_framed = Some(self.viewport.camera.clone());
         }
         if user_moved || !loading {
-            self.auto_framed = None;
+            self.framing.auto_framed = None;
         }
-        if std::mem::take(&mut self.frame_all_if_out_of_view)
+        if std::mem::take(&mut self.framing.all_if_out_of_view)
             && !self.viewport.shows_all_of(self.final_scene())
         {
             self.frame_all();
@@ -266,7 +297,8 @@ impl ViewportTab {
     pub fn is_settled(&self) -> bool {
         self.assets.progress().pending() == 0
             && self
-                .built_for
+                .built
+                .key
                 .as_ref()
                 .is_some_and(|k| k.assets_generation == self.assets.generation())
             && self.viewport.image_is_final()
@@ -284,7 +316,12 @@ impl ViewportTab {
         doc: &Document,
         entities: impl IntoIterator<Item = Entity>,
     ) -> Vec<Entity> {
-        build::entities_with_asset_problems(doc.replica(), entities, &mut self.looks, &self.assets)
+        build::entities_with_asset_problems(
+            doc.replica(),
+            entities,
+            &mut self.built.looks,
+            &self.assets,
+        )
     }
 
     /// What the viewport knows of `entity`'s glTF model (`None`: it has no GltfContainer).
@@ -305,24 +342,26 @@ impl ViewportTab {
         renderer: &mut dyn ViewportRenderer,
     ) -> Vec<Action> {
         let now = ui.input(|i| i.time);
-        self.available = Some(ui.available_size());
+        self.framing.available = Some(ui.available_size());
         let simulated = policies.is_some();
         self.policy
             .update(policies.and_then(|(board, peer)| Some((board?, peer))));
         self.update_scene(doc, hidden, locked, now);
         let animated = self
-            .animation
+            .motion
+            .running
             .as_ref()
             .map(|a| a.frame(now, self.scene.generation));
         if animated.is_some() {
             ui.ctx().request_repaint();
         }
         if self
-            .animation
+            .motion
+            .running
             .as_ref()
             .is_some_and(|a| now - a.started >= ANIMATION_SECONDS)
         {
-            self.animation = None;
+            self.motion.running = None;
             self.scene.generation += 1; // draw the final state exactly
             self.scene.changes = None;
         }
@@ -372,10 +411,10 @@ impl ViewportTab {
     /// arrived are taken in only every [`ASSETS_REFRESH_WHILE_LOADING`] seconds (each take is
     /// a re-upload and a render, which software GL makes slow); once all are in, at once.
     fn assets_generation_to_show(&self, now: f64) -> u64 {
-        match &self.built_for {
+        match &self.built.key {
             Some(built)
                 if self.assets.progress().pending() > 0
-                    && now - self.assets_shown_at < ASSETS_REFRESH_WHILE_LOADING =>
+                    && now - self.built.assets_shown_at < ASSETS_REFRESH_WHILE_LOADING =>
             {
                 built.assets_generation
             }
@@ -396,7 +435,7 @@ impl ViewportTab {
         locked: &HashSet<Entity>,
         key: &BuildKey,
     ) -> bool {
-        let Some(built) = &self.built_for else {
+        let Some(built) = &self.built.key else {
             return false;
         };
         let only_the_document_changed = *built
@@ -407,8 +446,8 @@ impl ViewportTab {
             });
         if !only_the_document_changed
             || key.policy.is_some()
-            || self.animate_next_change
-            || self.animation.is_some()
+            || self.motion.next
+            || self.motion.running.is_some()
         {
             return false;
         }
@@ -421,14 +460,14 @@ impl ViewportTab {
         let since = self.scene.generation;
         let Some(items) = build::update_items(
             &mut self.scene,
-            &self.index,
+            &self.built.index,
             changed,
             doc.view(),
             doc.replica(),
             hidden,
             |e| doc.selection.contains(e),
             &mut self.assets,
-            &mut self.looks,
+            &mut self.built.looks,
         ) else {
             return false;
         };
@@ -441,9 +480,9 @@ impl ViewportTab {
                 (items.len() <= MAX_CHANGED_ITEMS).then_some(ItemChanges { since, items });
             self.scene.gizmo_targets = targets;
         }
-        self.incremental_updates += 1;
+        self.built.incremental_updates += 1;
         // Asking the library for files may have started loads, as in a full build.
-        self.built_for = Some(BuildKey {
+        self.built.key = Some(BuildKey {
             assets_generation: self.assets.generation(),
             ..key.clone()
         });
@@ -473,10 +512,10 @@ impl ViewportTab {
             assets_generation: self.assets_generation_to_show(now),
             policy: self.policy.key(),
         };
-        if self.built_for.as_ref() == Some(&key) {
+        if self.built.key.as_ref() == Some(&key) {
             return false;
         }
-        if let Some(built) = &self.built_for
+        if let Some(built) = &self.built.key
             && *built
                 == (BuildKey {
                     selection: built.selection,
@@ -486,27 +525,27 @@ impl ViewportTab {
             // Only the selection changed: outlines and gizmo targets, not every item again.
             let worlds = self.policy.worlds();
             build::reselect(&mut self.scene, doc, hidden, locked, worlds);
-            if let Some(animation) = &mut self.animation {
+            if let Some(animation) = &mut self.motion.running {
                 build::reselect(&mut animation.target, doc, hidden, locked, worlds);
             }
             self.scene.generation += 1;
             // Outlines change pass: the renderer rebuilds every instance anyway.
             self.scene.changes = None;
-            self.built_for = Some(key);
+            self.built.key = Some(key);
             return true;
         }
         if self.update_changed_items(doc, hidden, locked, &key) {
             return true;
         }
-        if key.assets_generation != self.built_for.as_ref().map_or(0, |k| k.assets_generation) {
-            self.assets_shown_at = now;
+        if key.assets_generation != self.built.key.as_ref().map_or(0, |k| k.assets_generation) {
+            self.built.assets_shown_at = now;
         }
         let previous: std::collections::HashMap<Entity, glam::Mat4> =
-            if std::mem::take(&mut self.animate_next_change)
+            if std::mem::take(&mut self.motion.next)
                 && self.scene.items.len() <= ANIMATION_MAX_ITEMS
             {
                 // From where things are drawn now (mid-animation included).
-                let shown = self.animation.as_ref().map(|a| a.frame(now, 0));
+                let shown = self.motion.running.as_ref().map(|a| a.frame(now, 0));
                 shown
                     .as_ref()
                     .unwrap_or(&self.scene)
@@ -519,7 +558,7 @@ impl ViewportTab {
             };
         let worlds = self.policy.worlds();
         let since = self.scene.generation;
-        std::mem::swap(&mut self.previous_items, &mut self.scene.items);
+        std::mem::swap(&mut self.built.previous_items, &mut self.scene.items);
         build::build_scene(
             &mut self.scene,
             doc,
@@ -527,21 +566,21 @@ impl ViewportTab {
             locked,
             worlds,
             &mut self.assets,
-            &mut self.looks,
+            &mut self.built.looks,
         );
         self.scene.generation += 1;
-        self.full_builds += 1;
-        self.index.rebuild(&self.scene.items);
+        self.built.full_builds += 1;
+        self.built.index.rebuild(&self.scene.items);
         // A move or a colour edit changes few items: the renderer rewrites only theirs.
         self.scene.changes = ItemChanges::between(
             since,
-            &self.previous_items,
+            &self.built.previous_items,
             &self.scene.items,
             MAX_CHANGED_ITEMS,
         );
         // Building asked the library for files (and may have started loads): remember the
         // generation after that, so the next frame does not rebuild for it.
-        self.built_for = Some(BuildKey {
+        self.built.key = Some(BuildKey {
             assets_generation: self.assets.generation(),
             ..key
         });
@@ -550,7 +589,7 @@ impl ViewportTab {
             .items
             .iter()
             .any(|i| previous.get(&i.entity).is_some_and(|w| *w != i.world));
-        self.animation = moved.then(|| Animation {
+        self.motion.running = moved.then(|| Animation {
             from: previous,
             target: self.scene.clone(),
             started: now,

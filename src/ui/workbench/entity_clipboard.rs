@@ -21,17 +21,17 @@ impl Workbench {
             .iter()
             .map(|&e| format!("{} ({})", self.doc.display_name(e), e.0))
             .collect();
-        self.clipboard_text = Some(names.join("\n"));
+        self.clipboard.text = Some(names.join("\n"));
         let what = match selected.as_slice() {
             [one] => self.doc.display_name(*one),
             many => format!("{} entities", many.len()),
         };
         self.status = Some((format!("Copied {what}"), Severity::Info));
-        self.copied_entities = selected;
+        self.clipboard.entities = selected;
     }
 
     pub(super) fn paste_entities(&mut self) {
-        if self.copied_entities.is_empty() {
+        if self.clipboard.entities.is_empty() {
             self.status = Some((
                 format!("Copy entities first ({})", UiCommand::Copy.shortcut_text()),
                 Severity::Info,
@@ -40,7 +40,8 @@ impl Workbench {
         }
         let replica = self.doc.replica();
         let existing: Vec<_> = self
-            .copied_entities
+            .clipboard
+            .entities
             .iter()
             .copied()
             .filter(|&e| replica.is_live(e))

@@ -13,7 +13,7 @@ use egui_dock::{DockArea, DockState, NodeIndex, Style, TabViewer};
 use serde::{Deserialize, Serialize};
 
 use super::action::{Action, PeersAction, SelectAction, Severity};
-use super::command::{self, CommandContext, UiCommand};
+use super::command::{self, CommandContext, UiCommand, action_for};
 use super::hierarchy::HierarchyPanel;
 use super::inspector_panel::InspectorPanel;
 use super::layout::{PanelSizes, Tab};
@@ -75,6 +75,39 @@ pub enum AppRequest {
     OpenLesson(usize),
 }
 
+/// The workbench's layout, persisted by the app.
+pub struct WorkbenchLayout {
+    /// The editor workspace's tab layout.
+    pub dock: DockState<Tab>,
+    /// The Peers workspace's tab layout.
+    pub peers_dock: DockState<Tab>,
+    /// Which workspace is shown.
+    pub workspace: Workspace,
+    /// The panels' sizes in points, kept when the window is resized.
+    pub panel_sizes: PanelSizes,
+}
+
+/// What was copied in the workbench.
+#[derive(Default)]
+struct Clipboard {
+    /// The copied local transform (position, rotation, scale).
+    transform: Option<Transform>,
+    /// The copied entities (Ctrl+C), in the document they were copied from.
+    entities: Vec<Entity>,
+    /// Text for the system clipboard, put there at the end of the frame (see
+    /// [`Action::CopyTransform`]).
+    text: Option<String>,
+}
+
+/// What the last frame ended with.
+#[derive(Default)]
+struct LastFrame {
+    /// A text field had the keyboard.
+    text_field_had_keyboard: bool,
+    /// A menu or popup was open.
+    popup_was_open: bool,
+}
+
 /// Everything inside the editor window.
 pub struct Workbench {
     /// The open scene.
@@ -85,31 +118,18 @@ pub struct Workbench {
     pub inspector: InspectorPanel,
     /// The 3D view's state (camera, gizmo, built scene).
     pub viewport: ViewportTab,
-    /// The editor workspace's tab layout (persisted by the app).
-    pub dock: DockState<Tab>,
-    /// The Peers workspace's tab layout (persisted by the app).
-    pub peers_dock: DockState<Tab>,
-    /// Which workspace is shown.
-    pub workspace: Workspace,
-    /// The panels' sizes in points, kept when the window is resized (persisted by the app).
-    pub panel_sizes: PanelSizes,
-    /// The copied local transform (position, rotation, scale).
-    clipboard: Option<Transform>,
-    /// The copied entities (Ctrl+C), in the document they were copied from.
-    copied_entities: Vec<Entity>,
-    /// Text for the system clipboard, put there at the end of the frame (see
-    /// [`Action::CopyTransform`]).
-    clipboard_text: Option<String>,
+    /// The workspaces' tab layouts, which one is shown, the panels' sizes.
+    pub layout: WorkbenchLayout,
+    /// What was copied.
+    clipboard: Clipboard,
     /// The last message for the status bar.
     pub status: Option<(String, Severity)>,
     /// A save in progress, as the status bar tells it beside a spinner (the app sets it).
     pub saving: Option<String>,
     /// A modal dialog of the app is open, so no command applies (the app sets it each frame).
     pub modal_open: bool,
-    /// A text field had the keyboard when the last frame ended.
-    text_field_had_keyboard: bool,
-    /// A menu or popup was open when the last frame ended.
-    popup_was_open: bool,
+    /// What the last frame left that decides how keys apply in this one.
+    last_frame: LastFrame,
     /// The Peers panel's state.
     pub peers: PeersPanel,
     /// What waits for the app, oldest first.
@@ -133,18 +153,17 @@ impl Workbench {
             hierarchy: HierarchyPanel::default(),
             inspector: InspectorPanel::default(),
             viewport,
-            dock: default_dock(),
-            peers_dock: peers_dock(),
-            workspace: Workspace::default(),
-            panel_sizes: PanelSizes::default(),
-            clipboard: None,
-            copied_entities: Vec::new(),
-            clipboard_text: None,
+            layout: WorkbenchLayout {
+                dock: default_dock(),
+                peers_dock: peers_dock(),
+                workspace: Workspace::default(),
+                panel_sizes: PanelSizes::default(),
+            },
+            clipboard: Clipboard::default(),
             status: None,
             saving: None,
             modal_open: false,
-            text_field_had_keyboard: false,
-            popup_was_open: false,
+            last_frame: LastFrame::default(),
             peers: PeersPanel::default(),
             app_requests: Vec::new(),
             held_cycle: None,
@@ -179,13 +198,13 @@ impl Workbench {
         // opened after one with 13 missing models still said 13).
         self.viewport.assets.start_document(doc.project.clone());
         self.doc = doc;
-        self.workspace = if self.doc.simulation().is_some() {
+        self.layout.workspace = if self.doc.simulation().is_some() {
             Workspace::Peers
         } else {
             Workspace::Editor
         };
         // Ids mean other entities in another scene.
-        self.copied_entities.clear();
+        self.clipboard.entities.clear();
         // A policy chosen for one run's cycles is not the next run's (found by hand: it
         // carried over into another lesson).
         self.viewport.policy = super::viewport_tab::PolicyDrawing::default();
@@ -217,15 +236,16 @@ impl Workbench {
         self.hierarchy.flags.update(self.doc.replica());
         self.refresh_file_problems();
         let mut actions = (egui::Panel::bottom("status").show(ui, |ui| self.status_ui(ui))).inner;
-        let workspace = self.workspace;
+        let workspace = self.layout.workspace;
         let shown = match workspace {
-            Workspace::Editor => &mut self.dock,
-            Workspace::Peers => &mut self.peers_dock,
+            Workspace::Editor => &mut self.layout.dock,
+            Workspace::Peers => &mut self.layout.peers_dock,
         };
         let mut dock = std::mem::replace(shown, DockState::new(Vec::new()));
         if workspace == Workspace::Editor {
             // The Peers workspace gives the peers most of the width on purpose.
-            self.panel_sizes
+            self.layout
+                .panel_sizes
                 .fit(&mut dock, ui.available_rect_before_wrap());
         }
         let mut tabs = Tabs {
@@ -240,15 +260,15 @@ impl Workbench {
             .id(egui::Id::new(("dock", workspace)))
             .show_inside(ui, &mut tabs);
         match workspace {
-            Workspace::Editor => self.dock = dock,
-            Workspace::Peers => self.peers_dock = dock,
+            Workspace::Editor => self.layout.dock = dock,
+            Workspace::Peers => self.layout.peers_dock = dock,
         }
         self.apply_actions(actions);
-        if let Some(text) = self.clipboard_text.take() {
+        if let Some(text) = self.clipboard.text.take() {
             ui.ctx().copy_text(text);
         }
-        self.text_field_had_keyboard = ui.ctx().egui_wants_keyboard_input();
-        self.popup_was_open = egui::Popup::is_any_open(ui.ctx());
+        self.last_frame.text_field_had_keyboard = ui.ctx().egui_wants_keyboard_input();
+        self.last_frame.popup_was_open = egui::Popup::is_any_open(ui.ctx());
     }
 
     /// What decides which commands apply now (see [`UiCommand::applies`]).
@@ -256,7 +276,7 @@ impl Workbench {
         CommandContext {
             // egui lets go of a text field on Escape before anyone reads the key: a field that
             // had the keyboard at the end of the last frame still owns this frame's keys.
-            typing: self.text_field_had_keyboard
+            typing: self.last_frame.text_field_had_keyboard
                 || ctx.egui_wants_keyboard_input()
                 || self.hierarchy.is_renaming(),
             modal: self.modal_open,
@@ -265,11 +285,11 @@ impl Workbench {
             can_undo: self.doc.history().undo_label().is_some(),
             can_redo: self.doc.history().redo_label().is_some(),
             // Like text fields, a menu closes on Escape before anyone reads the key.
-            popup_open: self.popup_was_open || egui::Popup::is_any_open(ctx),
+            popup_open: self.last_frame.popup_was_open || egui::Popup::is_any_open(ctx),
             has_file: self.doc.file.is_some() && self.doc.disk_version.is_some(),
             has_project: self.doc.project.is_some(),
-            can_paste: !self.copied_entities.is_empty(),
-            can_paste_transform: self.clipboard.is_some(),
+            can_paste: !self.clipboard.entities.is_empty(),
+            can_paste_transform: self.clipboard.transform.is_some(),
             can_move_to_root: (self.doc.selection.entities().iter())
                 .any(|&e| self.doc.declared_parent(e) != Entity::ROOT),
             can_step_back: self.network().is_some_and(|n| n.cursor() > 0),
@@ -285,68 +305,38 @@ impl Workbench {
     /// Runs a command from the keyboard or a menu. The ones only the app can run (files,
     /// quitting, the Help window) wait for it in [`Self::take_app_requests`].
     pub fn run_command(&mut self, command: UiCommand) {
-        let selected = || self.doc.selection.entities().to_vec();
+        let selection = &self.doc.selection;
+        if let Some(action) = action_for(command, selection.primary(), selection.entities()) {
+            self.apply_actions(vec![action]);
+            return;
+        }
         let action = match command {
-            UiCommand::Undo => Action::Undo,
-            UiCommand::Redo => Action::Redo,
-            UiCommand::CreateEntity => Action::Edit(Command::Create {
-                parent: Entity::ROOT,
-                name: "Entity".into(),
-                components: vec![],
-            }),
-            UiCommand::CreateChild => match self.doc.selection.primary() {
-                Some(parent) => Action::Edit(Command::Create {
-                    parent,
-                    name: "Entity".into(),
-                    components: vec![],
-                }),
-                None => return,
-            },
-            UiCommand::Duplicate => Action::Edit(Command::Duplicate {
-                entities: selected(),
-            }),
-            UiCommand::Delete => Action::Edit(Command::Delete {
-                entities: selected(),
-            }),
-            UiCommand::MoveToRoot => Action::Edit(Command::Reparent {
-                entities: selected(),
-                parent: Entity::ROOT,
-                keep_world: true,
-            }),
-            UiCommand::Rename => match self.doc.selection.primary() {
-                Some(e) => Action::BeginRename(e),
-                None => return,
-            },
-            UiCommand::Copy => Action::CopyEntities,
-            UiCommand::Paste => Action::PasteEntities,
-            UiCommand::CopyTransform => Action::CopyTransform,
-            UiCommand::PasteTransform => Action::PasteTransform,
-            UiCommand::ClearSelection => Action::Select(SelectAction::Clear),
+            UiCommand::CreateChild | UiCommand::Rename => return, // nothing selected
             UiCommand::SelectAll => {
                 Action::Select(SelectAction::Many(self.hierarchy.all_entities(&self.doc)))
             }
             UiCommand::ResetLayout => {
-                match self.workspace {
+                match self.layout.workspace {
                     Workspace::Editor => {
-                        self.dock = default_dock();
-                        self.panel_sizes.reset();
+                        self.layout.dock = default_dock();
+                        self.layout.panel_sizes.reset();
                     }
-                    Workspace::Peers => self.peers_dock = peers_dock(),
+                    Workspace::Peers => self.layout.peers_dock = peers_dock(),
                 }
                 return;
             }
             UiCommand::EditorWorkspace => {
-                self.workspace = Workspace::Editor;
+                self.layout.workspace = Workspace::Editor;
                 return;
             }
             UiCommand::Find => {
                 // The hierarchy is in the editor's workspace.
-                self.workspace = Workspace::Editor;
+                self.layout.workspace = Workspace::Editor;
                 self.hierarchy.focus_search();
                 return;
             }
             UiCommand::PeersWorkspace => {
-                self.workspace = Workspace::Peers;
+                self.layout.workspace = Workspace::Peers;
                 return;
             }
             UiCommand::TimelineBack | UiCommand::TimelineForward => {
@@ -480,8 +470,8 @@ impl TabViewer for Tabs<'_> {
         match tab {
             Tab::Hierarchy => {
                 let bench = &mut *self.bench;
-                bench.hierarchy.can_paste = !bench.copied_entities.is_empty();
-                bench.hierarchy.can_paste_transform = bench.clipboard.is_some();
+                bench.hierarchy.can_paste = !bench.clipboard.entities.is_empty();
+                bench.hierarchy.can_paste_transform = bench.clipboard.transform.is_some();
                 let actions = bench.hierarchy.ui(ui, &bench.doc);
                 self.actions.extend(actions);
             }

@@ -25,7 +25,7 @@ impl Workbench {
             PeersAction::Start { peers, seed } => {
                 let started = self.doc.start_simulation(peers, seed);
                 if started.is_ok() {
-                    self.workspace = Workspace::Peers;
+                    self.layout.workspace = Workspace::Peers;
                     // A new run draws what the runtime draws until another policy is chosen.
                     self.viewport.policy = crate::ui::viewport_tab::PolicyDrawing::default();
                 }
@@ -42,7 +42,7 @@ impl Workbench {
                 .stop_simulation(peer)
                 .map(|()| {
                     // One document again: back to where it is edited.
-                    self.workspace = Workspace::Editor;
+                    self.layout.workspace = Workspace::Editor;
                     Some(format!(
                         "Simulation stopped; the document is {peer}'s state"
                     ))

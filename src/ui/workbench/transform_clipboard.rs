@@ -14,11 +14,11 @@ impl Workbench {
             return;
         };
         let t = self.doc.local_transform(e);
-        self.clipboard = Some(t);
+        self.clipboard.transform = Some(t);
         // On the system clipboard too, as the native format writes a Transform (without the
         // parent): the window sends Ctrl+Shift+V to the app only when that clipboard holds
         // text, and the values can go elsewhere.
-        self.clipboard_text = Some(scenetree_dcl::io::native::pose_json(&t).to_string());
+        self.clipboard.text = Some(scenetree_dcl::io::native::pose_json(&t).to_string());
         self.status = Some((
             format!("Copied the transform of {}", self.doc.display_name(e)),
             Severity::Info,
@@ -26,7 +26,7 @@ impl Workbench {
     }
 
     pub(super) fn paste_transform(&mut self) {
-        let Some(copied) = self.clipboard else {
+        let Some(copied) = self.clipboard.transform else {
             self.status = Some((
                 format!(
                     "Copy a transform first ({})",

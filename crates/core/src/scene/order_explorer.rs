@@ -51,6 +51,9 @@ pub struct FinalState {
     pub orders: u64,
     /// One such order, as positions in the explored message list.
     pub example: Vec<usize>,
+    /// The parenting cycles that state holds (for good: no message is left to break them),
+    /// as [`Fallback::Cycle`] lists them.
+    pub cycles: Vec<Vec<Entity>>,
 }
 
 /// What every delivery order of a trace does.
@@ -75,6 +78,15 @@ pub struct OrderExploration {
 }
 
 impl OrderExploration {
+    /// The parenting cycles every order ends with, for good: those of the one final state
+    /// when the orders converge; empty otherwise.
+    pub fn converged_cycles(&self) -> &[Vec<Entity>] {
+        match self.finals.as_slice() {
+            [only] => &only.cycles,
+            _ => &[],
+        }
+    }
+
     /// True when every order ends in the same state.
     pub fn converges(&self) -> bool {
         self.finals.len() <= 1
@@ -104,10 +116,11 @@ pub fn explore_orders(
     let mut finals: Vec<FinalState> = top
         .finals
         .iter()
-        .map(|(digest, (orders, example))| FinalState {
+        .map(|(digest, (orders, example, cycles))| FinalState {
             digest: *digest,
             orders: *orders,
             example: example.iter().map(|&i| usize::from(i)).collect(),
+            cycles: cycles.as_ref().clone(),
         })
         .collect();
     finals.sort_by_key(|f| std::cmp::Reverse(f.orders));
@@ -153,8 +166,8 @@ struct Subtree {
     leaves: u64,
     /// Of those, orders with a cycle in a state strictly below this one.
     cycled: u64,
-    /// Final digest → (orders, an example suffix).
-    finals: BTreeMap<u128, (u64, Vec<u8>)>,
+    /// Final digest → (orders, an example suffix, the cycles that state holds).
+    finals: BTreeMap<u128, (u64, Vec<u8>, Rc<Vec<Vec<Entity>>>)>,
     /// A suffix with a cycle strictly below this state.
     cycle_example: Option<Vec<u8>>,
 }
@@ -177,7 +190,8 @@ impl Walk<'_> {
         let mut out = Subtree::default();
         if used.count_ones() as usize == n {
             out.leaves = 1;
-            out.finals.insert(replica.digest(), (1, Vec::new()));
+            let cycles = view.cycles().into_iter().map(<[Entity]>::to_vec).collect();
+            (out.finals).insert(replica.digest(), (1, Vec::new(), Rc::new(cycles)));
             return Rc::new(out);
         }
         for i in 0..n {
@@ -201,17 +215,17 @@ impl Walk<'_> {
             let step = i as u8;
             out.leaves += below.leaves;
             out.cycled += if cyclic { below.leaves } else { below.cycled };
-            for (digest, (orders, example)) in &below.finals {
+            for (digest, (orders, example, cycles)) in &below.finals {
                 let slot = out.finals.entry(*digest).or_insert_with(|| {
                     let mut order = vec![step];
                     order.extend(example);
-                    (0, order)
+                    (0, order, Rc::clone(cycles))
                 });
                 slot.0 += orders;
             }
             if out.cycle_example.is_none() {
                 let suffix = if cyclic {
-                    below.finals.values().next().map(|(_, ex)| ex.clone())
+                    below.finals.values().next().map(|(_, ex, _)| ex.clone())
                 } else {
                     below.cycle_example.clone()
                 };

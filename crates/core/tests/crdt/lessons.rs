@@ -515,3 +515,26 @@ fn peer_names_round_trip_and_must_name_every_peer() {
         "files without names stay as they were"
     );
 }
+
+#[test]
+fn a_lesson_knows_when_the_learner_took_it_off_its_script() {
+    let mut player = lesson("01-concurrent-reparent.scenario.json");
+    assert!(!player.off_script(), "at the start");
+    play_to(&mut player, 2);
+    assert!(!player.off_script(), "the lesson's own steps");
+    // The learner delivers peer 1's message by hand, before the step that would.
+    let first = player.network().in_flight()[0].id;
+    (player.network_mut())
+        .deliver(first)
+        .expect("a message in flight");
+    assert!(player.off_script(), "a change made by hand");
+    assert!(player.next_step_lenient().is_some());
+    assert!(
+        player.off_script(),
+        "the next step played on the learner's state, not the one its text describes"
+    );
+    // Back at a step the lesson played on its own, the text matches again.
+    let end = player.step_ends()[1];
+    player.network_mut().seek(end).unwrap();
+    assert!(!player.off_script());
+}

@@ -34,6 +34,22 @@ fn the_explorer_counts_orders_through_a_transient_cycle() {
     assert!(x.converges());
     assert_eq!(x.finals[0].digest, author.digest());
     assert_eq!(x.finals[0].orders, 6);
+    assert!(x.converged_cycles().is_empty(), "the cycle was transient");
+}
+
+#[test]
+fn the_explorer_says_when_every_order_ends_in_a_cycle_for_good() {
+    // Lesson 1's trace: Lamp under Table and Table under Lamp, each from another peer.
+    let start = furnished(2, 0).initial_replica().clone();
+    let (mut one, mut two) = (start.clone(), start.clone());
+    let msgs = vec![
+        one.put_transform(LAMP, &at(1.0, TABLE)).unwrap(),
+        two.put_transform(TABLE, &at(3.0, LAMP)).unwrap(),
+    ];
+    let x = explore_orders(&start, &msgs).unwrap();
+    assert!(x.converges(), "one final state");
+    assert_eq!(x.converged_cycles(), [vec![LAMP, TABLE]]);
+    assert_eq!(x.finals[0].cycles, [vec![LAMP, TABLE]]);
 }
 
 #[test]

@@ -160,6 +160,9 @@ pub struct ScenarioPlayer {
     /// The last event each played step recorded (`None` when it recorded none), to notice
     /// when an operation after a rewind replaced it (see [`ScenarioPlayer::forget_replaced_steps`]).
     step_last_events: Vec<Option<Event>>,
+    /// Per played step: the learner had changed something by hand before it played, so it
+    /// played on another state than its text describes.
+    step_after_changes: Vec<bool>,
 }
 
 impl ScenarioPlayer {
@@ -170,6 +173,7 @@ impl ScenarioPlayer {
             scenario,
             step_ends: Vec::new(),
             step_last_events: Vec::new(),
+            step_after_changes: Vec::new(),
         })
     }
 
@@ -200,6 +204,16 @@ impl ScenarioPlayer {
             .count();
         self.step_ends.truncate(kept);
         self.step_last_events.truncate(kept);
+        self.step_after_changes.truncate(kept);
+    }
+
+    /// True when what is shown is not the lesson's own run, so its text may describe another
+    /// state: the learner changed something by hand (an edit, a delivery, a drop) after the
+    /// step shown, or before a step that then played on the changed state.
+    pub fn off_script(&self) -> bool {
+        let shown = self.steps_shown();
+        let shown_end = shown.checked_sub(1).map_or(0, |i| self.step_ends[i]);
+        self.network.cursor() > shown_end || self.step_after_changes[..shown].contains(&true)
     }
 
     /// How many played steps the timeline's cursor is past: the step whose state is shown.
@@ -223,8 +237,10 @@ impl ScenarioPlayer {
         if index >= self.scenario.steps.len() {
             return Ok(false);
         }
+        let changed_by_hand = self.network.cursor() > self.step_ends.last().copied().unwrap_or(0);
         self.scenario.play_step(&mut self.network, index)?;
         self.end_step();
+        self.step_after_changes.push(changed_by_hand);
         Ok(true)
     }
 
@@ -248,8 +264,10 @@ impl ScenarioPlayer {
         if index >= self.scenario.steps.len() {
             return None;
         }
+        let changed_by_hand = self.network.cursor() > self.step_ends.last().copied().unwrap_or(0);
         let skipped = self.scenario.play_step_lenient(&mut self.network, index);
         self.end_step();
+        self.step_after_changes.push(changed_by_hand);
         Some(skipped)
     }
 
