@@ -2,6 +2,7 @@
 //! explain a tick the model does not reproduce, tried by replaying the player again with it.
 
 use super::super::components::NetworkIdentity;
+use super::super::engine::{ParentSource, WriteOrigin};
 use super::super::ops::SceneOp;
 use super::super::player::Player;
 use super::first_tick::FirstTickWrites;
@@ -167,7 +168,133 @@ pub(super) fn hypotheses(
         }
     }
     out.extend(answer_hypotheses(player, ticks, replayed, line, dialect));
+    out.extend(reparent_hypotheses(player, ticks, replayed, line, dialect));
     out
+}
+
+/// Earlier Transform writes of the scene that reached the renderer with a parent, tried as
+/// `parentEntity` (a NetworkParent naming that parent written in the same tick): on an entity
+/// without SyncComponents nothing goes to the network, and the renderer shows the same parent
+/// whether the scene wrote it raw, or wrote NetworkParent (anew, or again with the same value);
+/// the difference shows only later (a received write of the same timestamp wins or loses on
+/// the raw bytes, a state answer shows the NetworkParent's timestamp). One hypothesis per
+/// entity the mismatching tick renders, at the last tick the scene wrote its Transform.
+fn reparent_hypotheses(
+    player: &Player,
+    ticks: &[ReplayedTick],
+    replayed: &ReplayedTick,
+    line: &CaptureTick,
+    dialect: crate::crdt::stream::Dialect,
+) -> Vec<Hypothesis> {
+    let mut out = Vec::new();
+    let mut entities: Vec<Entity> = (replayed.output.renderer_writes.iter())
+        .map(|w| w.message.entity())
+        .collect();
+    entities.extend(differing_sent_entities(player, replayed, line, dialect));
+    let mut seen: Vec<Entity> = Vec::new();
+    for entity in entities {
+        if seen.contains(&entity) {
+            continue;
+        }
+        seen.push(entity);
+        let written = ticks.iter().enumerate().rev().find_map(|(k, t)| {
+            let wrote = t.ops.iter().any(|op| {
+                matches!(
+                    op,
+                    SceneOp::Put {
+                        component: ids::TRANSFORM,
+                        ..
+                    }
+                ) && player.resolve(op.entity()) == Some(entity)
+            });
+            if !wrote {
+                return None;
+            }
+            // The identity the renderer's parent stood for then: the NetworkParent it was
+            // rewritten from, else the parent's NetworkEntity now.
+            let rendered = t.output.renderer_writes.iter().rev().find_map(|w| {
+                match (&w.origin, &w.message, &w.parent) {
+                    (_, _, ParentSource::Mapped(identity)) if w.message.entity() == entity => {
+                        Some(Some(*identity))
+                    }
+                    (
+                        WriteOrigin::Own,
+                        CrdtMessage::PutComponent {
+                            entity: e,
+                            component: ids::TRANSFORM,
+                            data,
+                            ..
+                        },
+                        _,
+                    ) if *e == entity => Some(
+                        raw_parent_of(data)
+                            .filter(|p| *p != Entity(0))
+                            .and_then(|p| player.engine().network_entity(p)),
+                    ),
+                    _ => None,
+                }
+            });
+            Some((k, rendered.flatten()))
+        });
+        let Some((k, Some(identity))) = written else {
+            continue;
+        };
+        if !player.engine().has(entity, ids::NETWORK_ENTITY) {
+            continue;
+        }
+        out.push(Hypothesis {
+            writes: vec![HiddenWrite {
+                entity,
+                component: ids::NETWORK_PARENT,
+                identity,
+                tick: (k > 0).then_some(k),
+                removed: false,
+            }],
+        });
+    }
+    out
+}
+
+/// The local entities of the messages the capture's items of a tick carry and the model's do
+/// not (CRDT batches and state answers).
+fn differing_sent_entities(
+    player: &Player,
+    replayed: &ReplayedTick,
+    line: &CaptureTick,
+    dialect: crate::crdt::stream::Dialect,
+) -> Vec<Entity> {
+    use super::super::comms::{CommsKind, decode_outbound, decode_state_response};
+    let messages = |items: &mut dyn Iterator<Item = &[u8]>| -> Vec<CrdtMessage> {
+        let mut out = Vec::new();
+        for item in items {
+            let Ok(item) = decode_outbound(item, dialect) else {
+                continue;
+            };
+            let crdt = match item.kind {
+                Some(CommsKind::Crdt) => item.payload,
+                Some(CommsKind::ResCrdtState) => match decode_state_response(item.payload) {
+                    Ok(response) => response.crdt,
+                    Err(_) => continue,
+                },
+                _ => continue,
+            };
+            out.extend(crate::crdt::decode_stream_prefix(crdt).0.messages);
+        }
+        out
+    };
+    let ours = messages(&mut replayed.output.sent.iter().map(|s| s.data.as_slice()));
+    let theirs = messages(&mut line.sent.iter().map(|s| s.data.0.as_slice()));
+    theirs
+        .iter()
+        .filter(|m| !ours.contains(m))
+        .filter_map(|m| player.engine().local_entity_of(m))
+        .collect()
+}
+
+/// The parent field of a Transform's bytes.
+fn raw_parent_of(data: &[u8]) -> Option<Entity> {
+    data.get(40..44)
+        .map(|p| Entity(u32::from_le_bytes([p[0], p[1], p[2], p[3]])))
 }
 
 /// NetworkParents a state answer of this player's shows and the model lacks: each written
