@@ -1,15 +1,18 @@
 //! The search for writes no capture line shows (see [`super::replay`]'s docs): what could
 //! explain a tick the model does not reproduce, tried by replaying the player again with it.
 
-use super::super::components::NetworkIdentity;
-use super::super::engine::{ParentSource, WriteOrigin};
-use super::super::ops::SceneOp;
-use super::super::player::Player;
-use super::first_tick::FirstTickWrites;
-use super::format::CaptureTick;
-use super::replayed::ReplayedTick;
+mod later;
+
 use crate::crdt::CrdtMessage;
 use crate::model::{Entity, ids};
+use crate::net::capture::first_tick::FirstTickWrites;
+use crate::net::capture::format::CaptureTick;
+use crate::net::capture::replayed::ReplayedTick;
+use crate::net::components::NetworkIdentity;
+use crate::net::engine::ReceiveNote;
+use crate::net::ops::SceneOp;
+use crate::net::player::Player;
+use later::{answer_hypotheses, raw_parent_of, reparent_hypotheses};
 
 /// Fixed ids (network id 0) that the CRDT `received` in a tick names, as a message's entity or
 /// as a NetworkParent value, and that no entity of the player's scene holds.
@@ -90,6 +93,9 @@ pub(super) fn with_writes(first: &FirstTickWrites, writes: &[HiddenWrite]) -> Fi
     out
 }
 
+/// How many ticks before a mismatch an unseen `removeParent` is looked for.
+const REMOVAL_LOOKBACK: usize = 16;
+
 /// First-tick writes no line shows, to try together.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) struct Hypothesis {
@@ -134,6 +140,18 @@ pub(super) fn hypotheses(
             named.push(identity);
         }
     }
+    // Fixed ids it mapped on receipt at any earlier tick: a write of this tick may have taken
+    // the entity over since (the scene's next entity, when the SDK never allocated it).
+    for tick in ticks.iter().chain([replayed]) {
+        for note in &tick.output.received {
+            if let ReceiveNote::Mapped { identity, .. } = note
+                && identity.network_id == 0
+                && !named.contains(identity)
+            {
+                named.push(*identity);
+            }
+        }
+    }
     // Fixed ids this player holds as a NetworkParent and cannot map.
     if let Some(parents) = player.engine().store(ids::NETWORK_PARENT) {
         for (_, value) in parents.entities() {
@@ -146,236 +164,53 @@ pub(super) fn hypotheses(
             }
         }
     }
-    let mut out: Vec<Hypothesis> = named
-        .into_iter()
-        .flat_map(|identity| {
-            candidates.iter().map(move |&entity| Hypothesis {
-                writes: vec![HiddenWrite {
-                    entity,
-                    component: ids::NETWORK_ENTITY,
-                    identity,
-                    tick: None,
-                    removed: false,
-                }],
-            })
-        })
-        .collect();
+    let mut out: Vec<Hypothesis> = Vec::new();
+    for identity in named {
+        for &holder in &candidates {
+            let held = HiddenWrite {
+                entity: holder,
+                component: ids::NETWORK_ENTITY,
+                identity,
+                tick: None,
+                removed: false,
+            };
+            out.push(Hypothesis {
+                writes: vec![held.clone()],
+            });
+            // The first tick's children of the holder, parented with `parentEntity` (their
+            // NetworkParent names the fixed id; raw parents are tried by the hypothesis above).
+            let children = first_tick_children(player, first_tick, holder, identity);
+            if !children.is_empty() {
+                out.push(Hypothesis {
+                    writes: std::iter::once(held).chain(children).collect(),
+                });
+            }
+        }
+    }
     // NetworkParents from the first tick where that can be, else written this tick.
+    let mut removals = Vec::new();
     for this_tick in [false, true] {
         let writes = parent_hypotheses(player, first_tick, replayed, line, ticks.len(), this_tick);
+        removals.extend(writes.iter().filter(|w| w.removed).cloned());
         if !writes.is_empty() && !out.iter().any(|h| h.writes == writes) {
             out.push(Hypothesis { writes });
         }
     }
+    // A removeParent no line shows may have run on any earlier tick: where it ran decides
+    // which received NetworkParents it outdates. Latest first, a bounded way back.
+    for removal in removals {
+        for k in (1..ticks.len()).rev().take(REMOVAL_LOOKBACK) {
+            let writes = vec![HiddenWrite {
+                tick: Some(k),
+                ..removal.clone()
+            }];
+            if !out.iter().any(|h| h.writes == writes) {
+                out.push(Hypothesis { writes });
+            }
+        }
+    }
     out.extend(answer_hypotheses(player, ticks, replayed, line, dialect));
     out.extend(reparent_hypotheses(player, ticks, replayed, line, dialect));
-    out
-}
-
-/// Earlier Transform writes of the scene that reached the renderer with a parent, tried as
-/// `parentEntity` (a NetworkParent naming that parent written in the same tick): on an entity
-/// without SyncComponents nothing goes to the network, and the renderer shows the same parent
-/// whether the scene wrote it raw, or wrote NetworkParent (anew, or again with the same value);
-/// the difference shows only later (a received write of the same timestamp wins or loses on
-/// the raw bytes, a state answer shows the NetworkParent's timestamp). One hypothesis per
-/// entity the mismatching tick renders, at the last tick the scene wrote its Transform.
-fn reparent_hypotheses(
-    player: &Player,
-    ticks: &[ReplayedTick],
-    replayed: &ReplayedTick,
-    line: &CaptureTick,
-    dialect: crate::crdt::stream::Dialect,
-) -> Vec<Hypothesis> {
-    let mut out = Vec::new();
-    let mut entities: Vec<Entity> = (replayed.output.renderer_writes.iter())
-        .map(|w| w.message.entity())
-        .collect();
-    entities.extend(differing_sent_entities(player, replayed, line, dialect));
-    let mut seen: Vec<Entity> = Vec::new();
-    for entity in entities {
-        if seen.contains(&entity) {
-            continue;
-        }
-        seen.push(entity);
-        let written = ticks.iter().enumerate().rev().find_map(|(k, t)| {
-            let wrote = t.ops.iter().any(|op| {
-                matches!(
-                    op,
-                    SceneOp::Put {
-                        component: ids::TRANSFORM,
-                        ..
-                    }
-                ) && player.resolve(op.entity()) == Some(entity)
-            });
-            if !wrote {
-                return None;
-            }
-            // The identity the renderer's parent stood for then: the NetworkParent it was
-            // rewritten from, else the parent's NetworkEntity now.
-            let rendered = t.output.renderer_writes.iter().rev().find_map(|w| {
-                match (&w.origin, &w.message, &w.parent) {
-                    (_, _, ParentSource::Mapped(identity)) if w.message.entity() == entity => {
-                        Some(Some(*identity))
-                    }
-                    (
-                        WriteOrigin::Own,
-                        CrdtMessage::PutComponent {
-                            entity: e,
-                            component: ids::TRANSFORM,
-                            data,
-                            ..
-                        },
-                        _,
-                    ) if *e == entity => Some(
-                        raw_parent_of(data)
-                            .filter(|p| *p != Entity(0))
-                            .and_then(|p| player.engine().network_entity(p)),
-                    ),
-                    _ => None,
-                }
-            });
-            Some((k, rendered.flatten()))
-        });
-        let Some((k, Some(identity))) = written else {
-            continue;
-        };
-        if !player.engine().has(entity, ids::NETWORK_ENTITY) {
-            continue;
-        }
-        out.push(Hypothesis {
-            writes: vec![HiddenWrite {
-                entity,
-                component: ids::NETWORK_PARENT,
-                identity,
-                tick: (k > 0).then_some(k),
-                removed: false,
-            }],
-        });
-    }
-    out
-}
-
-/// The local entities of the messages the capture's items of a tick carry and the model's do
-/// not (CRDT batches and state answers).
-fn differing_sent_entities(
-    player: &Player,
-    replayed: &ReplayedTick,
-    line: &CaptureTick,
-    dialect: crate::crdt::stream::Dialect,
-) -> Vec<Entity> {
-    use super::super::comms::{CommsKind, decode_outbound, decode_state_response};
-    let messages = |items: &mut dyn Iterator<Item = &[u8]>| -> Vec<CrdtMessage> {
-        let mut out = Vec::new();
-        for item in items {
-            let Ok(item) = decode_outbound(item, dialect) else {
-                continue;
-            };
-            let crdt = match item.kind {
-                Some(CommsKind::Crdt) => item.payload,
-                Some(CommsKind::ResCrdtState) => match decode_state_response(item.payload) {
-                    Ok(response) => response.crdt,
-                    Err(_) => continue,
-                },
-                _ => continue,
-            };
-            out.extend(crate::crdt::decode_stream_prefix(crdt).0.messages);
-        }
-        out
-    };
-    let ours = messages(&mut replayed.output.sent.iter().map(|s| s.data.as_slice()));
-    let theirs = messages(&mut line.sent.iter().map(|s| s.data.0.as_slice()));
-    theirs
-        .iter()
-        .filter(|m| !ours.contains(m))
-        .filter_map(|m| player.engine().local_entity_of(m))
-        .collect()
-}
-
-/// The parent field of a Transform's bytes.
-fn raw_parent_of(data: &[u8]) -> Option<Entity> {
-    data.get(40..44)
-        .map(|p| Entity(u32::from_le_bytes([p[0], p[1], p[2], p[3]])))
-}
-
-/// NetworkParents a state answer of this player's shows and the model lacks: each written
-/// unseen on the last tick the scene wrote the entity's Transform and the renderer got the
-/// parent that NetworkParent maps to (`parentEntity` writes both; without SyncComponents
-/// neither goes to the network).
-fn answer_hypotheses(
-    player: &Player,
-    ticks: &[ReplayedTick],
-    replayed: &ReplayedTick,
-    line: &CaptureTick,
-    dialect: crate::crdt::stream::Dialect,
-) -> Vec<Hypothesis> {
-    use super::super::comms::{CommsKind, decode_outbound, decode_state_response};
-    let answers = |items: &mut dyn Iterator<Item = &[u8]>| -> Vec<CrdtMessage> {
-        let mut out = Vec::new();
-        for item in items {
-            if let Ok(item) = decode_outbound(item, dialect)
-                && item.kind == Some(CommsKind::ResCrdtState)
-                && let Ok(response) = decode_state_response(item.payload)
-            {
-                out.extend(crate::crdt::decode_stream_prefix(response.crdt).0.messages);
-            }
-        }
-        out
-    };
-    let ours = answers(&mut replayed.output.sent.iter().map(|s| s.data.as_slice()));
-    let theirs = answers(&mut line.sent.iter().map(|s| s.data.0.as_slice()));
-    let mut out = Vec::new();
-    for message in theirs.iter().filter(|m| !ours.contains(m)) {
-        let CrdtMessage::PutComponentNetwork {
-            entity,
-            component: ids::NETWORK_PARENT,
-            network_id,
-            data,
-            ..
-        } = message
-        else {
-            continue;
-        };
-        let Some(local) = player
-            .engine()
-            .find_network_id(NetworkIdentity::new(*network_id, entity.0))
-        else {
-            continue;
-        };
-        let Ok(parent) = NetworkIdentity::from_bytes(data, "core-schema::Network-Parent") else {
-            continue;
-        };
-        let Some(parent_local) = player.engine().find_network_id(parent) else {
-            continue;
-        };
-        let written = ticks.iter().enumerate().rev().find(|(_, t)| {
-            t.output.renderer_writes.iter().any(|w| match &w.message {
-                CrdtMessage::PutComponent {
-                    entity,
-                    component: ids::TRANSFORM,
-                    data,
-                    ..
-                } => {
-                    *entity == local
-                        && data.get(40..44) == Some(&parent_local.0.to_le_bytes()[..])
-                        && t.ops
-                            .iter()
-                            .any(|op| player.resolve(op.entity()) == Some(local))
-                }
-                _ => false,
-            })
-        });
-        if let Some((k, _)) = written {
-            out.push(Hypothesis {
-                writes: vec![HiddenWrite {
-                    entity: local,
-                    component: ids::NETWORK_PARENT,
-                    identity: parent,
-                    tick: (k > 0).then_some(k),
-                    removed: false,
-                }],
-            });
-        }
-    }
     out
 }
 
@@ -504,6 +339,52 @@ fn raw_parent(player: &Player, replayed: &ReplayedTick, entity: Entity) -> Optio
             .map(|p| Entity(u32::from_le_bytes([p[0], p[1], p[2], p[3]]))),
         _ => None,
     })
+}
+
+/// NetworkParent = `identity` (and the NetworkEntity the rewrite needs, where missing) for each
+/// entity whose Transform the first tick rendered under `holder` and that holds no
+/// NetworkParent.
+fn first_tick_children(
+    player: &Player,
+    first: &ReplayedTick,
+    holder: Entity,
+    identity: NetworkIdentity,
+) -> Vec<HiddenWrite> {
+    let mut out = Vec::new();
+    for write in &first.output.renderer_writes {
+        let CrdtMessage::PutComponent {
+            entity,
+            component: ids::TRANSFORM,
+            data,
+            ..
+        } = &write.message
+        else {
+            continue;
+        };
+        if raw_parent_of(data) != Some(holder)
+            || player.engine().has(*entity, ids::NETWORK_PARENT)
+            || out.iter().any(|w: &HiddenWrite| w.entity == *entity)
+        {
+            continue;
+        }
+        out.push(HiddenWrite {
+            entity: *entity,
+            component: ids::NETWORK_PARENT,
+            identity,
+            tick: None,
+            removed: false,
+        });
+        if !player.engine().has(*entity, ids::NETWORK_ENTITY) {
+            out.push(HiddenWrite {
+                entity: *entity,
+                component: ids::NETWORK_ENTITY,
+                identity: NetworkIdentity::new(player.network_id(), entity.0),
+                tick: None,
+                removed: false,
+            });
+        }
+    }
+    out
 }
 
 /// Entities the player's scene made on its first tick that hold no NetworkEntity.
