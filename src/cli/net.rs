@@ -1,6 +1,7 @@
-//! `scenetree net replay CAPTURE [--json]`: a multiplayer capture replayed, each player's
-//! network map, renderer tree and hazards (with their causes), or the JSON of
-//! `scenetree_core::net::capture::ReplayReport`.
+//! `scenetree net …`: multiplayer captures.
+//! - `replay CAPTURE [--json]`: a capture replayed, each player's network map, renderer tree and
+//!   hazards (with their causes), or the JSON of `scenetree_core::net::capture::ReplayReport`;
+//! - `capture-module`: the TypeScript module a scene imports first to log its traffic;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -23,12 +24,21 @@ pub enum NetAction {
         /// A capture (JSON Lines).
         capture: PathBuf,
     },
+    /// Print the capture module, a TypeScript file to save as `src/net-capture.ts` and import
+    /// first in `src/index.ts`: in preview it logs what the scene's sync sends and receives,
+    /// and what reaches its renderer, as `NETCAP` lines for `net import-log`.
+    CaptureModule,
 }
+
+/// The capture module (see `NetAction::CaptureModule`), checked inside the real SDK by
+/// `oracle-net/check-capture-module.mjs`.
+pub const CAPTURE_MODULE: &str = include_str!("../../assets/net-capture.ts");
 
 /// Runs `net …`.
 pub(super) fn run(action: &NetAction) -> Result<(), String> {
     match action {
         NetAction::Replay { json, capture } => replay(capture, *json),
+        NetAction::CaptureModule => print(CAPTURE_MODULE.trim_end()),
     }
 }
 

@@ -178,3 +178,44 @@ fn replay_json_is_what_the_real_sdk_ended_with_on_fresh_captures() {
     }
     assert_eq!(checked, 9);
 }
+
+/// `net capture-module` prints the module, and what it prints passes the oracle's check inside
+/// real `@dcl/sdk` 7.28.0 players (`oracle-net/check-capture-module.mjs --module`): it compiles
+/// under the SDK's strict tsconfig, its log lines (as each explorer prints them) reassemble to
+/// exactly what the host recorded of every non-empty tick, and each player's traffic is
+/// byte-identical with and without it.
+#[test]
+fn the_printed_capture_module_logs_what_the_real_sdk_sends_and_changes_nothing() {
+    let out = scenetree(&["net", "capture-module"]);
+    assert!(out.status.success());
+    let module = String::from_utf8(out.stdout).expect("UTF-8");
+    assert!(
+        module.starts_with("/**\n * scenetree capture module"),
+        "{module}"
+    );
+    assert!(module.contains("addSyncTransport(engine, recordingSendBinary, getUserData)"));
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("net-capture.ts");
+    std::fs::write(&file, &module).unwrap();
+    let oracle = Path::new(env!("CARGO_MANIFEST_DIR")).join("oracle-net");
+    assert!(
+        oracle.join("node_modules/@dcl/sdk").exists(),
+        "the multiplayer oracle is not installed: run `npm ci --prefix oracle-net` first"
+    );
+    let check = std::process::Command::new("node")
+        .arg(oracle.join("check-capture-module.mjs"))
+        .arg("--module")
+        .arg(&file)
+        .output()
+        .expect("node runs");
+    let report = String::from_utf8_lossy(&check.stdout);
+    assert!(
+        check.status.success(),
+        "{report}{}",
+        String::from_utf8_lossy(&check.stderr)
+    );
+    assert!(
+        report.starts_with("capture module OK: 5 sessions"),
+        "{report}"
+    );
+}
