@@ -219,3 +219,76 @@ fn the_printed_capture_module_logs_what_the_real_sdk_sends_and_changes_nothing()
         "{report}"
     );
 }
+
+fn net_log(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/net-logs")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// `net import-log` on both players' logs in each explorer's form writes the expected capture,
+/// and that capture replays byte for byte.
+#[test]
+fn import_log_rebuilds_the_capture_from_each_explorers_logs() {
+    let expected = std::fs::read_to_string(net_log("expected-import.jsonl")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for (a, b) in [
+        (
+            "godot-scene-inspector-A.jsonl",
+            "godot-scene-inspector-B.jsonl",
+        ),
+        ("bevy-stdout-A.log", "bevy-stdout-B.log"),
+        ("unity-console-A.txt", "unity-console-B.txt"),
+        (
+            "unity-mcp-get_scene_logs-A.txt",
+            "unity-mcp-get_scene_logs-B.txt",
+        ),
+    ] {
+        let out = dir.path().join(format!("{a}.capture.jsonl"));
+        let run = scenetree(&[
+            "net",
+            "import-log",
+            &net_log(a),
+            &net_log(b),
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert!(
+            run.status.success(),
+            "{a}: {}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), expected, "{a}");
+    }
+    let replay = scenetree(&[
+        "net",
+        "replay",
+        dir.path()
+            .join("bevy-stdout-A.log.capture.jsonl")
+            .to_str()
+            .unwrap(),
+    ]);
+    let text = String::from_utf8_lossy(&replay.stdout);
+    assert!(
+        text.contains("every tick reproduced byte for byte"),
+        "{text}"
+    );
+}
+
+#[test]
+fn import_log_names_the_file_and_line_of_a_bad_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(net_log("unity-console-A.txt")).unwrap();
+    let broken = text.replacen("NETCAP 0 1 1/1", "NETCAP 0 1 one/1", 1);
+    let path = dir.path().join("A.txt");
+    std::fs::write(&path, broken).unwrap();
+    let out = scenetree(&["net", "import-log", path.to_str().unwrap()]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!("{}:4: a NETCAP line is", path.display())),
+        "{err}"
+    );
+}

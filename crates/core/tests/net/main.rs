@@ -5,5 +5,6 @@
 
 mod capture;
 mod codec;
+mod import;
 mod oracle;
 mod session;
