@@ -335,3 +335,35 @@ fn the_inspectors_last_column_keeps_a_margin_from_the_panels_edge() {
         }
     }
 }
+
+#[test]
+fn a_peer_columns_mark_stays_clear_of_its_scroll_bar() {
+    use scenetree::ui::Tab;
+    // Lesson 8 at step 3, at 1024×700: Book is marked ≠ in both peers' columns, whose rows
+    // overflow the short strip, so each column has a scroll bar.
+    let mut h = crate::peers_workspace::lesson(7, egui::vec2(1024.0, 700.0));
+    for _ in 0..3 {
+        crate::peers_workspace::next_step(&mut h);
+    }
+    // Book selected: each column scrolls its row into view.
+    h.state_mut()
+        .apply_actions(vec![scenetree::ui::Action::Select(
+            scenetree::ui::SelectAction::Only(scenetree_core::model::Entity(515)),
+        )]);
+    h.run();
+    h.hover_at(egui::pos2(600.0, 650.0));
+    h.run();
+    let tree = h.state().layout.peers_dock.main_surface();
+    let (node, _) = tree.find_tab(&Tab::Peers).expect("docked");
+    let edge = tree[node].rect().expect("a leaf has a rect").right();
+    let marks: Vec<egui::Rect> = h.query_all_by_label("≠").map(|n| n.rect()).collect();
+    assert_eq!(marks.len(), 2, "one mark per peer: {marks:?}");
+    let last = marks.iter().map(|r| r.right()).fold(f32::MIN, f32::max);
+    let bar = egui::style::ScrollStyle::solid();
+    assert!(
+        edge - last >= bar.bar_width,
+        "the last column's mark ends at {last}, {} pt from the panel's edge {edge}: under \
+         its scroll bar",
+        edge - last
+    );
+}
