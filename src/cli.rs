@@ -1,6 +1,7 @@
 //! The command line: open the editor, or run a headless command.
 
 mod live;
+mod net;
 mod policies;
 mod scenario;
 
@@ -106,6 +107,11 @@ pub enum Command {
         #[command(subcommand)]
         action: ScenarioAction,
     },
+    /// Multiplayer captures (`scenetree-net-capture/1`).
+    Net {
+        #[command(subcommand)]
+        action: net::NetAction,
+    },
     /// Join a Decentraland data layer as one more client: print its scene, run edits, or
     /// record its traffic (exit codes: 3 unreachable, 4 not a data layer, 5 protocol error,
     /// 6 remote host not allowed, 7 connection lost).
@@ -182,6 +188,7 @@ pub fn run_headless(cli: &Cli) -> Option<ExitCode> {
             Err(e) => Err(e),
         },
         Command::Tree { json, file } => print_tree(file, *json),
+        Command::Net { action } => net::run(action),
         Command::Example { which, out } => {
             let replica = match which {
                 ExampleScene::Showroom => scenetree_core::examples::showroom(),
