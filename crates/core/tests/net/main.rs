@@ -6,4 +6,5 @@
 mod capture;
 mod codec;
 mod oracle;
+mod run;
 mod session;
