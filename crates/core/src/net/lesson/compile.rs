@@ -3,7 +3,8 @@
 
 use rustc_hash::FxHashMap;
 
-use super::format::{ActionJson, EntityJson, FrameJson, NetScenario, NetScenarioError, OpJson};
+use super::format::{ActionJson, EntityJson, FrameJson, NetScenario, OpJson};
+use crate::crdt::scenario::ScenarioError;
 use crate::crdt::stream::Dialect;
 use crate::model::{Entity, Transform, encode_name, ids};
 use crate::net::address::network_id_from_address;
@@ -36,20 +37,17 @@ impl SceneNames {
 }
 
 /// The run a lesson scripts, its timeline at the end.
-pub(super) fn run_of(scenario: &NetScenario) -> Result<NetRun, NetScenarioError> {
+pub(super) fn run_of(scenario: &NetScenario) -> Result<NetRun, ScenarioError> {
     for (at, player) in scenario.players.iter().enumerate() {
         let path = format!("players[{at}]");
         let Some(name) = &player.name else {
-            return Err(NetScenarioError::at(
+            return Err(ScenarioError::at(
                 path,
                 "a lesson's player needs a name: rounds and actions name players",
             ));
         };
         if player_index(scenario, name) != Some(at) {
-            return Err(NetScenarioError::at(
-                path,
-                format!("{name:?} is listed twice"),
-            ));
+            return Err(ScenarioError::at(path, format!("{name:?} is listed twice")));
         }
     }
     let mut names = SceneNames::default();
@@ -59,7 +57,7 @@ pub(super) fn run_of(scenario: &NetScenario) -> Result<NetRun, NetScenarioError>
         for (name, ops) in &round.0 {
             let path = format!("rounds[{r}].{name}");
             let player = player_index(scenario, name).ok_or_else(|| {
-                NetScenarioError::at(&path, format!("there is no player named {name:?}"))
+                ScenarioError::at(&path, format!("there is no player named {name:?}"))
             })?;
             let ops = (ops.iter().enumerate())
                 .map(|(i, op)| scene_op(scenario, &mut names, player, op, &format!("{path}[{i}]")))
@@ -87,15 +85,15 @@ fn scene_op(
     player: usize,
     op: &OpJson,
     path: &str,
-) -> Result<SceneOp, NetScenarioError> {
-    let mut entity = |e: &EntityJson, field: &str| -> Result<EntityRef, NetScenarioError> {
+) -> Result<SceneOp, ScenarioError> {
+    let mut entity = |e: &EntityJson, field: &str| -> Result<EntityRef, ScenarioError> {
         Ok(match e {
             EntityJson::Named(name) => names.scene_entity(player, name),
             EntityJson::Number(n) => EntityRef::Local(Entity(*n)),
             EntityJson::Fixed(id) => EntityRef::Network(NetworkIdentity::new(0, *id)),
             EntityJson::Remote { player, entity } => {
                 let owner = player_index(scenario, player).ok_or_else(|| {
-                    NetScenarioError::at(
+                    ScenarioError::at(
                         format!("{path}.{field}.player"),
                         format!("there is no player named {player:?}"),
                     )
@@ -189,12 +187,12 @@ pub(super) fn frame_key(
 
 /// Checks that every action names players and ticks that exist (whether the delivery is in
 /// flight then is known only when the step plays).
-pub(super) fn check_actions(scenario: &NetScenario, run: &NetRun) -> Result<(), NetScenarioError> {
+pub(super) fn check_actions(scenario: &NetScenario, run: &NetRun) -> Result<(), ScenarioError> {
     for (s, step) in scenario.steps.iter().enumerate() {
         for (a, action) in step.actions.iter().enumerate() {
             let path = format!("steps[{s}].actions[{a}]");
             let frames: Vec<(&FrameJson, String)> = match action {
-                ActionJson::Play { .. } => Vec::new(),
+                ActionJson::Play { .. } | ActionJson::Seek { .. } => Vec::new(),
                 ActionJson::Deliver { frame }
                 | ActionJson::Drop { frame }
                 | ActionJson::Duplicate { frame }
@@ -204,7 +202,7 @@ pub(super) fn check_actions(scenario: &NetScenario, run: &NetRun) -> Result<(), 
                 }
             };
             for (frame, at) in frames {
-                frame_key(scenario, run, frame).map_err(|e| NetScenarioError::at(at, e))?;
+                frame_key(scenario, run, frame).map_err(|e| ScenarioError::at(at, e))?;
             }
         }
     }

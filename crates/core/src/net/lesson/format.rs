@@ -33,18 +33,20 @@
 //!   "entity": 512}` (A's entity 512, through the network map), or `{"fixed": 1}`
 //!   (`syncEntity`'s fixed id).
 //! - Step actions (`"do"`): `play` (`ticks`? the timeline moves on so many ticks, to the end
-//!   unless given), and the delivery controls `deliver`, `drop`, `duplicate`, `delay`
+//!   unless given), `seek` (`step`: the timeline goes there, back or forth), and the delivery controls `deliver`, `drop`, `duplicate`, `delay`
 //!   (`ticks`), `reorder` (`before`: another delivery to the same player), each naming a
 //!   delivery by `from`, `tick` (the sender's), `to` and `item`? (its position among the
 //!   items that tick sent, 0 unless given).
 //!
-//! Unknown fields are errors; every error names its JSON path.
+//! Unknown fields are errors; every error names its JSON path (a [`ScenarioError`], as for
+//! the peers' scenarios).
 
 use std::fmt;
 
 use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use crate::crdt::scenario::{ErrorAt, ScenarioError};
 use crate::net::capture::{Base64, CapturePlayer};
 
 /// The `format` value.
@@ -155,6 +157,8 @@ pub enum ActionJson {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         ticks: Option<usize>,
     },
+    /// The timeline goes to step `step` (0: before any tick), back or forth.
+    Seek { step: usize },
     /// The delivery arrives at its receiver's next tick.
     Deliver {
         #[serde(flatten)]
@@ -295,25 +299,6 @@ impl<'de> Deserialize<'de> for EntityJson {
     }
 }
 
-/// A lesson file that cannot be read: where (line and column, or a JSON path) and why.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{at}: {message}")]
-pub struct NetScenarioError {
-    /// `line L column C`, or a JSON path such as `rounds[3].A[0].entity`.
-    pub at: String,
-    /// What is wrong.
-    pub message: String,
-}
-
-impl NetScenarioError {
-    pub(super) fn at(path: impl Into<String>, message: impl Into<String>) -> Self {
-        NetScenarioError {
-            at: path.into(),
-            message: message.into(),
-        }
-    }
-}
-
 /// True when `text` is a JSON object whose `format` is [`NET_FORMAT`] (so a scenario reader
 /// can tell the two kinds apart without reading the whole file twice).
 pub fn is_net_scenario(text: &str) -> bool {
@@ -326,21 +311,24 @@ pub fn is_net_scenario(text: &str) -> bool {
 
 impl NetScenario {
     /// Reads a lesson file; see [`super::NetLesson::new`] for whether it plays.
-    pub fn parse(text: &str) -> Result<NetScenario, NetScenarioError> {
+    pub fn parse(text: &str) -> Result<NetScenario, ScenarioError> {
         let mut json = serde_json::Deserializer::from_str(text);
         let scenario: NetScenario = serde_path_to_error::deserialize(&mut json).map_err(|e| {
             let path = e.path().to_string();
             let inner = e.into_inner();
             let at = if inner.is_syntax() || inner.is_eof() || path == "." {
-                format!("line {} column {}", inner.line(), inner.column())
+                ErrorAt::Syntax {
+                    line: inner.line(),
+                    column: inner.column(),
+                }
             } else {
-                path
+                ErrorAt::Path(path)
             };
             let message = crate::model::present::json_syntax_problem(&inner);
-            NetScenarioError { at, message }
+            ScenarioError { at, message }
         })?;
         if scenario.format != NET_FORMAT {
-            return Err(NetScenarioError::at(
+            return Err(ScenarioError::at(
                 "format",
                 format!("expected {NET_FORMAT:?}, found {:?}", scenario.format),
             ));

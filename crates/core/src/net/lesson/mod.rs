@@ -7,9 +7,11 @@ mod compile;
 mod format;
 
 pub use format::{
-    ActionJson, EntityJson, FrameJson, NET_FORMAT, NetScenario, NetScenarioError, NetStep, OpJson,
-    Round, is_net_scenario,
+    ActionJson, EntityJson, FrameJson, NET_FORMAT, NetScenario, NetStep, OpJson, Round,
+    is_net_scenario,
 };
+
+use crate::crdt::scenario::ScenarioError;
 
 use super::run::{FrameKey, NetRun, RunError, Slot};
 
@@ -30,7 +32,7 @@ pub struct NetLesson {
 impl NetLesson {
     /// The lesson at its start (the timeline at step 0); an error names the JSON path of a
     /// write or an action that cannot play.
-    pub fn new(scenario: NetScenario) -> Result<NetLesson, NetScenarioError> {
+    pub fn new(scenario: NetScenario) -> Result<NetLesson, ScenarioError> {
         let mut run = compile::run_of(&scenario)?;
         compile::check_actions(&scenario, &run)?;
         run.seek(0);
@@ -44,7 +46,7 @@ impl NetLesson {
     }
 
     /// Plays every step; fails at the first action that cannot run.
-    pub fn play_all(scenario: NetScenario) -> Result<NetLesson, NetScenarioError> {
+    pub fn play_all(scenario: NetScenario) -> Result<NetLesson, ScenarioError> {
         let mut lesson = NetLesson::new(scenario)?;
         while lesson.next_step()? {}
         Ok(lesson)
@@ -96,15 +98,14 @@ impl NetLesson {
     }
 
     /// Plays the next step; false when there was none. Fails at an action that cannot run.
-    pub fn next_step(&mut self) -> Result<bool, NetScenarioError> {
+    pub fn next_step(&mut self) -> Result<bool, ScenarioError> {
         let Some(step) = self.scenario.steps.get(self.shown).cloned() else {
             return Ok(false);
         };
         self.run.seek(self.position);
         for (i, action) in step.actions.iter().enumerate() {
-            self.perform(action).map_err(|e| {
-                NetScenarioError::at(format!("steps[{}].actions[{i}]", self.shown), e)
-            })?;
+            self.perform(action)
+                .map_err(|e| ScenarioError::at(format!("steps[{}].actions[{i}]", self.shown), e))?;
         }
         self.shown += 1;
         Ok(true)
@@ -130,6 +131,11 @@ impl NetLesson {
             ActionJson::Play { ticks } => {
                 let to = ticks.map_or(usize::MAX, |t| self.position.saturating_add(t));
                 self.run.seek(to);
+                self.position = self.run.cursor();
+                return Ok(());
+            }
+            ActionJson::Seek { step } => {
+                self.run.seek(*step);
                 self.position = self.run.cursor();
                 return Ok(());
             }

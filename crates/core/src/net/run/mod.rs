@@ -129,6 +129,12 @@ impl NetRun {
         self.cursor = steps.min(self.script.len());
     }
 
+    /// Tells outcomes apart: new for every run of the script (in any run), so a view keyed on
+    /// it and the cursor knows when to read the run again.
+    pub fn generation(&self) -> u64 {
+        self.outcome.generation
+    }
+
     /// What step `step` did (`None` past the script).
     pub fn record(&self, step: usize) -> Option<&StepRecord> {
         self.outcome.records.get(step)

@@ -43,6 +43,104 @@ impl DeliveryContent {
     }
 }
 
+impl DeliveryContent {
+    /// The CommsMessage as people read it: `CRDT`, `REQ_CRDT_STATE`, `RES_CRDT_STATE for
+    /// 0xcccc…cccc`, or `unknown` for a byte the dialect does not name.
+    pub fn kind_text(&self) -> String {
+        match (self.kind, &self.requester) {
+            (Some(kind), Some(requester)) => {
+                format!(
+                    "{} for {}",
+                    kind.name(),
+                    crate::net::short_address(requester)
+                )
+            }
+            (Some(kind), None) => kind.name().to_string(),
+            (None, _) => "unknown".to_string(),
+        }
+    }
+
+    /// The components its messages name, each once, in order (`(entity)` for an entity
+    /// delete).
+    pub fn components_text(&self) -> String {
+        let mut seen: Vec<String> = Vec::new();
+        for m in &self.messages {
+            let label = m.component().map_or_else(
+                || "(entity)".to_string(),
+                crate::model::present::component_label,
+            );
+            if !seen.contains(&label) {
+                seen.push(label);
+            }
+        }
+        seen.join(", ")
+    }
+
+    /// The timestamps of its messages, each once, in order.
+    pub fn timestamps_text(&self) -> String {
+        let mut seen: Vec<u32> = Vec::new();
+        for t in self.messages.iter().filter_map(CrdtMessage::timestamp) {
+            if !seen.contains(&t) {
+                seen.push(t);
+            }
+        }
+        (seen.iter().map(u32::to_string))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// One line per message: its type, network entity (named by `label`), component,
+    /// timestamp, and for a Transform or NetworkParent the parent it carries.
+    pub fn message_lines(&self, label: &dyn Fn(NetworkIdentity) -> String) -> Vec<String> {
+        self.messages
+            .iter()
+            .map(|m| message_line(m, label))
+            .collect()
+    }
+}
+
+/// One message as a line of text (see [`DeliveryContent::message_lines`]).
+fn message_line(m: &CrdtMessage, label: &dyn Fn(NetworkIdentity) -> String) -> String {
+    use crate::model::{Transform, ids, present::component_label};
+    let entity = match m.network_id() {
+        Some(net) => label(NetworkIdentity::new(net, m.entity().0)),
+        None => format!("entity {}", m.entity()),
+    };
+    let kind = match m {
+        CrdtMessage::PutComponent { .. } | CrdtMessage::PutComponentNetwork { .. } => "PUT",
+        CrdtMessage::DeleteComponent { .. } | CrdtMessage::DeleteComponentNetwork { .. } => {
+            "DELETE_COMPONENT"
+        }
+        CrdtMessage::DeleteEntity { .. } | CrdtMessage::DeleteEntityNetwork { .. } => {
+            "DELETE_ENTITY"
+        }
+        CrdtMessage::AppendValue { .. } => "APPEND",
+    };
+    let mut line = format!("{kind} {entity}");
+    if let Some(component) = m.component() {
+        line.push_str(&format!(" {}", component_label(component)));
+    }
+    if let Some(t) = m.timestamp() {
+        line.push_str(&format!(" t={t}"));
+    }
+    match (m.component(), m.data()) {
+        (Some(ids::TRANSFORM), Some(data)) => {
+            if let Ok(t) = Transform::from_bytes(data)
+                && !t.parent.is_root()
+            {
+                line.push_str(&format!(", Transform.parent {} (raw)", t.parent));
+            }
+        }
+        (Some(ids::NETWORK_PARENT), Some(data)) => {
+            if let Ok(parent) = NetworkIdentity::from_bytes(data, "core-schema::Network-Parent") {
+                line.push_str(&format!(", parent {}", label(parent)));
+            }
+        }
+        _ => {}
+    }
+    line
+}
+
 /// Decodes an item as a receiver gets it (`[u8 len][sender][CommsMessage][payload]`).
 pub fn decode_delivery(bytes: &[u8], dialect: Dialect) -> DeliveryContent {
     let inbound = match decode_inbound(bytes, dialect) {
@@ -125,11 +223,12 @@ impl NetRun {
     /// no tick), ordered by receiver, then by arrival.
     pub fn in_flight(&self) -> Vec<DeliveryRow> {
         let cursor = self.cursor;
+        let firsts = self.first_state_answers();
         let mut rows = Vec::new();
         for step in cursor..self.script.len() {
             for (index, delivery) in self.schedule.inbox(step).iter().enumerate() {
                 let slot = Slot::At { step, index };
-                let row = self.row(slot, delivery);
+                let row = self.row(slot, delivery, &firsts);
                 let sent_before = match delivery {
                     Delivery::Frame(key) => key.sender_step < cursor,
                     // A recorded item was sent at the sender's last tick before it arrived.
@@ -147,7 +246,7 @@ impl NetRun {
         }
         for key in self.arriving_nowhere() {
             if key.sender_step < cursor {
-                rows.push(self.row(Slot::Nowhere(key), &Delivery::Frame(key)));
+                rows.push(self.row(Slot::Nowhere(key), &Delivery::Frame(key), &firsts));
             }
         }
         rows.sort_by_key(|r| (r.to, r.arrives.is_none(), r.arrives, slot_index(r.slot)));
@@ -156,19 +255,21 @@ impl NetRun {
 
     /// Every delivery of the run, in arrival order (those arriving nowhere last).
     pub fn all_deliveries(&self) -> Vec<DeliveryRow> {
+        let firsts = self.first_state_answers();
         let mut rows = Vec::new();
         for step in 0..self.script.len() {
             for (index, delivery) in self.schedule.inbox(step).iter().enumerate() {
-                rows.push(self.row(Slot::At { step, index }, delivery));
+                rows.push(self.row(Slot::At { step, index }, delivery, &firsts));
             }
         }
         for key in self.arriving_nowhere() {
-            rows.push(self.row(Slot::Nowhere(key), &Delivery::Frame(key)));
+            rows.push(self.row(Slot::Nowhere(key), &Delivery::Frame(key), &firsts));
         }
         rows
     }
 
-    fn row(&self, slot: Slot, delivery: &Delivery) -> DeliveryRow {
+    /// The row of the delivery in `slot`; `firsts` holds each player's first state answer.
+    fn row(&self, slot: Slot, delivery: &Delivery, firsts: &[Option<Slot>]) -> DeliveryRow {
         let bytes: &[u8] = match delivery {
             Delivery::Frame(key) => self.frame(*key).unwrap_or_default(),
             Delivery::Recorded(bytes) => bytes,
@@ -186,10 +287,14 @@ impl NetRun {
             Slot::At { step, .. } => Some(step),
             Slot::Nowhere(_) => None,
         };
-        let hazards = arrives
+        let mut hazards = arrives
             .and_then(|step| self.next_step_of(to, step))
             .map(|applies| self.hazards_named(applies, &content))
             .unwrap_or_default();
+        if firsts.get(to).copied().flatten() == Some(slot) {
+            // The first answer a joiner applies is not the repeat: the later ones are.
+            hazards.retain(|h| h.hazard.kind != HazardKind::RepeatedStateResponse);
+        }
         DeliveryRow {
             slot,
             from,
@@ -202,6 +307,35 @@ impl NetRun {
             content,
             hazards,
         }
+    }
+
+    /// Each player's first state answer in the schedule.
+    fn first_state_answers(&self) -> Vec<Option<Slot>> {
+        (0..self.players.len())
+            .map(|p| self.first_state_answer(p))
+            .collect()
+    }
+
+    /// The first state answer the schedule gives `player`.
+    fn first_state_answer(&self, player: usize) -> Option<Slot> {
+        for step in self.steps_of(player, 0) {
+            for (index, delivery) in self.schedule.inbox(step).iter().enumerate() {
+                let bytes: &[u8] = match delivery {
+                    Delivery::Frame(key) => self.frame(*key).unwrap_or_default(),
+                    Delivery::Recorded(bytes) => bytes,
+                };
+                let Ok(item) = decode_inbound(bytes, self.dialect) else {
+                    continue;
+                };
+                if item.item.kind == Some(CommsKind::ResCrdtState)
+                    && decode_state_response(item.item.payload)
+                        .is_ok_and(|r| *r.requester == *self.players[player].address)
+                {
+                    return Some(Slot::At { step, index });
+                }
+            }
+        }
+        None
     }
 
     /// The hazards of step `step` about an entity `content` names: by its network identity, or,

@@ -5,12 +5,14 @@
 //! so the timeline seeks by running at most that many ticks.
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use rustc_hash::FxHashMap;
 
 use super::NetRun;
 use super::scene::RendererScene;
 use super::schedule::{Delivery, FrameKey};
+use crate::model::Entity;
 use crate::net::comms::encode_inbound;
 use crate::net::components::NetworkIdentity;
 use crate::net::hazard::{Hazard, HazardKind};
@@ -53,6 +55,13 @@ pub struct RunState {
     pub scenes: Vec<RendererScene>,
 }
 
+impl RunState {
+    /// The network identity `player` holds for its entity `entity` (its NetworkEntity).
+    pub fn identity(&self, player: usize, entity: Entity) -> Option<NetworkIdentity> {
+        self.players.get(player)?.engine().network_entity(entity)
+    }
+}
+
 /// What running the script gave.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Outcome {
@@ -62,7 +71,12 @@ pub(super) struct Outcome {
     pub(super) frames: FxHashMap<FrameKey, Vec<u8>>,
     /// States along the run, oldest first (the first one before any step).
     snapshots: Vec<RunState>,
+    /// See [`NetRun::generation`].
+    pub(super) generation: u64,
 }
+
+/// The last generation handed out.
+static GENERATIONS: AtomicU64 = AtomicU64::new(0);
 
 /// The snapshot spacing for a script of `steps` steps: at most about 64 snapshots.
 fn snapshot_every(steps: usize) -> usize {
@@ -115,7 +129,8 @@ impl NetRun {
         Some(out)
     }
 
-    /// The frames a step's items become: one per receiver each reaches.
+    /// The frames a step's items become: one per receiver each reaches (a player not yet in
+    /// the room gets none).
     fn frames_of(&self, step: usize, out: &TickOutput) -> Vec<(FrameKey, Vec<u8>)> {
         let Some(from) = self.script.get(step).map(|t| t.player) else {
             return Vec::new();
@@ -128,7 +143,13 @@ impl NetRun {
                 let addressed = sent.to.is_empty()
                     || self.routing == Routing::Broadcast
                     || sent.to.iter().any(|a| *a == receiver.address);
-                if to != from && addressed {
+                // A player is in the room from its first tick: what was sent before never
+                // reaches it (it catches up through the state answers).
+                let joined = self
+                    .steps_of(to, 0)
+                    .next()
+                    .is_some_and(|first| first < step);
+                if to != from && addressed && joined {
                     let key = FrameKey {
                         sender_step: step,
                         item,
@@ -147,7 +168,10 @@ impl NetRun {
     pub(super) fn simulate(&mut self, recorded: Option<&[Vec<Vec<u8>>]>) {
         let steps = self.script.len();
         let every = snapshot_every(steps);
-        let mut outcome = Outcome::default();
+        let mut outcome = Outcome {
+            generation: GENERATIONS.fetch_add(1, Ordering::Relaxed) + 1,
+            ..Outcome::default()
+        };
         let mut matcher = Matcher::default();
         let mut state = self.initial_state();
         for step in 0..steps {
