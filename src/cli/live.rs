@@ -13,10 +13,12 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use scenetree_core::crdt::scenario::{self, ScenarioAction};
-use scenetree_core::model::{Entity, decode_name, ids};
+use scenetree_core::crdt::scenario::{self, Scenario, ScenarioAction};
+use scenetree_core::model::{Entity, decode_name, ids, present};
 use scenetree_dcl::io;
-use scenetree_editor::{Command, Document, LinkState, LiveError, LiveNote, LiveSettings};
+use scenetree_editor::{
+    Command, Document, LinkState, LiveError, LiveNote, LiveSettings, THIS_EDITOR,
+};
 use scenetree_live::ConnectError;
 
 /// How long the host may take to acknowledge what `run` wrote, and to answer Save.
@@ -61,7 +63,14 @@ pub fn run(url: &str, allow_remote: bool, action: &LiveAction) -> ExitCode {
     };
     let mut doc = match Document::connect_live(url, settings) {
         Ok(doc) => doc,
-        Err(e) => return fail(connect_code(&e), &e.to_string()),
+        // The host's own words (a refused call's message) may be of any length.
+        Err(e) => {
+            let message = e.to_string();
+            return fail(
+                connect_code(&e),
+                &present::excerpt(&message, present::MESSAGE_CHARS),
+            );
+        }
     };
     let result = match action {
         LiveAction::Tree { json } => {
@@ -110,16 +119,18 @@ fn run_file(doc: &mut Document, file: &Path, save: bool) -> Result<(), Failure> 
     let edits = edit_actions(&text).map_err(|e| failure(format!("{}: {e}", file.display())))?;
     let mut notes = Vec::new();
     for (path, action) in &edits {
+        let at = |e: &dyn std::fmt::Display| failure(format!("{}: at {path}: {e}", file.display()));
         let command = if action.get("do").and_then(Value::as_str) == Some("create") {
-            create_command(doc, action)
+            create_command(doc, action).map_err(|e| at(&e))?
         } else {
-            parse_action(doc, action).and_then(|action| command_of(doc, &action))
+            // As this client; names are looked up in the host's scene as it is now (an
+            // earlier action may have renamed one).
+            let named = |name: &str| entity_named(doc, name);
+            let action = scenario::parse_action(action, THIS_EDITOR, &named)
+                .map_err(|e| failure(format!("{}: {}", file.display(), e.within(path))))?;
+            command_of(doc, &action).map_err(|e| at(&e))?
         };
-        let command =
-            command.map_err(|e| failure(format!("{}: at {path}: {e}", file.display())))?;
-        let applied = doc
-            .apply(command)
-            .map_err(|e| failure(format!("{}: at {path}: {e}", file.display())))?;
+        let applied = doc.apply(command).map_err(|e| at(&e))?;
         for entity in applied.created {
             eprintln!("created entity {entity}");
         }
@@ -131,7 +142,7 @@ fn run_file(doc: &mut Document, file: &Path, save: bool) -> Result<(), Failure> 
         return Err(lost(doc, "the host did not acknowledge every write"));
     }
     if save {
-        doc.save_live().map_err(|e| (7, e))?;
+        doc.save_live().map_err(|e| (7, e.to_string()))?;
         let deadline = Instant::now() + ACK_TIMEOUT;
         loop {
             let now = doc.poll_live(Some(Duration::from_millis(50)));
@@ -142,6 +153,7 @@ fn run_file(doc: &mut Document, file: &Path, save: bool) -> Result<(), Failure> 
             if let Some(LiveNote::SaveFailed(why)) =
                 now.iter().find(|n| matches!(n, LiveNote::SaveFailed(_)))
             {
+                let why = present::excerpt(why, present::MESSAGE_CHARS);
                 return Err((5, format!("the host could not save: {why}")));
             }
             if Instant::now() > deadline || !connected(doc) {
@@ -223,37 +235,6 @@ fn edit_actions(text: &str) -> Result<Vec<(String, Value)>, String> {
     Ok(kept)
 }
 
-/// One action as this client: its peer is ours, its entity names are looked up in the host's
-/// scene as it is now (an earlier action may have renamed one), and the core's parser reads
-/// the rest (components by name, base64, quaternions).
-fn parse_action(doc: &Document, action: &Value) -> Result<ScenarioAction, String> {
-    let mut action = action.clone();
-    let object = action.as_object_mut().ok_or("not an object")?;
-    object.insert("peer".into(), Value::from(1));
-    for key in ["entity", "parent"] {
-        if let Some(Value::String(name)) = object.get(key) {
-            let entity = entity_named(doc, name).map_err(|e| format!("{key}: {e}"))?;
-            object.insert(key.into(), Value::from(entity.0));
-        }
-    }
-    let one = serde_json::json!({
-        "format": scenario::FORMAT,
-        "title": "live run",
-        "peers": 2,
-        "steps": [{ "actions": [action] }],
-    });
-    let parsed = scenario::parse(&one.to_string()).map_err(|e| {
-        e.to_string()
-            .replace("at steps[0].actions[0]", "in the action")
-    })?;
-    parsed
-        .steps
-        .into_iter()
-        .next()
-        .and_then(|s| s.actions.into_iter().next())
-        .ok_or_else(|| "no action".to_owned())
-}
-
 /// The actions `live run` performs.
 const EDITS: [&str; 6] = [
     "move",
@@ -300,10 +281,14 @@ fn entity_named(doc: &Document, name: &str) -> Result<Entity, String> {
         .collect();
     match found.as_slice() {
         [one] => Ok(*one),
-        [] => Err(format!("no entity of the host's scene is named {name:?}")),
+        [] => Err(format!(
+            "no entity of the host's scene is named {}",
+            present::quoted(name)
+        )),
         many => Err(format!(
-            "{} entities are named {name:?}; use an id",
-            many.len()
+            "{} entities are named {}; use an id",
+            many.len(),
+            present::quoted(name)
         )),
     }
 }
@@ -354,39 +339,113 @@ fn command_of(doc: &Document, action: &ScenarioAction) -> Result<Command, String
 }
 
 /// Records until `seconds` pass, Ctrl+C, or the connection drops; writes the recording.
+/// Bytes from the host that are not CRDT messages are skipped (what came before them in
+/// their element is kept): each is said on stderr as it comes and in the recording's
+/// explanation, and the command then exits 5, as the recording lacks what they held.
 fn record(doc: &mut Document, out: &Path, seconds: Option<f64>) -> Result<(), Failure> {
     let stop = Arc::new(AtomicBool::new(false));
     watch_interrupts(&stop);
-    let deadline = seconds.map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0)));
+    let start = Instant::now();
+    let deadline = seconds.map(|s| start + Duration::from_secs_f64(s.max(0.0)));
+    // Connected, the host's scene in: from here on, every message is recorded. Scripts (and
+    // the tests) wait for this line before they act.
+    let url = doc.live().map(|l| l.url().to_owned()).unwrap_or_default();
+    match seconds {
+        Some(s) => eprintln!("recording from {url} for {s} s; Ctrl+C ends it sooner"),
+        None => eprintln!("recording from {url}; Ctrl+C ends it"),
+    }
     let mut dropped = None;
+    let mut problems = Vec::new();
     while !stop.load(Ordering::Relaxed) && deadline.is_none_or(|d| Instant::now() < d) {
-        for note in doc.poll_live(Some(Duration::from_millis(50))) {
-            if let LiveNote::Disconnected(reason) = note {
-                dropped = Some(reason);
-            }
-        }
+        let notes = doc.poll_live(Some(Duration::from_millis(50)));
+        take_notes(notes, start, &mut dropped, &mut problems);
         if dropped.is_some() {
             break;
         }
     }
+    // What arrived before the end is recorded too.
+    take_notes(doc.poll_live(None), start, &mut dropped, &mut problems);
     let live = doc.live().expect("a live document");
     let title = format!("Live session at {}", live.host_label());
-    let recording = live.recording(&title);
-    let messages = live.log().len();
+    let mut recording = live.recording(&title);
+    if !problems.is_empty() {
+        recording.explanation.push_str(&format!(
+            "\n\nThe host sent bytes that are not CRDT messages {} time(s); they were skipped \
+             and are not in this recording:\n- {}",
+            problems.len(),
+            problems.join("\n- ")
+        ));
+    }
+    let (ours, hosts) = written_messages(&recording);
     io::write_atomic(out, recording.to_json().as_bytes())
         .map_err(|e| failure(format!("{}: cannot write: {e}", out.display())))?;
     eprintln!(
-        "recorded {messages} message(s) in {} step(s) to {}",
+        "recorded {} message(s) ({ours} written by this editor, {hosts} by the host) in {} \
+         step(s) to {}",
+        ours + hosts,
         recording.steps.len(),
         out.display()
     );
-    match dropped {
-        Some(reason) => Err((
+    match (dropped, problems.len()) {
+        (Some(reason), _) => Err((
             7,
             format!("the connection dropped: {reason} (what came before it is recorded)"),
         )),
-        None => Ok(()),
+        (None, 0) => Ok(()),
+        (None, n) => Err((
+            5,
+            format!(
+                "the host sent bytes that are not CRDT messages {n} time(s); they were \
+                 skipped, so the recording lacks them (see the warnings above and its \
+                 explanation)"
+            ),
+        )),
     }
+}
+
+/// Keeps from a recording's `notes` why the connection dropped and each problem (said on
+/// stderr as it comes, with its time since `start`).
+fn take_notes(
+    notes: Vec<LiveNote>,
+    start: Instant,
+    dropped: &mut Option<String>,
+    problems: &mut Vec<String>,
+) {
+    for note in notes {
+        match note {
+            LiveNote::Disconnected(reason) => *dropped = dropped.take().or(Some(reason)),
+            LiveNote::Problem(problem) => {
+                eprintln!("warning: {problem}");
+                let at = start.elapsed().as_secs_f64();
+                problems.push(format!("at {at:.3} s of the recording: {problem}"));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The messages a recording's actions write: (this editor's, the host's). An element from
+/// the host is one `authored` action holding its messages; every other write is one message.
+fn written_messages(recording: &Scenario) -> (usize, usize) {
+    let (mut ours, mut hosts) = (0, 0);
+    for action in recording.steps.iter().flat_map(|s| &s.actions) {
+        let (peer, messages) = match action {
+            ScenarioAction::Authored { peer, messages } => (*peer, messages.len()),
+            ScenarioAction::Move { peer, .. }
+            | ScenarioAction::Rename { peer, .. }
+            | ScenarioAction::Put { peer, .. }
+            | ScenarioAction::Append { peer, .. }
+            | ScenarioAction::DeleteComponent { peer, .. }
+            | ScenarioAction::DeleteEntity { peer, .. } => (*peer, 1),
+            _ => continue,
+        };
+        if peer == scenetree_editor::HOST {
+            hosts += messages;
+        } else {
+            ours += messages;
+        }
+    }
+    (ours, hosts)
 }
 
 /// Ctrl+C (and SIGTERM) end a recording cleanly instead of killing the process.

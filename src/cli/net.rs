@@ -1,14 +1,19 @@
-//! `scenetree net replay CAPTURE --json|--text`: a multiplayer capture replayed, each player's
-//! network map, renderer tree and hazards (with their causes), or the JSON of
-//! `scenetree_core::net::capture::ReplayReport`. Without either flag the capture opens in the
-//! window (`open_capture.rs`).
+//! `scenetree net …`: multiplayer captures.
+//! - `replay CAPTURE --json|--text`: a capture replayed, each player's network map, renderer
+//!   tree and hazards (with their causes), or the JSON of
+//!   `scenetree_core::net::capture::ReplayReport`; without either flag the capture opens in the
+//!   window (`open_capture.rs`);
+//! - `capture-module`: the TypeScript module a scene imports first to log its traffic;
+//! - `import-log LOG…`: one capture from that module's lines in explorers' logs.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use clap::Subcommand;
 
-use scenetree_core::net::capture::{Capture, ReplayReport, replay_with};
+use scenetree_core::net::capture::{
+    Capture, ImportOptions, LogFile, ReplayReport, import_logs, replay_with,
+};
 use scenetree_core::net::hazard::identity_label;
 use scenetree_core::net::short_address;
 
@@ -29,12 +34,56 @@ pub enum NetAction {
         /// A capture (JSON Lines).
         capture: PathBuf,
     },
+    /// Print the capture module, a TypeScript file to save as `src/net-capture.ts` and import
+    /// first in `src/index.ts`: in preview it logs what the scene's sync sends and receives,
+    /// and what reaches its renderer, as `NETCAP` lines for `net import-log`.
+    CaptureModule,
+    /// Build one capture from the capture module's lines in explorers' logs, one log per
+    /// player (godot-explorer Scene Inspector JSONL, bevy-explorer `--scene_log_to_console`
+    /// output, the Unity explorer's copied console or MCP `get_scene_logs` answers).
+    ImportLog {
+        /// The logs; players are listed in this order, and ticks at the same time go in it.
+        #[arg(required = true)]
+        logs: Vec<PathBuf>,
+        /// Write the capture here instead of standard output.
+        #[arg(short, long)]
+        out: Option<PathBuf>,
+        /// A player whose scene reloaded (several sessions): keep its last session.
+        #[arg(long)]
+        last_session: bool,
+        /// Missing records (a log that began late, an explorer that dropped lines): import
+        /// what is there instead of failing.
+        #[arg(long)]
+        allow_gaps: bool,
+        /// The SDK version the scene ran, for the header.
+        #[arg(long, default_value = "7.28.0")]
+        sdk: String,
+    },
 }
+
+/// The capture module (see `NetAction::CaptureModule`), checked inside the real SDK by
+/// `oracle-net/check-capture-module.mjs`.
+pub const CAPTURE_MODULE: &str = include_str!("../../assets/net-capture.ts");
 
 /// Runs `net …`.
 pub(super) fn run(action: &NetAction) -> Result<(), String> {
     match action {
         NetAction::Replay { json, capture, .. } => replay(capture, *json),
+        NetAction::CaptureModule => print(CAPTURE_MODULE.trim_end()),
+        NetAction::ImportLog {
+            logs,
+            out,
+            last_session,
+            allow_gaps,
+            sdk,
+        } => {
+            let options = ImportOptions {
+                sdk: sdk.clone(),
+                last_session: *last_session,
+                allow_gaps: *allow_gaps,
+            };
+            import_log(logs, out.as_deref(), &options)
+        }
     }
 }
 
@@ -126,6 +175,37 @@ fn replay(path: &Path, json: bool) -> Result<(), String> {
         }
     }
     print(out.trim_end())
+}
+
+fn import_log(
+    paths: &[PathBuf],
+    out: Option<&Path>,
+    options: &ImportOptions,
+) -> Result<(), String> {
+    let mut texts = Vec::with_capacity(paths.len());
+    for path in paths {
+        let bytes =
+            std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        // Logs copied from consoles may hold stray bytes; the module's lines are ASCII.
+        texts.push((
+            path.display().to_string(),
+            String::from_utf8_lossy(&bytes).into_owned(),
+        ));
+    }
+    let logs: Vec<LogFile<'_>> = (texts.iter())
+        .map(|(name, text)| LogFile { name, text })
+        .collect();
+    let imported = import_logs(&logs, options).map_err(|e| e.to_string())?;
+    for warning in &imported.warnings {
+        eprintln!("warning: {warning}");
+    }
+    let text = imported.capture.to_jsonl();
+    match out {
+        Some(path) => {
+            std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+        }
+        None => print(text.trim_end()),
+    }
 }
 
 /// Writes `text` and a newline on standard output; a closed pipe is the reader's choice.

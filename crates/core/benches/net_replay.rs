@@ -16,7 +16,7 @@
 //! or the filter contains `sdk` (`cargo bench --bench net_replay -- sdk`), and is skipped, with
 //! a note, when node or `oracle-net/node_modules` is missing (`npm ci --prefix oracle-net`).
 //!
-//! The capture (41 MB) is made once into `target/…/net-bench/` by the oracle (about 5 minutes
+//! The capture (41 MB) is made once into `target/tmp/net-bench/` by the oracle (about 4 minutes
 //! on two shared cores); `SCENETREE_NET_BENCH_CAPTURE=FILE.jsonl` uses another one (with its
 //! `.final.json` beside it for the SDK's side).
 

@@ -8,7 +8,7 @@ use scenetree_core::crdt::Replica;
 use scenetree_live::LiveConnection;
 
 use super::document::Document;
-use super::live::{LiveError, LiveNote, LiveSession, LiveSettings};
+use super::live::{LiveError, LiveNote, LiveSaveError, LiveSession, LiveSettings};
 use super::peers::Backend;
 
 impl Document {
@@ -86,10 +86,10 @@ impl Document {
     }
 
     /// Asks the host to write main.composite (it owns the file while clients are connected).
-    pub fn save_live(&mut self) -> Result<(), String> {
+    pub fn save_live(&mut self) -> Result<(), LiveSaveError> {
         match self.live_mut() {
             Some(session) => session.save(),
-            None => Err("the document is not live".into()),
+            None => Err(LiveSaveError::NotLive),
         }
     }
 

@@ -10,7 +10,7 @@
 //! either way; so does this reader.
 
 use super::message::{CrdtMessage, HEADER_LEN, MessageType};
-use crate::model::Entity;
+use crate::model::{Entity, Transform};
 
 /// What went wrong at which byte of a stream.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -44,6 +44,19 @@ pub enum DecodeErrorKind {
         type_name: &'static str,
         declared: usize,
         expected: usize,
+    },
+    /// A Transform PUT shorter than the 44 bytes `@dcl/ecs` reads: the runtime throws while
+    /// loading it (`Outside of the bounds of writen data`) and stops applying the stream, so a
+    /// state holding one (a main.crdt, a snapshot) is refused rather than loaded without it.
+    #[error(
+        "the Transform PUT of entity {entity} holds {length} bytes; a Transform is 44 bytes, \
+         and Decentraland's runtime refuses a shorter one"
+    )]
+    MalformedTransform {
+        /// The entity the PUT is for.
+        entity: Entity,
+        /// The bytes it holds.
+        length: usize,
     },
     /// `data_length` disagrees with the message length.
     #[error(
@@ -304,12 +317,63 @@ pub fn decode_stream(bytes: &[u8]) -> Result<DecodedStream, DecodeError> {
 /// and the error there (`None` when the stream reads whole). For offering what a damaged file
 /// still holds once the damage has been reported; [`decode_stream`] for everything else.
 pub fn decode_stream_prefix(bytes: &[u8]) -> (DecodedStream, Option<DecodeError>) {
+    decode_prefix(bytes, false)
+}
+
+/// Decodes a whole stream that is loaded as a scene's state (a main.crdt, a data layer's
+/// snapshot, a scenario's initial stream), all or nothing: as [`decode_stream`], and a value
+/// Decentraland's runtime cannot read (a Transform PUT shorter than 44 bytes:
+/// [`DecodeErrorKind::MalformedTransform`]) is an error at its offset too. A replica refuses
+/// such a message without a word ([`crate::crdt::Replica::apply_all`]), which a stream of
+/// messages arriving one by one reports as it goes, but a whole state would lose silently.
+pub fn decode_state_stream(bytes: &[u8]) -> Result<DecodedStream, DecodeError> {
+    match decode_state_stream_prefix(bytes) {
+        (decoded, None) => Ok(decoded),
+        (_, Some(error)) => Err(error),
+    }
+}
+
+/// [`decode_stream_prefix`] with [`decode_state_stream`]'s check of values: what precedes the
+/// first message that does not decode or holds a value the runtime cannot read.
+pub fn decode_state_stream_prefix(bytes: &[u8]) -> (DecodedStream, Option<DecodeError>) {
+    decode_prefix(bytes, true)
+}
+
+/// The value of a message that Decentraland's runtime throws on when it applies it, if any.
+fn unreadable_value(message: &CrdtMessage) -> Option<DecodeErrorKind> {
+    match message {
+        CrdtMessage::PutComponent {
+            entity,
+            component: Transform::COMPONENT_ID,
+            data,
+            ..
+        }
+        | CrdtMessage::PutComponentNetwork {
+            entity,
+            component: Transform::COMPONENT_ID,
+            data,
+            ..
+        } if data.len() < Transform::BYTE_LEN => Some(DecodeErrorKind::MalformedTransform {
+            entity: *entity,
+            length: data.len(),
+        }),
+        _ => None,
+    }
+}
+
+fn decode_prefix(bytes: &[u8], check_values: bool) -> (DecodedStream, Option<DecodeError>) {
     let mut out = DecodedStream::default();
     for item in StreamReader::new(bytes) {
         match item {
             Ok(
-                StreamItem::Message { message, .. } | StreamItem::AuthoritativePut { message, .. },
-            ) => out.messages.push(message),
+                StreamItem::Message { offset, message }
+                | StreamItem::AuthoritativePut { offset, message },
+            ) => {
+                if check_values && let Some(kind) = unreadable_value(&message) {
+                    return (out, Some(DecodeError { offset, kind }));
+                }
+                out.messages.push(message)
+            }
             Ok(StreamItem::Unknown {
                 offset,
                 message_type,
@@ -380,6 +444,45 @@ mod tests {
                 remaining: 67
             }
         );
+    }
+
+    #[test]
+    fn a_state_stream_refuses_a_transform_shorter_than_44_bytes_at_its_offset() {
+        for length in [0, 12, 43] {
+            let messages = [
+                sample()[0].clone(),
+                CrdtMessage::PutComponent {
+                    entity: Entity(513),
+                    component: Transform::COMPONENT_ID,
+                    timestamp: 1,
+                    data: vec![0; length],
+                },
+            ];
+            let bytes = encode_stream(&messages);
+            // As messages arriving one by one, the stream decodes (the replica then reports
+            // the refusal of each); as a state to load, it is refused where the value is.
+            assert_eq!(decode_stream(&bytes).unwrap().messages, messages);
+            let err = decode_state_stream(&bytes).unwrap_err();
+            assert_eq!(err.offset, messages[0].encoded_len(), "length {length}");
+            assert_eq!(
+                err.kind,
+                DecodeErrorKind::MalformedTransform {
+                    entity: Entity(513),
+                    length
+                }
+            );
+            let (before, damage) = decode_state_stream_prefix(&bytes);
+            assert_eq!(before.messages, messages[..1]);
+            assert_eq!(damage, Some(err));
+        }
+        // 44 bytes or more (the runtime reads the first 44) load.
+        let long = CrdtMessage::PutComponent {
+            entity: Entity(513),
+            component: Transform::COMPONENT_ID,
+            timestamp: 1,
+            data: vec![0; 50],
+        };
+        assert!(decode_state_stream(&encode_stream(&[long])).is_ok());
     }
 
     #[test]

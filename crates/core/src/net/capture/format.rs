@@ -157,7 +157,10 @@ impl fmt::Display for CaptureError {
 }
 
 /// Reads one line as `T`, naming the field of any error.
-fn read_line<T: for<'de> Deserialize<'de>>(line: usize, text: &str) -> Result<T, CaptureError> {
+pub(super) fn read_line<T: for<'de> Deserialize<'de>>(
+    line: usize,
+    text: &str,
+) -> Result<T, CaptureError> {
     let mut json = serde_json::Deserializer::from_str(text);
     serde_path_to_error::deserialize(&mut json).map_err(|e| {
         let field = e.path().to_string();

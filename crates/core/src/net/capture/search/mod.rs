@@ -130,6 +130,13 @@ pub(super) fn hypotheses(
     let first_tick = ticks.first().unwrap_or(replayed);
     let candidates = unnamed_first_tick_entities(player, first_tick);
     let mut named = previous.map_or_else(Vec::new, |p| fixed_ids_named(player, p, dialect));
+    // This tick's items too (applied next tick): a NetworkParent the scene wrote this tick may
+    // name a fixed id the model learns only then.
+    for identity in fixed_ids_named(player, line, dialect) {
+        if !named.contains(&identity) {
+            named.push(identity);
+        }
+    }
     // Fixed ids this player mapped to an entity of its own making on receipt: the scene may
     // hold one already.
     for (entity, identity) in player.engine().network_map() {
