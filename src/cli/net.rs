@@ -1,6 +1,8 @@
 //! `scenetree net …`: multiplayer captures.
-//! - `replay CAPTURE [--json]`: a capture replayed, each player's network map, renderer tree and
-//!   hazards (with their causes), or the JSON of `scenetree_core::net::capture::ReplayReport`;
+//! - `replay CAPTURE --json|--text`: a capture replayed, each player's network map, renderer
+//!   tree and hazards (with their causes), or the JSON of
+//!   `scenetree_core::net::capture::ReplayReport`; without either flag the capture opens in the
+//!   window (`open_capture.rs`);
 //! - `capture-module`: the TypeScript module a scene imports first to log its traffic;
 //! - `import-log LOG…`: one capture from that module's lines in explorers' logs.
 
@@ -18,12 +20,17 @@ use scenetree_core::net::short_address;
 /// `scenetree net …`
 #[derive(Debug, Subcommand)]
 pub enum NetAction {
-    /// Replay a `scenetree-net-capture/1` capture: each player's network map, what its
-    /// renderer holds, and the hazards, with where the model could not reproduce a tick.
+    /// Replay a `scenetree-net-capture/1` capture and open it in the Peers workspace (a column
+    /// per player, the deliveries to move); with `--json` or `--text`, print each player's
+    /// network map, what its renderer holds, and the hazards, with where the model could not
+    /// reproduce a tick.
     Replay {
         /// Print the JSON report (`players[]` with `network_map`, `renderer_tree`, `hazards`).
-        #[arg(long)]
+        #[arg(long, conflicts_with = "text")]
         json: bool,
+        /// Print the report as text instead of opening the window.
+        #[arg(long)]
+        text: bool,
         /// A capture (JSON Lines).
         capture: PathBuf,
     },
@@ -61,7 +68,7 @@ pub const CAPTURE_MODULE: &str = include_str!("../../assets/net-capture.ts");
 /// Runs `net …`.
 pub(super) fn run(action: &NetAction) -> Result<(), String> {
     match action {
-        NetAction::Replay { json, capture } => replay(capture, *json),
+        NetAction::Replay { json, capture, .. } => replay(capture, *json),
         NetAction::CaptureModule => print(CAPTURE_MODULE.trim_end()),
         NetAction::ImportLog {
             logs,
@@ -202,7 +209,7 @@ fn import_log(
 }
 
 /// Writes `text` and a newline on standard output; a closed pipe is the reader's choice.
-fn print(text: &str) -> Result<(), String> {
+pub(super) fn print(text: &str) -> Result<(), String> {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
     match writeln!(out, "{text}").and_then(|()| out.flush()) {

@@ -1,4 +1,4 @@
-//! `scenetree net replay CAPTURE [--json]` on the capture of a real `@dcl/sdk` session
+//! `scenetree net replay CAPTURE --text|--json` on the capture of a real `@dcl/sdk` session
 //! (`tests/fixtures/net-logs/capture.jsonl`, made by oracle-net), and its errors.
 
 use std::path::Path;
@@ -16,7 +16,7 @@ fn fixture() -> String {
 
 #[test]
 fn replay_reproduces_the_session_and_prints_each_player() {
-    let out = scenetree(&["net", "replay", &fixture()]);
+    let out = scenetree(&["net", "replay", "--text", &fixture()]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),

@@ -6,6 +6,8 @@
 //! ```text
 //! capture   the scenetree-net-capture/1 format, replaying a capture, the JSON report
 //! session   players stepping tick by tick, frames (frames.rs) travelling between them
+//! run       a run a person changes: a fixed script of ticks, a schedule of deliveries
+//! lesson    multiplayer lessons: a run scripted in a file, played a step at a time
 //! player    one player's tick: receive, scene writes, send, answer state requests
 //! engine    one player's @dcl/ecs engine: components, receive, send, state dumps
 //! store, entities, ordered, registry      an engine's parts
@@ -24,11 +26,13 @@ pub mod engine;
 pub mod entities;
 pub mod frames;
 pub mod hazard;
+pub mod lesson;
 pub mod ops;
 pub mod ordered;
 pub mod player;
 pub mod registry;
 pub mod renderer;
+pub mod run;
 pub mod session;
 pub mod store;
 

@@ -10,4 +10,5 @@ mod capture;
 mod codec;
 mod import;
 mod oracle;
+mod run;
 mod session;
