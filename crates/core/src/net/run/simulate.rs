@@ -142,7 +142,7 @@ impl NetRun {
             for (to, receiver) in self.players.iter().enumerate() {
                 let addressed = sent.to.is_empty()
                     || self.routing == Routing::Broadcast
-                    || sent.to.iter().any(|a| *a == receiver.address);
+                    || sent.to.contains(&receiver.address);
                 // A player is in the room from its first tick: what was sent before never
                 // reaches it (it catches up through the state answers).
                 let joined = self
@@ -226,7 +226,7 @@ impl NetRun {
                 outcome.frames.insert(key, bytes);
             }
         }
-        if steps % every == 0 {
+        if steps.is_multiple_of(every) {
             outcome.snapshots.push(state);
         }
         let sent = &outcome.frames;
