@@ -1,8 +1,8 @@
 //! Rules about the repository itself, checked on every `cargo test`:
 //!
 //! - **Layers.** Between crates the compiler enforces the direction (core < dcl < viewport <
-//!   app). Inside a crate, modules import only those below them: `model` < `crdt` < `scene`
-//!   in scenetree-core, `editor` < `ui` < `cli` in the app. The editor never names egui,
+//!   app). Inside a crate, modules import only those below them: `model` < `crdt` < `scene` <
+//!   `net` in scenetree-core, `editor` < `ui` < `cli` in the app. The editor never names egui,
 //!   eframe, three-d (or its asset loader), glow or rfd, so it builds and tests without a
 //!   window (core and dcl do not even depend on them).
 //! - **Self-contained.** Nothing under `src/`, `crates/`, `tests/`, `benches/` or `fuzz/` reads
@@ -33,7 +33,10 @@ use files::root;
 /// Each crate's layered modules from the bottom up (folder, modules): a module may name only
 /// those before it.
 const LAYERS: [(&str, &[&str]); 2] = [
-    ("crates/core/src", &["model", "crdt", "scene", "examples"]),
+    (
+        "crates/core/src",
+        &["model", "crdt", "scene", "net", "examples"],
+    ),
     ("src", &["ui", "cli"]),
 ];
 

@@ -12,5 +12,6 @@ use scenetree_test_support::{dcl_host, fake_host};
 mod cli;
 mod file_safety_cli;
 mod live_cli;
+mod net_cli;
 mod policy_cli;
 mod scenario_cli;

@@ -225,6 +225,11 @@ pub(super) fn tree_ui(
         );
         drop_check = drops.target(ui, rect, Entity::ROOT, actions);
     }
+    // A bar beside the rows, not floating over their ends, where the ≠ marks are.
+    let scroll_style = std::mem::replace(
+        &mut ui.spacing_mut().scroll,
+        egui::style::ScrollStyle::solid(),
+    );
     let mut area = scroll_area(ui, id, cache.shown_span, scroll_index);
     if let Some(offset) = cache.scroll_to.take().filter(|_| scroll_index.is_none()) {
         area = area.vertical_scroll_offset(offset);
@@ -251,6 +256,7 @@ pub(super) fn tree_ui(
             }
         }
     });
+    ui.spacing_mut().scroll = scroll_style;
     cache.shown_span = (shown.state.offset.y, shown.inner_rect.height());
     if let Some(drops) = drops {
         let below = below_rows(shown.inner_rect, shown.content_size.y, shown.state.offset.y);

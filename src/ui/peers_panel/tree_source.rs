@@ -54,7 +54,7 @@ fn with_order(generation: u64, flags: &InspectorFlags) -> u64 {
 }
 
 /// A preorder from the root (depth 0) as column rows: the root left out, depths from 0.
-fn below_root(preorder: Vec<(Entity, u32)>) -> Vec<(Entity, u32)> {
+pub(super) fn below_root(preorder: Vec<(Entity, u32)>) -> Vec<(Entity, u32)> {
     preorder
         .into_iter()
         .filter(|(e, _)| !e.is_root())

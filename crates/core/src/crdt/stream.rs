@@ -3,6 +3,11 @@
 //! The reference runtime stops silently at a truncated message and would loop forever on an
 //! unknown message that declares a length shorter than its header. scenetree instead reports
 //! the byte offset and what was wrong, and skips unknown types by their declared length.
+//!
+//! DELETE_ENTITY_NETWORK (type 7) is always read as 16 bytes whatever its header declares:
+//! `@dcl/ecs` up to 7.27 writes 16 bytes but declares 12, 7.28 declares 16, and players of both
+//! versions meet in one room. The runtime reads the type's fields in sequence, so it consumes 16
+//! either way; so does this reader.
 
 use super::message::{CrdtMessage, HEADER_LEN, MessageType};
 use crate::model::{Entity, Transform};
@@ -64,11 +69,31 @@ pub enum DecodeErrorKind {
     },
 }
 
+/// Which message types a stream may hold: mainline `@dcl/ecs`, or the authoritative-server
+/// SDK's, which adds type 8 (AUTHORITATIVE_PUT_COMPONENT, laid out as PUT_COMPONENT).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Dialect {
+    /// `@dcl/ecs` 7.x as published (`latest`): types 1 to 7; type 8 is unknown and skipped.
+    #[default]
+    Mainline,
+    /// The `auth-server` SDK: types 1 to 8.
+    Authoritative,
+}
+
+/// The wire number of AUTHORITATIVE_PUT_COMPONENT in the authoritative dialect.
+pub const AUTHORITATIVE_PUT_COMPONENT: u32 = 8;
+
+/// Bytes a DELETE_ENTITY_NETWORK takes, whatever its header declares (see the module docs).
+pub const DELETE_ENTITY_NETWORK_LEN: usize = 16;
+
 /// One item of a stream: a message, or an unknown type that was skipped.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum StreamItem {
     /// A decoded message and the offset it started at.
     Message { offset: usize, message: CrdtMessage },
+    /// An AUTHORITATIVE_PUT_COMPONENT (type 8, [`Dialect::Authoritative`] only), decoded as the
+    /// [`CrdtMessage::PutComponent`] it is laid out as.
+    AuthoritativePut { offset: usize, message: CrdtMessage },
     /// A message of a type this protocol version does not define, skipped by its length.
     Unknown {
         offset: usize,
@@ -82,15 +107,22 @@ pub struct StreamReader<'a> {
     bytes: &'a [u8],
     offset: usize,
     failed: bool,
+    dialect: Dialect,
 }
 
 impl<'a> StreamReader<'a> {
-    /// A reader over `bytes`, starting at offset 0.
+    /// A reader over `bytes` in the mainline dialect, starting at offset 0.
     pub fn new(bytes: &'a [u8]) -> Self {
+        Self::with_dialect(bytes, Dialect::Mainline)
+    }
+
+    /// A reader over `bytes` that knows the message types of `dialect`.
+    pub fn with_dialect(bytes: &'a [u8], dialect: Dialect) -> Self {
         StreamReader {
             bytes,
             offset: 0,
             failed: false,
+            dialect,
         }
     }
 
@@ -122,7 +154,11 @@ impl<'a> StreamReader<'a> {
                 remaining: rest.len(),
             });
         }
-        let Some(ty) = MessageType::from_u32(raw_type) else {
+        let authoritative =
+            self.dialect == Dialect::Authoritative && raw_type == AUTHORITATIVE_PUT_COMPONENT;
+        let Some(ty) =
+            MessageType::from_u32(raw_type).or(authoritative.then_some(MessageType::PutComponent))
+        else {
             if declared < HEADER_LEN {
                 return fail(DecodeErrorKind::TooShort {
                     type_name: "unknown message type",
@@ -137,6 +173,9 @@ impl<'a> StreamReader<'a> {
                 length: declared,
             });
         };
+        if ty == MessageType::DeleteEntityNetwork {
+            return self.read_delete_entity_network(start);
+        }
         let minimum = HEADER_LEN + ty.fixed_body_len();
         if declared < minimum {
             return fail(DecodeErrorKind::TooShort {
@@ -206,9 +245,39 @@ impl<'a> StreamReader<'a> {
             },
         };
         self.offset += declared;
+        Ok(if authoritative {
+            StreamItem::AuthoritativePut {
+                offset: start,
+                message,
+            }
+        } else {
+            StreamItem::Message {
+                offset: start,
+                message,
+            }
+        })
+    }
+
+    /// Type 7 at `start`: 16 bytes whatever the header declares (see the module docs).
+    fn read_delete_entity_network(&mut self, start: usize) -> Result<StreamItem, DecodeError> {
+        let rest = &self.bytes[start..];
+        let Some(body) = rest.first_chunk::<DELETE_ENTITY_NETWORK_LEN>() else {
+            return Err(DecodeError {
+                offset: start,
+                kind: DecodeErrorKind::Truncated {
+                    declared: DELETE_ENTITY_NETWORK_LEN,
+                    remaining: rest.len(),
+                },
+            });
+        };
+        let word = |i: usize| u32::from_le_bytes([body[i], body[i + 1], body[i + 2], body[i + 3]]);
+        self.offset += DELETE_ENTITY_NETWORK_LEN;
         Ok(StreamItem::Message {
             offset: start,
-            message,
+            message: CrdtMessage::DeleteEntityNetwork {
+                entity: Entity(word(8)),
+                network_id: word(12),
+            },
         })
     }
 }
@@ -296,7 +365,10 @@ fn decode_prefix(bytes: &[u8], check_values: bool) -> (DecodedStream, Option<Dec
     let mut out = DecodedStream::default();
     for item in StreamReader::new(bytes) {
         match item {
-            Ok(StreamItem::Message { offset, message }) => {
+            Ok(
+                StreamItem::Message { offset, message }
+                | StreamItem::AuthoritativePut { offset, message },
+            ) => {
                 if check_values && let Some(kind) = unreadable_value(&message) {
                     return (out, Some(DecodeError { offset, kind }));
                 }
@@ -446,5 +518,81 @@ mod tests {
             err.kind,
             DecodeErrorKind::WrongLength { expected: 12, .. }
         ));
+    }
+
+    /// A DELETE_ENTITY_NETWORK as `@dcl/ecs` ≤ 7.27 writes it: 16 bytes declaring 12.
+    fn delete_entity_network_declaring(declared: u32) -> Vec<u8> {
+        let mut bytes = CrdtMessage::DeleteEntityNetwork {
+            entity: Entity(513),
+            network_id: 0xDEAD_BEEF,
+        }
+        .to_bytes();
+        bytes[0..4].copy_from_slice(&declared.to_le_bytes());
+        bytes
+    }
+
+    #[test]
+    fn delete_entity_network_is_16_bytes_whatever_its_header_declares() {
+        let next = sample();
+        for declared in [12, 16, 0, 9] {
+            let mut bytes = delete_entity_network_declaring(declared);
+            bytes.extend(encode_stream(&next));
+            let decoded = decode_stream(&bytes).unwrap();
+            assert_eq!(
+                decoded.messages[0],
+                CrdtMessage::DeleteEntityNetwork {
+                    entity: Entity(513),
+                    network_id: 0xDEAD_BEEF
+                },
+                "declared {declared}"
+            );
+            assert_eq!(decoded.messages[1..], next[..], "declared {declared}");
+        }
+        // 7.28's own bytes, checked against `DeleteEntityNetwork.write(513, 0xdeadbeef)`.
+        assert_eq!(
+            delete_entity_network_declaring(16),
+            [16, 0, 0, 0, 7, 0, 0, 0, 1, 2, 0, 0, 0xEF, 0xBE, 0xAD, 0xDE]
+        );
+    }
+
+    #[test]
+    fn a_short_delete_entity_network_is_truncated_at_its_offset() {
+        let mut bytes = encode_stream(&sample()[..1]);
+        let at = bytes.len();
+        bytes.extend(&delete_entity_network_declaring(12)[..12]);
+        let err = decode_stream(&bytes).unwrap_err();
+        assert_eq!(err.offset, at);
+        assert_eq!(
+            err.kind,
+            DecodeErrorKind::Truncated {
+                declared: 16,
+                remaining: 12
+            }
+        );
+    }
+
+    #[test]
+    fn type_8_is_a_put_only_in_the_authoritative_dialect() {
+        let put = sample()[0].clone();
+        let mut bytes = put.to_bytes();
+        bytes[4..8].copy_from_slice(&AUTHORITATIVE_PUT_COMPONENT.to_le_bytes());
+        let mainline: Vec<_> = StreamReader::new(&bytes).collect();
+        assert_eq!(
+            mainline,
+            [Ok(StreamItem::Unknown {
+                offset: 0,
+                message_type: 8,
+                length: bytes.len()
+            })]
+        );
+        let authoritative: Vec<_> =
+            StreamReader::with_dialect(&bytes, Dialect::Authoritative).collect();
+        assert_eq!(
+            authoritative,
+            [Ok(StreamItem::AuthoritativePut {
+                offset: 0,
+                message: put
+            })]
+        );
     }
 }
