@@ -96,7 +96,43 @@ impl SceneView {
         self.generation += 1;
     }
 
+    /// Applies the journal's `changed` entities: reads them, re-links the nodes whose parent
+    /// changed (moving their subtrees), removes the nodes no longer used, recomputes the worlds
+    /// that changed and lays the view out again when it has become scattered.
     fn apply_changes(&mut self, source: &impl TransformSource, changed: &[Entity]) {
+        let Found {
+            edge_changed,
+            mut dirty,
+            maybe_remove,
+            fresh,
+        } = self.read_changes(source, changed);
+        let (moved, mut structure_changed) = self.relink_changed(&edge_changed, &fresh, &mut dirty);
+        let lay_out_now = self.move_subtrees(&moved, &mut dirty);
+        for s in maybe_remove {
+            let s = self.current_slot(s);
+            if s != NONE {
+                structure_changed |= self.remove_if_unused(s);
+            }
+        }
+        dirty.retain(|&s| s != NONE && self.is_allocated(s));
+        if lay_out_now {
+            self.stats.worlds_recomputed = 0;
+            self.relayout_and_recompute_worlds();
+            self.generation += 1;
+        } else if !dirty.is_empty() {
+            self.recompute_dirty_worlds(&mut dirty);
+            self.generation += 1;
+        }
+        if structure_changed {
+            self.structure_generation += 1;
+            self.generation += 1;
+        }
+        self.relayout_if_scattered();
+    }
+
+    /// Reads `changed` from `source` into the nodes: every node in one sweep when most of
+    /// the scene changed, else the changed entities in batches.
+    fn read_changes(&mut self, source: &impl TransformSource, changed: &[Entity]) -> Found {
         let mut found = Found::default();
         let pass = self.next_pass();
         let mut batch: Vec<(Entity, u32)> = Vec::with_capacity(READ_BATCH);
@@ -146,23 +182,29 @@ impl SceneView {
             self.prefetch_rows(&batch);
             self.read_batch(source, &batch, &mut entries, pass, &mut found);
         }
-        let Found {
-            edge_changed,
-            mut dirty,
-            maybe_remove,
-            fresh,
-        } = found;
+        found
+    }
 
+    /// Links every changed or new node under the parent it should have now, after finding the
+    /// cycles that appeared or disappeared through the changed edges; adds the re-linked
+    /// nodes to `dirty`. Returns the nodes whose subtrees must move, and whether the
+    /// structure changed.
+    fn relink_changed(
+        &mut self,
+        edge_changed: &[u32],
+        fresh: &[u32],
+        dirty: &mut Vec<u32>,
+    ) -> (Vec<u32>, bool) {
         // Cycles can only appear or disappear through a changed edge.
-        let mut reattach: Vec<u32> = edge_changed.clone();
-        reattach.extend_from_slice(&fresh);
-        for &s in &edge_changed {
+        let mut reattach: Vec<u32> = edge_changed.to_vec();
+        reattach.extend_from_slice(fresh);
+        for &s in edge_changed {
             let c = self.cycle[s as usize];
             if c != NONE {
                 reattach.extend(self.dissolve_cycle(c));
             }
         }
-        reattach.extend(self.find_cycles_from(&edge_changed));
+        reattach.extend(self.find_cycles_from(edge_changed));
         let mut structure_changed = !edge_changed.is_empty() || !fresh.is_empty();
         // Link every changed node under the parent it should have now, then move the subtree
         // of each node whose parent changed to a block of its own at the end, once all links
@@ -186,45 +228,38 @@ impl SceneView {
                 }
             }
         }
-        let mut lay_out_now = false;
-        if !moved.is_empty() {
-            let tops = self.topmost(&moved);
-            // The moved subtrees' ranges (their outlying blocks aside): when they are a large
-            // share of the view, copying them to the end costs about as much as laying the
-            // whole view out, and leaves as many holes for the next compaction to pay for.
-            let moving: usize = (tops.iter())
-                .map(|&t| self.node[t as usize].end.saturating_sub(t) as usize)
-                .sum();
-            if self.len() >= RELAYOUT_MIN && moving * MOVED_SHARE_FOR_LAYOUT >= self.len() {
-                lay_out_now = true;
-            } else {
-                for top in tops {
-                    self.relocate_subtree(top);
-                }
-                for d in dirty.iter_mut() {
-                    *d = self.current_slot(*d);
-                }
-            }
+        (moved, structure_changed)
+    }
+
+    /// Moves the subtrees of `moved` to blocks of their own at the end of the slots and
+    /// follows `dirty`'s nodes to their new slots; or, when those subtrees are a large share
+    /// of the view, moves nothing and returns true: the whole view is laid out instead.
+    fn move_subtrees(&mut self, moved: &[u32], dirty: &mut [u32]) -> bool {
+        if moved.is_empty() {
+            return false;
         }
-        for s in maybe_remove {
-            let s = self.current_slot(s);
-            if s != NONE {
-                structure_changed |= self.remove_if_unused(s);
-            }
+        let tops = self.topmost(moved);
+        // The moved subtrees' ranges (their outlying blocks aside): when they are a large
+        // share of the view, copying them to the end costs about as much as laying the
+        // whole view out, and leaves as many holes for the next compaction to pay for.
+        let moving: usize = (tops.iter())
+            .map(|&t| self.node[t as usize].end.saturating_sub(t) as usize)
+            .sum();
+        if self.len() >= RELAYOUT_MIN && moving * MOVED_SHARE_FOR_LAYOUT >= self.len() {
+            return true;
         }
-        dirty.retain(|&s| s != NONE && self.is_allocated(s));
-        if lay_out_now {
-            self.stats.worlds_recomputed = 0;
-            self.relayout_and_recompute_worlds();
-            self.generation += 1;
-        } else if !dirty.is_empty() {
-            self.recompute_dirty_worlds(&mut dirty);
-            self.generation += 1;
+        for top in tops {
+            self.relocate_subtree(top);
         }
-        if structure_changed {
-            self.structure_generation += 1;
-            self.generation += 1;
+        for d in dirty.iter_mut() {
+            *d = self.current_slot(*d);
         }
+        false
+    }
+
+    /// Compacts or lays the view out again once moves, removals and appended nodes have left
+    /// it scattered.
+    fn relayout_if_scattered(&mut self) {
         // Holes left by moves and removals: compact once they outnumber the nodes. New nodes
         // and moved subtrees appended at the end sit apart from their parents' blocks, so
         // updates jump around memory: lay out again once they are half the view (amortized: the view has
