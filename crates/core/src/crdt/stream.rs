@@ -191,59 +191,7 @@ impl<'a> StreamReader<'a> {
                 expected: minimum,
             });
         }
-        let entity = Entity(word(8));
-        let data = |len_at: usize| -> Result<Vec<u8>, DecodeError> {
-            let data_length = word(len_at) as usize;
-            let available = declared - minimum;
-            if data_length != available {
-                return Err(DecodeError {
-                    offset: start,
-                    kind: DecodeErrorKind::DataLengthMismatch {
-                        type_name: ty.name(),
-                        data_length,
-                        available,
-                    },
-                });
-            }
-            Ok(rest[minimum..declared].to_vec())
-        };
-        let message = match ty {
-            MessageType::PutComponent => CrdtMessage::PutComponent {
-                entity,
-                component: word(12),
-                timestamp: word(16),
-                data: data(20)?,
-            },
-            MessageType::AppendValue => CrdtMessage::AppendValue {
-                entity,
-                component: word(12),
-                timestamp: word(16),
-                data: data(20)?,
-            },
-            MessageType::DeleteComponent => CrdtMessage::DeleteComponent {
-                entity,
-                component: word(12),
-                timestamp: word(16),
-            },
-            MessageType::DeleteEntity => CrdtMessage::DeleteEntity { entity },
-            MessageType::PutComponentNetwork => CrdtMessage::PutComponentNetwork {
-                entity,
-                component: word(12),
-                timestamp: word(16),
-                network_id: word(20),
-                data: data(24)?,
-            },
-            MessageType::DeleteComponentNetwork => CrdtMessage::DeleteComponentNetwork {
-                entity,
-                component: word(12),
-                timestamp: word(16),
-                network_id: word(20),
-            },
-            MessageType::DeleteEntityNetwork => CrdtMessage::DeleteEntityNetwork {
-                entity,
-                network_id: word(12),
-            },
-        };
+        let message = decode_body(ty, rest, declared, minimum, start)?;
         self.offset += declared;
         Ok(if authoritative {
             StreamItem::AuthoritativePut {
@@ -280,6 +228,73 @@ impl<'a> StreamReader<'a> {
             },
         })
     }
+}
+
+/// The message of type `ty` at offset `start` of a stream, `rest` being the stream from there:
+/// its header says it is `declared` bytes long, at least the `minimum` of its type (type 7 is
+/// read apart, by `read_delete_entity_network`).
+#[inline]
+fn decode_body(
+    ty: MessageType,
+    rest: &[u8],
+    declared: usize,
+    minimum: usize,
+    start: usize,
+) -> Result<CrdtMessage, DecodeError> {
+    let word = |i: usize| u32::from_le_bytes([rest[i], rest[i + 1], rest[i + 2], rest[i + 3]]);
+    let entity = Entity(word(8));
+    let data = |len_at: usize| -> Result<Vec<u8>, DecodeError> {
+        let data_length = word(len_at) as usize;
+        let available = declared - minimum;
+        if data_length != available {
+            return Err(DecodeError {
+                offset: start,
+                kind: DecodeErrorKind::DataLengthMismatch {
+                    type_name: ty.name(),
+                    data_length,
+                    available,
+                },
+            });
+        }
+        Ok(rest[minimum..declared].to_vec())
+    };
+    Ok(match ty {
+        MessageType::PutComponent => CrdtMessage::PutComponent {
+            entity,
+            component: word(12),
+            timestamp: word(16),
+            data: data(20)?,
+        },
+        MessageType::AppendValue => CrdtMessage::AppendValue {
+            entity,
+            component: word(12),
+            timestamp: word(16),
+            data: data(20)?,
+        },
+        MessageType::DeleteComponent => CrdtMessage::DeleteComponent {
+            entity,
+            component: word(12),
+            timestamp: word(16),
+        },
+        MessageType::DeleteEntity => CrdtMessage::DeleteEntity { entity },
+        MessageType::PutComponentNetwork => CrdtMessage::PutComponentNetwork {
+            entity,
+            component: word(12),
+            timestamp: word(16),
+            network_id: word(20),
+            data: data(24)?,
+        },
+        MessageType::DeleteComponentNetwork => CrdtMessage::DeleteComponentNetwork {
+            entity,
+            component: word(12),
+            timestamp: word(16),
+            network_id: word(20),
+        },
+        MessageType::DeleteEntityNetwork => CrdtMessage::DeleteEntityNetwork {
+            entity,
+            network_id: word(12),
+        },
+    })
 }
 
 impl Iterator for StreamReader<'_> {
