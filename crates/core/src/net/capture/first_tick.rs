@@ -131,7 +131,6 @@ fn renderer_deletes(line: &CaptureTick, dialect: Dialect) -> Vec<Entity> {
 /// Recovers the first-tick writes of the player at `address` (see the module docs).
 pub fn first_tick_writes(capture: &Capture, address: &str, network_id: u32) -> FirstTickWrites {
     let dialect = capture.dialect();
-    let network_id_of_player = network_id;
     let mut lines = capture
         .ticks
         .iter()
@@ -140,9 +139,40 @@ pub fn first_tick_writes(capture: &Capture, address: &str, network_id: u32) -> F
     let Some(first) = lines.next() else {
         return FirstTickWrites::default();
     };
-    // What the first tick's renderer stream names (nothing is forwarded on a first tick, so it
-    // is all the scene's own, a removed entity included: it keeps its NetworkEntity), and the
-    // renderer components each entity got, in order.
+    let first_components = first_tick_components(first, dialect);
+    // A first tick that made nothing hid nothing.
+    if first_components.is_empty() {
+        return FirstTickWrites::default();
+    }
+    let mut scan = Scan {
+        dialect,
+        address,
+        network_id,
+        first_components,
+        rendered: FxHashMap::default(),
+        fixed: FxHashMap::default(),
+        visible: FxHashSet::default(),
+        seen: FxHashSet::default(),
+        evidence: Vec::new(),
+        raw_transforms: Vec::new(),
+        named: Vec::new(),
+        listed: FxHashMap::default(),
+        touched: FxHashSet::default(),
+        touched_next: Vec::new(),
+    };
+    scan.remember_rendered(first);
+    for line in lines {
+        scan.read_line(line);
+    }
+    scan.pair_unplaced_fixed_ids();
+    scan.guess_identity_values();
+    scan.into_writes()
+}
+
+/// What the first tick's renderer stream names (nothing is forwarded on a first tick, so it is
+/// all the scene's own, a removed entity included: it keeps its NetworkEntity), and the
+/// renderer components each entity got, in order.
+fn first_tick_components(first: &CaptureTick, dialect: Dialect) -> Vec<(Entity, Vec<i64>)> {
     let mut first_components: Vec<(Entity, Vec<i64>)> = Vec::new();
     if let Some(renderer) = &first.renderer {
         for item in StreamReader::with_dialect(&renderer.0, dialect).map_while(Result::ok) {
@@ -164,42 +194,67 @@ pub fn first_tick_writes(capture: &Capture, address: &str, network_id: u32) -> F
             }
         }
     }
-    // A first tick that made nothing hid nothing.
-    if first_components.is_empty() {
-        return FirstTickWrites::default();
-    }
-    // Every Transform the player's renderer was told so far: (timestamp, values) → entity.
-    let mut rendered: FxHashMap<(u32, Vec<u8>), Entity> = FxHashMap::default();
-    let remember = |line: &CaptureTick, rendered: &mut FxHashMap<(u32, Vec<u8>), Entity>| {
-        for (entity, ts, data) in renderer_transforms(line, dialect) {
-            rendered.insert((ts, data.get(..40).unwrap_or(&data).to_vec()), entity);
+    first_components
+}
+
+/// What the player's later ticks show of its first tick, gathered line by line.
+struct Scan<'a> {
+    dialect: Dialect,
+    address: &'a str,
+    /// The player's network id.
+    network_id: u32,
+    /// The entities the first tick's renderer stream names, with their renderer components.
+    first_components: Vec<(Entity, Vec<i64>)>,
+    /// Every Transform the player's renderer was told so far: (timestamp, values) → entity.
+    rendered: FxHashMap<(u32, Vec<u8>), Entity>,
+    /// Fixed ids placed so far → the player's local entity.
+    fixed: FxHashMap<NetworkIdentity, Entity>,
+    /// (identity, component) the player visibly wrote at timestamp 1 (in a CRDT item).
+    visible: FxHashSet<(NetworkIdentity, u32)>,
+    /// (identity, component) with a value in `evidence`.
+    seen: FxHashSet<(NetworkIdentity, u32)>,
+    /// Values at timestamp 1 that state answers (or later messages) show: (identity,
+    /// component, value).
+    evidence: Vec<(NetworkIdentity, u32, Vec<u8>)>,
+    /// The player's dynamic entities' Transforms at timestamp 1 in its state answers.
+    raw_transforms: Vec<(NetworkIdentity, Vec<u8>)>,
+    /// Identities named later, and the components each sends past their first write.
+    named: Vec<NetworkIdentity>,
+    listed: FxHashMap<NetworkIdentity, Vec<i64>>,
+    /// Network entities this player has received anything about (by the line before): from
+    /// then on its state answers may carry other players' values for them.
+    touched: FxHashSet<NetworkIdentity>,
+    touched_next: Vec<NetworkIdentity>,
+}
+
+impl Scan<'_> {
+    fn remember_rendered(&mut self, line: &CaptureTick) {
+        for (entity, ts, data) in renderer_transforms(line, self.dialect) {
+            (self.rendered).insert((ts, data.get(..40).unwrap_or(&data).to_vec()), entity);
         }
-    };
-    remember(first, &mut rendered);
-    let mut fixed: FxHashMap<NetworkIdentity, Entity> = FxHashMap::default();
-    let mut visible: FxHashSet<(NetworkIdentity, u32)> = FxHashSet::default();
-    let mut seen: FxHashSet<(NetworkIdentity, u32)> = FxHashSet::default();
-    let mut evidence: Vec<(NetworkIdentity, u32, Vec<u8>)> = Vec::new();
-    let mut raw_transforms: Vec<(NetworkIdentity, Vec<u8>)> = Vec::new();
-    // Identities named later, and the components each sends past their first write.
-    let mut named: Vec<NetworkIdentity> = Vec::new();
-    let mut listed: FxHashMap<NetworkIdentity, Vec<i64>> = FxHashMap::default();
-    // Network entities this player has received anything about (by the line before): from
-    // then on its state answers may carry other players' values for them.
-    let mut touched: FxHashSet<NetworkIdentity> = FxHashSet::default();
-    let mut touched_next: Vec<NetworkIdentity> = Vec::new();
-    for line in lines {
-        remember(line, &mut rendered);
-        touched.extend(touched_next.drain(..));
-        for message in received_messages(line, dialect, address) {
+    }
+
+    /// One later tick of the player: what it rendered, received and sent.
+    fn read_line(&mut self, line: &CaptureTick) {
+        self.remember_rendered(line);
+        self.touched.extend(self.touched_next.drain(..));
+        for message in received_messages(line, self.dialect, self.address) {
             if let Some(network) = message.network_id() {
-                touched_next.push(NetworkIdentity::new(network, message.entity().0));
+                (self.touched_next).push(NetworkIdentity::new(network, message.entity().0));
             }
         }
-        let sent = sent_messages(line, dialect);
-        // A fixed id this player deletes: the last first-tick entity the renderer is told to
-        // delete in the same tick that no dynamic delete of the tick names.
-        for (_, message) in &sent {
+        let sent = sent_messages(line, self.dialect);
+        self.place_deleted_fixed_ids(line, &sent);
+        for (kind, message) in sent {
+            self.read_sent(kind, message);
+        }
+    }
+
+    /// A fixed id this player deletes: the last first-tick entity the renderer is told to
+    /// delete in the same tick that no dynamic delete of the tick names.
+    fn place_deleted_fixed_ids(&mut self, line: &CaptureTick, sent: &[(CommsKind, CrdtMessage)]) {
+        let network_id_of_player = self.network_id;
+        for (_, message) in sent {
             let CrdtMessage::DeleteEntityNetwork {
                 entity,
                 network_id: 0,
@@ -208,7 +263,7 @@ pub fn first_tick_writes(capture: &Capture, address: &str, network_id: u32) -> F
                 continue;
             };
             let identity = NetworkIdentity::new(0, entity.0);
-            if fixed.contains_key(&identity) {
+            if self.fixed.contains_key(&identity) {
                 continue;
             }
             let dynamic = |e: Entity| {
@@ -217,140 +272,162 @@ pub fn first_tick_writes(capture: &Capture, address: &str, network_id: u32) -> F
                         if *entity == e && *network_id == network_id_of_player)
                 })
             };
-            let deleted = renderer_deletes(line, dialect);
+            let deleted = renderer_deletes(line, self.dialect);
             if let Some(&local) = deleted
                 .iter()
                 .rev()
-                .find(|&&e| first_components.iter().any(|(f, _)| *f == e) && !dynamic(e))
+                .find(|&&e| self.first_components.iter().any(|(f, _)| *f == e) && !dynamic(e))
             {
-                fixed.insert(identity, local);
-            }
-        }
-        for (kind, message) in sent {
-            let Some(owner) = message.network_id().filter(|&n| n == network_id || n == 0) else {
-                continue;
-            };
-            let identity = NetworkIdentity::new(owner, message.entity().0);
-            if !named.contains(&identity) {
-                named.push(identity);
-            }
-            let timestamp = message.timestamp().unwrap_or(0);
-            if let Some(component) = message.component()
-                && kind == CommsKind::Crdt
-                && timestamp > 1
-                && ![ids::NETWORK_ENTITY, ids::NETWORK_PARENT, SYNC_COMPONENTS].contains(&component)
-            {
-                let list = listed.entry(identity).or_default();
-                if !list.contains(&i64::from(component)) {
-                    list.push(i64::from(component));
-                }
-            }
-            let CrdtMessage::PutComponentNetwork {
-                component, data, ..
-            } = message
-            else {
-                continue;
-            };
-            if component == Transform::COMPONENT_ID {
-                if owner == 0 && !fixed.contains_key(&identity) {
-                    // The renderer was told the same write of the fixed-id entity's Transform.
-                    let key = (timestamp, data.get(..40).unwrap_or(&data).to_vec());
-                    if let Some(&local) = rendered.get(&key) {
-                        fixed.insert(identity, local);
-                    }
-                }
-                // Only this player writes its dynamic entities at timestamp 1; a fixed id's
-                // value may be another player's that won a tie.
-                if kind == CommsKind::ResCrdtState
-                    && timestamp == 1
-                    && owner == network_id
-                    && !touched.contains(&identity)
-                {
-                    raw_transforms.push((identity, data));
-                }
-                continue;
-            }
-            if component <= MAX_STATIC_COMPONENT || timestamp != 1 {
-                continue;
-            }
-            if kind == CommsKind::Crdt {
-                visible.insert((identity, component));
-            } else if !touched.contains(&identity) && seen.insert((identity, component)) {
-                evidence.push((identity, component, data));
+                self.fixed.insert(identity, local);
             }
         }
     }
-    // Fixed ids still unplaced, and first-tick entities nothing names: when they are as many,
-    // they pair up in order (a scene makes its fixed-id entities first, in `main()`).
-    let unplaced: Vec<NetworkIdentity> = named
-        .iter()
-        .copied()
-        .filter(|i| i.network_id == 0 && !fixed.contains_key(i))
-        .collect();
-    let unnamed: Vec<Entity> = first_components
-        .iter()
-        .map(|(e, _)| *e)
-        .filter(|e| {
-            !fixed.values().any(|f| f == e)
-                && !named.contains(&NetworkIdentity::new(network_id, e.0))
-        })
-        .collect();
-    if !unplaced.is_empty() && unplaced.len() == unnamed.len() {
-        let mut unnamed = unnamed;
-        unnamed.sort_unstable();
-        let mut unplaced = unplaced;
-        unplaced.sort_unstable();
-        fixed.extend(unplaced.into_iter().zip(unnamed));
+
+    /// One message the player sent about its own or a fixed-id entity: the names and
+    /// components it shows, and its value when it is evidence of the first tick.
+    fn read_sent(&mut self, kind: CommsKind, message: CrdtMessage) {
+        let network_id = self.network_id;
+        let Some(owner) = message.network_id().filter(|&n| n == network_id || n == 0) else {
+            return;
+        };
+        let identity = NetworkIdentity::new(owner, message.entity().0);
+        if !self.named.contains(&identity) {
+            self.named.push(identity);
+        }
+        let timestamp = message.timestamp().unwrap_or(0);
+        if let Some(component) = message.component()
+            && kind == CommsKind::Crdt
+            && timestamp > 1
+            && ![ids::NETWORK_ENTITY, ids::NETWORK_PARENT, SYNC_COMPONENTS].contains(&component)
+        {
+            let list = self.listed.entry(identity).or_default();
+            if !list.contains(&i64::from(component)) {
+                list.push(i64::from(component));
+            }
+        }
+        let CrdtMessage::PutComponentNetwork {
+            component, data, ..
+        } = message
+        else {
+            return;
+        };
+        if component == Transform::COMPONENT_ID {
+            if owner == 0 && !self.fixed.contains_key(&identity) {
+                // The renderer was told the same write of the fixed-id entity's Transform.
+                let key = (timestamp, data.get(..40).unwrap_or(&data).to_vec());
+                if let Some(&local) = self.rendered.get(&key) {
+                    self.fixed.insert(identity, local);
+                }
+            }
+            // Only this player writes its dynamic entities at timestamp 1; a fixed id's
+            // value may be another player's that won a tie.
+            if kind == CommsKind::ResCrdtState
+                && timestamp == 1
+                && owner == network_id
+                && !self.touched.contains(&identity)
+            {
+                self.raw_transforms.push((identity, data));
+            }
+            return;
+        }
+        if component <= MAX_STATIC_COMPONENT || timestamp != 1 {
+            return;
+        }
+        if kind == CommsKind::Crdt {
+            self.visible.insert((identity, component));
+        } else if !self.touched.contains(&identity) && self.seen.insert((identity, component)) {
+            self.evidence.push((identity, component, data));
+        }
     }
-    let local_of = |identity: NetworkIdentity| {
-        if identity.network_id == i64::from(network_id) {
+
+    /// Fixed ids still unplaced, and first-tick entities nothing names: when they are as
+    /// many, they pair up in order (a scene makes its fixed-id entities first, in `main()`).
+    fn pair_unplaced_fixed_ids(&mut self) {
+        let unplaced: Vec<NetworkIdentity> = (self.named.iter())
+            .copied()
+            .filter(|i| i.network_id == 0 && !self.fixed.contains_key(i))
+            .collect();
+        let unnamed: Vec<Entity> = (self.first_components.iter())
+            .map(|(e, _)| *e)
+            .filter(|e| {
+                !self.fixed.values().any(|f| f == e)
+                    && !(self.named).contains(&NetworkIdentity::new(self.network_id, e.0))
+            })
+            .collect();
+        if !unplaced.is_empty() && unplaced.len() == unnamed.len() {
+            let mut unnamed = unnamed;
+            unnamed.sort_unstable();
+            let mut unplaced = unplaced;
+            unplaced.sort_unstable();
+            self.fixed.extend(unplaced.into_iter().zip(unnamed));
+        }
+    }
+
+    /// The player's local entity for `identity`: its own dynamic entity, or a placed fixed id.
+    fn local_of(&self, identity: NetworkIdentity) -> Option<Entity> {
+        if identity.network_id == i64::from(self.network_id) {
             Some(Entity(identity.entity_id))
         } else {
-            fixed.get(&identity).copied()
+            self.fixed.get(&identity).copied()
         }
-    };
-    let made_first = |entity: Entity| first_components.iter().find(|(e, _)| *e == entity);
-    for identity in named {
-        // SyncComponents, unless a state answer showed it: what the scene gave the entity on its
-        // first tick, then what it sent of it later.
-        let mut guess = local_of(identity)
-            .and_then(made_first)
-            .map_or_else(Vec::new, |(_, components)| components.clone());
-        for component in listed.get(&identity).into_iter().flatten() {
-            if !guess.contains(component) {
-                guess.push(*component);
+    }
+
+    /// The first tick's renderer components of `entity`, when the first tick made it.
+    fn made_first(&self, entity: Entity) -> Option<&(Entity, Vec<i64>)> {
+        self.first_components.iter().find(|(e, _)| *e == entity)
+    }
+
+    /// NetworkEntity and SyncComponents of every named identity, unless a state answer showed
+    /// them: the name itself, and what the scene gave the entity on its first tick, then what
+    /// it sent of it later.
+    fn guess_identity_values(&mut self) {
+        for identity in std::mem::take(&mut self.named) {
+            let mut guess = self
+                .local_of(identity)
+                .and_then(|local| self.made_first(local))
+                .map_or_else(Vec::new, |(_, components)| components.clone());
+            for component in self.listed.get(&identity).into_iter().flatten() {
+                if !guess.contains(component) {
+                    guess.push(*component);
+                }
             }
-        }
-        for (component, value) in [
-            (ids::NETWORK_ENTITY, identity.to_bytes().to_vec()),
-            (SYNC_COMPONENTS, encode_sync_components(&guess)),
-        ] {
-            if seen.insert((identity, component)) {
-                evidence.push((identity, component, value));
+            for (component, value) in [
+                (ids::NETWORK_ENTITY, identity.to_bytes().to_vec()),
+                (SYNC_COMPONENTS, encode_sync_components(&guess)),
+            ] {
+                if self.seen.insert((identity, component)) {
+                    self.evidence.push((identity, component, value));
+                }
             }
         }
     }
-    let mut values: Vec<(Entity, u32, Vec<u8>)> = evidence
-        .into_iter()
-        .filter(|(identity, component, _)| !visible.contains(&(*identity, *component)))
-        .filter_map(|(identity, component, data)| {
-            let local = local_of(identity)?;
-            made_first(local)
-                .is_some()
-                .then_some((local, component, data))
-        })
-        .collect();
-    // A scene's first tick writes its entities in the order it creates them, which is the
-    // order of their numbers (all fresh): the order the runtime keeps their registers in.
-    values.sort_by_key(|(entity, _, _)| *entity);
-    let transforms = raw_transforms
-        .into_iter()
-        .filter_map(|(identity, data)| Some((local_of(identity)?, data)))
-        .collect();
-    FirstTickWrites {
-        values,
-        fixed,
-        transforms,
-        later: FxHashMap::default(),
+
+    /// The evidence of values no later tick wrote visibly, on entities the first tick made.
+    fn into_writes(mut self) -> FirstTickWrites {
+        let evidence = std::mem::take(&mut self.evidence);
+        let mut values: Vec<(Entity, u32, Vec<u8>)> = evidence
+            .into_iter()
+            .filter(|(identity, component, _)| !self.visible.contains(&(*identity, *component)))
+            .filter_map(|(identity, component, data)| {
+                let local = self.local_of(identity)?;
+                self.made_first(local)
+                    .is_some()
+                    .then_some((local, component, data))
+            })
+            .collect();
+        // A scene's first tick writes its entities in the order it creates them, which is the
+        // order of their numbers (all fresh): the order the runtime keeps their registers in.
+        values.sort_by_key(|(entity, _, _)| *entity);
+        let raw_transforms = std::mem::take(&mut self.raw_transforms);
+        let transforms = raw_transforms
+            .into_iter()
+            .filter_map(|(identity, data)| Some((self.local_of(identity)?, data)))
+            .collect();
+        FirstTickWrites {
+            values,
+            fixed: self.fixed,
+            transforms,
+            later: FxHashMap::default(),
+        }
     }
 }

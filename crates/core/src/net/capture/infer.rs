@@ -75,21 +75,7 @@ pub fn infer_tick(
         .unwrap_or_default();
     let forwarded = player.engine().forwarded_to_renderer();
     let own_renderer = renderer.get(forwarded..).unwrap_or_default();
-    let mut network = Vec::new();
-    for (at, item) in line.sent.iter().enumerate() {
-        match decode_outbound(&item.data.0, dialect) {
-            Ok(item) if item.kind == Some(CommsKind::Crdt) => {
-                network.extend(read_messages(
-                    item.payload,
-                    dialect,
-                    &format!("sent[{at}]"),
-                    &mut notes,
-                ));
-            }
-            Ok(_) => {}
-            Err(e) => notes.push(format!("sent[{at}]: {e}")),
-        }
-    }
+    let network = sent_crdt_messages(line, dialect, &mut notes);
     let mut inference = Inference::new(player);
     if let Some(first) = first {
         inference
@@ -98,7 +84,48 @@ pub fn infer_tick(
     }
     inference.match_fixed_ids(own_renderer, &network);
     inference.classify_new(own_renderer, &network);
-    let raw_transforms: FxHashMap<(NetworkIdentity, u32), &[u8]> = network
+    let raw_transforms = raw_transforms(&network);
+    let mut ops = Vec::new();
+    let removes =
+        inference.renderer_writes(own_renderer, first, &raw_transforms, &mut ops, &mut notes);
+    inference.network_writes(&network, &mut ops, &mut notes);
+    inference.created_and_removed(&network, &mut ops, &mut notes);
+    for (entity, component, data) in first.map_or(&[][..], |f| &f.values[..]) {
+        ops.push(inference.put(*entity, *component, 1, data.clone(), &mut notes));
+    }
+    ops.extend(removes);
+    notes.extend(inference.notes);
+    Inferred { ops, notes }
+}
+
+/// The CRDT messages of the tick's network items, in order; a note for each item that could
+/// not be read.
+fn sent_crdt_messages(
+    line: &CaptureTick,
+    dialect: crate::crdt::stream::Dialect,
+    notes: &mut Vec<String>,
+) -> Vec<CrdtMessage> {
+    let mut network = Vec::new();
+    for (at, item) in line.sent.iter().enumerate() {
+        match decode_outbound(&item.data.0, dialect) {
+            Ok(item) if item.kind == Some(CommsKind::Crdt) => {
+                network.extend(read_messages(
+                    item.payload,
+                    dialect,
+                    &format!("sent[{at}]"),
+                    notes,
+                ));
+            }
+            Ok(_) => {}
+            Err(e) => notes.push(format!("sent[{at}]: {e}")),
+        }
+    }
+    network
+}
+
+/// The raw Transforms the network items carry: (identity, timestamp) → bytes.
+fn raw_transforms(network: &[CrdtMessage]) -> FxHashMap<(NetworkIdentity, u32), &[u8]> {
+    network
         .iter()
         .filter_map(|m| match m {
             CrdtMessage::PutComponentNetwork {
@@ -113,108 +140,7 @@ pub fn infer_tick(
             )),
             _ => None,
         })
-        .collect();
-    let mut ops = Vec::new();
-    let mut removes = Vec::new();
-    for message in own_renderer {
-        let entity = message.entity();
-        match message {
-            CrdtMessage::PutComponent {
-                component,
-                timestamp,
-                data,
-                ..
-            } => {
-                let data = if *component == Transform::COMPONENT_ID {
-                    let hidden_parent = first.is_some_and(|f| {
-                        f.values
-                            .iter()
-                            .any(|(e, c, _)| *e == entity && *c == ids::NETWORK_PARENT)
-                    });
-                    match first.and_then(|f| f.transforms.get(&entity)) {
-                        Some(raw) if raw.get(..40) == data.get(..40) => raw.clone(),
-                        _ => inference.raw_transform(
-                            entity,
-                            *timestamp,
-                            data,
-                            &raw_transforms,
-                            hidden_parent,
-                        ),
-                    }
-                } else {
-                    data.clone()
-                };
-                ops.push(inference.put(entity, *component, *timestamp, data, &mut notes));
-            }
-            CrdtMessage::DeleteComponent {
-                component,
-                timestamp,
-                ..
-            } => ops.push(inference.delete(entity, *component, *timestamp, &mut notes)),
-            CrdtMessage::DeleteEntity { .. } => removes.push(SceneOp::Remove {
-                entity: inference.reference(entity),
-            }),
-            other => notes.push(format!(
-                "renderer: the scene's own {other:?} is not modelled"
-            )),
-        }
-    }
-    for message in &network {
-        // Renderer components were all taken from the renderer's stream above.
-        let Some(component) = message
-            .component()
-            .filter(|&c| c > crate::model::MAX_STATIC_COMPONENT)
-        else {
-            continue;
-        };
-        let Some(entity) = inference.local_of(message) else {
-            notes.push(format!("sent: {message:?} names no entity of this player"));
-            continue;
-        };
-        let timestamp = message.timestamp().unwrap_or(0);
-        match message {
-            CrdtMessage::PutComponent { data, .. }
-            | CrdtMessage::PutComponentNetwork { data, .. } => {
-                ops.push(inference.put(entity, component, timestamp, data.clone(), &mut notes));
-            }
-            CrdtMessage::DeleteComponent { .. } | CrdtMessage::DeleteComponentNetwork { .. } => {
-                ops.push(inference.delete(entity, component, timestamp, &mut notes));
-            }
-            _ => {}
-        }
-    }
-    // An entity created and removed within the tick keeps its NetworkEntity (the runtime's
-    // `removeEntity` spares it), and its DELETE_ENTITY_NETWORK is the only trace of it.
-    for message in &network {
-        if let CrdtMessage::DeleteEntityNetwork { network_id, .. } = message
-            && let Some(entity) = inference.local_of(message)
-            && !player.engine().has(entity, ids::NETWORK_ENTITY)
-            && !ops.iter().any(|op| {
-                matches!(
-                    op,
-                    SceneOp::Put {
-                        component: ids::NETWORK_ENTITY,
-                        ..
-                    }
-                ) && op.entity() == inference.reference(entity)
-            })
-        {
-            let identity = NetworkIdentity::new(*network_id, message.entity().0);
-            ops.push(inference.put(
-                entity,
-                ids::NETWORK_ENTITY,
-                1,
-                identity.to_bytes().to_vec(),
-                &mut notes,
-            ));
-        }
-    }
-    for (entity, component, data) in first.map_or(&[][..], |f| &f.values[..]) {
-        ops.push(inference.put(*entity, *component, 1, data.clone(), &mut notes));
-    }
-    ops.extend(removes);
-    notes.extend(inference.notes);
-    Inferred { ops, notes }
+        .collect()
 }
 
 /// The state of one tick's inference.
@@ -466,5 +392,133 @@ impl<'a> Inference<'a> {
             return data;
         }
         rendered.to_vec()
+    }
+
+    /// The scene's own writes of renderer components, from the renderer's stream past what
+    /// was forwarded, onto `ops` (a Transform as the scene wrote it, not as the renderer got
+    /// it); returns the removes, which go last.
+    fn renderer_writes(
+        &mut self,
+        own_renderer: &[CrdtMessage],
+        first: Option<&FirstTickWrites>,
+        raw_transforms: &FxHashMap<(NetworkIdentity, u32), &[u8]>,
+        ops: &mut Vec<SceneOp>,
+        notes: &mut Vec<String>,
+    ) -> Vec<SceneOp> {
+        let mut removes = Vec::new();
+        for message in own_renderer {
+            let entity = message.entity();
+            match message {
+                CrdtMessage::PutComponent {
+                    component,
+                    timestamp,
+                    data,
+                    ..
+                } => {
+                    let data = if *component == Transform::COMPONENT_ID {
+                        let hidden_parent = first.is_some_and(|f| {
+                            f.values
+                                .iter()
+                                .any(|(e, c, _)| *e == entity && *c == ids::NETWORK_PARENT)
+                        });
+                        match first.and_then(|f| f.transforms.get(&entity)) {
+                            Some(raw) if raw.get(..40) == data.get(..40) => raw.clone(),
+                            _ => self.raw_transform(
+                                entity,
+                                *timestamp,
+                                data,
+                                raw_transforms,
+                                hidden_parent,
+                            ),
+                        }
+                    } else {
+                        data.clone()
+                    };
+                    ops.push(self.put(entity, *component, *timestamp, data, notes));
+                }
+                CrdtMessage::DeleteComponent {
+                    component,
+                    timestamp,
+                    ..
+                } => ops.push(self.delete(entity, *component, *timestamp, notes)),
+                CrdtMessage::DeleteEntity { .. } => removes.push(SceneOp::Remove {
+                    entity: self.reference(entity),
+                }),
+                other => notes.push(format!(
+                    "renderer: the scene's own {other:?} is not modelled"
+                )),
+            }
+        }
+        removes
+    }
+
+    /// The scene's writes of components the renderer never sees, from the network items,
+    /// onto `ops`.
+    fn network_writes(
+        &mut self,
+        network: &[CrdtMessage],
+        ops: &mut Vec<SceneOp>,
+        notes: &mut Vec<String>,
+    ) {
+        for message in network {
+            // Renderer components were all taken from the renderer's stream.
+            let Some(component) = message
+                .component()
+                .filter(|&c| c > crate::model::MAX_STATIC_COMPONENT)
+            else {
+                continue;
+            };
+            let Some(entity) = self.local_of(message) else {
+                notes.push(format!("sent: {message:?} names no entity of this player"));
+                continue;
+            };
+            let timestamp = message.timestamp().unwrap_or(0);
+            match message {
+                CrdtMessage::PutComponent { data, .. }
+                | CrdtMessage::PutComponentNetwork { data, .. } => {
+                    ops.push(self.put(entity, component, timestamp, data.clone(), notes));
+                }
+                CrdtMessage::DeleteComponent { .. }
+                | CrdtMessage::DeleteComponentNetwork { .. } => {
+                    ops.push(self.delete(entity, component, timestamp, notes));
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// An entity created and removed within the tick keeps its NetworkEntity (the runtime's
+    /// `removeEntity` spares it), and its DELETE_ENTITY_NETWORK is the only trace of it: its
+    /// NetworkEntity put onto `ops`.
+    fn created_and_removed(
+        &mut self,
+        network: &[CrdtMessage],
+        ops: &mut Vec<SceneOp>,
+        notes: &mut Vec<String>,
+    ) {
+        for message in network {
+            if let CrdtMessage::DeleteEntityNetwork { network_id, .. } = message
+                && let Some(entity) = self.local_of(message)
+                && !self.player.engine().has(entity, ids::NETWORK_ENTITY)
+                && !ops.iter().any(|op| {
+                    matches!(
+                        op,
+                        SceneOp::Put {
+                            component: ids::NETWORK_ENTITY,
+                            ..
+                        }
+                    ) && op.entity() == self.reference(entity)
+                })
+            {
+                let identity = NetworkIdentity::new(*network_id, message.entity().0);
+                ops.push(self.put(
+                    entity,
+                    ids::NETWORK_ENTITY,
+                    1,
+                    identity.to_bytes().to_vec(),
+                    notes,
+                ));
+            }
+        }
     }
 }
