@@ -14,7 +14,7 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 use scenetree_core::net::HazardKind;
-use scenetree_core::net::capture::{Capture, ReplayReport, replay_json, replay_with};
+use scenetree_core::net::capture::{Capture, ReplayReport, ReplayedTick, replay_json, replay_with};
 use serde_json::Value;
 
 /// Random schedules to run (the issue asks for at least 200).
@@ -85,62 +85,9 @@ fn check(path: &Path) -> Vec<String> {
         if problems.len() >= 3 {
             return;
         }
-        let address = &capture.header.players[tick.player].address;
-        let who = capture.header.players[tick.player]
-            .name
-            .as_deref()
-            .unwrap_or(address);
-        if std::env::var("SCENETREE_NET_TRACE")
-            .is_ok_and(|w| Some(w.as_str()) == capture.header.players[tick.player].name.as_deref())
-        {
-            eprintln!(
-                "{name} tick {}: {:?}",
-                tick.output.tick,
-                tick.output
-                    .received
-                    .iter()
-                    .filter(|n| !matches!(
-                        n,
-                        scenetree_core::net::engine::ReceiveNote::Applied { .. }
-                    ))
-                    .collect::<Vec<_>>()
-            );
-        }
-        if std::env::var_os("SCENETREE_NET_EXPLAIN").is_some() && !tick.matches() {
-            explain(&capture, tick);
-        }
-        if let Some(at) = tick.renderer_differs_at {
-            problems.push(format!(
-                "{name}:{}: player {who} tick {}: renderer bytes differ from byte {at}",
-                tick.line, tick.output.tick
-            ));
-        }
-        if !tick.sent_differs.is_empty() {
-            problems.push(format!(
-                "{name}:{}: player {who} tick {}: sent items {:?} differ",
-                tick.line, tick.output.tick, tick.sent_differs
-            ));
-        }
-        for note in &tick.notes {
-            problems.push(format!(
-                "{name}:{}: player {who} tick {}: {note}",
-                tick.line, tick.output.tick
-            ));
-        }
-        for op in &tick.ops {
-            let made_first = matches!(op.entity(),
-                scenetree_core::net::EntityRef::Scene(k) if k < first_tick_entities[tick.player]);
-            if let scenetree_core::net::SceneOp::Put { unseen, .. }
-            | scenetree_core::net::SceneOp::Delete { unseen, .. } = op
-                && *unseen > 0
-                && !made_first
-            {
-                problems.push(format!(
-                    "{name}:{}: player {who} tick {}: the model's clock is behind the SDK's: {op:?}",
-                    tick.line, tick.output.tick
-                ));
-            }
-        }
+        trace_tick(&name, &capture, tick);
+        let made_first = first_tick_entities[tick.player];
+        problems.extend(tick_problems(&name, &capture, tick, made_first));
     });
     let sidecar: Value = serde_json::from_str(
         &std::fs::read_to_string(path.with_extension("final.json")).expect("sidecar readable"),
@@ -150,6 +97,90 @@ fn check(path: &Path) -> Vec<String> {
         return problems;
     }
     let report = serde_json::to_value(ReplayReport::of(&replay)).expect("report is JSON");
+    final_state_problems(&name, &capture, &report, &sidecar)
+}
+
+/// With `SCENETREE_NET_TRACE=<player name>`, what that player received that was not applied,
+/// tick by tick; with `SCENETREE_NET_EXPLAIN`, each mismatching tick decoded.
+fn trace_tick(name: &str, capture: &Capture, tick: &ReplayedTick) {
+    if std::env::var("SCENETREE_NET_TRACE")
+        .is_ok_and(|w| Some(w.as_str()) == capture.header.players[tick.player].name.as_deref())
+    {
+        eprintln!(
+            "{name} tick {}: {:?}",
+            tick.output.tick,
+            tick.output
+                .received
+                .iter()
+                .filter(|n| !matches!(n, scenetree_core::net::engine::ReceiveNote::Applied { .. }))
+                .collect::<Vec<_>>()
+        );
+    }
+    if std::env::var_os("SCENETREE_NET_EXPLAIN").is_some() && !tick.matches() {
+        explain(capture, tick);
+    }
+}
+
+/// What one replayed tick got wrong: renderer bytes, sent items, the replay's notes, and a
+/// write the model sent with a clock behind the SDK's (`unseen` sends), except on the
+/// entities the player's first tick made (the first `first_tick_entities`).
+fn tick_problems(
+    name: &str,
+    capture: &Capture,
+    tick: &ReplayedTick,
+    first_tick_entities: u32,
+) -> Vec<String> {
+    let mut problems = Vec::new();
+    let address = &capture.header.players[tick.player].address;
+    let who = capture.header.players[tick.player]
+        .name
+        .as_deref()
+        .unwrap_or(address);
+    if let Some(at) = tick.renderer_differs_at {
+        problems.push(format!(
+            "{name}:{}: player {who} tick {}: renderer bytes differ from byte {at}",
+            tick.line, tick.output.tick
+        ));
+    }
+    if !tick.sent_differs.is_empty() {
+        problems.push(format!(
+            "{name}:{}: player {who} tick {}: sent items {:?} differ",
+            tick.line, tick.output.tick, tick.sent_differs
+        ));
+    }
+    for note in &tick.notes {
+        problems.push(format!(
+            "{name}:{}: player {who} tick {}: {note}",
+            tick.line, tick.output.tick
+        ));
+    }
+    for op in &tick.ops {
+        let made_first = matches!(op.entity(),
+            scenetree_core::net::EntityRef::Scene(k) if k < first_tick_entities);
+        if let scenetree_core::net::SceneOp::Put { unseen, .. }
+        | scenetree_core::net::SceneOp::Delete { unseen, .. } = op
+            && *unseen > 0
+            && !made_first
+        {
+            problems.push(format!(
+                "{name}:{}: player {who} tick {}: the model's clock is behind the SDK's: {op:?}",
+                tick.line, tick.output.tick
+            ));
+        }
+    }
+    problems
+}
+
+/// Where the replay's final state (`report`) differs from the SDK's (`sidecar`): each
+/// player's renderer tree, network map (less the entities of a first tick no capture shows)
+/// and network id.
+fn final_state_problems(
+    name: &str,
+    capture: &Capture,
+    report: &Value,
+    sidecar: &Value,
+) -> Vec<String> {
+    let mut problems = Vec::new();
     for (at, (ours, theirs)) in report["players"]
         .as_array()
         .unwrap()
@@ -158,7 +189,7 @@ fn check(path: &Path) -> Vec<String> {
         .enumerate()
     {
         let mut theirs = theirs.clone();
-        let invisible = invisible_first_tick_entities(&capture, at);
+        let invisible = invisible_first_tick_entities(capture, at);
         let ours_map = ours["network_map"].as_array().unwrap().clone();
         theirs["network_map"]
             .as_array_mut()
