@@ -1,6 +1,7 @@
-//! Files that include others by path (`#[path = "…"]`, `include_str!("…")`,
-//! `include_bytes!("…")`) name files that exist: a moved file breaks the build of whatever
-//! includes it, and some includers (the bevy comparison, the fuzz targets) are built by no test.
+//! Files that include others by path: `include_str!("…")` and `include_bytes!("…")` name files
+//! that exist (a moved file breaks the build of whatever includes it, and some includers, the
+//! fuzz targets, are built by no test), and no module is included by `#[path = "…"]`: a module
+//! lives where Rust looks for it, and what tests share is in `crates/test-support`.
 
 // A test program: a failed unwrap fails the run (unwrap is denied in library code only).
 #![allow(clippy::unwrap_used)]
@@ -15,12 +16,16 @@ fn rust_files(dir: &Path) -> Vec<PathBuf> {
     files::files_under(dir, Some("rs"))
 }
 
-/// The relative paths `text` includes, as written (comment lines left out).
+/// The non-comment lines of `text`.
+fn code_lines(text: &str) -> impl Iterator<Item = &str> {
+    text.lines().filter(|l| !l.trim_start().starts_with("//"))
+}
+
+/// The relative paths `text` includes with `include_str!` or `include_bytes!`, as written.
 fn included_paths(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
-    let code = text.lines().filter(|l| !l.trim_start().starts_with("//"));
-    for line in code {
-        for marker in ["#[path = \"", "include_str!(\"", "include_bytes!(\""] {
+    for line in code_lines(text) {
+        for marker in ["include_str!(\"", "include_bytes!(\""] {
             let mut rest = line;
             while let Some(start) = rest.find(marker) {
                 let after = &rest[start + marker.len()..];
@@ -33,26 +38,39 @@ fn included_paths(text: &str) -> Vec<&str> {
     out
 }
 
-/// Includes in `files` that name no file, as "file: path". Paths are relative to the including
-/// file's folder, except `#[path]` on a module declared in a file that is not a module root,
-/// which Rust resolves from that file's own module folder; both are tried.
+/// Includes in `files` that name no file, as "file: path" (paths are relative to the
+/// including file's folder).
 fn missing_includes(files: &[PathBuf]) -> Vec<String> {
     let mut missing = Vec::new();
     for file in files {
         let text = std::fs::read_to_string(file).unwrap_or_default();
         let dir = file.parent().unwrap();
-        let own_folder = file.with_extension("");
         for path in included_paths(&text) {
             // `concat!(env!(…))` and other built paths are not literal includes.
             if path.contains('{') || path.starts_with('/') {
                 continue;
             }
-            if !dir.join(path).exists() && !own_folder.join(path).exists() {
+            if !dir.join(path).exists() {
                 missing.push(format!("{}: {path}", file.display()));
             }
         }
     }
     missing
+}
+
+/// The `#[path = "…"]` attributes in `files`, as "file:line: attribute".
+fn path_attributes(files: &[PathBuf]) -> Vec<String> {
+    let mut found = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(file).unwrap_or_default();
+        for (n, line) in text.lines().enumerate() {
+            let code = line.trim_start();
+            if !code.starts_with("//") && code.replace(' ', "").contains("#[path=") {
+                found.push(format!("{}:{}: {}", file.display(), n + 1, code.trim_end()));
+            }
+        }
+    }
+    found
 }
 
 #[test]
@@ -61,8 +79,8 @@ fn every_file_included_by_path_exists() {
     assert!(
         files
             .iter()
-            .any(|f| f.ends_with("bench/vs-bevy/src/main.rs")),
-        "the bevy comparison was not found"
+            .any(|f| f.ends_with("fuzz/fuzz_targets/components.rs")),
+        "the fuzz targets were not found"
     );
     let missing = missing_includes(&files);
     assert!(
@@ -73,21 +91,39 @@ fn every_file_included_by_path_exists() {
 }
 
 #[test]
-fn the_include_check_can_fail() {
+fn no_module_is_included_by_path() {
+    // This file spells the attribute out in its own checks.
+    let files: Vec<PathBuf> = (rust_files(&root()).into_iter())
+        .filter(|f| !f.ends_with("tests/includes.rs"))
+        .collect();
+    let found = path_attributes(&files);
+    assert!(
+        found.is_empty(),
+        "modules included by #[path]; make each an ordinary child module (`mod tests;` in \
+         `<module>/tests.rs`), or share it through crates/test-support:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_include_checks_can_fail() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("here.rs"), "").unwrap();
+    std::fs::write(dir.path().join("here.md"), "").unwrap();
     let file = dir.path().join("main.rs");
     std::fs::write(
         &file,
-        "#[path = \"here.rs\"]\nmod a;\n#[path = \"../benches/support/forest.rs\"]\nmod b;\n\
+        "#[path = \"here.rs\"]\nmod a;\n// #[path = \"commented.rs\"]\n\
+         const H: &str = include_str!(\"here.md\");\n\
          const T: &str = include_str!(\"gone.md\");\n",
     )
     .unwrap();
+    let files = std::slice::from_ref(&file);
     assert_eq!(
-        missing_includes(std::slice::from_ref(&file)),
-        vec![
-            format!("{}: ../benches/support/forest.rs", file.display()),
-            format!("{}: gone.md", file.display()),
-        ]
+        missing_includes(files),
+        vec![format!("{}: gone.md", file.display())]
+    );
+    assert_eq!(
+        path_attributes(files),
+        vec![format!("{}:1: #[path = \"here.rs\"]", file.display())]
     );
 }
