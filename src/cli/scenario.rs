@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use scenetree_core::crdt::{Network, PeerId};
+use scenetree_core::crdt::{Network, PeerId, ScenarioPlayer};
 use scenetree_core::model::{Entity, present};
 use scenetree_core::scene::policy::{PolicyBoard, TreePolicy};
 use scenetree_core::scene::{Fallback, SceneView};
@@ -51,6 +51,21 @@ struct StepLine {
     policies: Option<PolicyStates>,
 }
 
+/// Every state of one run: the peers before the first event and after each one.
+struct Replayed {
+    initial: Vec<PeerState>,
+    /// With `--policy`: the peers' trees under each policy before the first event.
+    initial_policies: Option<PolicyStates>,
+    lines: Vec<StepLine>,
+}
+
+impl Replayed {
+    /// The policy trees after the last event (or at the start, when nothing happened).
+    fn final_policies(&self) -> Option<&PolicyStates> {
+        (self.lines.last()).map_or(self.initial_policies.as_ref(), |l| l.policies.as_ref())
+    }
+}
+
 /// Runs the scenario in `file` and prints the report; `policies` (may be empty) adds each
 /// peer's tree under those tree policies.
 pub(super) fn run(file: &Path, as_json: bool, policies: &[TreePolicy]) -> Result<(), String> {
@@ -58,8 +73,28 @@ pub(super) fn run(file: &Path, as_json: bool, policies: &[TreePolicy]) -> Result
     let player = scenario
         .run()
         .map_err(|e| format!("{}: {e}", file.display()))?;
-    // Replay the finished run one event at a time to read every intermediate state; the views
-    // follow the replay's replicas incrementally.
+    let replayed = replay(&player, policies)?;
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let result = if as_json {
+        let doc = report_json(&player, &replayed);
+        writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&doc).expect("JSON values serialize")
+        )
+    } else {
+        write_report(&mut out, &player, &replayed)
+    };
+    match result {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.map_err(|e| format!("cannot write output: {e}")),
+    }
+}
+
+/// Replays the finished run one event at a time to read every intermediate state; the views
+/// follow the replay's replicas incrementally.
+fn replay(player: &ScenarioPlayer, policies: &[TreePolicy]) -> Result<Replayed, String> {
     let mut replay = player.network().clone();
     replay.seek(0).map_err(|e| e.to_string())?;
     let mut views: Vec<SceneView> = replay
@@ -90,112 +125,116 @@ pub(super) fn run(file: &Path, as_json: bool, policies: &[TreePolicy]) -> Result
             policies: states(&replay),
         });
     }
-    let network = player.network();
-    let convergence = network.convergence();
-    let name = |e: Entity| network.name_of(e, &[]);
-    let named = |e: Entity| short_name(network, e, None);
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    Ok(Replayed {
+        initial,
+        initial_policies,
+        lines,
+    })
+}
+
+/// The report as one JSON document (`--json`).
+fn report_json(player: &ScenarioPlayer, replayed: &Replayed) -> Value {
     let scenario = player.scenario();
-    let result = if as_json {
-        let doc = json!({
-            "title": scenario.title,
-            "peers": scenario.peers,
-            "seed": scenario.seed,
-            "initial": peers_json(&initial, initial_policies.as_ref()),
-            "steps": lines.iter().map(|l| {
-                let mut step = json!({
-                    "step": l.step,
-                    "event": { "index": l.index, "kind": l.kind, "at": l.at, "summary": l.summary },
-                    "peers": peers_json(&l.peers, l.policies.as_ref()),
-                    "in_flight": l.in_flight,
-                });
-                if let Some(p) = &l.policies {
-                    step["agreement"] = agreement_json(&p.agreement);
-                }
-                step
-            }).collect::<Vec<_>>(),
-            "converged": convergence.converged,
-            "in_flight": convergence.in_flight,
-            "differing": convergence.differing.iter().map(|e| e.0).collect::<Vec<_>>(),
-        });
-        let last = lines
-            .last()
-            .map_or(initial_policies.as_ref(), |l| l.policies.as_ref());
-        let doc = match last {
-            Some(p) => {
-                let mut doc = doc;
-                doc["policies_agree"] = agreement_json(&p.agreement);
-                doc
+    let convergence = player.network().convergence();
+    let Replayed {
+        initial,
+        initial_policies,
+        lines,
+    } = replayed;
+    let mut doc = json!({
+        "title": scenario.title,
+        "peers": scenario.peers,
+        "seed": scenario.seed,
+        "initial": peers_json(initial, initial_policies.as_ref()),
+        "steps": lines.iter().map(|l| {
+            let mut step = json!({
+                "step": l.step,
+                "event": { "index": l.index, "kind": l.kind, "at": l.at, "summary": l.summary },
+                "peers": peers_json(&l.peers, l.policies.as_ref()),
+                "in_flight": l.in_flight,
+            });
+            if let Some(p) = &l.policies {
+                step["agreement"] = agreement_json(&p.agreement);
             }
-            None => doc,
-        };
+            step
+        }).collect::<Vec<_>>(),
+        "converged": convergence.converged,
+        "in_flight": convergence.in_flight,
+        "differing": convergence.differing.iter().map(|e| e.0).collect::<Vec<_>>(),
+    });
+    if let Some(p) = replayed.final_policies() {
+        doc["policies_agree"] = agreement_json(&p.agreement);
+    }
+    doc
+}
+
+/// The report as text: each step with its events and the peers after each, then whether the
+/// peers converged.
+fn write_report(
+    out: &mut impl Write,
+    player: &ScenarioPlayer,
+    replayed: &Replayed,
+) -> std::io::Result<()> {
+    let network = player.network();
+    let named = |e: Entity| short_name(network, e, None);
+    let scenario = player.scenario();
+    writeln!(
+        out,
+        "{} ({} peers, seed {})",
+        scenario.title, scenario.peers, scenario.seed
+    )?;
+    writeln!(out, "start")?;
+    let initial_policies = replayed.initial_policies.as_ref();
+    write_peers(out, &replayed.initial, initial_policies, &named)?;
+    for (i, step) in scenario.steps.iter().enumerate() {
         writeln!(
             out,
-            "{}",
-            serde_json::to_string_pretty(&doc).expect("JSON values serialize")
-        )
-    } else {
-        (|| {
+            "step {}: {}",
+            i + 1,
+            step.text.as_deref().unwrap_or("")
+        )?;
+        for line in replayed.lines.iter().filter(|l| l.step == i + 1) {
             writeln!(
                 out,
-                "{} ({} peers, seed {})",
-                scenario.title, scenario.peers, scenario.seed
+                "  event {} ({}): {}",
+                line.index, line.kind, line.summary
             )?;
-            writeln!(out, "start")?;
-            write_peers(&mut out, &initial, initial_policies.as_ref(), &named)?;
-            for (i, step) in scenario.steps.iter().enumerate() {
-                writeln!(
-                    out,
-                    "step {}: {}",
-                    i + 1,
-                    step.text.as_deref().unwrap_or("")
-                )?;
-                for line in lines.iter().filter(|l| l.step == i + 1) {
-                    writeln!(
-                        out,
-                        "  event {} ({}): {}",
-                        line.index, line.kind, line.summary
-                    )?;
-                    write_peers(&mut out, &line.peers, line.policies.as_ref(), &named)?;
-                }
-            }
-            let last = lines
-                .last()
-                .map_or(initial_policies.as_ref(), |l| l.policies.as_ref());
-            if let Some(p) = last {
-                write_agreement(&mut out, "peers agree at the end", &p.agreement, named)?;
-            }
-            if convergence.converged {
-                let digest = convergence.digests.first().copied().unwrap_or_default();
-                writeln!(
-                    out,
-                    "converged: yes (every peer has digest {}, nothing in flight)",
-                    short(digest)
-                )
-            } else {
-                let differing: Vec<String> = convergence
-                    .differing
-                    .iter()
-                    .map(|e| present::entity_tag(*e, name(*e).as_deref()))
-                    .collect();
-                writeln!(
-                    out,
-                    "converged: no ({} in flight; entities that differ: {})",
-                    convergence.in_flight,
-                    if differing.is_empty() {
-                        "none yet".to_string()
-                    } else {
-                        differing.join(", ")
-                    }
-                )
-            }
-        })()
-    };
-    match result {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        other => other.map_err(|e| format!("cannot write output: {e}")),
+            write_peers(out, &line.peers, line.policies.as_ref(), &named)?;
+        }
     }
+    if let Some(p) = replayed.final_policies() {
+        write_agreement(out, "peers agree at the end", &p.agreement, named)?;
+    }
+    write_convergence(out, network)
+}
+
+/// Whether the peers converged: the digest they share, or what is in flight and which
+/// entities differ.
+fn write_convergence(out: &mut impl Write, network: &Network) -> std::io::Result<()> {
+    let convergence = network.convergence();
+    if convergence.converged {
+        let digest = convergence.digests.first().copied().unwrap_or_default();
+        return writeln!(
+            out,
+            "converged: yes (every peer has digest {}, nothing in flight)",
+            short(digest)
+        );
+    }
+    let differing: Vec<String> = convergence
+        .differing
+        .iter()
+        .map(|e| present::entity_tag(*e, network.name_of(*e, &[]).as_deref()))
+        .collect();
+    writeln!(
+        out,
+        "converged: no ({} in flight; entities that differ: {})",
+        convergence.in_flight,
+        if differing.is_empty() {
+            "none yet".to_string()
+        } else {
+            differing.join(", ")
+        }
+    )
 }
 
 fn peer_states(network: &Network, views: &mut [SceneView]) -> Vec<PeerState> {
