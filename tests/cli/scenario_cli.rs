@@ -199,9 +199,11 @@ fn a_scenario_that_cannot_play_is_refused_at_load_with_the_action_path() {
     assert!(run.stdout.is_empty(), "nothing half-printed");
 }
 
-#[test]
-fn a_run_saved_as_a_scenario_replays_exactly() {
-    // Every kind of operation, including values that only base64 can carry exactly.
+const PEERS: [PeerId; 3] = [PeerId(1), PeerId(2), PeerId(3)];
+
+/// The start of the saved run: Lamp (512) with a Transform and a name, 600 deleted before it
+/// existed and 601 deleted after.
+fn start_with_a_name_and_deleted_entities() -> Replica {
     let mut start = Replica::new();
     start
         .put_transform(Entity(512), &Transform::IDENTITY)
@@ -214,8 +216,13 @@ fn a_run_saved_as_a_scenario_replays_exactly() {
         .put_transform(Entity(601), &Transform::IDENTITY)
         .unwrap();
     start.delete_entity(Entity(601)).unwrap();
-    let mut net = Network::new(3, 99, &start).unwrap();
-    let (p1, p2, p3) = (PeerId(1), PeerId(2), PeerId(3));
+    start
+}
+
+/// Every kind of write, including values that only base64 can carry exactly (a NaN's payload,
+/// a name that is not a string) and messages authored outside the network.
+fn write_every_kind_of_value(net: &mut Network) {
+    let [p1, p2, p3] = PEERS;
     let mut nan = Transform::IDENTITY.to_bytes();
     nan[0..4].copy_from_slice(&0x7FC0_0001u32.to_le_bytes());
     net.write(
@@ -262,6 +269,12 @@ fn a_run_saved_as_a_scenario_replays_exactly() {
     let authored = vec![outside.put(Entity(514), 1018, vec![3, 4]).unwrap()];
     net.write(p2, LocalWrite::Authored { messages: authored })
         .unwrap();
+}
+
+/// Every way a message can travel: duplicated, reordered, dropped, held for a peer offline,
+/// delivered automatically with latency and jitter, and all at once in a random order.
+fn deliver_every_way(net: &mut Network) {
+    let p3 = PEERS[2];
     net.duplicate(MessageId(2)).unwrap();
     net.reorder(MessageId(5), 0).unwrap();
     net.drop_message(MessageId(1)).unwrap();
@@ -275,6 +288,11 @@ fn a_run_saved_as_a_scenario_replays_exactly() {
     net.set_auto_delivery(None);
     net.tick(3);
     net.deliver_all(DeliveryOrder::Random, MessageFilter::ALL);
+}
+
+/// A component and an entity deleted, then everything delivered in reverse.
+fn delete_a_component_and_an_entity(net: &mut Network) {
+    let [p1, p2, _] = PEERS;
     net.write(
         p1,
         LocalWrite::DeleteComponent {
@@ -291,27 +309,13 @@ fn a_run_saved_as_a_scenario_replays_exactly() {
     )
     .unwrap();
     net.deliver_all(DeliveryOrder::Reverse, MessageFilter::ALL);
+}
 
-    let saved = net.to_scenario("everything", "all operations");
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("run.scenario.json");
-    save_scenario(&saved, &file).unwrap();
-    let loaded = read_scenario(&file).unwrap();
-    assert_eq!(loaded, saved);
-    let again = loaded.run().unwrap();
-    assert_eq!(again.network().events(), net.events());
-    for p in [p1, p2, p3] {
-        assert_eq!(
-            again.network().replica(p).unwrap().digest(),
-            net.replica(p).unwrap().digest()
-        );
-    }
-    assert_eq!(again.network().convergence(), net.convergence());
-    // And both go on alike: random choices depend on the seed and the timeline alone.
-    let mut a = again.network().clone();
-    let mut b = net.clone();
+/// `a` and `b` go on alike: the same writes on each and a random delivery give the same
+/// events (random choices depend on the seed and the timeline alone).
+fn assert_they_go_on_alike(mut a: Network, mut b: Network) {
     for n in [&mut a, &mut b] {
-        for p in [p1, p2, p3] {
+        for p in PEERS {
             n.write(p, LocalWrite::transform(Entity(700), &Transform::IDENTITY))
                 .unwrap();
         }
@@ -322,6 +326,32 @@ fn a_run_saved_as_a_scenario_replays_exactly() {
     );
     assert_eq!(ra.delivered, rb.delivered);
     assert_eq!(a.events(), b.events());
+}
+
+#[test]
+fn a_run_saved_as_a_scenario_replays_exactly() {
+    // Every kind of operation, including values that only base64 can carry exactly.
+    let mut net = Network::new(3, 99, &start_with_a_name_and_deleted_entities()).unwrap();
+    write_every_kind_of_value(&mut net);
+    deliver_every_way(&mut net);
+    delete_a_component_and_an_entity(&mut net);
+
+    let saved = net.to_scenario("everything", "all operations");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("run.scenario.json");
+    save_scenario(&saved, &file).unwrap();
+    let loaded = read_scenario(&file).unwrap();
+    assert_eq!(loaded, saved);
+    let again = loaded.run().unwrap();
+    assert_eq!(again.network().events(), net.events());
+    for p in PEERS {
+        assert_eq!(
+            again.network().replica(p).unwrap().digest(),
+            net.replica(p).unwrap().digest()
+        );
+    }
+    assert_eq!(again.network().convergence(), net.convergence());
+    assert_they_go_on_alike(again.network().clone(), net.clone());
 }
 
 #[test]
