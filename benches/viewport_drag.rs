@@ -39,7 +39,7 @@ use scenetree::ui::{Action, Workbench};
 use scenetree_core::examples;
 use scenetree_core::model::Entity;
 use scenetree_editor::{Command, Document};
-use scenetree_viewport::headless::headless_gl;
+use scenetree_viewport::headless::{Headless, headless_gl};
 use scenetree_viewport::{GlowViewportRenderer, NullRenderer, ViewportRenderer};
 
 /// The allocator the editor runs with (main.rs): huge pages under large arrays.
@@ -117,6 +117,16 @@ fn drag_step(doc: &Document, x: &mut f32) -> Action {
     Action::EditCoalesced(Command::SetTransforms(vec![(DRAGGED, t)]), 0x5ce7)
 }
 
+/// A drag step of [`DRAGGED`] applied to `doc`, as the workbench applies the viewport's.
+fn apply_drag_step(doc: &mut Document, x: &mut f32) {
+    let Action::EditCoalesced(command, key) = drag_step(doc, x) else {
+        unreachable!()
+    };
+    doc.apply_coalesced(command, key).expect("a move applies");
+}
+
+type Group<'a> = criterion::BenchmarkGroup<'a, criterion::measurement::WallTime>;
+
 fn frames(c: &mut Criterion) {
     let gl = headless_gl().expect("surfaceless EGL");
     eprintln!("OpenGL: {}", gl.renderer_name());
@@ -125,8 +135,19 @@ fn frames(c: &mut Criterion) {
         .sample_size(10)
         .sampling_mode(SamplingMode::Flat)
         .measurement_time(Duration::from_secs(10));
+    window_frames(&mut group, &gl);
+    null_renderer_frames(&mut group);
+    let mut doc = large_workbench().doc;
+    let mut tab = ViewportTab::default();
     let mut x = 0.0f32;
+    tab_updates(&mut group, &mut doc, &mut tab, &mut x);
+    tab_updates_after_n_leaves(&mut group, &mut doc, &mut tab);
+    gpu_update(&mut group, &gl, &mut doc, &mut tab, &mut x);
+    group.finish();
+}
 
+/// `static_frame` and `drag_frame`: the whole window with the real renderer.
+fn window_frames(group: &mut Group, gl: &Headless) {
     let mut h = large_window(GlowViewportRenderer::new(gl.gl.clone()).expect("renderer"));
     group.bench_function("static_frame", |b| b.iter(|| h.step()));
     let before = h.state().doc.local_transform(DRAGGED);
@@ -140,29 +161,26 @@ fn frames(c: &mut Criterion) {
     });
     let moved = h.state().doc.local_transform(DRAGGED);
     assert_ne!(moved.position.x, before.position.x, "the drag moved it");
-    drop(h);
+}
 
+/// `drag_frame_null_renderer`: the whole window's drag frame without the GL work.
+fn null_renderer_frames(group: &mut Group) {
     let mut h = large_window(NullRenderer::default());
     let (grab, mut step) = (grab_x_arrow(&mut h), 0);
     group.bench_function("drag_frame_null_renderer", |b| {
         b.iter(|| drag_frame(&mut h, grab, &mut step))
     });
     assert!(h.state().viewport.viewport.is_dragging_gizmo());
-    drop(h);
+}
 
-    let mut doc = large_workbench().doc;
-    let mut tab = ViewportTab::default();
+/// `tab_update_incremental` and `tab_update_full`: a drag step and the Viewport tab's update
+/// after it.
+fn tab_updates(group: &mut Group, doc: &mut Document, tab: &mut ViewportTab, x: &mut f32) {
     let none = HashSet::new();
-    tab.update_scene(&doc, &none, &none, 0.0);
-    let mut apply = |doc: &mut Document| {
-        let Action::EditCoalesced(command, key) = drag_step(doc, &mut x) else {
-            unreachable!()
-        };
-        doc.apply_coalesced(command, key).expect("a move applies");
-    };
-    apply(&mut doc);
+    tab.update_scene(doc, &none, &none, 0.0);
+    apply_drag_step(doc, x);
     let taken = tab.incremental_updates();
-    tab.update_scene(&doc, &none, &none, 0.0);
+    tab.update_scene(doc, &none, &none, 0.0);
     assert_eq!(
         tab.incremental_updates(),
         taken + 1,
@@ -170,17 +188,23 @@ fn frames(c: &mut Criterion) {
     );
     group.bench_function("tab_update_incremental", |b| {
         b.iter(|| {
-            apply(&mut doc);
-            tab.update_scene(&doc, &none, &none, 0.0).generation
+            apply_drag_step(doc, x);
+            tab.update_scene(doc, &none, &none, 0.0).generation
         })
     });
     group.bench_function("tab_update_full", |b| {
         b.iter(|| {
-            apply(&mut doc);
+            apply_drag_step(doc, x);
             tab.rebuild_next();
-            tab.update_scene(&doc, &none, &none, 0.0).generation
+            tab.update_scene(doc, &none, &none, 0.0).generation
         })
     });
+}
+
+/// `tab_update_n_leaves_incremental/N` and `tab_update_n_leaves_full/N`: the tab's update
+/// alone after one edit moved N leaves.
+fn tab_updates_after_n_leaves(group: &mut Group, doc: &mut Document, tab: &mut ViewportTab) {
+    let none = HashSet::new();
     for n in [1usize, 64, 512, 4096] {
         let id = |name| criterion::BenchmarkId::new(name, n);
         let mut y = 0.0f32;
@@ -199,7 +223,7 @@ fn frames(c: &mut Criterion) {
             doc.apply_coalesced(Command::SetTransforms(moves), 0x1eaf)
                 .expect("a move applies");
         };
-        tab.update_scene(&doc, &none, &none, 0.0);
+        tab.update_scene(doc, &none, &none, 0.0);
         for (name, full) in [
             ("tab_update_n_leaves_incremental", false),
             ("tab_update_n_leaves_full", true),
@@ -209,12 +233,12 @@ fn frames(c: &mut Criterion) {
                 b.iter_custom(|iters| {
                     let mut spent = Duration::ZERO;
                     for _ in 0..iters {
-                        move_leaves(&mut doc);
+                        move_leaves(doc);
                         if full {
                             tab.rebuild_next();
                         }
                         let start = Instant::now();
-                        black_box(tab.update_scene(&doc, &none, &none, 0.0).generation);
+                        black_box(tab.update_scene(doc, &none, &none, 0.0).generation);
                         spent += start.elapsed();
                     }
                     spent
@@ -222,13 +246,24 @@ fn frames(c: &mut Criterion) {
             });
         }
     }
+}
+
+/// `gpu_update`: a drag step, the tab's update and the instance writes, no draw.
+fn gpu_update(
+    group: &mut Group,
+    gl: &Headless,
+    doc: &mut Document,
+    tab: &mut ViewportTab,
+    x: &mut f32,
+) {
+    let none = HashSet::new();
     let mut renderer = GlowViewportRenderer::new(gl.gl.clone()).expect("renderer");
     renderer.upload(tab.scene());
     let before = renderer.stats();
     group.bench_function("gpu_update", |b| {
         b.iter(|| {
-            apply(&mut doc);
-            renderer.upload(tab.update_scene(&doc, &none, &none, 0.0));
+            apply_drag_step(doc, x);
+            renderer.upload(tab.update_scene(doc, &none, &none, 0.0));
         })
     });
     let after = renderer.stats();
@@ -236,7 +271,6 @@ fn frames(c: &mut Criterion) {
         after.uploads, before.uploads,
         "every step was written in place"
     );
-    group.finish();
 }
 
 criterion_group!(benches, frames);
