@@ -10,6 +10,9 @@
 //! - **The bevy comparison builds `--locked`.** `bench/vs-bevy` is a workspace of its own with
 //!   its own Cargo.lock, which nothing else updates: it must resolve scenetree's dependencies
 //!   as the root Cargo.lock does.
+//! - **Short functions.** No function (library, binary, test or bench) is over 120 lines
+//!   from its `fn` to its closing brace: a longer one does several things, to be split by
+//!   concern into named functions.
 //! - **clippy enforces the rest, and each rule can fail.** Named colours (made only in the
 //!   style modules), no exits in the libraries, named threads, no bare `unwrap()` in library
 //!   code, a `// SAFETY:` comment on every unsafe block: denied lints in Cargo.toml's
@@ -199,13 +202,13 @@ fn nothing_reads_outside_the_repository() {
         let mut previous = "";
         for (n, line) in text.lines().enumerate() {
             let code = code_of(line);
-            // include_str!, include_bytes! (whose argument may be on the next line) and #[path]
-            // resolve against the file's folder; every other path is joined to the manifest
-            // folder (the file's crate: `crates/<name>`, or the repository root).
+            // include_str! and include_bytes! (whose argument may be on the next line) resolve
+            // against the file's folder (tests/includes.rs keeps #[path] out); every other path
+            // is joined to the manifest folder (the file's crate: `crates/<name>`, or the
+            // repository root).
             let file_relative = code.contains("include_")
                 || previous.ends_with("include_bytes!(")
-                || previous.ends_with("include_str!(")
-                || code.starts_with("#[path");
+                || previous.ends_with("include_str!(");
             previous = code;
             let base = if file_relative {
                 dir.clone()
@@ -789,4 +792,119 @@ fn the_cycle_check_can_fail() {
         file("ui::style", ""),
     ];
     assert!(import_cycles(&one_way).is_empty());
+}
+
+/// The most lines a function may take, from the line of its `fn` to that of its closing brace.
+const MAX_FUNCTION_LINES: usize = 120;
+
+/// One function with a body: its name, the line of its `fn` and its length in lines (from
+/// that line to the line of its closing brace).
+#[derive(Debug, PartialEq)]
+struct FunctionLength {
+    name: String,
+    line: usize,
+    lines: usize,
+}
+
+/// Every function with a body in `source`, nested ones and those written inside macro calls
+/// (`proptest! { fn … }`) included. Rust's own tokenizer (proc-macro2's) reads the text, so
+/// braces in strings, characters and comments are not counted.
+fn function_lengths(source: &str) -> Result<Vec<FunctionLength>, proc_macro2::LexError> {
+    let tokens: proc_macro2::TokenStream = source.parse()?;
+    let mut found = Vec::new();
+    collect_functions(tokens, &mut found);
+    Ok(found)
+}
+
+/// Adds the functions of `tokens` and of every group inside them to `found`.
+fn collect_functions(tokens: proc_macro2::TokenStream, found: &mut Vec<FunctionLength>) {
+    use proc_macro2::{Delimiter, TokenTree};
+    let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+    for (at, token) in tokens.iter().enumerate() {
+        match token {
+            TokenTree::Group(group) => collect_functions(group.stream(), found),
+            TokenTree::Ident(keyword) if keyword == "fn" => {
+                // `fn name`, not the pointer type `fn(…)`; its body is the first brace group
+                // after the name, unless a `;` ends a declaration first.
+                let Some(TokenTree::Ident(name)) = tokens.get(at + 1) else {
+                    continue;
+                };
+                let body = (tokens[at + 2..].iter())
+                    .take_while(|t| !matches!(t, TokenTree::Punct(p) if p.as_char() == ';'))
+                    .find_map(|t| match t {
+                        TokenTree::Group(g) if g.delimiter() == Delimiter::Brace => Some(g),
+                        _ => None,
+                    });
+                if let Some(body) = body {
+                    let line = keyword.span().start().line;
+                    found.push(FunctionLength {
+                        name: name.to_string(),
+                        line,
+                        lines: body.span_close().end().line - line + 1,
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+#[test]
+fn no_function_is_longer_than_120_lines() {
+    let root = root();
+    let mut problems = Vec::new();
+    let mut functions = 0;
+    for file in rust_files(&root) {
+        let at = file.strip_prefix(&root).unwrap().display().to_string();
+        let text = std::fs::read_to_string(&file).expect("readable source");
+        match function_lengths(&text) {
+            Ok(lengths) => {
+                functions += lengths.len();
+                problems.extend(
+                    (lengths.into_iter())
+                        .filter(|f| f.lines > MAX_FUNCTION_LINES)
+                        .map(|f| format!("{at}:{}: `{}` is {} lines", f.line, f.name, f.lines)),
+                );
+            }
+            Err(error) => problems.push(format!("{at}: not read as Rust tokens: {error}")),
+        }
+    }
+    assert!(functions > 1000, "the functions are found ({functions})");
+    assert!(
+        problems.is_empty(),
+        "functions over {MAX_FUNCTION_LINES} lines (from `fn` to the closing brace); split each \
+         by concern into named functions:\n{}",
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn the_function_length_check_can_fail() {
+    // `long` spans 121 lines: its `fn` line, 119 statements and its closing brace.
+    let statements = "    let _ = 1;\n".repeat(119);
+    let source = format!(
+        "fn long() {{\n{statements}}}\n\
+         trait T {{\n    fn declared(&self);\n    fn provided(&self) {{\n        \
+         let _ = \"}} fn not_a_function() {{\";\n        let _ = '}}';\n    }}\n}}\n\
+         proptest! {{\n    fn in_a_macro(x in 0..1u8) {{\n        /* }} */\n    }}\n}}\n\
+         type Pointer = fn(u8) -> u8;\n"
+    );
+    let lengths = function_lengths(&source).unwrap();
+    let of = |name: &str, line: usize, lines: usize| FunctionLength {
+        name: name.into(),
+        line,
+        lines,
+    };
+    assert_eq!(
+        lengths,
+        vec![
+            of("long", 1, 121),
+            of("provided", 124, 4),
+            of("in_a_macro", 130, 3)
+        ]
+    );
+    let too_long: Vec<_> = (lengths.iter())
+        .filter(|f| f.lines > MAX_FUNCTION_LINES)
+        .collect();
+    assert_eq!(too_long, vec![&of("long", 1, 121)]);
 }
