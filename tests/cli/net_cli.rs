@@ -265,6 +265,7 @@ fn import_log_rebuilds_the_capture_from_each_explorers_logs() {
     let replay = scenetree(&[
         "net",
         "replay",
+        "--text",
         dir.path()
             .join("bevy-stdout-A.log.capture.jsonl")
             .to_str()

@@ -7,7 +7,7 @@ use rustc_hash::FxHashMap;
 use egui::RichText;
 
 use super::super::columns::side_by_side;
-use super::super::tree_source::{below_root, cycles_together};
+use super::super::tree_source::below_root;
 use crate::ui::style;
 use crate::ui::tree_row::{Expander, ROW_HEIGHT, RowBadge, TreeRow};
 use scenetree_core::model::{Entity, Transform, ids};
@@ -46,7 +46,7 @@ impl PlayerColumn {
     pub fn read(run: &NetRun, state: &RunState, player: usize) -> PlayerColumn {
         let replica = state.scenes[player].replica();
         let view = SceneView::from_source(&replica);
-        let rows = cycles_together(below_root(view.preorder()), &view.cycles());
+        let rows = below_root(view.preorder());
         let mut identities = FxHashMap::default();
         let mut notes = FxHashMap::default();
         let name = run.player_name(player);
