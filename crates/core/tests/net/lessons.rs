@@ -225,6 +225,11 @@ fn lesson_11_late_join() {
     );
     assert_eq!(tree(run, C), [(Entity(512), ROOT, "#1".to_string())]);
     let run = step(&mut l);
+    assert_eq!(
+        tree(run, C),
+        [(Entity(512), ROOT, "#1".to_string())],
+        "what A and B sent before C joined never reached it"
+    );
     let answers = run.in_flight();
     assert_eq!(answers.len(), 2);
     assert!(answers.iter().all(|r| {
@@ -417,4 +422,52 @@ fn a_bad_lesson_names_where() {
         matches!(error.at, ErrorAt::Syntax { line: 1, .. }),
         "{error:?}"
     );
+}
+
+#[test]
+fn a_player_enters_the_room_when_its_first_round_starts() {
+    let spawn = |name: &str| {
+        serde_json::json!([
+            { "op": "transform", "entity": name },
+            { "op": "sync", "entity": name }
+        ])
+    };
+    let doc = serde_json::json!({
+        "format": "scenetree-net-scenario/1",
+        "title": "B joins at round 2",
+        "players": [
+            { "address": "0xaaaa00000000000000000000000000000000aaaa", "name": "A" },
+            { "address": "0xbbbb00000000000000000000000000000000bbbb", "name": "B" }
+        ],
+        "rounds": [
+            { "A": [] },
+            { "A": spawn("P") },
+            { "A": spawn("Q"), "B": [] },
+            { "A": [], "B": [] },
+            { "A": [], "B": [] },
+            { "A": [], "B": [] }
+        ],
+        "steps": [{ "actions": [{ "do": "play" }] }]
+    });
+    let l = NetLesson::play_all(NetScenario::parse(&doc.to_string()).unwrap()).unwrap();
+    let run = l.run();
+    let to_b: Vec<(u32, String)> = (run.all_deliveries().into_iter())
+        .filter(|d| d.to == B)
+        .map(|d| {
+            (
+                run.script()[d.sent_step.unwrap()].tick,
+                d.content.kind_text(),
+            )
+        })
+        .collect();
+    // A's tick 2 ran in B's first round, before B: it reaches B. A's tick 1 (P) never does;
+    // B learns of P from A's state answer.
+    assert_eq!(to_b[0], (2, "CRDT".to_string()));
+    assert!(!to_b.iter().any(|(tick, _)| *tick < 2), "{to_b:?}");
+    assert!(
+        to_b.iter()
+            .any(|(_, kind)| kind.starts_with("RES_CRDT_STATE")),
+        "{to_b:?}"
+    );
+    assert_eq!(tree(run, B).len(), 2, "P and Q, in B's numbers");
 }
