@@ -197,13 +197,12 @@ impl Network {
     /// Replays recorded events from the cursor up to `index`.
     fn replay_to(&mut self, index: usize) {
         while self.cursor < index {
-            let recorded = self.log[self.cursor].clone();
-            let kind = self
-                .exec(&recorded.kind.op())
-                .expect("a recorded operation replays");
+            // The operation only: cloning the whole event copied every message it carries.
+            let op = self.log[self.cursor].kind.op();
+            let kind = self.exec(&op).expect("a recorded operation replays");
             // `None` only for a merged auto-delivery change that ended where it began.
             if let Some(kind) = kind {
-                debug_assert_eq!(kind, recorded.kind, "replay is deterministic");
+                debug_assert_eq!(kind, self.log[self.cursor].kind, "replay is deterministic");
             }
             self.cursor += 1;
         }

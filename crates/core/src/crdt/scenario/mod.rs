@@ -305,7 +305,12 @@ impl Scenario {
 
     /// Plays every step. Fails at the first action that cannot run.
     pub fn run(&self) -> Result<ScenarioPlayer, ScenarioError> {
-        let mut player = ScenarioPlayer::new(self.clone())?;
+        self.clone().into_run()
+    }
+
+    /// [`Self::run`] without a copy of the steps (a recording holds one per message).
+    pub fn into_run(self) -> Result<ScenarioPlayer, ScenarioError> {
+        let mut player = ScenarioPlayer::new(self)?;
         while player.next_step()? {}
         Ok(player)
     }

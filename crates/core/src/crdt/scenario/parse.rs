@@ -41,7 +41,9 @@ use std::collections::BTreeMap;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use glam::{Quat, Vec3};
+use serde::Deserialize;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::values::EntityRef;
 use super::{ErrorAt, FORMAT, InitialEntity, InitialState, Scenario, ScenarioError, ScenarioStep};
@@ -49,9 +51,37 @@ use crate::crdt::network::{MAX_PEERS, MIN_PEERS, PeerId};
 use crate::crdt::stream::decode_stream;
 use crate::model::{Entity, Transform};
 
+/// The top-level fields of a document, in order, each still as its text: the steps of a long
+/// run are then read one at a time (a tree of every step's values took gigabytes and most of
+/// the time for a run of a million steps).
+struct TopLevel<'a>(Vec<(String, &'a RawValue)>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for TopLevel<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Fields;
+        impl<'de> serde::de::Visitor<'de> for Fields {
+            type Value = TopLevel<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<M: serde::de::MapAccess<'de>>(
+                self,
+                mut map: M,
+            ) -> Result<Self::Value, M::Error> {
+                let mut fields = Vec::new();
+                while let Some(field) = map.next_entry::<String, &'de RawValue>()? {
+                    fields.push(field);
+                }
+                Ok(TopLevel(fields))
+            }
+        }
+        deserializer.deserialize_map(Fields)
+    }
+}
+
 /// Reads a scenario from JSON text.
 pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
-    let doc: Value = serde_json::from_str(text).map_err(|e| ScenarioError {
+    let syntax = |e: serde_json::Error| ScenarioError {
         at: ErrorAt::Syntax {
             line: e.line(),
             column: e.column(),
@@ -60,7 +90,26 @@ pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
             "not valid JSON: {}",
             crate::model::present::json_syntax_problem(&e)
         ),
-    })?;
+    };
+    let top: Result<TopLevel, _> = serde_json::from_str(text);
+    let (doc, steps) = match top {
+        Ok(TopLevel(fields)) => {
+            // Everything but the steps as values (small); the steps as their text.
+            let mut doc = serde_json::Map::new();
+            let mut steps = None;
+            for (key, raw) in fields {
+                if key == "steps" {
+                    steps = Some(raw);
+                    doc.insert(key, Value::Null);
+                } else {
+                    doc.insert(key, serde_json::from_str(raw.get()).map_err(syntax)?);
+                }
+            }
+            (Value::Object(doc), steps)
+        }
+        // Not an object (or not JSON): the value reader says which, where.
+        Err(_) => (serde_json::from_str(text).map_err(syntax)?, None),
+    };
     let root = Node::root(&doc);
     root.only(&[
         "format",
@@ -116,12 +165,19 @@ pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
         Some(node) => p.initial(&node)?,
         None => InitialState::default(),
     };
-    let steps = root
-        .req("steps")?
-        .array()?
-        .iter()
-        .map(|s| p.step(s))
-        .collect::<Result<Vec<_>, _>>()?;
+    let steps_node = root.req("steps")?;
+    let steps = match steps.map(|raw| serde_json::from_str::<Vec<&RawValue>>(raw.get())) {
+        Some(Ok(list)) => (list.into_iter().enumerate())
+            .map(|(i, raw)| {
+                let value: Value = serde_json::from_str(raw.get()).map_err(syntax)?;
+                p.step(&Node {
+                    value: &value,
+                    path: format!("steps[{i}]"),
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?,
+        _ => return Err(steps_node.error("expected a list")),
+    };
     Ok(Scenario {
         title: root.opt_str("title")?.unwrap_or_default(),
         explanation: root.opt_str("explanation")?.unwrap_or_default(),
