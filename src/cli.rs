@@ -1,7 +1,6 @@
 //! The command line: open the editor, or run a headless command.
 
 mod live;
-mod policies;
 mod scenario;
 
 use std::io::Write;
@@ -177,7 +176,11 @@ pub fn run_headless(cli: &Cli) -> Option<ExitCode> {
         } => convert(input, output, *lossy, *force),
         Command::Scenario {
             action: ScenarioAction::Run { json, file, policy },
-        } => match policy.as_deref().map(policies::parse_policies).transpose() {
+        } => match policy
+            .as_deref()
+            .map(scenetree_editor::replay::parse_policies)
+            .transpose()
+        {
             Ok(chosen) => scenario::run(file, *json, &chosen.unwrap_or_default()),
             Err(e) => Err(e),
         },

@@ -106,7 +106,7 @@ impl Document {
         let view = SceneView::from_source(&replica);
         let saved = SavedState::at([replica.version()]);
         Document {
-            backend: Backend::Solo(replica),
+            backend: Backend::Solo(Box::new(replica)),
             view,
             history: History::new(),
             selection: Selection::new(),

@@ -21,6 +21,7 @@ mod nodes_check;
 mod order;
 mod peers;
 mod plan;
+pub mod replay;
 mod saved;
 mod selection;
 pub mod tree;

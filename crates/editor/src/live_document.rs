@@ -109,7 +109,7 @@ impl Document {
         };
         let unsent = session.waiting();
         let replica = session.end();
-        self.set_backend(Backend::Solo(replica));
+        self.set_backend(Backend::Solo(Box::new(replica)));
         if unsent == 0 {
             // The host holds all of it; writes it never took make the copy modified.
             self.mark_unmodified();

@@ -12,7 +12,7 @@ use super::live::{LiveSession, Recorded, recording_of};
 #[derive(Debug)]
 pub(super) enum Backend {
     /// One replica, edited alone (writes are collected in the document's outbox).
-    Solo(Replica),
+    Solo(Box<Replica>),
     /// Simulated peers; the document shows and edits `active`.
     Peers {
         sim: Box<Simulation>,
@@ -26,7 +26,7 @@ impl Backend {
     /// Every replica the document holds: the one, or each peer's.
     pub(super) fn replicas(&self) -> impl Iterator<Item = &Replica> {
         let (solo, peers) = match self {
-            Backend::Solo(replica) => (Some(replica), None),
+            Backend::Solo(replica) => (Some(&**replica), None),
             Backend::Peers { sim, .. } => (None, Some(sim.network().replicas().iter())),
             Backend::Live(session) => (Some(session.replica()), None),
         };
@@ -150,7 +150,7 @@ impl Document {
         let lesson = sim.lesson().is_some();
         let replica = sim.network().replica(keep)?.clone();
         let edited = self.edited_in_lesson();
-        self.set_backend(Backend::Solo(replica));
+        self.set_backend(Backend::Solo(Box::new(replica)));
         if lesson {
             self.keep_lesson_state(edited);
         }

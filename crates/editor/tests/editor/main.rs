@@ -7,3 +7,4 @@ use scenetree_test_support::dcl;
 mod editor;
 mod entity_numbers;
 mod inspector_nodes;
+mod replay;
