@@ -174,6 +174,9 @@ impl Network {
         if index > len {
             return Err(NetworkError::NoSuchEvent { index, len });
         }
+        if index < self.cursor && !self.keeps_timeline {
+            return Err(NetworkError::NoTimeline);
+        }
         if index < self.cursor {
             // From the kept state when it is at or before the target, else from the start.
             let (at, state) = match &self.rewind {
@@ -232,6 +235,8 @@ impl Network {
             last_serial: self.last_serial,
             epoch: 0,
             rewind: None,
+            replies: self.replies,
+            keeps_timeline: true,
         };
         copy.seek(self.cursor)
             .expect("the cursor is within the log");

@@ -41,6 +41,7 @@ use crate::model::{Entity, Transform, encode_name, ids};
 
 pub use parse::parse;
 pub use play::ScenarioPlayer;
+pub use write::ScenarioWriter;
 
 /// The format tag scenario files start with.
 pub const FORMAT: &str = "scenetree-scenario/1";
@@ -63,6 +64,9 @@ pub struct Scenario {
     /// [`Network::one_message_per_tick`]). Files that do not say so start with it off, as
     /// they were written before the setting existed.
     pub one_message_per_tick: bool,
+    /// Whether deliveries send replies and announcements (see [`Network::with_replies`]):
+    /// true unless a file says `"replies": false`, as a live session's recording does.
+    pub replies: bool,
     /// The state every peer starts with.
     pub initial: InitialState,
     /// The steps, played one at a time.
@@ -273,7 +277,10 @@ impl Scenario {
     /// The network before the first step.
     pub fn start(&self) -> Result<Network, ScenarioError> {
         Network::new(self.peers, self.seed, &self.initial.replica())
-            .map(|n| n.with_one_message_per_tick(self.one_message_per_tick))
+            .map(|n| {
+                n.with_one_message_per_tick(self.one_message_per_tick)
+                    .with_replies(self.replies)
+            })
             .map_err(|e| ScenarioError::at("peers", e.to_string()))
     }
 

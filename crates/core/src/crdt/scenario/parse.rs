@@ -3,7 +3,8 @@
 //! Top level: `format` (must be `"scenetree-scenario/1"`), `title`, `explanation` (optional),
 //! `peers` (2 to 8), `peer_names` (optional: one name per peer, peer 1 first), `seed`
 //! (optional, 0), `one_message_per_tick` (optional, false: files written before the setting
-//! existed keep their meaning), `initial` (optional), `steps`.
+//! existed keep their meaning), `replies` (optional, true: whether deliveries send replies and
+//! announcements), `initial` (optional), `steps`.
 //!
 //! `initial`: `entities`, a list of `{ "entity": id, "name"?, "parent"?, "position"?,
 //! "rotation"?, "scale"?, "transform"?: false, "timestamp"?: 1 }` (a Transform is written unless
@@ -119,6 +120,7 @@ pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
         "peer_names",
         "seed",
         "one_message_per_tick",
+        "replies",
         "initial",
         "steps",
     ])?;
@@ -189,6 +191,7 @@ pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
             .map(|b| b.bool())
             .transpose()?
             .unwrap_or(false),
+        replies: (root.get("replies").map(|b| b.bool()).transpose()?).unwrap_or(true),
         initial,
         steps,
     })

@@ -1,6 +1,8 @@
 //! Writing a scenario as JSON that [`super::parse`] reads back to the same [`Scenario`], and
 //! turning a network run into a scenario.
 
+use std::io::{self, Write};
+
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use serde_json::{Map, Value, json};
@@ -13,21 +15,19 @@ use crate::model::{Transform, decode_name, encode_name, ids};
 impl Scenario {
     /// The scenario as pretty-printed JSON, newline-terminated. Entities are written as ids.
     pub fn to_json(&self) -> String {
-        let steps: Vec<Value> = self
-            .steps
-            .iter()
-            .map(|s| {
-                let mut obj = Map::new();
-                if let Some(text) = &s.text {
-                    obj.insert("text".into(), json!(text));
-                }
-                obj.insert(
-                    "actions".into(),
-                    Value::Array(s.actions.iter().map(action_json).collect()),
-                );
-                Value::Object(obj)
-            })
-            .collect();
+        let mut doc = self.head_json();
+        doc.insert(
+            "steps".into(),
+            Value::Array(self.steps.iter().map(ScenarioStep::to_json_value).collect()),
+        );
+        let mut text = serde_json::to_string_pretty(&Value::Object(doc))
+            .expect("JSON values always serialize");
+        text.push('\n');
+        text
+    }
+
+    /// Every top-level field but the steps.
+    fn head_json(&self) -> Map<String, Value> {
         let mut doc = Map::new();
         doc.insert("format".into(), json!(FORMAT));
         doc.insert("title".into(), json!(self.title));
@@ -42,13 +42,78 @@ impl Scenario {
             "one_message_per_tick".into(),
             json!(self.one_message_per_tick),
         );
+        // Written only when off, so files without it read as before.
+        if !self.replies {
+            doc.insert("replies".into(), json!(false));
+        }
         doc.insert("initial".into(), initial_json(&self.initial));
-        doc.insert("steps".into(), Value::Array(steps));
-        let doc = Value::Object(doc);
-        let mut text = serde_json::to_string_pretty(&doc).expect("JSON values always serialize");
-        text.push('\n');
-        text
+        doc
     }
+}
+
+impl ScenarioStep {
+    /// The step as a JSON value, as [`Scenario::to_json`] writes it.
+    pub fn to_json_value(&self) -> Value {
+        let mut obj = Map::new();
+        if let Some(text) = &self.text {
+            obj.insert("text".into(), json!(text));
+        }
+        obj.insert(
+            "actions".into(),
+            Value::Array(self.actions.iter().map(action_json).collect()),
+        );
+        Value::Object(obj)
+    }
+}
+
+/// Writes a scenario file a step at a time, for a run too long to hold (a live session's
+/// recording): [`Self::start`] writes every field but the steps, [`Self::step`] appends one
+/// step (a line of its own), [`Self::finish`] closes the document. What it writes reads back
+/// as [`Scenario::to_json`]'s text of the same scenario does. Costs the bytes it writes.
+#[derive(Debug)]
+pub struct ScenarioWriter<W: Write> {
+    out: W,
+    steps: u64,
+}
+
+impl<W: Write> ScenarioWriter<W> {
+    /// Writes `head`'s fields but its steps (which it ignores).
+    pub fn start(head: &Scenario, mut out: W) -> io::Result<Self> {
+        let head = serde_json::to_string_pretty(&Value::Object(head.head_json()))
+            .expect("JSON values always serialize");
+        // The pretty object without its closing brace, then the open list of steps.
+        let open = head.strip_suffix("\n}").unwrap_or(&head);
+        write!(out, "{open},\n  \"steps\": [")?;
+        Ok(ScenarioWriter { out, steps: 0 })
+    }
+
+    /// Appends a step.
+    pub fn step(&mut self, step: &ScenarioStep) -> io::Result<()> {
+        let separator = if self.steps == 0 { "\n    " } else { ",\n    " };
+        self.out.write_all(separator.as_bytes())?;
+        serde_json::to_writer(&mut self.out, &step.to_json_value())?;
+        self.steps += 1;
+        Ok(())
+    }
+
+    /// Steps written so far.
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+
+    /// The writer, for a caller that counts or flushes what it took.
+    pub fn get_mut(&mut self) -> &mut W {
+        &mut self.out
+    }
+
+    /// Closes the list and the document, and hands the writer back.
+    pub fn finish(mut self) -> io::Result<W> {
+        self.out.write_all(Self::END.as_bytes())?;
+        Ok(self.out)
+    }
+
+    /// What [`Self::finish`] writes: whoever copies a file in progress closes it with this.
+    pub const END: &'static str = "\n  ]\n}\n";
 }
 
 fn initial_json(initial: &InitialState) -> Value {
@@ -275,12 +340,20 @@ impl Network {
             peer_names: Vec::new(),
             seed: self.seed(),
             one_message_per_tick: self.starts_with_one_message_per_tick(),
+            replies: self.sends_replies(),
             initial: InitialState {
                 entities: Vec::new(),
                 stream,
             },
             steps,
         }
+    }
+}
+
+impl ScenarioAction {
+    /// The action that replays a network event exactly (a recording's steps are these).
+    pub fn of_event(kind: &EventKind) -> ScenarioAction {
+        action_of(kind)
     }
 }
 
