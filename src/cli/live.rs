@@ -15,8 +15,7 @@ use serde_json::Value;
 
 use scenetree_core::crdt::scenario::{self, ScenarioAction};
 use scenetree_core::model::{Entity, decode_name, ids};
-use scenetree_dcl::io;
-use scenetree_editor::{Command, Document, LinkState, LiveError, LiveNote, LiveSettings};
+use scenetree_editor::{Command, Document, LinkState, LiveError, LiveNote, LiveSettings, RecordTo};
 use scenetree_live::ConnectError;
 
 /// How long the host may take to acknowledge what `run` wrote, and to answer Save.
@@ -55,8 +54,13 @@ pub enum LiveAction {
 
 /// Runs `scenetree live URL action`.
 pub fn run(url: &str, allow_remote: bool, action: &LiveAction) -> ExitCode {
+    let record_to = match action {
+        LiveAction::Record { out, .. } => RecordTo::File(out.clone()),
+        LiveAction::Tree { .. } | LiveAction::Run { .. } => RecordTo::Off,
+    };
     let settings = LiveSettings {
         allow_remote,
+        record: record_to,
         ..LiveSettings::default()
     };
     let mut doc = match Document::connect_live(url, settings) {
@@ -100,6 +104,7 @@ fn connect_code(e: &LiveError) -> u8 {
             _ => 1,
         },
         LiveError::Snapshot { .. } => 5,
+        LiveError::Record { .. } => 1,
     }
 }
 
@@ -187,7 +192,8 @@ fn lost(doc: &Document, what: &str) -> Failure {
 fn report_notes(notes: &[LiveNote]) {
     for note in notes {
         match note {
-            LiveNote::Problem(p) => eprintln!("warning: {p}"),
+            LiveNote::Problem(p) | LiveNote::Refused(p) => eprintln!("warning: {p}"),
+            LiveNote::RecordingStopped(why) => eprintln!("warning: {why}"),
             LiveNote::Disconnected(r) => eprintln!("warning: the connection dropped: {r}"),
             LiveNote::Reconnected { resent, .. } => {
                 eprintln!("note: reconnected; {resent} write(s) sent again")
@@ -353,31 +359,42 @@ fn command_of(doc: &Document, action: &ScenarioAction) -> Result<Command, String
     })
 }
 
-/// Records until `seconds` pass, Ctrl+C, or the connection drops; writes the recording.
+/// Records until `seconds` pass, Ctrl+C, or the connection drops. The recording goes to a
+/// file beside `out` as the session runs (the session keeps no history in memory) and takes
+/// its place at the end; a poll handles what arrived for at most a slice of 40 ms, so the
+/// deadline is kept within that whatever the host sends.
 fn record(doc: &mut Document, out: &Path, seconds: Option<f64>) -> Result<(), Failure> {
     let stop = Arc::new(AtomicBool::new(false));
     watch_interrupts(&stop);
     let deadline = seconds.map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0)));
+    eprintln!("recording to {} (Ctrl+C ends it)", out.display());
     let mut dropped = None;
-    while !stop.load(Ordering::Relaxed) && deadline.is_none_or(|d| Instant::now() < d) {
-        for note in doc.poll_live(Some(Duration::from_millis(50))) {
-            if let LiveNote::Disconnected(reason) = note {
-                dropped = Some(reason);
-            }
+    while !stop.load(Ordering::Relaxed) {
+        let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+        if left.is_some_and(|left| left.is_zero()) {
+            break;
         }
-        if dropped.is_some() {
+        let wait = left.map_or(Duration::from_millis(50), |l| {
+            l.min(Duration::from_millis(50))
+        });
+        let notes = doc.poll_live(Some(wait));
+        report_notes(&notes);
+        if let Some(LiveNote::Disconnected(reason)) = notes
+            .into_iter()
+            .find(|n| matches!(n, LiveNote::Disconnected(_)))
+        {
+            dropped = Some(reason);
             break;
         }
     }
-    let live = doc.live().expect("a live document");
-    let title = format!("Live session at {}", live.host_label());
-    let recording = live.recording(&title);
-    let messages = live.log().len();
-    io::write_atomic(out, recording.to_json().as_bytes())
+    let summary = doc
+        .finish_live_recording()
         .map_err(|e| failure(format!("{}: cannot write: {e}", out.display())))?;
     eprintln!(
-        "recorded {messages} message(s) in {} step(s) to {}",
-        recording.steps.len(),
+        "recorded {} message(s) from the host and {} of this client's in {} step(s) to {}",
+        summary.arrived,
+        summary.written,
+        summary.steps,
         out.display()
     );
     match dropped {

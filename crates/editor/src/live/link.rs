@@ -8,6 +8,8 @@ use std::time::{Duration, Instant};
 
 use scenetree_live::{Backoff, ConnectError, LiveConnection, LiveOptions, Notify};
 
+use super::recorder::RecordTo;
+
 /// How a live session connects (and reconnects).
 #[derive(Clone, Default)]
 pub struct LiveSettings {
@@ -18,6 +20,8 @@ pub struct LiveSettings {
     /// Called from other threads when something arrived or an attempt ended (the window's
     /// repaint request).
     pub notify: Option<Notify>,
+    /// Where the session's recording goes (default: a temporary file of at most 1 GiB).
+    pub record: RecordTo,
 }
 
 impl std::fmt::Debug for LiveSettings {
@@ -25,6 +29,7 @@ impl std::fmt::Debug for LiveSettings {
         f.debug_struct("LiveSettings")
             .field("allow_remote", &self.allow_remote)
             .field("connect_timeout", &self.connect_timeout)
+            .field("record", &self.record)
             .finish_non_exhaustive()
     }
 }
