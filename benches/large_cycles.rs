@@ -21,6 +21,9 @@
 //! linear in the scene (`tests/cli/file_safety_cli.rs` checks the sizes).
 //! Run: `cargo bench --bench large_cycles`.
 
+// A benchmark: a failed unwrap fails the run (unwrap is denied in library code only).
+#![allow(clippy::unwrap_used)]
+
 use std::hint::black_box;
 use std::path::Path;
 use std::time::Duration;

@@ -10,6 +10,9 @@
 //!
 //! Run: `cargo bench --bench project_save`.
 
+// A benchmark: a failed unwrap fails the run (unwrap is denied in library code only).
+#![allow(clippy::unwrap_used)]
+
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicU32;

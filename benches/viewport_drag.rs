@@ -25,6 +25,9 @@
 //!
 //! `cargo bench --bench viewport_drag`
 
+// A benchmark: a failed unwrap fails the run (unwrap is denied in library code only).
+#![allow(clippy::unwrap_used)]
+
 use std::collections::HashSet;
 use std::hint::black_box;
 use std::time::{Duration, Instant};

@@ -9,7 +9,9 @@
 // It first type-checks the module with tsc (strict, @dcl/sdk/types/tsconfig.ecs7.json).
 // Exits 1 on the first mismatch, naming session, player, tick and field.
 //
-//   node oracle-net/check-capture-module.mjs [--write-fixtures DIR]
+//   node oracle-net/check-capture-module.mjs [--module FILE] [--write-fixtures DIR]
+// --module checks FILE (e.g. what `scenetree net capture-module` printed) in place of
+// assets/net-capture.ts.
 // --write-fixtures writes one session's lines as each explorer prints them (see
 // logs-as-explorers.mjs) and the capture they must import to.
 import fs from 'node:fs'
@@ -17,7 +19,7 @@ import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { spawnSync } from 'node:child_process'
 import { createRequire } from 'node:module'
-import { ORACLE_DIR } from './lib/bundle.mjs'
+import { DEFAULT_CAPTURE_MODULE, ORACLE_DIR, useCaptureModule } from './lib/bundle.mjs'
 import { makeSession, rounds, randomParams } from './lib/generate.mjs'
 import { b64 } from './lib/wire.mjs'
 import { EXPLORERS, explorerLogs, parseNetcapLines, unwrapExplorerLog, writeExplorerLogs } from './lib/netcap.mjs'
@@ -25,7 +27,13 @@ import { EXPLORERS, explorerLogs, parseNetcapLines, unwrapExplorerLog, writeExpl
 // The log forms each record is read back from: the explorers' prints and the Unity MCP answers.
 const KINDS = { ...EXPLORERS, unityMcp: null }
 
-const { values } = parseArgs({ options: { 'write-fixtures': { type: 'string' } } })
+const { values } = parseArgs({ options: { 'write-fixtures': { type: 'string' }, module: { type: 'string' } } })
+const moduleFile = values.module ? path.resolve(values.module) : DEFAULT_CAPTURE_MODULE
+if (!fs.existsSync(moduleFile)) {
+  process.stderr.write(`check-capture-module: no module at ${moduleFile}\n`)
+  process.exit(2)
+}
+useCaptureModule(moduleFile)
 
 // Sessions chosen to cover a late join with state answers, multi-part records (the 12 KB
 // frames of chunking-12kb), a removed entity and the fixed-id door.
@@ -108,8 +116,18 @@ function compareRecords(label, withModule) {
 
 // The module must compile as a creator's scene compiles it: strict, under @dcl/sdk's own tsconfig.
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc')
-const typecheck = spawnSync(process.execPath, [tsc, '-p', path.join(ORACLE_DIR, 'scene', 'tsconfig.json')], { encoding: 'utf8' })
-if (typecheck.status !== 0) fail(`assets/net-capture.ts does not pass tsc under tsconfig.ecs7.json:\n${typecheck.stdout}${typecheck.stderr}`)
+const sceneDir = path.join(ORACLE_DIR, 'scene')
+let tsconfig = path.join(sceneDir, 'tsconfig.json')
+if (moduleFile !== DEFAULT_CAPTURE_MODULE) {
+  // The scene's own settings, with the named module in place of assets/net-capture.ts; kept
+  // under node_modules so that tsc finds the SDK's type libraries from it.
+  const dir = fs.mkdtempSync(path.join(ORACLE_DIR, 'node_modules', '.net-capture-check-'))
+  tsconfig = path.join(dir, 'tsconfig.json')
+  fs.writeFileSync(tsconfig, JSON.stringify({ extends: path.join(sceneDir, 'tsconfig.json'), include: [moduleFile] }))
+}
+const typecheck = spawnSync(process.execPath, [tsc, '-p', tsconfig], { encoding: 'utf8' })
+if (tsconfig !== path.join(sceneDir, 'tsconfig.json')) fs.rmSync(path.dirname(tsconfig), { recursive: true, force: true })
+if (typecheck.status !== 0) fail(`${moduleFile} does not pass tsc under tsconfig.ecs7.json:\n${typecheck.stdout}${typecheck.stderr}`)
 
 let totalTicks = 0
 let totalRecords = 0

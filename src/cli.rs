@@ -1,6 +1,9 @@
 //! The command line: open the editor, or run a headless command.
 
 mod live;
+mod net;
+mod net_lesson;
+mod open_capture;
 mod scenario;
 
 use std::io::Write;
@@ -9,6 +12,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use serde_json::json;
+
+pub use open_capture::capture_to_open;
 
 use scenetree_core::crdt::{Replica, encode_stream};
 use scenetree_core::model::{Entity, TransformProblem, decode_name, ids, present};
@@ -105,6 +110,11 @@ pub enum Command {
         #[command(subcommand)]
         action: ScenarioAction,
     },
+    /// Multiplayer captures (`scenetree-net-capture/1`).
+    Net {
+        #[command(subcommand)]
+        action: net::NetAction,
+    },
     /// Join a Decentraland data layer as one more client: print its scene, run edits, or
     /// record its traffic (exit codes: 3 unreachable, 4 not a data layer, 5 protocol error,
     /// 6 remote host not allowed, 7 connection lost).
@@ -143,7 +153,8 @@ pub enum CrdtAction {
 #[derive(Debug, Subcommand)]
 pub enum ScenarioAction {
     /// Replay a scenario: every event with each peer's digest and re-rooted entities, then
-    /// whether all peers converged.
+    /// whether all peers converged. A multiplayer lesson (`scenetree-net-scenario/1`) prints,
+    /// after each step, the deliveries in flight and each player's renderer tree and hazards.
     Run {
         /// Print one JSON object instead of text.
         #[arg(long)]
@@ -163,6 +174,17 @@ pub fn run_headless(cli: &Cli) -> Option<ExitCode> {
     if let Command::Live { url, action } = command {
         return Some(live::run(url, cli.allow_remote, action));
     }
+    if let Command::Net {
+        action:
+            net::NetAction::Replay {
+                json: false,
+                text: false,
+                ..
+            },
+    } = command
+    {
+        return None; // the window opens the capture
+    }
     let result = match command {
         Command::Live { .. } => unreachable!("handled above"),
         Command::Crdt {
@@ -176,6 +198,16 @@ pub fn run_headless(cli: &Cli) -> Option<ExitCode> {
         } => convert(input, output, *lossy, *force),
         Command::Scenario {
             action: ScenarioAction::Run { json, file, policy },
+        } if io::scenario::is_net_scenario_file(file) => match policy {
+            Some(_) => Err(format!(
+                "{}: --policy draws the peers' trees of a peers scenario; a multiplayer lesson \
+                 has renderer trees, printed without it",
+                file.display()
+            )),
+            None => net_lesson::run(file, *json),
+        },
+        Command::Scenario {
+            action: ScenarioAction::Run { json, file, policy },
         } => match policy
             .as_deref()
             .map(scenetree_editor::replay::parse_policies)
@@ -185,6 +217,7 @@ pub fn run_headless(cli: &Cli) -> Option<ExitCode> {
             Err(e) => Err(e),
         },
         Command::Tree { json, file } => print_tree(file, *json),
+        Command::Net { action } => net::run(action),
         Command::Example { which, out } => {
             let replica = match which {
                 ExampleScene::Showroom => scenetree_core::examples::showroom(),

@@ -15,6 +15,13 @@ fn main() -> ExitCode {
     if let Some(code) = scenetree::cli::run_headless(&cli) {
         return code;
     }
+    let capture = match scenetree::cli::capture_to_open(&cli) {
+        Ok(capture) => capture,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let launch = scenetree::ui::app::Launch {
         file: cli.file,
         screenshot: cli.screenshot,
@@ -27,6 +34,7 @@ fn main() -> ExitCode {
         window_size: cli.window_size,
         connect: cli.connect,
         allow_remote: cli.allow_remote,
+        capture,
     };
     match scenetree::ui::app::run(launch) {
         Ok(()) => ExitCode::SUCCESS,

@@ -2,6 +2,9 @@
 //! `include_bytes!("…")`) name files that exist: a moved file breaks the build of whatever
 //! includes it, and some includers (the bevy comparison, the fuzz targets) are built by no test.
 
+// A test program: a failed unwrap fails the run (unwrap is denied in library code only).
+#![allow(clippy::unwrap_used)]
+
 use std::path::{Path, PathBuf};
 
 use scenetree_test_support::files;

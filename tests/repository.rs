@@ -1,25 +1,29 @@
 //! Rules about the repository itself, checked on every `cargo test`:
 //!
 //! - **Layers.** Between crates the compiler enforces the direction (core < dcl < viewport <
-//!   app). Inside a crate, modules import only those below them: `model` < `crdt` < `scene`
-//!   in scenetree-core, `editor` < `ui` < `cli` in the app. The editor never names egui,
+//!   app). Inside a crate, modules import only those below them: `model` < `crdt` < `scene` <
+//!   `net` in scenetree-core, `editor` < `ui` < `cli` in the app. The editor never names egui,
 //!   eframe, three-d (or its asset loader), glow or rfd, so it builds and tests without a
 //!   window (core and dcl do not even depend on them).
-//! - **Named colours.** The UI's colours are named constants in `src/ui/style.rs` and the
-//!   viewport's `crates/viewport/src/style.rs`; panels and the viewport use them instead of
-//!   colour literals (one meaning, one colour).
-//! - **No exits in the libraries.** Only `src/main.rs` ends the process; the libraries return
-//!   errors, so a caller (a test, the binary) decides.
-//! - **Unsafe is explained.** Every `unsafe` block, function or impl has a `// SAFETY:` comment
-//!   on the lines just before it saying why it is sound.
 //! - **Self-contained.** Nothing under `src/`, `crates/`, `tests/`, `benches/` or `fuzz/` reads
 //!   a path outside the repository: a fresh clone has nothing beside it.
 //! - **The bevy comparison builds `--locked`.** `bench/vs-bevy` is a workspace of its own with
 //!   its own Cargo.lock, which nothing else updates: it must resolve scenetree's dependencies
 //!   as the root Cargo.lock does.
+//! - **clippy enforces the rest, and each rule can fail.** Named colours (made only in the
+//!   style modules), no exits in the libraries, named threads, no bare `unwrap()` in library
+//!   code, a `// SAFETY:` comment on every unsafe block: denied lints in Cargo.toml's
+//!   `[workspace.lints.clippy]` and `clippy.toml`. `each_denied_lint_fails_on_its_canary`
+//!   runs clippy with that configuration on `tests/fixtures/lint-canaries/` and checks it
+//!   reports each broken rule there, and nothing else.
 //!
-//! This binary does not link scenetree; it only reads source files.
+//! This binary does not link scenetree; it reads source files, and runs clippy on the
+//! canaries.
 
+// A test program: a failed unwrap fails the run (unwrap is denied in library code only).
+#![allow(clippy::unwrap_used)]
+
+use std::collections::BTreeSet;
 use std::path::{Component, Path, PathBuf};
 
 use scenetree_test_support::files;
@@ -29,7 +33,10 @@ use files::root;
 /// Each crate's layered modules from the bottom up (folder, modules): a module may name only
 /// those before it.
 const LAYERS: [(&str, &[&str]); 2] = [
-    ("crates/core/src", &["model", "crdt", "scene", "examples"]),
+    (
+        "crates/core/src",
+        &["model", "crdt", "scene", "net", "examples"],
+    ),
     ("src", &["ui", "cli"]),
 ];
 
@@ -225,147 +232,8 @@ fn nothing_reads_outside_the_repository() {
     );
 }
 
-/// Whether `code` builds a colour from numbers (`Color32::from_rgb(…)`, `from_gray(…)`, …).
-fn makes_a_colour(code: &str) -> bool {
-    [
-        "from_rgb",
-        "from_rgba",
-        "from_gray",
-        "from_black_alpha",
-        "from_white_alpha",
-    ]
-    .iter()
-    .any(|f| code.contains(&format!("{f}(")))
-}
-
-#[test]
-fn ui_colours_are_named_in_style() {
-    let ui = root().join("src/ui");
-    let viewport = root().join("crates/viewport/src");
-    // The demo scene's entity colours are content, not look.
-    let exempt = [
-        ui.join("style.rs"),
-        viewport.join("style.rs"),
-        viewport.join("demo.rs"),
-    ];
-    let mut problems = Vec::new();
-    for file in rust_files(&ui).into_iter().chain(rust_files(&viewport)) {
-        if exempt.contains(&file) {
-            continue;
-        }
-        let text = std::fs::read_to_string(&file).expect("readable source");
-        for (n, line) in text.lines().enumerate() {
-            if makes_a_colour(code_of(line)) {
-                let at = file.strip_prefix(root()).unwrap_or(&file).display();
-                problems.push(format!("{at}:{}: {}", n + 1, line.trim()));
-            }
-        }
-    }
-    assert!(
-        problems.is_empty(),
-        "name these colours in src/ui/style.rs or crates/viewport/src/style.rs:\n{}",
-        problems.join("\n")
-    );
-}
-
-/// Whether `code` opens an unsafe block, function or impl.
-fn is_unsafe(code: &str) -> bool {
-    names(code, "unsafe")
-}
-
-/// Lines of `text` (1-based) holding `unsafe` without a `SAFETY:` comment on that line or the
-/// three lines before it.
-fn unexplained_unsafe(text: &str) -> Vec<usize> {
-    let lines: Vec<&str> = text.lines().collect();
-    (0..lines.len())
-        .filter(|&i| is_unsafe(code_of(lines[i])))
-        .filter(|&i| {
-            !lines[i.saturating_sub(3)..=i]
-                .iter()
-                .any(|l| l.contains("SAFETY:"))
-        })
-        .map(|i| i + 1)
-        .collect()
-}
-
-#[test]
-fn every_unsafe_says_why_it_is_sound() {
-    let mut problems = Vec::new();
-    for dir in SOURCE_FOLDERS {
-        // This file names `unsafe` only in its checks.
-        for file in rust_files(&root().join(dir)) {
-            if file.ends_with("tests/repository.rs") {
-                continue;
-            }
-            let text = std::fs::read_to_string(&file).expect("readable source");
-            let at = file
-                .strip_prefix(root())
-                .unwrap_or(&file)
-                .display()
-                .to_string();
-            problems.extend(
-                unexplained_unsafe(&text)
-                    .into_iter()
-                    .map(|n| format!("{at}:{n}")),
-            );
-        }
-    }
-    assert!(
-        problems.is_empty(),
-        "add a `// SAFETY:` comment before:\n{}",
-        problems.join("\n")
-    );
-}
-
-/// Whether `code` ends the process (`std::process::exit(1)`, `process::abort()`).
-fn ends_the_process(code: &str) -> bool {
-    code.contains("process::exit") || code.contains("process::abort")
-}
-
-#[test]
-fn only_the_binary_ends_the_process() {
-    let main = root().join("src/main.rs");
-    let mut problems = Vec::new();
-    let library_files = rust_files(&root().join("src")).into_iter().chain(
-        rust_files(&root().join("crates")).into_iter().filter(|f| {
-            // Benches and examples are programs of their own.
-            !f.components()
-                .any(|c| c.as_os_str() == "benches" || c.as_os_str() == "examples")
-        }),
-    );
-    for file in library_files {
-        if file == main {
-            continue;
-        }
-        let text = std::fs::read_to_string(&file).expect("readable source");
-        for (n, line) in text.lines().enumerate() {
-            if ends_the_process(code_of(line)) {
-                let at = file.strip_prefix(root()).unwrap_or(&file).display();
-                problems.push(format!("{at}:{}: {}", n + 1, line.trim()));
-            }
-        }
-    }
-    assert!(
-        problems.is_empty(),
-        "return an error instead of ending the process:\n{}",
-        problems.join("\n")
-    );
-}
-
 #[test]
 fn the_checks_can_fail() {
-    assert!(makes_a_colour("let c = Color32::from_rgb(1, 2, 3);"));
-    assert!(makes_a_colour("egui::Color32::from_gray(9)"));
-    assert!(!makes_a_colour("let c = style::ERROR;"));
-    assert!(ends_the_process("std::process::exit(1);"));
-    assert_eq!(
-        unexplained_unsafe("let a = 1;\nlet b = unsafe { f() };"),
-        vec![2]
-    );
-    assert!(unexplained_unsafe("// SAFETY: f is sound here.\nlet b = unsafe { f() };").is_empty());
-    assert!(!ends_the_process(
-        "ctx.send_viewport_cmd(ViewportCommand::Close);"
-    ));
     assert!(names("use egui::Ui;", "egui"));
     assert!(names("fn f(ui: &mut eframe::Frame)", "eframe"));
     assert!(
@@ -385,6 +253,143 @@ fn the_checks_can_fail() {
     assert_eq!(
         string_literals(r#"a.join("../x").join("y")"#),
         vec!["../x", "y"]
+    );
+}
+
+/// Copies `from` into `to` (files and folders), creating `to`.
+fn copy_tree(from: &Path, to: &Path) {
+    for file in files::files_under(from, None) {
+        let relative = file.strip_prefix(from).expect("under the folder");
+        let target = to.join(relative);
+        std::fs::create_dir_all(target.parent().expect("a file has a folder")).expect("mkdir");
+        std::fs::copy(&file, &target).expect("copy a canary file");
+    }
+}
+
+/// The lints `// expect: clippy::LINT` marks in the canaries' Rust files: (file relative to
+/// the canaries' folder, 1-based line, lint).
+fn expected_lints(canaries: &Path) -> BTreeSet<(String, usize, String)> {
+    let mut expected = BTreeSet::new();
+    for file in rust_files(canaries) {
+        let text = std::fs::read_to_string(&file).expect("readable canary");
+        let relative = file.strip_prefix(canaries).expect("under the folder");
+        for (n, line) in text.lines().enumerate() {
+            if let Some((_, lint)) = line.split_once("// expect: ") {
+                let name = relative.display().to_string();
+                expected.insert((name, n + 1, lint.trim().to_owned()));
+            }
+        }
+    }
+    expected
+}
+
+/// The errors in `cargo clippy --message-format=json` output: (file, line, lint).
+fn reported_errors(json_lines: &str) -> BTreeSet<(String, usize, String)> {
+    let mut reported = BTreeSet::new();
+    for line in json_lines.lines() {
+        let Ok(record) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        let message = &record["message"];
+        if record["reason"] != "compiler-message" || message["level"] != "error" {
+            continue;
+        }
+        let Some(code) = message["code"]["code"].as_str() else {
+            continue;
+        };
+        let spans = message["spans"].as_array().into_iter().flatten();
+        for span in spans.filter(|s| s["is_primary"] == true) {
+            let file = span["file_name"].as_str().unwrap_or_default().to_owned();
+            let line = span["line_start"].as_u64().unwrap_or_default() as usize;
+            reported.insert((file, line, code.to_owned()));
+        }
+    }
+    reported
+}
+
+#[test]
+fn each_denied_lint_fails_on_its_canary() {
+    let cargo = env!("CARGO");
+    let has_clippy = std::process::Command::new(cargo)
+        .args(["clippy", "--version"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_clippy {
+        eprintln!("clippy is not installed (rustup component add clippy): canaries not run");
+        return;
+    }
+    let canaries = root().join("tests/fixtures/lint-canaries");
+    // A fresh folder each run (about a second to check): nothing cached from an older run.
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("a temporary folder");
+    let work = dir.path();
+    copy_tree(&canaries, work);
+    // The workspace's own lint configuration: its [workspace.lints] and clippy.toml.
+    let manifest: toml::Table = toml::from_str(
+        &std::fs::read_to_string(root().join("Cargo.toml")).expect("the root manifest"),
+    )
+    .expect("the root manifest is TOML");
+    let lints = manifest["workspace"]["lints"].clone();
+    let mut workspace = toml::Table::new();
+    workspace.insert("members".into(), vec!["canary", "clean", "egui"].into());
+    workspace.insert("resolver".into(), "3".into());
+    workspace.insert("lints".into(), lints);
+    let mut fixture = toml::Table::new();
+    fixture.insert("workspace".into(), workspace.into());
+    let write = |path: &str, text: &str| std::fs::write(work.join(path), text).expect("write");
+    write("Cargo.toml", &toml::to_string(&fixture).expect("a table"));
+    write(
+        "canary/Cargo.toml",
+        "[package]\nname = \"canary\"\nedition = \"2024\"\n\n[lints]\nworkspace = true\n\n\
+         [dependencies]\negui = { path = \"../egui\" }\n",
+    );
+    write(
+        "clean/Cargo.toml",
+        "[package]\nname = \"clean\"\nedition = \"2024\"\n\n[lints]\nworkspace = true\n",
+    );
+    write(
+        "egui/Cargo.toml",
+        "[package]\nname = \"egui\"\nedition = \"2024\"\n",
+    );
+    std::fs::copy(root().join("clippy.toml"), work.join("clippy.toml")).expect("clippy.toml");
+    let output = std::process::Command::new(cargo)
+        .args([
+            "clippy",
+            "--all-targets",
+            "--offline",
+            "--message-format=json",
+        ])
+        .arg("--manifest-path")
+        .arg(work.join("Cargo.toml"))
+        .arg("--target-dir")
+        .arg(work.join("target"))
+        .output()
+        .expect("run cargo clippy");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        !output.status.success(),
+        "clippy must fail on the canaries:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let expected = expected_lints(&canaries);
+    // Every denied lint of the workspace has a canary.
+    let denied = (manifest["workspace"]["lints"]["clippy"]
+        .as_table()
+        .into_iter()
+        .flatten())
+    .filter(|(_, level)| level.as_str() == Some("deny"))
+    .map(|(lint, _)| format!("clippy::{lint}"));
+    for lint in denied {
+        assert!(
+            expected.iter().any(|(_, _, l)| *l == lint),
+            "{lint} is denied in Cargo.toml: add a canary that breaks it"
+        );
+    }
+    assert_eq!(
+        reported_errors(&stdout),
+        expected,
+        "clippy's errors on tests/fixtures/lint-canaries (left) are the lines marked \
+         `// expect:` (right)\n{}",
+        String::from_utf8_lossy(&output.stderr)
     );
 }
 

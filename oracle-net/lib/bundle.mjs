@@ -60,6 +60,24 @@ const noComposites = {
   }
 }
 
+// The capture module the 'capture' scene imports: assets/net-capture.ts unless a check names
+// another file (what `scenetree net capture-module` printed).
+export const DEFAULT_CAPTURE_MODULE = path.resolve(ORACLE_DIR, '..', 'assets', 'net-capture.ts')
+let captureModule = DEFAULT_CAPTURE_MODULE
+
+/** Makes the 'capture' scene import `file` as its capture module (before any bundling). */
+export function useCaptureModule(file) {
+  captureModule = path.resolve(file)
+  cache.clear()
+}
+
+const captureModuleFile = {
+  name: 'capture-module-file',
+  setup(build) {
+    build.onResolve({ filter: /\/assets\/net-capture$/ }, () => ({ path: captureModule }))
+  }
+}
+
 const cache = new Map()
 
 /** The CommonJS text of `scene` ('plain' or 'capture'), built once per process. */
@@ -88,7 +106,7 @@ export async function bundleScene(scene = 'plain') {
     supported: { 'import-assertions': false, 'import-meta': false, 'dynamic-import': false, hashbang: false },
     logLevel: 'error',
     logOverride: { 'import-is-undefined': 'silent' },
-    plugins: [noComposites],
+    plugins: [noComposites, captureModuleFile],
     stdin: {
       contents: entryPoint(sceneFile),
       resolveDir: SCENE_DIR,

@@ -14,8 +14,10 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use scenetree_core::crdt::scenario::{self, ScenarioAction};
-use scenetree_core::model::{Entity, decode_name, ids};
-use scenetree_editor::{Command, Document, LinkState, LiveError, LiveNote, LiveSettings, RecordTo};
+use scenetree_core::model::{Entity, decode_name, ids, present};
+use scenetree_editor::{
+    Command, Document, LinkState, LiveError, LiveNote, LiveSettings, RecordTo, THIS_EDITOR,
+};
 use scenetree_live::ConnectError;
 
 /// How long the host may take to acknowledge what `run` wrote, and to answer Save.
@@ -65,7 +67,14 @@ pub fn run(url: &str, allow_remote: bool, action: &LiveAction) -> ExitCode {
     };
     let mut doc = match Document::connect_live(url, settings) {
         Ok(doc) => doc,
-        Err(e) => return fail(connect_code(&e), &e.to_string()),
+        // The host's own words (a refused call's message) may be of any length.
+        Err(e) => {
+            let message = e.to_string();
+            return fail(
+                connect_code(&e),
+                &present::excerpt(&message, present::MESSAGE_CHARS),
+            );
+        }
     };
     let result = match action {
         LiveAction::Tree { json } => {
@@ -115,16 +124,18 @@ fn run_file(doc: &mut Document, file: &Path, save: bool) -> Result<(), Failure> 
     let edits = edit_actions(&text).map_err(|e| failure(format!("{}: {e}", file.display())))?;
     let mut notes = Vec::new();
     for (path, action) in &edits {
+        let at = |e: &dyn std::fmt::Display| failure(format!("{}: at {path}: {e}", file.display()));
         let command = if action.get("do").and_then(Value::as_str) == Some("create") {
-            create_command(doc, action)
+            create_command(doc, action).map_err(|e| at(&e))?
         } else {
-            parse_action(doc, action).and_then(|action| command_of(doc, &action))
+            // As this client; names are looked up in the host's scene as it is now (an
+            // earlier action may have renamed one).
+            let named = |name: &str| entity_named(doc, name);
+            let action = scenario::parse_action(action, THIS_EDITOR, &named)
+                .map_err(|e| failure(format!("{}: {}", file.display(), e.within(path))))?;
+            command_of(doc, &action).map_err(|e| at(&e))?
         };
-        let command =
-            command.map_err(|e| failure(format!("{}: at {path}: {e}", file.display())))?;
-        let applied = doc
-            .apply(command)
-            .map_err(|e| failure(format!("{}: at {path}: {e}", file.display())))?;
+        let applied = doc.apply(command).map_err(|e| at(&e))?;
         for entity in applied.created {
             eprintln!("created entity {entity}");
         }
@@ -136,7 +147,7 @@ fn run_file(doc: &mut Document, file: &Path, save: bool) -> Result<(), Failure> 
         return Err(lost(doc, "the host did not acknowledge every write"));
     }
     if save {
-        doc.save_live().map_err(|e| (7, e))?;
+        doc.save_live().map_err(|e| (7, e.to_string()))?;
         let deadline = Instant::now() + ACK_TIMEOUT;
         loop {
             let now = doc.poll_live(Some(Duration::from_millis(50)));
@@ -147,6 +158,7 @@ fn run_file(doc: &mut Document, file: &Path, save: bool) -> Result<(), Failure> 
             if let Some(LiveNote::SaveFailed(why)) =
                 now.iter().find(|n| matches!(n, LiveNote::SaveFailed(_)))
             {
+                let why = present::excerpt(why, present::MESSAGE_CHARS);
                 return Err((5, format!("the host could not save: {why}")));
             }
             if Instant::now() > deadline || !connected(doc) {
@@ -229,37 +241,6 @@ fn edit_actions(text: &str) -> Result<Vec<(String, Value)>, String> {
     Ok(kept)
 }
 
-/// One action as this client: its peer is ours, its entity names are looked up in the host's
-/// scene as it is now (an earlier action may have renamed one), and the core's parser reads
-/// the rest (components by name, base64, quaternions).
-fn parse_action(doc: &Document, action: &Value) -> Result<ScenarioAction, String> {
-    let mut action = action.clone();
-    let object = action.as_object_mut().ok_or("not an object")?;
-    object.insert("peer".into(), Value::from(1));
-    for key in ["entity", "parent"] {
-        if let Some(Value::String(name)) = object.get(key) {
-            let entity = entity_named(doc, name).map_err(|e| format!("{key}: {e}"))?;
-            object.insert(key.into(), Value::from(entity.0));
-        }
-    }
-    let one = serde_json::json!({
-        "format": scenario::FORMAT,
-        "title": "live run",
-        "peers": 2,
-        "steps": [{ "actions": [action] }],
-    });
-    let parsed = scenario::parse(&one.to_string()).map_err(|e| {
-        e.to_string()
-            .replace("at steps[0].actions[0]", "in the action")
-    })?;
-    parsed
-        .steps
-        .into_iter()
-        .next()
-        .and_then(|s| s.actions.into_iter().next())
-        .ok_or_else(|| "no action".to_owned())
-}
-
 /// The actions `live run` performs.
 const EDITS: [&str; 6] = [
     "move",
@@ -306,10 +287,14 @@ fn entity_named(doc: &Document, name: &str) -> Result<Entity, String> {
         .collect();
     match found.as_slice() {
         [one] => Ok(*one),
-        [] => Err(format!("no entity of the host's scene is named {name:?}")),
+        [] => Err(format!(
+            "no entity of the host's scene is named {}",
+            present::quoted(name)
+        )),
         many => Err(format!(
-            "{} entities are named {name:?}; use an id",
-            many.len()
+            "{} entities are named {}; use an id",
+            many.len(),
+            present::quoted(name)
         )),
     }
 }
@@ -359,31 +344,36 @@ fn command_of(doc: &Document, action: &ScenarioAction) -> Result<Command, String
     })
 }
 
-/// Records until `seconds` pass, Ctrl+C, or the connection drops. The recording goes to a
-/// file beside `out` as the session runs (the session keeps no history in memory) and takes
-/// its place at the end; a poll handles what arrived for at most a slice of 40 ms, so the
-/// deadline is kept within that whatever the host sends.
+/// Records until `seconds` pass, Ctrl+C, or the connection drops. The recording is written
+/// beside `out` as the session goes (the session keeps no history in memory) and takes its
+/// place at the end; a poll handles what arrived for at most a 40 ms slice, so the deadline
+/// is kept within that whatever the host sends. Bytes from the host that are not CRDT
+/// messages are skipped (what came before them in their element is kept), and messages the
+/// editor refuses are not applied: each is said on stderr as it comes and in a step of the
+/// recording at its time, and the command then exits 5, as the recording lacks what they held.
 fn record(doc: &mut Document, out: &Path, seconds: Option<f64>) -> Result<(), Failure> {
     let stop = Arc::new(AtomicBool::new(false));
     watch_interrupts(&stop);
-    let deadline = seconds.map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0)));
-    eprintln!("recording to {} (Ctrl+C ends it)", out.display());
+    let start = Instant::now();
+    let deadline = seconds.map(|s| start + Duration::from_secs_f64(s.max(0.0)));
+    // Connected, the host's scene in: from here on, every message is recorded. Scripts (and
+    // the tests) wait for this line before they act.
+    let url = doc.live().map(|l| l.url().to_owned()).unwrap_or_default();
+    match seconds {
+        Some(s) => eprintln!("recording from {url} for {s} s; Ctrl+C ends it sooner"),
+        None => eprintln!("recording from {url}; Ctrl+C ends it"),
+    }
     let mut dropped = None;
+    let mut problems = 0;
     while !stop.load(Ordering::Relaxed) {
         let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
         if left.is_some_and(|left| left.is_zero()) {
             break;
         }
-        let wait = left.map_or(Duration::from_millis(50), |l| {
-            l.min(Duration::from_millis(50))
-        });
+        let wait = Duration::from_millis(50).min(left.unwrap_or(Duration::MAX));
         let notes = doc.poll_live(Some(wait));
-        report_notes(&notes);
-        if let Some(LiveNote::Disconnected(reason)) = notes
-            .into_iter()
-            .find(|n| matches!(n, LiveNote::Disconnected(_)))
-        {
-            dropped = Some(reason);
+        take_notes(notes, &mut dropped, &mut problems);
+        if dropped.is_some() {
             break;
         }
     }
@@ -391,18 +381,44 @@ fn record(doc: &mut Document, out: &Path, seconds: Option<f64>) -> Result<(), Fa
         .finish_live_recording()
         .map_err(|e| failure(format!("{}: cannot write: {e}", out.display())))?;
     eprintln!(
-        "recorded {} message(s) from the host and {} of this client's in {} step(s) to {}",
-        summary.arrived,
+        "recorded {} message(s) ({} written by this editor, {} by the host) in {} step(s) to \
+         {}",
+        summary.written + summary.arrived,
         summary.written,
+        summary.arrived,
         summary.steps,
         out.display()
     );
-    match dropped {
-        Some(reason) => Err((
+    match (dropped, problems) {
+        (Some(reason), _) => Err((
             7,
             format!("the connection dropped: {reason} (what came before it is recorded)"),
         )),
-        None => Ok(()),
+        (None, 0) => Ok(()),
+        (None, n) => Err((
+            5,
+            format!(
+                "the host sent {n} element(s) this editor could not take whole; what it could \
+                 not is not in the recording (see the warnings above and the recording's steps \
+                 at their times)"
+            ),
+        )),
+    }
+}
+
+/// Keeps from a recording's `notes` why the connection dropped, and counts the problems (each
+/// said on stderr as it comes; the recording holds them as steps).
+fn take_notes(notes: Vec<LiveNote>, dropped: &mut Option<String>, problems: &mut usize) {
+    for note in notes {
+        match note {
+            LiveNote::Disconnected(reason) => *dropped = dropped.take().or(Some(reason)),
+            LiveNote::Problem(problem) | LiveNote::Refused(problem) => {
+                eprintln!("warning: {problem}");
+                *problems += 1;
+            }
+            LiveNote::RecordingStopped(why) => eprintln!("warning: {why}"),
+            _ => {}
+        }
     }
 }
 

@@ -3,6 +3,7 @@
 
 use scenetree_core::crdt::network::{DeliveryOrder, Op, PeerId};
 use scenetree_core::model::Entity;
+use scenetree_core::net::run::Slot;
 use scenetree_editor::Command;
 
 /// A user request coming out of a panel.
@@ -46,6 +47,29 @@ pub enum Action {
     Status(String, Severity),
     /// Something for the simulated peers.
     Peers(PeersAction),
+    /// Something for the multiplayer run the Peers workspace shows.
+    Multiplayer(MultiplayerAction),
+}
+
+/// A request from the Peers workspace in multiplayer mode, about the run it shows.
+#[derive(Clone, Debug, PartialEq)]
+pub enum MultiplayerAction {
+    /// The delivery arrives at its receiver's next tick from the timeline's position on.
+    Deliver(Slot),
+    /// The delivery waits one more of its receiver's ticks.
+    Delay(Slot),
+    /// The delivery is lost.
+    Drop(Slot),
+    /// A second copy of the delivery arrives right after it.
+    Duplicate(Slot),
+    /// The delivery arrives just before another one to the same player (a drag).
+    Reorder { slot: Slot, before: Slot },
+    /// The timeline goes to step `n` (0: before any tick).
+    Seek(usize),
+    /// The lesson's next step.
+    NextStep,
+    /// Leave multiplayer mode.
+    Close,
 }
 
 /// A request from the Peers panel.

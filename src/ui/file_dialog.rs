@@ -256,7 +256,10 @@ mod tests {
         }
         // Each on its own thread, as the app runs them, so the flags cannot mix.
         let run = |picker: NativePicker| {
-            std::thread::spawn(move || pick_natively(picker, &pick()))
+            std::thread::Builder::new()
+                .name("pick".into())
+                .spawn(move || pick_natively(picker, &pick()))
+                .unwrap()
                 .join()
                 .unwrap()
         };

@@ -79,7 +79,7 @@ impl Jobs {
         let tx = self.tx.clone();
         let repaint = self.repaint.clone();
         let picker = self.native_picker;
-        std::thread::spawn(move || {
+        let job = move || {
             let result = match pick_natively(picker, &pick) {
                 NativeOutcome::Picked(path) => JobResult::Picked(pick.purpose, path),
                 NativeOutcome::Unavailable => JobResult::NoSystemDialog(pick),
@@ -88,7 +88,11 @@ impl Jobs {
             if let Some(ctx) = repaint {
                 ctx.request_repaint();
             }
-        });
+        };
+        std::thread::Builder::new()
+            .name("file-dialog".into())
+            .spawn(job)
+            .expect("the system gives a thread for the file dialog");
     }
 
     /// Loads a scene on a worker thread, reporting progress. A relative `path` is made whole
@@ -102,13 +106,17 @@ impl Jobs {
         });
         let tx = self.tx.clone();
         let repaint = self.repaint.clone();
-        std::thread::spawn(move || {
+        let job = move || {
             let result = load_or_salvage(&path, &permille);
             tx.send(JobResult::Loaded(path, Box::new(result))).ok();
             if let Some(ctx) = repaint {
                 ctx.request_repaint();
             }
-        });
+        };
+        std::thread::Builder::new()
+            .name("load".into())
+            .spawn(job)
+            .expect("the system gives a thread for loading");
     }
 
     /// The results that arrived since the last poll.

@@ -19,6 +19,6 @@ pub mod tree_row;
 pub mod viewport_tab;
 pub mod workbench;
 
-pub use action::{Action, PeersAction, SelectAction};
+pub use action::{Action, MultiplayerAction, PeersAction, SelectAction};
 pub use layout::Tab;
 pub use workbench::Workbench;

@@ -1,6 +1,9 @@
 //! Fonts, and the colours every panel and the viewport use, shared by the app and the UI tests:
 //! one meaning, one colour.
 
+// The one place the panels' colours are made (clippy.toml disallows it elsewhere).
+#![allow(clippy::disallowed_methods)]
+
 use std::sync::Arc;
 
 use egui::Color32;
@@ -27,6 +30,9 @@ pub const REPLY_MESSAGE: Color32 = Color32::from_rgb(0x8C, 0xB4, 0xF0);
 pub const NODES_MISMATCH: Color32 = Color32::from_rgb(0xE0, 0x8C, 0xC8);
 /// A message in flight that announces a deletion (DELETE_ENTITY's DELETE_COMPONENTs).
 pub const ANNOUNCEMENT_MESSAGE: Color32 = Color32::from_rgb(0xC8, 0xA0, 0xE0);
+/// Behind a row the tree policies place differently in the Peers workspace: the warning
+/// colour, faint.
+pub const MARKED_ROW_TINT: Color32 = Color32::from_rgba_premultiplied(0x3A, 0x26, 0x0F, 0x40);
 
 // ----- viewport: its colours live with it (`scenetree_viewport::style`) ----------------------
 

@@ -204,21 +204,30 @@ impl TreeRow<'_> {
     fn label_ui(&self, ui: &mut egui::Ui) -> Response {
         let width = (ui.available_width() - badge_width(ui, &self.badge)).max(INDENT);
         let button = egui::Button::selectable(self.selected, self.label_job(ui)).truncate();
-        ui.allocate_ui(egui::vec2(width, ROW_HEIGHT), |ui| ui.add(button))
-            .inner
-            .interact(Sense::click_and_drag())
-            .on_hover_text(format!(
-                "{}\nEntity {} (number {}, version {}){}",
-                self.label_text(),
-                self.entity,
-                self.entity.number(),
-                self.entity.version(),
-                if self.dimmed {
-                    "\nHidden in the viewport (itself or an ancestor)"
-                } else {
-                    ""
-                }
-            ))
+        ui.allocate_ui(egui::vec2(width, ROW_HEIGHT), |ui| {
+            // A hovered row gets a faint fill and no frame: framed, the row under the pointer
+            // looked like a second selected row once the arrow keys moved the selection on.
+            let faint = ui.visuals().faint_bg_color;
+            let hovered = &mut ui.visuals_mut().widgets.hovered;
+            hovered.bg_stroke = egui::Stroke::NONE;
+            hovered.weak_bg_fill = faint;
+            hovered.expansion = 0.0;
+            ui.add(button)
+        })
+        .inner
+        .interact(Sense::click_and_drag())
+        .on_hover_text(format!(
+            "{}\nEntity {} (number {}, version {}){}",
+            self.label_text(),
+            self.entity,
+            self.entity.number(),
+            self.entity.version(),
+            if self.dimmed {
+                "\nHidden in the viewport (itself or an ancestor)"
+            } else {
+                ""
+            }
+        ))
     }
 
     /// The label as a layout job: faded when dimmed, italic for an implicit parent, the search

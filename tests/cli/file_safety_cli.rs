@@ -286,3 +286,49 @@ fn tree_opens_a_native_scene_named_scene_json() {
     assert!(run.status.success(), "{}", stderr(&run));
     assert!(String::from_utf8_lossy(&run.stdout).starts_with("root\n"));
 }
+
+#[test]
+fn tree_and_convert_refuse_a_transform_shorter_than_44_bytes_naming_its_offset() {
+    let dir = tempfile::tempdir().unwrap();
+    for length in [0, 12, 43] {
+        let short = CrdtMessage::PutComponent {
+            entity: Entity(513),
+            component: Transform::COMPONENT_ID,
+            timestamp: 1,
+            data: vec![0; length],
+        };
+        let first = under(512, 0);
+        let messages = [first.clone(), short, under(514, 0)];
+        let input = dir.path().join(format!("short{length}.crdt"));
+        std::fs::write(&input, encode_stream(&messages)).unwrap();
+        let input = input.to_str().unwrap();
+        let out = dir.path().join(format!("out{length}.crdt"));
+        let place = format!("at byte {}", first.encoded_len());
+        for run in [
+            scenetree(&["tree", input]),
+            scenetree(&["convert", input, out.to_str().unwrap()]),
+        ] {
+            assert_eq!(run.status.code(), Some(1), "{length}: {}", stderr(&run));
+            let message = stderr(&run);
+            assert!(
+                message.contains(&place) && message.contains("entity 513 holds"),
+                "{message}"
+            );
+            assert!(run.stdout.is_empty(), "nothing printed of a refused scene");
+        }
+        assert!(!out.exists(), "nothing written");
+    }
+}
+
+#[test]
+fn a_failed_save_of_a_new_file_says_no_file_was_made_not_that_an_old_one_is_intact() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = showroom(dir.path());
+    let out = dir.path().join("no-such-folder/out.crdt");
+    let run = scenetree(&["convert", &input, out.to_str().unwrap()]);
+    assert_eq!(run.status.code(), Some(1));
+    let message = stderr(&run);
+    assert!(message.contains("no file was created"), "{message}");
+    assert!(!message.contains("old file"), "{message}");
+    assert!(!message.contains("  "), "no runs of spaces: {message:?}");
+}

@@ -1,13 +1,16 @@
 //! `scenetree live URL tree|run|record` against the real data layer, and their exit codes.
 
-use std::process::{Command, Output};
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, ExitStatus, Output, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::Instant;
 
 use scenetree_core::crdt::scenario;
 use scenetree_core::model::Entity;
 
 use crate::dcl_host::DclHost;
 use crate::fake_host::http_host;
-use crate::support::{ELEVATOR, IMAGE, move_x, open, wait_acknowledged};
+use crate::support::{ELEVATOR, IMAGE, WAIT, move_x, open, transform, wait_acknowledged, wait_for};
 
 fn scenetree(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_scenetree"))
@@ -92,6 +95,76 @@ fn live_run_performs_a_lessons_edits_and_saves() {
     assert_eq!(nft_row["declared_parent"], 512);
 }
 
+/// `scenetree live URL record OUT` running, its stderr read line by line as it comes.
+struct Recorder {
+    child: Child,
+    lines: Receiver<String>,
+    stderr: String,
+}
+
+impl Recorder {
+    fn start(url: &str, out: &std::path::Path) -> Recorder {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_scenetree"))
+            .args(["live", url, "record", out.to_str().unwrap()])
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run scenetree");
+        let stderr = child.stderr.take().unwrap();
+        let (tx, lines) = channel();
+        std::thread::Builder::new()
+            .name("recorder-stderr".into())
+            .spawn(move || {
+                for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                    let _ = tx.send(line);
+                }
+            })
+            .unwrap();
+        Recorder {
+            child,
+            lines,
+            stderr: String::new(),
+        }
+    }
+
+    /// Waits until a line starting with `start` was printed; returns it.
+    fn wait_for_line(&mut self, start: &str) -> String {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    self.stderr.push_str(&line);
+                    self.stderr.push('\n');
+                    if line.starts_with(start) {
+                        return line;
+                    }
+                }
+                Err(_) => panic!("no line starting {start:?}; stderr:\n{}", self.stderr),
+            }
+        }
+    }
+
+    /// Ctrl+C, as a user ends a recording; its exit status and everything it printed.
+    fn interrupt(mut self) -> (ExitStatus, String) {
+        let pid = self.child.id().to_string();
+        let sent = Command::new("kill").args(["-INT", &pid]).status().unwrap();
+        assert!(sent.success(), "kill -INT {pid}");
+        let status = self.child.wait().unwrap();
+        self.stderr.extend(self.lines.iter().map(|l| l + "\n"));
+        (status, std::mem::take(&mut self.stderr))
+    }
+}
+
+impl Drop for Recorder {
+    /// A failed test does not leave the recorder running.
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
 #[test]
 fn live_run_creates_entities_under_a_parent_or_at_the_root() {
     let host = DclHost::start();
@@ -144,19 +217,24 @@ fn live_record_writes_a_recording_that_replays() {
     let host = DclHost::start();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("session.scenario.json");
-    let url = host.url();
-    let out_arg = out.to_str().unwrap().to_owned();
-    let recorder = std::thread::spawn(move || {
-        scenetree(&["live", &url, "record", &out_arg, "--seconds", "6"])
-    });
-    // Edit while it records (it connects within the first seconds).
-    std::thread::sleep(std::time::Duration::from_secs(2));
+    let mut recorder = Recorder::start(&host.url(), &out);
+    let line = recorder.wait_for_line("recording from ");
+    assert_eq!(
+        line,
+        format!("recording from {}; Ctrl+C ends it", host.url())
+    );
+    // Edits while it records, from another client; a third sees them relayed by the host.
+    let mut witness = open(&host);
     let mut doc = open(&host);
     move_x(&mut doc, ELEVATOR, 12.5);
     move_x(&mut doc, IMAGE, 3.0);
     wait_acknowledged(&mut doc);
-    let recorded = recorder.join().unwrap();
-    assert!(recorded.status.success(), "{}", text(&recorded.stderr));
+    wait_for(&mut witness, "the edits relayed to other clients", |d| {
+        transform(d, ELEVATOR).position.x == 12.5 && transform(d, IMAGE).position.x == 3.0
+    });
+    let (status, stderr) = recorder.interrupt();
+    assert!(status.success(), "{stderr}");
+    assert!(stderr.contains("recorded "), "{stderr}");
     let recording = scenario::parse(&std::fs::read_to_string(&out).unwrap()).expect("a scenario");
     let player = recording.run().expect("it replays");
     let editor = player
@@ -193,4 +271,169 @@ fn live_commands_say_what_went_wrong_with_their_exit_codes() {
     // A host on another machine needs --allow-remote.
     let remote = scenetree(&["live", "ws://192.0.2.1:8000/data-layer", "tree"]);
     assert_eq!(remote.status.code(), Some(6), "{}", text(&remote.stderr));
+    // A port that is no port is refused, not read as port 80.
+    for port in ["65536", "70000", "-1", "8000abc"] {
+        let url = format!("ws://127.0.0.1:{port}/data-layer");
+        let bad = scenetree(&["live", &url, "tree"]);
+        assert_eq!(bad.status.code(), Some(4), "{port}: {}", text(&bad.stderr));
+        assert!(
+            text(&bad.stderr).contains("not a number from 1 to 65535"),
+            "{port}: {}",
+            text(&bad.stderr)
+        );
+    }
+}
+
+/// A PUT of `data` for component `component` of `entity` at timestamp 1.
+fn put(entity: u32, component: u32, data: Vec<u8>) -> scenetree_core::crdt::CrdtMessage {
+    scenetree_core::crdt::CrdtMessage::PutComponent {
+        entity: scenetree_core::model::Entity(entity),
+        component,
+        timestamp: 1,
+        data,
+    }
+}
+
+#[test]
+fn live_tree_refuses_a_snapshot_holding_a_transform_shorter_than_44_bytes() {
+    for length in [0, 12, 43] {
+        let good = put(512, 1, vec![0; 44]);
+        let short = put(513, 1, vec![0; length]);
+        let snapshot = scenetree_core::crdt::encode_stream([&good, &short]);
+        let host = crate::fake_host::FakeHost::spawn(move |peer| {
+            peer.handshake_with(&snapshot);
+            while peer.recv().is_some() {}
+        });
+        let tree = scenetree(&["live", &host.url, "tree"]);
+        let stderr = text(&tree.stderr);
+        assert_eq!(tree.status.code(), Some(5), "{length}: {stderr}");
+        assert!(
+            stderr.contains(&format!("at byte {}", good.encoded_len()))
+                && stderr.contains(&format!("entity 513 holds {length} bytes")),
+            "{stderr}"
+        );
+        host.join();
+    }
+}
+
+#[test]
+fn live_record_reports_bytes_that_are_not_crdt_and_counts_what_it_wrote() {
+    // One element of three Name PUTs with a broken message after them.
+    let names: Vec<_> = (0..3)
+        .map(|i| {
+            put(
+                512 + i,
+                scenetree_core::model::ids::NAME,
+                scenetree_core::model::encode_name("n"),
+            )
+        })
+        .collect();
+    let mut element = scenetree_core::crdt::encode_stream(&names);
+    element.extend_from_slice(&[40, 0, 0, 0, 1, 0, 0, 0, 9]);
+    let host = crate::fake_host::FakeHost::spawn(move |peer| {
+        peer.handshake_with(b"");
+        peer.element(3, &element);
+        while peer.recv().is_some() {}
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("session.scenario.json");
+    let recorded = scenetree(&[
+        "live",
+        &host.url,
+        "record",
+        out.to_str().unwrap(),
+        "--seconds",
+        "2",
+    ]);
+    let stderr = text(&recorded.stderr);
+    assert_eq!(recorded.status.code(), Some(5), "{stderr}");
+    assert!(
+        stderr.contains("warning: the host sent 9 bytes that are not CRDT"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("recorded 3 message(s) (0 written by this editor, 3 by the host)"),
+        "{stderr}"
+    );
+    // The recording says so where it happened: a step of its own after the messages kept.
+    let recording = scenario::parse(&std::fs::read_to_string(&out).unwrap()).expect("a scenario");
+    let said = (recording.steps.iter())
+        .filter_map(|s| s.text.as_deref())
+        .find(|t| t.contains("not CRDT messages"))
+        .expect("a step says what was skipped");
+    assert!(said.contains("9 bytes"), "{said}");
+    assert!(recording.run().is_ok(), "it replays");
+    host.join();
+}
+
+#[test]
+fn live_record_says_which_messages_the_editor_refused() {
+    // After the snapshot: a Transform of 12 bytes (the runtime throws on it), then a good one.
+    let element =
+        scenetree_core::crdt::encode_stream([&put(513, 1, vec![0; 12]), &put(512, 1, vec![0; 44])]);
+    let host = crate::fake_host::FakeHost::spawn(move |peer| {
+        peer.handshake_with(b"");
+        peer.element(3, &element);
+        while peer.recv().is_some() {}
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("session.scenario.json");
+    let recorded = scenetree(&[
+        "live",
+        &host.url,
+        "record",
+        out.to_str().unwrap(),
+        "--seconds",
+        "2",
+    ]);
+    let stderr = text(&recorded.stderr);
+    assert_eq!(recorded.status.code(), Some(5), "{stderr}");
+    assert!(
+        stderr.contains("warning: this editor refused 1 message(s) the host sent: a Transform of 12 bytes for entity 513"),
+        "{stderr}"
+    );
+    let recording = scenario::parse(&std::fs::read_to_string(&out).unwrap()).expect("a scenario");
+    assert!(
+        (recording.steps.iter()).any(|s| s.text.as_deref().is_some_and(|t| t.contains("refused"))),
+        "the recording says so too"
+    );
+    host.join();
+}
+
+#[test]
+fn live_record_counts_every_message_it_wrote_beyond_the_logs_limit() {
+    // More messages than the session's log keeps (LOG_LIMIT): the count is the file's.
+    let n = scenetree_editor::LOG_LIMIT + 1;
+    let deletes: Vec<_> = (0..n)
+        .map(|i| scenetree_core::crdt::CrdtMessage::DeleteComponent {
+            entity: scenetree_core::model::Entity(512 + (i % 60_000) as u32),
+            component: scenetree_core::model::ids::NAME,
+            timestamp: 1 + (i / 60_000) as u32,
+        })
+        .collect();
+    let element = scenetree_core::crdt::encode_stream(&deletes);
+    let host = crate::fake_host::FakeHost::spawn(move |peer| {
+        peer.handshake_with(b"");
+        peer.element(3, &element);
+        while peer.recv().is_some() {}
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("session.scenario.json");
+    let recorded = scenetree(&[
+        "live",
+        &host.url,
+        "record",
+        out.to_str().unwrap(),
+        "--seconds",
+        "3",
+    ]);
+    let stderr = text(&recorded.stderr);
+    assert!(recorded.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "recorded {n} message(s) (0 written by this editor"
+        )),
+        "{stderr}"
+    );
+    host.join();
 }

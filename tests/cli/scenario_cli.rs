@@ -500,3 +500,37 @@ fn run_json_reports_per_step_where_the_inspectors_tree_and_the_transforms_differ
         "{text}"
     );
 }
+
+#[test]
+fn an_initial_stream_holding_a_transform_shorter_than_44_bytes_is_refused_at_its_byte() {
+    let good =
+        scenetree_core::crdt::CrdtMessage::put_transform(Entity(512), 1, &Transform::IDENTITY);
+    let short = scenetree_core::crdt::CrdtMessage::PutComponent {
+        entity: Entity(513),
+        component: Transform::COMPONENT_ID,
+        timestamp: 1,
+        data: vec![0; 12],
+    };
+    // Written by the scenario writer (base64 of the stream), read back.
+    let mut scenario = parse(&scenario_text("[]")).unwrap();
+    scenario.initial.entities.clear();
+    scenario.initial.stream = vec![good.clone(), short];
+    let text = scenario.to_json();
+    let (path, message) = path_error(&text);
+    assert_eq!(path, "initial.stream");
+    assert!(
+        message.contains(&format!("at byte {}", good.encoded_len()))
+            && message.contains("entity 513 holds 12 bytes"),
+        "{message}"
+    );
+}
+
+#[test]
+fn an_error_quoting_a_huge_name_is_cut_to_a_readable_length() {
+    let huge = "N".repeat(5 << 20);
+    let (path, message) = path_error(&scenario_text(&format!(
+        r#"[ {{ "actions": [ {{ "do": "rename", "peer": 1, "entity": "{huge}", "name": "x" }} ] }} ]"#
+    )));
+    assert!(path.starts_with("steps[0].actions[0]"), "{path}");
+    assert!(message.len() < 1_000, "a {}-byte message", message.len());
+}

@@ -293,7 +293,7 @@ fn spawn_reader(
     log: Arc<Mutex<String>>,
     answers: Option<mpsc::Sender<String>>,
 ) {
-    std::thread::spawn(move || {
+    let read = move || {
         for line in BufReader::new(pipe).lines().map_while(Result::ok) {
             if let Some(answers) = &answers {
                 let _ = answers.send(line);
@@ -302,7 +302,11 @@ fn spawn_reader(
                 log.push('\n');
             }
         }
-    });
+    };
+    std::thread::Builder::new()
+        .name("inspector-driver-output".into())
+        .spawn(read)
+        .expect("a thread for the driver's output");
 }
 
 /// How often a wait reads the state it waits for again.

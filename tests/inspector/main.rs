@@ -9,6 +9,9 @@
 //! One browser runs at a time: two SwiftShader Chromiums on a 2-core machine starve each other
 //! and every wait grows.
 
+// A test program: a failed unwrap fails the run (unwrap is denied in library code only).
+#![allow(clippy::unwrap_used)]
+
 use scenetree_test_support::{dcl_host, live_docs};
 
 mod browser;

@@ -344,3 +344,21 @@ fn a_models_file_is_chosen_among_the_projects_model_files_with_undo() {
     h.run();
     assert_eq!(model(&h), before);
 }
+
+#[test]
+fn a_one_byte_component_is_one_byte() {
+    let mut doc = room();
+    let mut replica = doc.replica().clone();
+    // An unknown component whose value is a single byte, beside the Chair's longer ones.
+    replica.put(CHAIR, 7_000_001, vec![0]).unwrap();
+    doc = scenetree_editor::Document::new(replica, None);
+    let mut h = tall_harness(doc);
+    h.get_by_label(&row("Chair", CHAIR)).click();
+    h.run();
+    assert!(h.query_by_label_contains("  ·  1 byte  ·  t=").is_some());
+    assert!(h.query_by_label_contains("  ·  1 bytes").is_none());
+    assert!(
+        h.query_all_by_label_contains(" bytes  ·  t=").count() >= 2,
+        "the others"
+    );
+}

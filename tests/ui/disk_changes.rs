@@ -3,7 +3,7 @@
 //! and the question before a save replaces their changes.
 
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use egui::{Key, Modifiers};
 use egui_kittest::Harness;
@@ -64,17 +64,38 @@ fn bar_shown(h: &Harness<'static, ScenetreeApp>) -> bool {
     h.query_by_label_contains(CHANGED).is_some()
 }
 
-/// Runs frames, without any input, until the changed-on-disk bar shows (the watcher looks
-/// once a second; up to 400 frames 50 ms apart, generous for a busy CI machine).
+/// How often the watcher looks while a test waits on it (the app's own is once a second).
+const QUICK_LOOKS: Duration = Duration::from_millis(20);
+/// The longest a test waits for the watcher: generous for a busy CI machine.
+const WATCH_DEADLINE: Duration = Duration::from_secs(20);
+
+/// Runs frames, without any input, until the changed-on-disk bar shows.
 fn wait_for_bar(h: &mut Harness<'static, ScenetreeApp>) {
-    for _ in 0..400 {
-        if bar_shown(h) {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(50));
+    h.state_mut().set_disk_watch_interval(QUICK_LOOKS);
+    let deadline = Instant::now() + WATCH_DEADLINE;
+    while !bar_shown(h) {
+        assert!(Instant::now() < deadline, "the change was never noticed");
+        std::thread::sleep(Duration::from_millis(5));
         h.step();
     }
-    panic!("the change was never noticed");
+}
+
+/// Runs frames, without input, until the watcher has looked at the document's file twice
+/// more (a look under way may have begun before the call), so it has seen the file as it is
+/// now and the window has taken what it saw.
+fn watcher_looks_again(h: &mut Harness<'static, ScenetreeApp>) {
+    h.state_mut().set_disk_watch_interval(QUICK_LOOKS);
+    let from = h.state().disk_watch_looks();
+    let deadline = Instant::now() + WATCH_DEADLINE;
+    while h.state().disk_watch_looks() < from + 2 {
+        assert!(
+            Instant::now() < deadline,
+            "the watcher never looked at the file"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+        h.step();
+    }
+    h.step();
 }
 
 #[test]
@@ -314,10 +335,10 @@ fn recovered_project_work_stays_the_projects_and_asks_before_replacing_a_newer_f
         1,
     );
     std::fs::write(&composite, &theirs).unwrap();
-    // The next start offers the work back, as the project's scene. (The watcher has had
-    // time to look at the file as the start read it.)
+    // The next start offers the work back, as the project's scene, once the watcher has looked
+    // at the file as the start read it.
     let mut h = open_project(&recovery);
-    std::thread::sleep(Duration::from_millis(1500));
+    watcher_looks_again(&mut h);
     h.get_by_label("Recover").click();
     h.step();
     settle_with_models(&mut h);
@@ -472,8 +493,7 @@ fn a_project_save_that_fails_halfway_says_which_files_it_wrote_and_blames_no_oth
     h.run();
     // scenetree wrote the composite itself: no bar about another program, then or later.
     focus_window(&mut h);
-    std::thread::sleep(Duration::from_millis(1200));
-    h.step();
+    watcher_looks_again(&mut h);
     h.run();
     assert!(!bar_shown(&h));
     // With the way cleared, the next save writes everything.
@@ -549,14 +569,6 @@ fn untitled_work_in_a_project_is_recovered_with_the_projects_models() {
     assert!(progress.ready >= 26, "{progress:?}");
 }
 
-/// Runs frames for 1.5 s, without input: the watcher looks at the file once a second.
-fn watch_a_while(h: &mut Harness<'static, ScenetreeApp>) {
-    for _ in 0..30 {
-        std::thread::sleep(Duration::from_millis(50));
-        h.step();
-    }
-}
-
 /// Another program writes the bytes the file already holds (`cp` of the same file, `git
 /// checkout`, a save with nothing changed), a minute later than the editor last saw it.
 fn rewritten_with_the_same_bytes(path: &Path) {
@@ -575,7 +587,7 @@ fn the_same_bytes_written_again_are_not_a_change_on_disk() {
     rename_lamp(&mut h, "Desk lamp");
     rewritten_with_the_same_bytes(&path);
     focus_window(&mut h);
-    watch_a_while(&mut h);
+    watcher_looks_again(&mut h);
     assert!(!bar_shown(&h), "the same bytes: no bar");
     h.key_press_modifiers(Modifiers::COMMAND, Key::S);
     settle(&mut h);
@@ -605,12 +617,12 @@ fn recovered_work_over_a_file_written_again_with_the_same_bytes_shows_no_bar() {
     drop(h);
     rewritten_with_the_same_bytes(&path);
     let mut h = app(launch(), Some(recovery));
-    std::thread::sleep(Duration::from_millis(1500));
+    watcher_looks_again(&mut h);
     h.get_by_label("Recover").click();
     h.step();
     settle(&mut h);
     assert_eq!(name_in_editor(&h, LAMP).as_deref(), Some("Desk lamp"));
-    watch_a_while(&mut h);
+    watcher_looks_again(&mut h);
     assert!(!bar_shown(&h), "the file holds what the work was made from");
     h.key_press_modifiers(Modifiers::COMMAND, Key::S);
     settle(&mut h);

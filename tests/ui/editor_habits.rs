@@ -258,3 +258,112 @@ fn a_peer_columns_row_menu_moves_an_entity_to_the_root_as_that_peer() {
         "peer 2 has not heard of either move"
     );
 }
+
+#[test]
+fn after_a_click_and_the_arrow_keys_only_the_selected_row_looks_selected() {
+    use crate::ui_flows::{LAMP, TABLE, row};
+    let mut h = harness(room());
+    h.get_by_label(&row("Table", TABLE)).click();
+    h.run();
+    h.key_press(Key::ArrowDown);
+    h.run();
+    assert_eq!(h.state().doc.selection.primary(), Some(LAMP));
+    // The pointer still rests on the Table's row: it may be tinted, never framed as a
+    // selected row is.
+    let table = h.get_by_label(&row("Table", TABLE)).rect();
+    let framed: Vec<egui::Rect> = (h.output().shapes.iter())
+        .filter_map(|c| match &c.shape {
+            egui::Shape::Rect(r) => Some(r),
+            _ => None,
+        })
+        .filter(|r| r.rect.contains(table.center()) && r.rect.height() < 2.0 * table.height())
+        .filter(|r| r.stroke.width > 0.0 && r.stroke.color.a() > 0)
+        .map(|r| r.rect)
+        .collect();
+    assert!(framed.is_empty(), "the hovered row is framed: {framed:?}");
+}
+
+#[test]
+fn the_inspectors_last_column_keeps_a_margin_from_the_panels_edge() {
+    use crate::ui_flows::row;
+    use egui_kittest::Harness;
+    use scenetree::ui::{Tab, Workbench};
+    let edge_of = |h: &Harness<'_, Workbench>| {
+        let tree = h.state().layout.dock.main_surface();
+        let (node, _) = tree.find_tab(&Tab::Inspector).expect("docked");
+        tree[node].rect().expect("a leaf has a rect").right()
+    };
+    for size in [egui::vec2(1024.0, 700.0), egui::vec2(1280.0, 800.0)] {
+        let mut h = Harness::builder().with_size(size).build_ui_state(
+            |ui, bench: &mut Workbench| {
+                bench.ui(ui, &mut scenetree_viewport::NullRenderer::default())
+            },
+            Workbench::new(room()),
+        );
+        h.run();
+        // The Lamp's parent gets a long name: the Parent section names it.
+        let long = "Table_with_a_remarkably_long_descriptive_name_for_the_living_room";
+        h.state_mut()
+            .apply_actions(vec![scenetree::ui::Action::Edit(
+                scenetree_editor::Command::Rename {
+                    entity: crate::ui_flows::TABLE,
+                    name: long.into(),
+                },
+            )]);
+        h.run();
+        h.get_by_label(&row("Lamp", crate::ui_flows::LAMP)).click();
+        h.run();
+        let declared = format!("{long}  ({})", crate::ui_flows::TABLE);
+        let shown = h
+            .get_all_by_label(&declared)
+            .next()
+            .expect("the parent's name")
+            .rect();
+        assert!(
+            shown.right() <= edge_of(&h),
+            "at {size:?}: the parent's name runs past the edge"
+        );
+        let edge = edge_of(&h);
+        for field in ["Local rotation w", "Local position z"] {
+            let right = h.get_by_label(field).rect().right();
+            // The scroll bar floats over the panel's last points.
+            assert!(
+                edge - right >= 8.0,
+                "at {size:?}: {field} ends at {right}, {} pt from the edge {edge}",
+                edge - right
+            );
+        }
+    }
+}
+
+#[test]
+fn a_peer_columns_mark_stays_clear_of_its_scroll_bar() {
+    use scenetree::ui::Tab;
+    // Lesson 8 at step 3, at 1024×700: Book is marked ≠ in both peers' columns, whose rows
+    // overflow the short strip, so each column has a scroll bar.
+    let mut h = crate::peers_workspace::lesson(7, egui::vec2(1024.0, 700.0));
+    for _ in 0..3 {
+        crate::peers_workspace::next_step(&mut h);
+    }
+    // Book selected: each column scrolls its row into view.
+    h.state_mut()
+        .apply_actions(vec![scenetree::ui::Action::Select(
+            scenetree::ui::SelectAction::Only(scenetree_core::model::Entity(515)),
+        )]);
+    h.run();
+    h.hover_at(egui::pos2(600.0, 650.0));
+    h.run();
+    let tree = h.state().layout.peers_dock.main_surface();
+    let (node, _) = tree.find_tab(&Tab::Peers).expect("docked");
+    let edge = tree[node].rect().expect("a leaf has a rect").right();
+    let marks: Vec<egui::Rect> = h.query_all_by_label("≠").map(|n| n.rect()).collect();
+    assert_eq!(marks.len(), 2, "one mark per peer: {marks:?}");
+    let last = marks.iter().map(|r| r.right()).fold(f32::MIN, f32::max);
+    let bar = egui::style::ScrollStyle::solid();
+    assert!(
+        edge - last >= bar.bar_width,
+        "the last column's mark ends at {last}, {} pt from the panel's edge {edge}: under \
+         its scroll bar",
+        edge - last
+    );
+}

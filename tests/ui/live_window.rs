@@ -46,6 +46,22 @@ fn frames_until(
     h.step();
 }
 
+/// Runs frames until `shown` holds of what the window shows, and two more.
+fn frames_until_shown(
+    h: &mut Harness<'static, ScenetreeApp>,
+    what: &str,
+    shown: impl Fn(&Harness<'static, ScenetreeApp>) -> bool,
+) {
+    let deadline = Instant::now() + WAIT;
+    while !shown(h) {
+        assert!(Instant::now() < deadline, "waiting for {what}");
+        h.step();
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    // A window's first frame sizes it; its buttons take clicks from the next.
+    h.run_steps(2);
+}
+
 /// Runs frames for `time` of the real clock.
 fn frames_for(h: &mut Harness<'static, ScenetreeApp>, time: Duration) {
     let until = Instant::now() + time;
@@ -314,6 +330,12 @@ fn while_connecting_a_modal_holds_the_scene_and_cancel_drops_the_attempt() {
             && h.query_by_label("Cancel").is_some()
     };
     assert!(connecting(&h));
+    // The line of progress says what it waits for and what came.
+    assert!(
+        h.query_by_label_contains("Upgrading to a WebSocket: 0 bytes received in 0 message(s)")
+            .is_some(),
+        "the progress line"
+    );
     // The scene the live one is about to replace cannot change meanwhile (nor could
     // recovered work take its place: the modal is on top).
     let entities = h.state().workbench().doc.scene_entity_count();
@@ -413,21 +435,25 @@ fn quit_waits_for_the_host_to_acknowledge_this_windows_edits_then_asks() {
     });
     assert_eq!(transform(&open(&host), IMAGE).position.x, 3.25);
 
-    // Silent for longer than the grace: asked, and Cancel keeps the window.
+    // Silent for longer than the grace (shortened from 3 s): asked, and Cancel keeps the
+    // window.
     let (host, mut h) = joined_window();
+    h.state_mut().set_host_grace(Duration::from_millis(200));
     host.pause();
     move_x(&mut h.state_mut().workbench_mut().doc, IMAGE, 5.5);
     h.step();
     h.state_mut().request_quit();
-    frames_for(&mut h, Duration::from_millis(3_500)); // the 3 s grace
-    assert!(h.query_by_label("Edits not on the host yet").is_some());
+    let asked = |h: &Harness<'static, ScenetreeApp>| {
+        h.query_by_label("Edits not on the host yet").is_some()
+    };
+    frames_until_shown(&mut h, "the question past the grace", asked);
     h.get_by_label("Cancel").click();
     h.run_steps(2);
     assert!(!h.state().is_quitting());
-    assert!(h.query_by_label("Edits not on the host yet").is_none());
+    assert!(!asked(&h));
     // Asked again, the user goes on anyway.
     h.state_mut().request_quit();
-    frames_for(&mut h, Duration::from_millis(3_500));
+    frames_until_shown(&mut h, "the question past the grace", asked);
     h.get_by_label("Quit anyway").click();
     h.run_steps(2);
     assert!(h.state().is_quitting());

@@ -4,7 +4,7 @@
 //! back, and the viewport drawing one policy chosen in its selector.
 
 use egui_kittest::Harness;
-use egui_kittest::kittest::Queryable;
+use egui_kittest::kittest::{NodeT, Queryable};
 use glam::Vec3;
 use scenetree::ui::peers_panel::ColumnsView;
 use scenetree::ui::{Action, PeersAction, Workbench};
@@ -316,4 +316,91 @@ fn at_1280_by_800_all_five_policy_columns_fit_the_peers_panel() {
     }
     let hidden = h.get_by_label_contains("hidden: ").rect();
     assert!(hidden.right() <= edge, "{hidden:?} vs the edge at {edge}");
+}
+
+#[test]
+fn one_peers_policy_columns_scroll_together() {
+    // The showroom's 31 entities at 1024×700: a column shows far fewer rows than it lists.
+    let doc = scenetree_editor::Document::new(scenetree_core::examples::showroom(), None);
+    let mut bench = Workbench::new(doc);
+    bench.viewport.animate_remote_changes = false;
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1024.0, 700.0))
+        .build_ui_state(
+            |ui, bench: &mut Workbench| {
+                bench.ui(ui, &mut scenetree_viewport::NullRenderer::default())
+            },
+            bench,
+        );
+    h.run();
+    h.state_mut()
+        .apply_actions(vec![Action::Peers(PeersAction::Start {
+            peers: 2,
+            seed: 1,
+        })]);
+    h.run();
+    h.get_by_label("Policies").click();
+    h.run();
+    let floor = "Floor  ·  512";
+    let tops = |h: &Harness<'static, Workbench>| -> Vec<f32> {
+        let mut ys: Vec<(f32, f32)> = (h.query_all_by_label(floor))
+            .map(|n| n.rect())
+            .filter(|r| r.height() > 10.0)
+            .map(|r| (r.left(), r.top()))
+            .collect();
+        ys.sort_by(|a, b| a.0.total_cmp(&b.0));
+        ys.into_iter().map(|(_, y)| y).collect()
+    };
+    let at_start = tops(&h);
+    assert_eq!(
+        at_start.len(),
+        5,
+        "every column shows the floor: {at_start:?}"
+    );
+    // The wheel over the first column, a few rows down.
+    let first = h.get_all_by_label(floor).next().unwrap().rect();
+    h.event(egui::Event::PointerMoved(
+        first.center() + egui::vec2(0.0, 60.0),
+    ));
+    h.event(egui::Event::MouseWheel {
+        unit: egui::MouseWheelUnit::Point,
+        delta: egui::vec2(0.0, -80.0),
+        modifiers: egui::Modifiers::NONE,
+        phase: egui::TouchPhase::Move,
+    });
+    // The wheel scrolls smoothly over a few frames; the others follow one frame behind.
+    h.run_steps(30);
+    // Every row the first column shows, every other column shows at the same height below
+    // where its rows start (a header that wraps starts one column's rows lower).
+    let lefts = column_lefts(&h);
+    let mut by_label: std::collections::BTreeMap<String, Vec<(usize, f32)>> = Default::default();
+    for node in h.query_all_by_label_contains("  ·  ") {
+        let r = node.rect();
+        let label = node.accesskit_node().label().unwrap_or_default();
+        if r.height() > 10.0 && !label.is_empty() {
+            by_label
+                .entry(label)
+                .or_default()
+                .push((column_of(&lefts, r.left()), r.top()));
+        }
+    }
+    for rows in by_label.values_mut() {
+        for (column, top) in rows.iter_mut() {
+            *top -= at_start[*column];
+        }
+    }
+    let in_first: Vec<_> = (by_label.iter())
+        .filter(|(_, rows)| rows.iter().any(|(c, _)| *c == 0))
+        .collect();
+    let in_all = in_first.iter().filter(|(_, rows)| rows.len() == 5).count();
+    assert!(in_all >= 5, "rows every column shows: {by_label:?}");
+    // (A row at the clip's edge may be cut from a column whose header is taller.)
+    for (label, rows) in in_first {
+        let y = rows[0].1;
+        assert!(
+            rows.iter().all(|(_, top)| (top - y).abs() < 1.0),
+            "{label} at the same height in every column: {rows:?}"
+        );
+    }
+    assert_ne!(tops(&h), at_start, "the first column scrolled");
 }

@@ -3,6 +3,9 @@
 //! the same, byte for byte, as a fresh renderer's full upload of the same final scene. An edit
 //! that moves an item to another batch takes the full path instead.
 
+// The scenes' colours are content (what the pixels are checked against), not the look.
+#![allow(clippy::disallowed_methods)]
+
 use crate::egl::headless_gl;
 use crate::render_support::{Image, render};
 

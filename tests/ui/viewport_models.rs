@@ -26,7 +26,7 @@ use crate::ui_flows::click_at;
 
 const W: u32 = 640;
 const H: u32 = 400;
-const BACKGROUND: Color32 = Color32::from_rgb(40, 42, 46);
+const BACKGROUND: Color32 = scenetree_viewport::style::VIEWPORT_BACKGROUND;
 
 /// The gallery building; its model is missing from the project (as in the source snapshot).
 const GALLERY_BUILDING: Entity = Entity(523);

@@ -33,6 +33,9 @@
 //! - `crdt/network/advance_auto_16000`: the same messages delivered by auto-delivery (latency 2,
 //!   jitter 8, so due times interleave), in one `advance` past the last due time.
 
+// A benchmark: a failed unwrap fails the run (unwrap is denied in library code only).
+#![allow(clippy::unwrap_used)]
+
 use std::hint::black_box;
 use std::path::Path;
 use std::process::Command;

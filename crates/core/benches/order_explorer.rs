@@ -4,6 +4,9 @@
 //!
 //! `cargo bench --bench order_explorer`
 
+// A benchmark: a failed unwrap fails the run (unwrap is denied in library code only).
+#![allow(clippy::unwrap_used)]
+
 use std::hint::black_box;
 use std::time::Duration;
 

@@ -22,6 +22,9 @@
 //!
 //! `cargo bench --bench policies`
 
+// A benchmark: a failed unwrap fails the run (unwrap is denied in library code only).
+#![allow(clippy::unwrap_used)]
+
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};

@@ -20,6 +20,9 @@
 //! changes; writing them into the table is not timed (`iter_custom`), only `update` is.
 //! After the cases, the incrementally maintained view is checked against a fresh build.
 
+// A benchmark: a failed unwrap fails the run (unwrap is denied in library code only).
+#![allow(clippy::unwrap_used)]
+
 use scenetree_test_support::forest;
 
 use std::hint::black_box;

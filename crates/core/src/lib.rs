@@ -3,6 +3,7 @@
 //! without a display. Modules, each importing only those above it:
 //!
 //! ```text
+//! net       multiplayer: players, their numbering, comms  (exactly as @dcl/sdk's sync layer)
 //! scene     render tree with root fallback, propagation  (derived from one replica, incremental)
 //! crdt      message codec, replica, simulated network    (the protocol, exactly as @dcl/ecs)
 //! model     Entity, Transform, Euler, component ids      (plain values, glam math)
@@ -13,4 +14,5 @@
 pub mod crdt;
 pub mod examples;
 pub mod model;
+pub mod net;
 pub mod scene;

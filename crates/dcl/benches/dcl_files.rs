@@ -3,6 +3,9 @@
 //! main.crdt the SDK writes); and the component codec on every protobuf value of both
 //! templates (decode to the SDK's JSON, encode back).
 
+// A benchmark: a failed unwrap fails the run (unwrap is denied in library code only).
+#![allow(clippy::unwrap_used)]
+
 use std::hint::black_box;
 use std::path::Path;
 

@@ -15,6 +15,9 @@
 //!
 //! Throughput is the file's bytes. Run: `cargo bench --bench load`.
 
+// A benchmark: a failed unwrap fails the run (unwrap is denied in library code only).
+#![allow(clippy::unwrap_used)]
+
 use std::hint::black_box;
 use std::path::Path;
 use std::time::Duration;

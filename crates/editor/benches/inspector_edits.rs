@@ -10,6 +10,9 @@
 //! Each edit used to search the whole tree once per entity (quadratic); one pass per edit now
 //! (`Nodes::apply_edits`, `Nodes::remove_nodes`). Run: `cargo bench --bench inspector_edits`.
 
+// A benchmark: a failed unwrap fails the run (unwrap is denied in library code only).
+#![allow(clippy::unwrap_used)]
+
 use std::hint::black_box;
 use std::time::Duration;
 

@@ -8,6 +8,9 @@
 //! `cargo bench --bench live_edit` (needs `npm ci --prefix oracle-live`). A plain harness, as
 //! the live crate's bench: these are percentiles of round trips through a Node.js process.
 
+// A benchmark: a failed unwrap fails the run (unwrap is denied in library code only).
+#![allow(clippy::unwrap_used)]
+
 use scenetree_test_support::dcl_host;
 
 use std::time::{Duration, Instant};

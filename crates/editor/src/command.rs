@@ -126,15 +126,15 @@ pub enum EditError {
     Nothing(&'static str),
     /// The simulated network refused the write (the active peer is offline, say).
     #[error("the peers simulation refused the write: {0}")]
-    Peers(String),
+    Peers(#[from] scenetree_core::crdt::network::NetworkError),
     /// Another writer (a peer, another editor) deleted the entity since the step was made: a
     /// replay would bring it back holding only what this step wrote.
     #[error("{0} was deleted meanwhile by another writer")]
     DeletedMeanwhile(Entity),
     /// The live session refused the write: a value the host could not decode, or one this
     /// editor's replica refuses.
-    #[error("{0}")]
-    Live(String),
+    #[error(transparent)]
+    Live(#[from] crate::live::WriteRefused),
     /// While live, the write would close a parenting cycle in the host's scene (`members`, from
     /// the written entity along declared parents): the Decentraland web Inspector freezes on
     /// one, so the user is asked first.

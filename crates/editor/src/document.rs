@@ -106,7 +106,7 @@ impl Document {
         let view = SceneView::from_source(&replica);
         let saved = SavedState::at([replica.version()]);
         Document {
-            backend: Backend::Solo(Box::new(replica)),
+            backend: Backend::Solo(replica),
             view,
             history: History::new(),
             selection: Selection::new(),
@@ -620,12 +620,9 @@ impl Document {
             }
             Backend::Peers { sim, active } => {
                 sim.network_mut()
-                    .write(*active, LocalWrite::register(entity, component, value))
-                    .map_err(|e| EditError::Peers(e.to_string()))?;
+                    .write(*active, LocalWrite::register(entity, component, value))?;
             }
-            Backend::Live(session) => session
-                .write(entity, component, value)
-                .map_err(|e| EditError::Live(e.to_string()))?,
+            Backend::Live(session) => session.write(entity, component, value)?,
         }
         Ok(())
     }

@@ -8,7 +8,9 @@ use scenetree_core::crdt::Replica;
 use scenetree_live::LiveConnection;
 
 use super::document::Document;
-use super::live::{LiveError, LiveNote, LiveSession, LiveSettings, RecordingSummary};
+use super::live::{
+    LiveError, LiveNote, LiveSaveError, LiveSession, LiveSettings, RecordingSummary,
+};
 use super::peers::Backend;
 
 impl Document {
@@ -86,10 +88,10 @@ impl Document {
     }
 
     /// Asks the host to write main.composite (it owns the file while clients are connected).
-    pub fn save_live(&mut self) -> Result<(), String> {
+    pub fn save_live(&mut self) -> Result<(), LiveSaveError> {
         match self.live_mut() {
             Some(session) => session.save(),
-            None => Err("the document is not live".into()),
+            None => Err(LiveSaveError::NotLive),
         }
     }
 
@@ -128,7 +130,7 @@ impl Document {
         };
         let unsent = session.waiting();
         let replica = session.end();
-        self.set_backend(Backend::Solo(Box::new(replica)));
+        self.set_backend(Backend::Solo(replica));
         if unsent == 0 {
             // The host holds all of it; writes it never took make the copy modified.
             self.mark_unmodified();

@@ -47,9 +47,12 @@ impl SiblingOrder {
     }
 
     /// Every node of the view with its depth (root = 0), parents before children, siblings in
-    /// this order. Iterative, so any depth is fine.
+    /// this order, the members of its parenting cycles first at the root (see
+    /// [`Self::preorder_rings_first`]). Iterative, so any depth is fine.
     pub fn preorder(&self, view: &SceneView) -> Vec<(Entity, u32)> {
-        self.preorder_with(view.len(), |e, kids| kids.extend(view.children_of(e)))
+        self.preorder_rings_first(view.len(), &view.cycles(), |e, kids| {
+            kids.extend(view.children_of(e))
+        })
     }
 
     /// The same for any tree: `children(e, kids)` appends `e`'s children (in any order) to
@@ -59,19 +62,46 @@ impl SiblingOrder {
         len: usize,
         children: impl FnMut(Entity, &mut Vec<Entity>),
     ) -> Vec<(Entity, u32)> {
-        self.preorder_from(Entity::ROOT, len, children)
+        self.preorder_rings_first(len, &[], children)
+    }
+
+    /// [`Self::preorder_with`], with the members of each ring of `rings` (parenting cycles,
+    /// each in ring order) that hang at the root first among the root's children, ring by
+    /// ring and in ring order: a cycle reads as one group wherever its members' ids or places
+    /// in the Nodes list would scatter them, and every view of the same cycle lists it alike.
+    pub fn preorder_rings_first(
+        &self,
+        len: usize,
+        rings: &[&[Entity]],
+        mut children: impl FnMut(Entity, &mut Vec<Entity>),
+    ) -> Vec<(Entity, u32)> {
+        let on_ring: FxHashMap<Entity, (usize, usize)> = (rings.iter().enumerate())
+            .flat_map(|(r, ring)| ring.iter().enumerate().map(move |(i, &e)| (e, (r, i))))
+            .collect();
+        self.preorder_from(Entity::ROOT, len, |e, kids| {
+            children(e, kids);
+            self.sort(e, kids);
+            if e.is_root() && !on_ring.is_empty() {
+                // Stable, after the sibling sort: the members first, the rest as they were.
+                kids.sort_by_key(|k| on_ring.get(k).copied().unwrap_or((usize::MAX, 0)));
+            }
+        })
     }
 
     /// `top` and every node drawn below it, parents before children, siblings in this order
     /// (as the hierarchy lists their rows).
     pub fn subtree(&self, view: &SceneView, top: Entity) -> Vec<Entity> {
-        self.preorder_from(top, 1, |e, kids| kids.extend(view.children_of(e)))
-            .into_iter()
-            .map(|(e, _)| e)
-            .collect()
+        self.preorder_from(top, 1, |e, kids| {
+            kids.extend(view.children_of(e));
+            self.sort(e, kids);
+        })
+        .into_iter()
+        .map(|(e, _)| e)
+        .collect()
     }
 
-    /// [`Self::preorder_with`] from `top` (depth 0) down.
+    /// `top` (depth 0) and every node below it, parents before children, each node's children
+    /// in the order `children` appends them.
     fn preorder_from(
         &self,
         top: Entity,
@@ -85,7 +115,6 @@ impl SiblingOrder {
             out.push((e, depth));
             kids.clear();
             children(e, &mut kids);
-            self.sort(e, &mut kids);
             stack.extend(kids.iter().rev().map(|&k| (k, depth + 1)));
         }
         out
@@ -310,6 +339,46 @@ mod tests {
         let mut n = Nodes::default();
         place_in_nodes(&mut n, Entity(530), &es(&[531, 532]), &es(&[532]), None);
         assert_eq!(n.children_of(Entity(530)), es(&[532]));
+    }
+
+    #[test]
+    fn a_cycles_members_come_first_at_the_root_together_in_ring_order() {
+        let mut r = Replica::new();
+        let under = |p: u32| Transform {
+            parent: Entity(p),
+            ..Transform::IDENTITY
+        };
+        // 512 and 520 form a cycle; 513..519 at the root between them by id.
+        r.put_transform(Entity(512), &under(520)).unwrap();
+        r.put_transform(Entity(520), &under(512)).unwrap();
+        for e in 513..520 {
+            r.put_transform(Entity(e), &under(0)).unwrap();
+        }
+        let view = SceneView::from_source(&r);
+        let order = SiblingOrder::from_nodes(None);
+        let rows: Vec<u32> = (order.preorder(&view).into_iter().skip(1))
+            .map(|(e, _)| e.0)
+            .collect();
+        assert_eq!(&rows[..2], [512, 520], "{rows:?}");
+        assert_eq!(&rows[2..], [513, 514, 515, 516, 517, 518, 519]);
+    }
+
+    #[test]
+    fn a_ring_is_listed_first_at_the_root_in_any_tree_that_keeps_one_member_there() {
+        // What IgnoreCyclicChange draws for the ring 512 → 520 → 512: 520 stays under 512,
+        // so 512 comes first at the root with 520 below it, before 513 and 514.
+        let tree: FxHashMap<Entity, Vec<Entity>> = [
+            (Entity::ROOT, vec![Entity(513), Entity(512), Entity(514)]),
+            (Entity(512), vec![Entity(520)]),
+        ]
+        .into_iter()
+        .collect();
+        let ring = [Entity(520), Entity(512)];
+        let rows = SiblingOrder::from_nodes(None).preorder_rings_first(5, &[&ring], |e, kids| {
+            kids.extend(tree.get(&e).into_iter().flatten())
+        });
+        let rows: Vec<(u32, u32)> = rows.into_iter().map(|(e, d)| (e.0, d)).collect();
+        assert_eq!(rows, [(0, 0), (512, 1), (520, 2), (513, 1), (514, 1)]);
     }
 
     #[test]

@@ -10,9 +10,12 @@ use super::live::{LiveSession, Recorded, recording_of};
 
 /// Where a document's replica lives.
 #[derive(Debug)]
+// One Backend per document, and Solo is the usual one: boxing its replica would only add an
+// indirection to every edit.
+#[allow(clippy::large_enum_variant)]
 pub(super) enum Backend {
     /// One replica, edited alone (writes are collected in the document's outbox).
-    Solo(Box<Replica>),
+    Solo(Replica),
     /// Simulated peers; the document shows and edits `active`.
     Peers {
         sim: Box<Simulation>,
@@ -26,7 +29,7 @@ impl Backend {
     /// Every replica the document holds: the one, or each peer's.
     pub(super) fn replicas(&self) -> impl Iterator<Item = &Replica> {
         let (solo, peers) = match self {
-            Backend::Solo(replica) => (Some(&**replica), None),
+            Backend::Solo(replica) => (Some(replica), None),
             Backend::Peers { sim, .. } => (None, Some(sim.network().replicas().iter())),
             Backend::Live(session) => (Some(session.replica()), None),
         };
@@ -150,7 +153,7 @@ impl Document {
         let lesson = sim.lesson().is_some();
         let replica = sim.network().replica(keep)?.clone();
         let edited = self.edited_in_lesson();
-        self.set_backend(Backend::Solo(Box::new(replica)));
+        self.set_backend(Backend::Solo(replica));
         if lesson {
             self.keep_lesson_state(edited);
         }

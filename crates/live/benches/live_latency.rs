@@ -6,6 +6,9 @@
 //! A plain harness: criterion's statistics are for CPU-bound loops, and the numbers wanted here
 //! are percentiles of a network round trip through a Node.js process.
 
+// A benchmark: a failed unwrap fails the run (unwrap is denied in library code only).
+#![allow(clippy::unwrap_used)]
+
 use scenetree_test_support as support;
 
 use std::time::{Duration, Instant};

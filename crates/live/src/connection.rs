@@ -1,7 +1,9 @@
 //! [`LiveConnection`]: a [`Session`] driven over a WebSocket by a worker thread. `connect`
-//! does the whole handshake on the caller's thread with a deadline, so a wrong URL, a host
-//! that never answers or a server that is not a data layer fail there with a clear error;
-//! then a worker owns the socket and the session, and the app talks to it through channels.
+//! does the whole handshake on the caller's thread, so a wrong URL, a host that never answers
+//! or a server that is not a data layer fail there with a clear error. Past the TCP connection
+//! it limits only silence, never the whole: a host builds a large scene's snapshot for seconds,
+//! answering nobody meanwhile, and a [`ConnectProgress`] shows how far it got. Then a worker
+//! owns the socket and the session, and the app talks to it through channels.
 
 use std::fmt;
 use std::io;
@@ -19,11 +21,12 @@ use tungstenite::{Message, WebSocket};
 use crate::error::{
     CloseError, ConnectError, ConnectStage, FlushError, FrameError, NotConnected, ProtocolError,
 };
-use crate::event::LiveEvent;
+use crate::event::{LiveEvent, Notify};
 use crate::phase::Phase;
+use crate::progress::{ConnectProgress, CountedStream, Tracker, receiving_snapshot};
 use crate::session::Session;
 use crate::target::{self, Target};
-use crate::worker::{Command, Notify, SOCKET_KEY, Shared, Worker};
+use crate::worker::{Command, SOCKET_KEY, Shared, Worker};
 
 /// The largest WebSocket message (and frame) accepted from the host, in bytes: a whole
 /// scene's snapshot comes as one frame, and tungstenite's default frame limit (16 MiB) is
@@ -33,9 +36,16 @@ const MAX_MESSAGE_BYTES: usize = 256 << 20;
 /// How to connect.
 #[derive(Clone)]
 pub struct LiveOptions {
-    /// The longest `connect` may take, from the TCP connect through the handshake to the
-    /// snapshot's arrival. Default 5 s.
+    /// The longest `connect` waits for the TCP connection to open. Default 5 s.
     pub connect_timeout: Duration,
+    /// From then on, the longest the host may send nothing while `connect` waits for it: for
+    /// the answer to the WebSocket upgrade, each answer of the handshake, and the scene's
+    /// snapshot. Nothing limits the whole, and this is generous, because the host answers
+    /// nobody while it builds a snapshot: for the 65,024-entity example (the most entities a
+    /// scene holds) it was silent 6–13 s, and 60–64 s on 2 cores at load average 13, then
+    /// sent 8.2 MB within 2 s; a client connecting meanwhile waits as long for the answer to
+    /// its upgrade. Default 120 s.
+    pub stall_timeout: Duration,
     /// The longest `close` (or drop) waits for queued writes to be acknowledged before it
     /// closes anyway. Default 2 s.
     pub close_timeout: Duration,
@@ -43,17 +53,23 @@ pub struct LiveOptions {
     /// authentication, so whoever reaches it can read and change the scene and the host's
     /// files; turn it on only when the user asked for that host explicitly.
     pub allow_remote: bool,
-    /// Called from the worker thread after it queues one or more events.
+    /// Called from the worker thread after it queues one or more events, and, when
+    /// `progress` is given, from the connecting thread as it progresses (at most every 100 ms).
     pub notify: Option<Notify>,
+    /// Where `connect` reports how far it got (stage, bytes and messages received), to read
+    /// from another thread meanwhile (a Connect dialog's progress line).
+    pub progress: Option<ConnectProgress>,
 }
 
 impl Default for LiveOptions {
     fn default() -> Self {
         LiveOptions {
             connect_timeout: Duration::from_secs(5),
+            stall_timeout: Duration::from_secs(120),
             close_timeout: Duration::from_secs(2),
             allow_remote: false,
             notify: None,
+            progress: None,
         }
     }
 }
@@ -62,9 +78,11 @@ impl fmt::Debug for LiveOptions {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("LiveOptions")
             .field("connect_timeout", &self.connect_timeout)
+            .field("stall_timeout", &self.stall_timeout)
             .field("close_timeout", &self.close_timeout)
             .field("allow_remote", &self.allow_remote)
             .field("notify", &self.notify.is_some())
+            .field("progress", &self.progress.is_some())
             .finish()
     }
 }
@@ -93,10 +111,13 @@ impl fmt::Debug for LiveConnection {
 }
 
 impl LiveConnection {
-    /// Connects to `url` (e.g. `ws://127.0.0.1:8000/data-layer`) and does the handshake, all
-    /// within `options.connect_timeout`. On success the host's snapshot is already the first
-    /// of [`LiveConnection::events`].
+    /// Connects to `url` (e.g. `ws://127.0.0.1:8000/data-layer`) within
+    /// `options.connect_timeout`, then does the handshake and receives the snapshot for as
+    /// long as the host is not silent for `options.stall_timeout`, reporting to
+    /// `options.progress`. On success the host's snapshot is already the first of
+    /// [`LiveConnection::events`].
     pub fn connect(url: &str, options: LiveOptions) -> Result<LiveConnection, ConnectError> {
+        let tracker = Tracker::start(options.progress.clone(), options.notify.clone());
         let deadline = Instant::now() + options.connect_timeout;
         let target = target::resolve(url, options.allow_remote)?;
         let io_error = |source| ConnectError::Io {
@@ -106,22 +127,30 @@ impl LiveConnection {
         let stream = connect_tcp(&target, deadline, options.connect_timeout)?;
         // Frames are small and latency matters more than packet count.
         stream.set_nodelay(true).map_err(io_error)?;
-        let mut ws = upgrade(&target, stream, deadline, options.connect_timeout)?;
+        // Each read and write may wait this long: a limit on silence, not on the whole.
+        let stall = Some(options.stall_timeout);
+        (stream.set_read_timeout(stall))
+            .and_then(|()| stream.set_write_timeout(stall))
+            .map_err(io_error)?;
+        tracker.stage(ConnectStage::Upgrade);
+        let stream = CountedStream::new(stream, tracker.clone());
+        let mut ws = upgrade(&target, stream, options.stall_timeout)?;
         let mut session = Session::new();
         let (event_tx, events) = mpsc::channel();
         handshake(
             &target,
             &mut ws,
             &mut session,
-            deadline,
-            options.connect_timeout,
+            options.stall_timeout,
+            &tracker,
         )?;
         while let Some(event) = session.poll_event() {
             let _ = event_tx.send(event);
         }
+        ws.get_mut().stop_counting();
 
         // From here the worker waits on the poller for socket input and for commands.
-        let socket = ws.get_ref();
+        let socket = ws.get_ref().tcp();
         socket.set_read_timeout(None).map_err(io_error)?;
         socket.set_write_timeout(None).map_err(io_error)?;
         socket.set_nonblocking(true).map_err(io_error)?;
@@ -312,40 +341,13 @@ fn connect_tcp(
     })
 }
 
-/// Sets the socket's timeouts to what is left before `deadline`; an error when nothing is.
-fn arm_timeouts(
-    stream: &TcpStream,
-    target: &Target,
-    stage: ConnectStage,
-    deadline: Instant,
-    allowed: Duration,
-) -> Result<(), ConnectError> {
-    let remaining = deadline.saturating_duration_since(Instant::now());
-    if remaining.is_zero() {
-        return Err(ConnectError::Timeout {
-            url: target.url.clone(),
-            stage,
-            waited: allowed,
-        });
-    }
-    let set = stream
-        .set_read_timeout(Some(remaining))
-        .and_then(|()| stream.set_write_timeout(Some(remaining)));
-    set.map_err(|source| ConnectError::Io {
-        url: target.url.clone(),
-        source,
-    })
-}
-
-/// The HTTP upgrade to a WebSocket, blocking until `deadline`.
+/// The HTTP upgrade to a WebSocket, on a socket whose reads wait at most `stall`.
 fn upgrade(
     target: &Target,
-    stream: TcpStream,
-    deadline: Instant,
-    allowed: Duration,
-) -> Result<WebSocket<TcpStream>, ConnectError> {
+    stream: CountedStream,
+    stall: Duration,
+) -> Result<WebSocket<CountedStream>, ConnectError> {
     let stage = ConnectStage::Upgrade;
-    arm_timeouts(&stream, target, stage, deadline, allowed)?;
     let config = WebSocketConfig::default()
         .max_message_size(Some(MAX_MESSAGE_BYTES))
         .max_frame_size(Some(MAX_MESSAGE_BYTES));
@@ -355,7 +357,7 @@ fn upgrade(
         Err(HandshakeError::Interrupted(_)) => Err(ConnectError::Timeout {
             url: target.url.clone(),
             stage,
-            waited: allowed,
+            waited: stall,
         }),
         Err(HandshakeError::Failure(tungstenite::Error::Http(response))) => {
             Err(ConnectError::NotADataLayer {
@@ -363,29 +365,35 @@ fn upgrade(
                 status: response.status().as_u16(),
             })
         }
-        Err(HandshakeError::Failure(source)) => {
-            Err(transport_error(target, stage, allowed, source))
-        }
+        Err(HandshakeError::Failure(source)) => Err(transport_error(target, stage, stall, source)),
     }
 }
 
-/// The `@dcl/rpc` handshake up to the snapshot, blocking until `deadline`.
+/// The `@dcl/rpc` handshake through the snapshot, on a socket whose reads wait at most
+/// `stall`: it takes as long as the host keeps answering.
 fn handshake(
     target: &Target,
-    ws: &mut WebSocket<TcpStream>,
+    ws: &mut WebSocket<CountedStream>,
     session: &mut Session,
-    deadline: Instant,
-    allowed: Duration,
+    stall: Duration,
+    tracker: &Tracker,
 ) -> Result<(), ConnectError> {
     let protocol = |source| ConnectError::Protocol {
         url: target.url.clone(),
         source,
     };
+    let mut reported = None;
     while session.phase() != Phase::Open {
         let stage = ConnectStage::Rpc(session.phase());
-        arm_timeouts(ws.get_ref(), target, stage, deadline, allowed)?;
+        if reported != Some(stage) {
+            tracker.stage(stage);
+            reported = Some(stage);
+        }
         let frame = match ws.read() {
-            Ok(Message::Binary(frame)) => frame,
+            Ok(Message::Binary(frame)) => {
+                tracker.message();
+                frame
+            }
             Ok(Message::Text(text)) => {
                 let len = text.len();
                 return Err(protocol(FrameError::Text { len }.into()));
@@ -397,7 +405,16 @@ fn handshake(
                 });
             }
             Ok(_) => continue,
-            Err(e) => return Err(transport_error(target, stage, allowed, e)),
+            // The snapshot's silence is told apart: bytes of it may have come.
+            Err(e) if receiving_snapshot(session.phase()) && is_timeout(&e) => {
+                return Err(ConnectError::Stalled {
+                    url: target.url.clone(),
+                    stage,
+                    received: tracker.received(),
+                    waited: stall,
+                });
+            }
+            Err(e) => return Err(transport_error(target, stage, stall, e)),
         };
         match session.receive(&frame) {
             Ok(()) => {}
@@ -411,11 +428,20 @@ fn handshake(
         }
         while let Some(out) = session.poll_transmit() {
             if let Err(e) = ws.send(Message::binary(out)) {
-                return Err(transport_error(target, stage, allowed, e));
+                return Err(transport_error(target, stage, stall, e));
             }
         }
     }
     Ok(())
+}
+
+/// A read or write that waited out the socket's timeout.
+fn is_timeout(error: &tungstenite::Error) -> bool {
+    matches!(
+        error,
+        tungstenite::Error::Io(e)
+            if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut)
+    )
 }
 
 /// A tungstenite error during `connect`, told apart: a timeout, the host leaving, or else.

@@ -247,16 +247,34 @@ pub enum ConnectError {
         /// The HTTP status it answered.
         status: u16,
     },
-    /// The host did not answer in time.
-    #[error(
-        "the host at {url} did not answer within {waited:?} ({stage}): is it a Decentraland data layer (sdk-commands start --data-layer)?"
-    )]
+    /// The host did not answer in time: it accepted no connection, or said nothing for a
+    /// while at a step of the handshake before the snapshot.
+    #[error("{}", timeout_text(url, *stage, *waited))]
     Timeout {
         /// The URL.
         url: String,
         /// What was awaited.
         stage: ConnectStage,
-        /// The time allowed ([`crate::LiveOptions::connect_timeout`]).
+        /// The time allowed: [`crate::LiveOptions::connect_timeout`] for the TCP connection,
+        /// else [`crate::LiveOptions::stall_timeout`] of silence.
+        waited: Duration,
+    },
+    /// The host stopped sending while the scene snapshot was awaited or arriving: nothing
+    /// came for [`crate::LiveOptions::stall_timeout`].
+    #[error(
+        "the host at {url} stopped sending while {stage}: nothing arrived for {} after {} \
+         from it (a snapshot takes as long as the host keeps sending; it did not)",
+        seconds(*waited),
+        byte_size(*received)
+    )]
+    Stalled {
+        /// The URL.
+        url: String,
+        /// What was awaited.
+        stage: ConnectStage,
+        /// Bytes received from the host before it stopped.
+        received: u64,
+        /// How long nothing came ([`crate::LiveOptions::stall_timeout`]).
         waited: Duration,
     },
     /// The host closed the connection during the handshake.
@@ -323,6 +341,49 @@ pub enum DisconnectReason {
     /// The WebSocket or the socket failed.
     #[error("the connection failed: {0}")]
     Transport(tungstenite::Error),
+}
+
+/// A byte count as people read it: `512 bytes`, `48.2 kB`, `5.9 MB` (powers of 1,000).
+pub(crate) fn byte_size(bytes: u64) -> String {
+    match bytes {
+        0..1_000 => format!("{bytes} bytes"),
+        1_000..1_000_000 => format!("{:.1} kB", bytes as f64 / 1e3),
+        1_000_000..1_000_000_000 => format!("{:.1} MB", bytes as f64 / 1e6),
+        _ => format!("{:.2} GB", bytes as f64 / 1e9),
+    }
+}
+
+/// A duration in a message: `5 s`, `0.3 s`.
+fn seconds(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s.fract() == 0.0 {
+        format!("{s:.0} s")
+    } else {
+        format!("{s:.1} s")
+    }
+}
+
+/// What [`ConnectError::Timeout`] says: what did not come, and, while nothing has shown the
+/// server to be a data layer (no answer to the upgrade, no SERVER_READY), whether it is one.
+fn timeout_text(url: &str, stage: ConnectStage, waited: Duration) -> String {
+    let waited = seconds(waited);
+    let is_it = "is it a Decentraland data layer (sdk-commands start --data-layer)?";
+    match stage {
+        ConnectStage::Tcp => {
+            format!("the host at {url} did not accept a connection within {waited}")
+        }
+        ConnectStage::Upgrade => format!(
+            "the host at {url} accepted the connection but did not answer the WebSocket \
+             upgrade: nothing for {waited}: {is_it}"
+        ),
+        ConnectStage::Rpc(Phase::AwaitingServerReady) => format!(
+            "the host at {url} opened a WebSocket but did not answer: nothing for {waited} \
+             ({stage}): {is_it}"
+        ),
+        ConnectStage::Rpc(_) => format!(
+            "the host at {url} stopped answering the handshake: nothing for {waited} ({stage})"
+        ),
+    }
 }
 
 fn describe_close(code: Option<u16>, reason: &str) -> String {

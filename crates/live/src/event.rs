@@ -1,6 +1,12 @@
 //! What a [`crate::Session`] reports: what happened ([`LiveEvent`]).
 
+use std::sync::Arc;
+
 use crate::error::{DisconnectReason, RemoteError};
+
+/// A callback called after events are queued, and as a connection attempt progresses (e.g.
+/// egui's `request_repaint`), from the connection's threads.
+pub type Notify = Arc<dyn Fn() + Send + Sync>;
 
 /// What a live session reports, in order.
 #[derive(Debug)]

@@ -16,6 +16,7 @@ impl ConnectError {
             self,
             ConnectError::Unreachable { .. }
                 | ConnectError::Timeout { .. }
+                | ConnectError::Stalled { .. }
                 | ConnectError::Closed { .. }
                 | ConnectError::WebSocket { .. }
                 | ConnectError::Resolve { .. }

@@ -38,7 +38,16 @@ pub(crate) fn resolve(url: &str, allow_remote: bool) -> Result<Target, ConnectEr
         _ => return Err(invalid("the scheme must be ws://")),
     }
     let host = uri.host().ok_or_else(|| invalid("it names no host"))?;
-    let port = uri.port_u16().unwrap_or(80);
+    // A port that is not a number from 1 to 65535 (65536, -1, 8000abc) is refused: the URL
+    // parser accepts the URL but reads no port from it, which would mean port 80.
+    let port = match port_text(uri.authority().map_or("", |a| a.as_str())) {
+        None | Some("") => 80,
+        Some(text) => match text.parse::<u16>() {
+            Ok(0) => return Err(invalid("port 0 is not a port a host listens on")),
+            Ok(number) if text.bytes().all(|b| b.is_ascii_digit()) => number,
+            _ => return Err(invalid("its port is not a number from 1 to 65535")),
+        },
+    };
     // An IPv6 literal comes with its brackets.
     let bare = host.trim_start_matches('[').trim_end_matches(']');
     let addrs: Vec<SocketAddr> = match bare.parse::<IpAddr>() {
@@ -51,10 +60,15 @@ pub(crate) fn resolve(url: &str, allow_remote: bool) -> Result<Target, ConnectEr
             })?
             .collect(),
     };
+    // An IPv4-mapped IPv6 address is connected to as the IPv4 one it maps (which works on a
+    // system without IPv6 too).
+    let addrs = addrs
+        .into_iter()
+        .map(|a| SocketAddr::new(a.ip().to_canonical(), a.port()));
     let addrs: Vec<SocketAddr> = if allow_remote {
-        addrs
+        addrs.collect()
     } else {
-        addrs.into_iter().filter(|a| a.ip().is_loopback()).collect()
+        addrs.filter(|a| a.ip().is_loopback()).collect()
     };
     if addrs.is_empty() {
         return Err(ConnectError::RemoteNotAllowed {
@@ -67,6 +81,17 @@ pub(crate) fn resolve(url: &str, allow_remote: bool) -> Result<Target, ConnectEr
     })
 }
 
+/// The text after the host in a URL's authority (`user@host:port`, `[::1]:port`): the port
+/// as written, `None` when there is no `:` after the host.
+fn port_text(authority: &str) -> Option<&str> {
+    let host_and_port = authority.rsplit('@').next().unwrap_or(authority);
+    let after_host = match host_and_port.rfind(']') {
+        Some(end) => &host_and_port[end + 1..],
+        None => host_and_port,
+    };
+    after_host.find(':').map(|at| &after_host[at + 1..])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -77,6 +102,9 @@ mod tests {
         assert_eq!(t.addrs, ["127.0.0.1:8000".parse().unwrap()]);
         let t = resolve("ws://[::1]:8123/data-layer", false).unwrap();
         assert_eq!(t.addrs, ["[::1]:8123".parse().unwrap()]);
+        // IPv4-mapped: the same machine.
+        let t = resolve("ws://[::ffff:127.0.0.1]:8123/data-layer", false).unwrap();
+        assert_eq!(t.addrs, ["127.0.0.1:8123".parse().unwrap()]);
         let t = resolve("ws://localhost/data-layer", false).unwrap();
         assert!(
             t.addrs
@@ -91,6 +119,7 @@ mod tests {
             "ws://192.0.2.7:8000/data-layer",
             "ws://0.0.0.0:8000/data-layer",
             "ws://[2001:db8::1]:8000/data-layer",
+            "ws://[::ffff:192.0.2.7]:8000/data-layer",
         ] {
             let err = resolve(url, false).unwrap_err();
             assert!(
@@ -110,6 +139,11 @@ mod tests {
             ("127.0.0.1:8000", "ws://"),
             ("ws://", "URL"),
             ("not a url", "URL"),
+            ("ws://127.0.0.1:65536/data-layer", "1 to 65535"),
+            ("ws://127.0.0.1:70000/data-layer", "1 to 65535"),
+            ("ws://127.0.0.1:-1/data-layer", "1 to 65535"),
+            ("ws://127.0.0.1:8000abc/data-layer", "1 to 65535"),
+            ("ws://127.0.0.1:0/data-layer", "port 0"),
         ] {
             match resolve(url, false) {
                 Err(ConnectError::InvalidUrl { reason: why, .. }) => {

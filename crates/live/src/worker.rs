@@ -4,7 +4,6 @@
 //! delay to a write.
 
 use std::io;
-use std::net::TcpStream;
 use std::sync::mpsc::{Receiver, Sender, TryRecvError};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
@@ -15,11 +14,9 @@ use tungstenite::protocol::frame::coding::CloseCode;
 use tungstenite::{Message, WebSocket};
 
 use crate::error::{DisconnectReason, FrameError, ProtocolError};
-use crate::event::LiveEvent;
+use crate::event::{LiveEvent, Notify};
+use crate::progress::CountedStream;
 use crate::session::Session;
-
-/// A callback the worker calls after queuing events (e.g. egui's `request_repaint`).
-pub type Notify = Arc<dyn Fn() + Send + Sync>;
 
 /// What the app and the worker both see.
 #[derive(Debug, Default)]
@@ -75,7 +72,7 @@ enum Closing {
 }
 
 pub(crate) struct Worker {
-    ws: WebSocket<TcpStream>,
+    ws: WebSocket<CountedStream>,
     session: Session,
     poller: Arc<Poller>,
     commands: Receiver<Command>,
@@ -90,7 +87,7 @@ pub(crate) struct Worker {
 impl Worker {
     /// A worker for a WebSocket whose socket is non-blocking and registered in `poller`.
     pub(crate) fn new(
-        ws: WebSocket<TcpStream>,
+        ws: WebSocket<CountedStream>,
         session: Session,
         poller: Arc<Poller>,
         commands: Receiver<Command>,
@@ -141,7 +138,7 @@ impl Worker {
             if let Err(reason) = self.turn() {
                 return reason;
             }
-            let socket = self.ws.get_ref();
+            let socket = self.ws.get_ref().tcp();
             let interest = if self.want_write {
                 Event::all(SOCKET_KEY)
             } else {
@@ -343,6 +340,6 @@ impl Worker {
 impl Drop for Worker {
     fn drop(&mut self) {
         // Required before the socket is dropped (see the `Poller::add` in `connect`).
-        let _ = self.poller.delete(self.ws.get_ref());
+        let _ = self.poller.delete(self.ws.get_ref().tcp());
     }
 }

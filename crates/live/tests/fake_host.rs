@@ -3,6 +3,9 @@
 //! mid-stream. Each gives its own typed error, never a panic or a hang. Timeouts are only
 //! guards; nothing here measures time.
 
+// A test program: a failed unwrap fails the run (unwrap is denied in library code only).
+#![allow(clippy::unwrap_used)]
+
 use scenetree_test_support as support;
 
 use std::net::TcpListener;
@@ -11,8 +14,8 @@ use std::time::Duration;
 
 use scenetree_live::envelope::{self, MessageType};
 use scenetree_live::{
-    Call, CloseError, ConnectError, ConnectStage, DisconnectReason, FlushError, FrameError,
-    LiveConnection, LiveEvent, LiveOptions, NotConnected, Phase, ProtocolError,
+    Call, CloseError, ConnectError, ConnectProgress, ConnectStage, DisconnectReason, FlushError,
+    FrameError, LiveConnection, LiveEvent, LiveOptions, NotConnected, Phase, ProtocolError,
 };
 use support::fake_host::{self, FakeHost, Peer, SNAPSHOT};
 use tungstenite::Message;
@@ -22,9 +25,11 @@ const WAIT: Duration = Duration::from_secs(10);
 /// Whether an error is the one a case expects.
 type Check = fn(&ProtocolError) -> bool;
 
-fn options(connect_timeout: Duration) -> LiveOptions {
+/// Options that wait `wait` for the TCP connection and at most `wait` of silence after.
+fn options(wait: Duration) -> LiveOptions {
     LiveOptions {
-        connect_timeout,
+        connect_timeout: wait,
+        stall_timeout: wait,
         ..LiveOptions::default()
     }
 }
@@ -101,6 +106,126 @@ fn a_websocket_that_never_says_server_ready_times_out_in_that_phase() {
         "{err:?}"
     );
     assert!(err.to_string().contains("SERVER_READY"), "{err}");
+    host.join();
+}
+
+#[test]
+fn a_host_that_stops_answering_mid_handshake_says_so_without_doubting_it_is_a_data_layer() {
+    // SERVER_READY came, so it is a data layer; then CREATE_PORT goes unanswered.
+    let host = FakeHost::spawn(|peer| {
+        peer.send(envelope::encode_server_ready());
+        while peer.recv().is_some() {}
+    });
+    let err = LiveConnection::connect(&host.url, options(Duration::from_millis(300))).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            ConnectError::Timeout {
+                stage: ConnectStage::Rpc(Phase::CreatingPort),
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    let message = err.to_string();
+    assert!(
+        message.contains("stopped answering the handshake"),
+        "{message}"
+    );
+    assert!(!message.contains("is it a"), "{message}");
+    host.join();
+}
+
+/// A snapshot of `len` bytes, different at every byte so a mix-up would show.
+fn big_snapshot(len: usize) -> Vec<u8> {
+    (0..len).map(|i| (i * 7 % 251) as u8).collect()
+}
+
+#[test]
+fn a_snapshot_is_joined_however_long_it_takes_while_bytes_keep_coming_and_progress_shows_it() {
+    // The host may be silent 800 ms at most; the snapshot comes after 200 ms of silence, in
+    // 40 pieces 40 ms apart (as a large scene's does from the real host), 1.8 s in all.
+    let snapshot = big_snapshot(1 << 20);
+    let sent = snapshot.clone();
+    let host = FakeHost::spawn(move |peer| {
+        peer.open_stream();
+        std::thread::sleep(Duration::from_millis(200));
+        peer.element_slowly(1, &sent, 40, Duration::from_millis(40));
+        peer.element(2, b"");
+        while peer.recv().is_some() {}
+    });
+    let progress = ConnectProgress::new();
+    let options = LiveOptions {
+        progress: Some(progress.clone()),
+        ..options(Duration::from_millis(800))
+    };
+    let connection = LiveConnection::connect(&host.url, options).expect("joined");
+    match connection.events().recv_timeout(WAIT) {
+        Ok(LiveEvent::Snapshot(bytes)) => assert!(bytes == snapshot, "the snapshot arrived whole"),
+        other => panic!("the snapshot first, got {other:?}"),
+    }
+    let status = progress.status().expect("the attempt reported");
+    assert_eq!(status.stage, ConnectStage::Rpc(Phase::AwaitingFirstTick));
+    assert!(status.bytes > 1 << 20, "{status}");
+    // SERVER_READY, the port, the module, the offer, the pull, the snapshot, the tick.
+    assert_eq!(status.messages, 7, "{status}");
+    assert!(status.to_string().contains("MB received"), "{status}");
+    connection.close().expect("closed");
+    host.join();
+}
+
+#[test]
+fn a_host_busy_before_it_answers_the_upgrade_is_waited_for() {
+    // A host building another client's snapshot answers nobody for a while: here 600 ms,
+    // twice the TCP connection's limit, well within the limit on silence.
+    let host = FakeHost::raw(|stream| {
+        std::thread::sleep(Duration::from_millis(600));
+        let ws = tungstenite::accept(stream).expect("the client's WebSocket upgrade");
+        let mut peer = Peer { ws };
+        peer.handshake();
+        while peer.recv().is_some() {}
+    });
+    let options = LiveOptions {
+        connect_timeout: Duration::from_millis(300),
+        stall_timeout: WAIT,
+        ..LiveOptions::default()
+    };
+    let connection = LiveConnection::connect(&host.url, options).expect("joined");
+    match connection.events().recv_timeout(WAIT) {
+        Ok(LiveEvent::Snapshot(bytes)) => assert_eq!(bytes, SNAPSHOT),
+        other => panic!("the snapshot first, got {other:?}"),
+    }
+    connection.close().expect("closed");
+    host.join();
+}
+
+#[test]
+fn a_snapshot_that_stops_coming_fails_saying_how_much_came() {
+    let snapshot = big_snapshot(100_000);
+    let host = FakeHost::spawn(move |peer| {
+        peer.open_stream();
+        peer.element_cut(1, &snapshot, 60_000);
+        // Silent from here, the connection open, until the client gives up.
+        while peer.recv().is_some() {}
+    });
+    let err = LiveConnection::connect(&host.url, options(Duration::from_millis(300))).unwrap_err();
+    match &err {
+        ConnectError::Stalled {
+            stage, received, ..
+        } => {
+            assert_eq!(*stage, ConnectStage::Rpc(Phase::AwaitingSnapshot));
+            assert!(*received >= 60_000, "{received}");
+        }
+        other => panic!("expected Stalled, got {other:?}"),
+    }
+    assert!(err.is_transient(), "a stalled host may do better next time");
+    let message = err.to_string();
+    assert!(
+        message.contains("stopped sending while waiting for the scene snapshot")
+            && message.contains("kB from it"),
+        "{message}"
+    );
+    assert!(!message.contains("is it a"), "{message}");
     host.join();
 }
 

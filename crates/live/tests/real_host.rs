@@ -3,6 +3,9 @@
 //! byte, a stale write dropped, Save into main.composite, a killed and restarted host.
 //! Without `oracle-live/node_modules` these fail with the command to run.
 
+// A test program: a failed unwrap fails the run (unwrap is denied in library code only).
+#![allow(clippy::unwrap_used)]
+
 use scenetree_test_support as support;
 
 use std::time::Duration;

@@ -41,6 +41,12 @@ impl DclHost {
     /// Copies `tests/fixtures/dcl-projects/art-gallery-template` to a temporary folder, adds
     /// a minimal package.json and starts the host there on a free loopback port.
     pub fn start() -> DclHost {
+        DclHost::start_with(|_| {})
+    }
+
+    /// As [`DclHost::start`], with `prepare` run on the project folder before the host starts
+    /// (to give it another scene, say).
+    pub fn start_with(prepare: impl FnOnce(&Path)) -> DclHost {
         let dir = tempfile::tempdir().expect("a temporary folder");
         let fixture = repo_root().join("tests/fixtures/dcl-projects/art-gallery-template");
         copy_dir(&fixture, dir.path());
@@ -49,6 +55,7 @@ impl DclHost {
             "{\n  \"name\": \"scenetree-live-test\",\n  \"version\": \"1.0.0\",\n  \"private\": true\n}\n",
         )
         .expect("write package.json");
+        prepare(dir.path());
         let mut host = DclHost {
             child: None,
             dir,
@@ -179,7 +186,7 @@ impl DclHost {
         {
             let tx = lines_tx.clone();
             let log = Arc::clone(&self.log);
-            std::thread::spawn(move || {
+            let drain = move || {
                 for line in BufReader::new(pipe).lines().map_while(Result::ok) {
                     if let Ok(mut log) = log.lock() {
                         log.push_str(&line);
@@ -187,7 +194,11 @@ impl DclHost {
                     }
                     let _ = tx.send(line);
                 }
-            });
+            };
+            std::thread::Builder::new()
+                .name("dcl-host-log".into())
+                .spawn(drain)
+                .expect("a thread for the host's output");
         }
         self.child = Some(child);
         self.wait_listening(&lines);

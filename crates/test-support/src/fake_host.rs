@@ -66,11 +66,15 @@ impl FakeHost {
             "ws://{}/data-layer",
             listener.local_addr().expect("its address")
         );
-        let thread = std::thread::spawn(move || {
+        let serve = move || {
             let (stream, _) = listener.accept().expect("accept the client");
             stream.set_read_timeout(Some(WAIT)).expect("read timeout");
             script(stream);
-        });
+        };
+        let thread = std::thread::Builder::new()
+            .name("fake-host".into())
+            .spawn(serve)
+            .expect("a thread for the fake host");
         FakeHost {
             url,
             thread: Some(thread),
@@ -91,12 +95,16 @@ impl FakeHost {
 pub fn silent_host() -> (String, JoinHandle<()>) {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
     let url = format!("ws://{}/data-layer", listener.local_addr().unwrap());
-    let thread = std::thread::spawn(move || {
+    let listen = move || {
         let (mut stream, _) = listener.accept().expect("accept");
         // Reads until the client gives up and closes.
         let mut sink = [0u8; 1024];
         while matches!(stream.read(&mut sink), Ok(n) if n > 0) {}
-    });
+    };
+    let thread = std::thread::Builder::new()
+        .name("silent-host".into())
+        .spawn(listen)
+        .expect("a thread for the silent host");
     (url, thread)
 }
 
@@ -152,6 +160,13 @@ impl Peer {
 
     /// The handshake of [`Peer::handshake`] with `snapshot` as the host's first element.
     pub fn handshake_with(&mut self, snapshot: &[u8]) {
+        self.open_stream();
+        self.element(1, snapshot);
+        self.element(2, b"");
+    }
+
+    /// The handshake up to the opening of the stream: then the client awaits the snapshot.
+    pub fn open_stream(&mut self) {
         self.send(envelope::encode_server_ready());
         let create = self.expect(MessageType::CreatePort);
         self.send(
@@ -172,8 +187,49 @@ impl Peer {
         self.send(envelope::encode_stream_message(4, 1, 0, Vec::new()));
         self.send(envelope::encode_stream_ack(3, 1, 0));
         self.expect(MessageType::StreamAck);
-        self.element(1, snapshot);
-        self.element(2, b"");
+    }
+
+    /// Host → client element `seq` holding `crdt` as one WebSocket frame, whose bytes go out
+    /// in `pieces` pieces, each after `pause` (as a large snapshot arrives).
+    pub fn element_slowly(&mut self, seq: u32, crdt: &[u8], pieces: usize, pause: Duration) {
+        let bytes = Self::element_frame(seq, crdt);
+        let chunk = bytes.len().div_ceil(pieces.max(1));
+        for piece in bytes.chunks(chunk) {
+            std::thread::sleep(pause);
+            let socket = self.ws.get_mut();
+            socket.write_all(piece).expect("send a piece");
+            socket.flush().expect("flush");
+        }
+        let ack = self.expect(MessageType::StreamAck);
+        assert_eq!(ack.number(), 4);
+    }
+
+    /// The first `sent` bytes of element `seq`'s WebSocket frame, and then nothing more.
+    pub fn element_cut(&mut self, seq: u32, crdt: &[u8], sent: usize) {
+        let bytes = Self::element_frame(seq, crdt);
+        let socket = self.ws.get_mut();
+        socket.write_all(&bytes[..sent]).expect("send the start");
+        socket.flush().expect("flush");
+    }
+
+    /// Element `seq` as the bytes of one unmasked binary WebSocket frame (server to client).
+    fn element_frame(seq: u32, crdt: &[u8]) -> Vec<u8> {
+        let payload = envelope::encode_crdt_payload(crdt.to_vec());
+        let message = envelope::encode_stream_message(4, 1, seq, payload);
+        let mut frame = vec![0x82];
+        match message.len() {
+            n if n < 126 => frame.push(n as u8),
+            n if n < 65_536 => {
+                frame.push(126);
+                frame.extend_from_slice(&(n as u16).to_be_bytes());
+            }
+            n => {
+                frame.push(127);
+                frame.extend_from_slice(&(n as u64).to_be_bytes());
+            }
+        }
+        frame.extend_from_slice(&message);
+        frame
     }
 
     /// Sends host → client element `seq` holding `crdt` and waits for its ACK.

@@ -58,6 +58,11 @@ impl Forest {
         self.entities.len()
     }
 
+    /// True for a forest of no entities.
+    pub fn is_empty(&self) -> bool {
+        self.entities.is_empty()
+    }
+
     /// A table holding the whole forest, inserted in spawn order.
     pub fn table(&self) -> TransformTable {
         let mut table = TransformTable::new();

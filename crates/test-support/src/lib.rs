@@ -12,6 +12,9 @@
 //! - `live`: [`fake_host`] (a WebSocket server speaking the data layer's frames);
 //! - `editor`: [`live_docs`] (live documents on a host, and waiting on what they report).
 
+// Test code: a failed unwrap is a failed test (clippy.toml denies unwrap in library code).
+#![allow(clippy::unwrap_used)]
+
 use std::path::{Path, PathBuf};
 
 #[cfg(feature = "dcl")]

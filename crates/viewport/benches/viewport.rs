@@ -15,6 +15,9 @@
 //!
 //! Run: `cargo bench --bench viewport`.
 
+// A benchmark: a failed unwrap fails the run (unwrap is denied in library code only).
+#![allow(clippy::unwrap_used)]
+
 use criterion::{Criterion, criterion_group, criterion_main};
 use eframe::egui;
 use scenetree_viewport::{

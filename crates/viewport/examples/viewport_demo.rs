@@ -7,6 +7,9 @@
 //! SCENETREE_SCREENSHOT=out.png cargo run -p scenetree-viewport --example viewport_demo   # save a frame and quit
 //! ```
 
+// An example: a failed unwrap fails the run (unwrap is denied in library code only).
+#![allow(clippy::unwrap_used)]
+
 use std::collections::HashSet;
 
 use eframe::egui;

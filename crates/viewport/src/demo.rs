@@ -1,5 +1,8 @@
 //! Generated scenes for the viewport demo, the rendering tests and the benchmark.
 
+// The demo scenes' colours are content (what the pixels are checked against), not the look.
+#![allow(clippy::disallowed_methods)]
+
 use eframe::egui::Color32;
 use glam::{Mat4, Quat, Vec3};
 

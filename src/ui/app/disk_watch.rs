@@ -7,15 +7,17 @@
 //! asks first, and a save over the changed file asks as well (`saving.rs`).
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
+use std::thread::Thread;
 use std::time::Duration;
 
 use super::{Pending, ScenetreeApp};
 use crate::ui::action::Severity;
 use scenetree_dcl::io::{FileLook, FileStamp, FileVersion};
 
-/// How often the watcher looks at the file.
+/// How often the watcher looks at the file, unless told otherwise
+/// ([`ScenetreeApp::set_disk_watch_interval`]).
 const POLL: Duration = Duration::from_secs(1);
 
 /// Looks at one file's length and modification time once a second on its own thread and
@@ -26,6 +28,8 @@ const POLL: Duration = Duration::from_secs(1);
 /// and would wake on every file written beside it.
 pub(super) struct DiskWatch {
     shared: Arc<Shared>,
+    /// The watching thread, woken when the interval changes (`None`: the system gave none).
+    thread: Option<Thread>,
 }
 
 struct Shared {
@@ -34,23 +38,43 @@ struct Shared {
     /// Set by the thread when the file no longer looks as the document saw it; taken by the
     /// window.
     changed: AtomicBool,
+    /// How long the thread waits between two looks.
+    interval: Mutex<Duration>,
+    /// How many times the thread has looked at a watched file (tests wait on it).
+    looks: AtomicU64,
 }
 
 impl DiskWatch {
     /// Starts the watching thread; `wake` asks the window for a frame. The thread ends within
-    /// a second of the watch being dropped. Without a thread (the system refused one) only
+    /// an interval of the watch being dropped. Without a thread (the system refused one) only
     /// focus changes are noticed.
     pub(super) fn start(wake: impl Fn() + Send + 'static) -> DiskWatch {
         let shared = Arc::new(Shared {
             watched: Mutex::new(None),
             changed: AtomicBool::new(false),
+            interval: Mutex::new(POLL),
+            looks: AtomicU64::new(0),
         });
         let weak = Arc::downgrade(&shared);
         let spawned = std::thread::Builder::new()
             .name("disk-watch".into())
             .spawn(move || watch_loop(&weak, &wake));
-        drop(spawned); // detached: it ends on its own once `shared` is gone
-        DiskWatch { shared }
+        // Detached: it ends on its own once `shared` is gone.
+        let thread = spawned.ok().map(|handle| handle.thread().clone());
+        DiskWatch { shared, thread }
+    }
+
+    /// Looks every `every` from now on (the next look comes at once).
+    pub(super) fn set_interval(&self, every: Duration) {
+        *lock(&self.shared.interval) = every;
+        if let Some(thread) = &self.thread {
+            thread.unpark();
+        }
+    }
+
+    /// How many times the thread has looked at a watched file.
+    pub(super) fn looks(&self) -> u64 {
+        self.shared.looks.load(Ordering::Acquire)
     }
 
     /// Watches `path`, which the document read or last saved when it looked like `known`
@@ -82,7 +106,7 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// Once a second: when the file no longer looks as the document saw it, wakes the window,
+/// Once an interval: when the file no longer looks as the document saw it, wakes the window,
 /// once per new look (not every second while the user decides).
 fn watch_loop(shared: &Weak<Shared>, wake: &dyn Fn()) {
     // The watched file, what the document knows of it, and what the thread last saw: the
@@ -91,7 +115,11 @@ fn watch_loop(shared: &Weak<Shared>, wake: &dyn Fn()) {
     // older look than the thread saw before it).
     let mut reported: Option<(PathBuf, FileStamp, Option<FileStamp>)> = None;
     loop {
-        std::thread::sleep(POLL);
+        let Some(interval) = shared.upgrade().map(|s| *lock(&s.interval)) else {
+            return;
+        };
+        // Woken early by a new interval (or spuriously): one more look, no harm.
+        std::thread::park_timeout(interval);
         let Some(shared) = shared.upgrade() else {
             return;
         };
@@ -105,6 +133,7 @@ fn watch_loop(shared: &Weak<Shared>, wake: &dyn Fn()) {
             wake();
         }
         reported = seen;
+        shared.looks.fetch_add(1, Ordering::AcqRel);
     }
 }
 
@@ -188,6 +217,18 @@ impl DiskState {
 }
 
 impl ScenetreeApp {
+    /// How often the open file is looked at for other programs' changes (1 s); tests make it
+    /// quick. The next look comes at once.
+    pub fn set_disk_watch_interval(&mut self, every: Duration) {
+        self.disk.watch.set_interval(every);
+    }
+
+    /// How many times the open file has been looked at for other programs' changes: tests wait
+    /// for looks instead of the clock.
+    pub fn disk_watch_looks(&self) -> u64 {
+        self.disk.watch.looks()
+    }
+
     /// Once a frame: when the watcher saw the document's file change, or the window got the
     /// focus back, compares the file with what the document read or last saved.
     pub(super) fn check_disk(&mut self, ctx: &egui::Context) {

@@ -12,7 +12,7 @@ use crate::ui::file_dialog::DialogPurpose;
 use crate::ui::style;
 use scenetree_dcl::io::project::Project;
 use scenetree_editor::{Attempt, Document, LinkState, LiveNote, LiveSettings};
-use scenetree_live::ConnectError;
+use scenetree_live::{ConnectError, ConnectProgress};
 
 /// The URL the dialog offers first: `sdk-commands start --data-layer`'s default port.
 pub const DEFAULT_URL: &str = "ws://127.0.0.1:8000/data-layer";
@@ -23,8 +23,8 @@ pub(super) struct LiveUi {
     ctx: egui::Context,
     /// The Connect dialog, while open.
     dialog: Option<ConnectDialog>,
-    /// A connection being made on its own thread.
-    connecting: Option<(String, bool, Attempt)>,
+    /// A connection being made on its own thread, and how far it got.
+    connecting: Option<(String, bool, Attempt, ConnectProgress)>,
     /// The URL last connected to (the dialog offers it again).
     last_url: Option<String>,
     /// The project whose models a live scene shows (`--connect URL PROJECT`); else the open
@@ -36,6 +36,8 @@ pub(super) struct LiveUi {
     /// A request that ends the session, waiting for the host to acknowledge this editor's
     /// edits (see [`ScenetreeApp::hold_for_host`]).
     host_wait: Option<HostWait>,
+    /// How long such a request waits before the user is asked ([`HOST_GRACE`]).
+    host_grace: Duration,
 }
 
 /// A request held until the host has acknowledged every edit of this editor.
@@ -43,12 +45,14 @@ struct HostWait {
     what: Pending,
     /// When it began waiting, or when the user chose to keep waiting.
     since: Instant,
+    /// How long it waits before the user is asked.
+    grace: Duration,
 }
 
 impl HostWait {
-    /// Past [`HOST_GRACE`]: the user is asked whether to go on without the acknowledgements.
+    /// Past its grace: the user is asked whether to go on without the acknowledgements.
     fn asking(&self) -> bool {
-        self.since.elapsed() >= HOST_GRACE
+        self.since.elapsed() >= self.grace
     }
 }
 
@@ -67,6 +71,7 @@ impl LiveUi {
             project: None,
             offline_bar: false,
             host_wait: None,
+            host_grace: HOST_GRACE,
         }
     }
 
@@ -123,15 +128,19 @@ impl ScenetreeApp {
 
     /// Starts connecting (on its own thread; the window keeps drawing).
     pub(super) fn start_connecting(&mut self, url: String, allow_remote: bool) {
-        let settings = live_settings(allow_remote, &self.live.ctx);
+        let progress = ConnectProgress::new();
+        let settings = LiveSettings {
+            progress: Some(progress.clone()),
+            ..live_settings(allow_remote, &self.live.ctx)
+        };
         let attempt = Attempt::start(&url, &settings);
         self.bench.status = Some((format!("Connecting to {url}…"), Severity::Info));
-        self.live.connecting = Some((url, allow_remote, attempt));
+        self.live.connecting = Some((url, allow_remote, attempt, progress));
     }
 
     /// Every frame: a connection that finished, what the session reports, the next wake-up.
     pub(super) fn live_frame(&mut self, ctx: &egui::Context) {
-        if let Some((url, allow_remote, attempt)) = &self.live.connecting
+        if let Some((url, allow_remote, attempt, _)) = &self.live.connecting
             && let Some(result) = attempt.poll(None)
         {
             let (url, allow_remote) = (url.clone(), *allow_remote);
@@ -208,7 +217,7 @@ impl ScenetreeApp {
     /// drawing, but the scene cannot change under it: the live scene replaces it once joined,
     /// and an edit (or recovered work) made meanwhile would go without a question.
     pub(super) fn connecting_ui(&mut self, ctx: &egui::Context) {
-        let Some((url, _, _)) = &self.live.connecting else {
+        let Some((url, _, _, progress)) = &self.live.connecting else {
             return;
         };
         let mut cancel = false;
@@ -217,12 +226,18 @@ impl ScenetreeApp {
                 ui.spinner();
                 ui.label(format!("Connecting to {url}…"));
             });
+            // A large scene's snapshot takes seconds: what has arrived shows it is coming.
+            if let Some(status) = progress.status() {
+                ui.label(capitalized(&status.to_string()));
+                // The quiet time and the seconds count on without a byte arriving.
+                ctx.request_repaint_after(Duration::from_millis(250));
+            }
             cancel = ui.button("Cancel").clicked();
         });
         let escape = ctx.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::Escape));
         if cancel || escape {
             // Dropping the attempt drops the connection its thread may still make.
-            let (url, _, _) = self.live.connecting.take().expect("shown above");
+            let (url, _, _, _) = self.live.connecting.take().expect("shown above");
             self.bench.status = Some((format!("Did not connect to {url}"), Severity::Info));
         }
     }
@@ -260,8 +275,15 @@ impl ScenetreeApp {
         self.live.host_wait = Some(HostWait {
             what: what.clone(),
             since: Instant::now(),
+            grace: self.live.host_grace,
         });
         true
+    }
+
+    /// How long a request that ends a live session (Quit, Open, …) waits for the host's
+    /// acknowledgements before the user is asked (3 s); tests shorten it.
+    pub fn set_host_grace(&mut self, grace: Duration) {
+        self.live.host_grace = grace;
     }
 
     /// Every frame while a request waits for the host: it goes on once the host acknowledged
@@ -607,6 +629,7 @@ fn live_settings(allow_remote: bool, ctx: &egui::Context) -> LiveSettings {
         allow_remote,
         connect_timeout: None,
         notify: Some(Arc::new(move || ctx.request_repaint())),
+        progress: None,
         record: scenetree_editor::RecordTo::default(),
     }
 }

@@ -57,6 +57,9 @@ pub struct Launch {
     pub connect: Option<String>,
     /// `--connect` may reach a host on another machine (`--allow-remote`).
     pub allow_remote: bool,
+    /// A multiplayer capture to open in the Peers workspace (`scenetree net replay CAPTURE`),
+    /// already read: its title (the file's name) and contents.
+    pub capture: Option<(String, scenetree_core::net::capture::Capture)>,
 }
 
 /// The bundled example of a real Decentraland project (scenes/Cozy-House-Template in
@@ -229,6 +232,10 @@ impl ScenetreeApp {
             }
             (Some(file), None) => app.jobs.load(file),
             (None, None) => app.apply_initial_selection(),
+        }
+        if let Some((title, capture)) = launch.capture {
+            let multiplayer = crate::ui::workbench::Multiplayer::from_capture(&capture, title);
+            app.bench.open_multiplayer(multiplayer);
         }
         app
     }

@@ -7,6 +7,8 @@ use std::path::PathBuf;
 use super::{ScenetreeApp, cozy_house_dir, showroom_document};
 use crate::ui::action::Severity;
 use crate::ui::file_dialog::DialogPurpose;
+use crate::ui::lessons::BundledLesson;
+use crate::ui::workbench::Multiplayer;
 use scenetree_core::examples;
 use scenetree_editor::Document;
 
@@ -107,9 +109,17 @@ impl ScenetreeApp {
                 self.opening.example = Some(dir.clone());
                 self.jobs.load(dir);
             }
-            Pending::OpenLesson(index) => match crate::ui::lessons::lesson_document(index) {
-                Ok((doc, title)) => {
-                    self.replace_document(doc);
+            Pending::OpenLesson(index) => match crate::ui::lessons::open_lesson(index) {
+                Ok(BundledLesson::Peers(doc, title)) => {
+                    self.replace_document(*doc);
+                    self.bench.status = Some((format!("Lesson: {title}"), Severity::Info));
+                }
+                Ok(BundledLesson::Multiplayer(lesson)) => {
+                    self.finish_save();
+                    let multiplayer = Multiplayer::from_lesson(*lesson);
+                    let title = multiplayer.title.clone();
+                    self.bench.open_multiplayer(multiplayer);
+                    self.document_replaced();
                     self.bench.status = Some((format!("Lesson: {title}"), Severity::Info));
                 }
                 Err(e) => self

@@ -2,7 +2,7 @@
 //! menu and when it applies. One dispatcher ([`dispatch`]) reads the keyboard once per frame,
 //! before any panel, and decides by context which command a key means (Escape cancels a gizmo
 //! drag before it clears the selection; nothing fires while a text field has the keyboard).
-//! The menus, the Help window and the README's shortcut table are made from this table.
+//! The menus, the Help window and docs/editor.md's shortcut table are made from this table.
 
 mod dispatch;
 mod edit_actions;
@@ -552,7 +552,7 @@ impl UiCommand {
     }
 }
 
-/// Mouse gestures, listed beside the commands in the Help window and the README (the panels
+/// Mouse gestures, listed beside the commands in the Help window and docs/editor.md (the panels
 /// handle them where they happen).
 pub const GESTURES: &[(&str, &str)] = &[
     (
@@ -578,7 +578,7 @@ pub const GESTURES: &[(&str, &str)] = &[
     ("Wheel", "Zoom"),
 ];
 
-/// Every shortcut and gesture as (keys, what it does), for the Help window and the README.
+/// Every shortcut and gesture as (keys, what it does), for the Help window and docs/editor.md.
 pub fn shortcut_rows() -> Vec<(String, &'static str)> {
     let mut rows: Vec<(String, &'static str)> = Vec::new();
     for &command in UiCommand::all() {
@@ -595,7 +595,7 @@ pub fn shortcut_rows() -> Vec<(String, &'static str)> {
     rows
 }
 
-/// The README's shortcut table (tested against README.md).
+/// docs/editor.md's shortcut table (tested against that page).
 pub fn shortcut_table_markdown() -> String {
     let mut out = String::from("| Keys | Action |\n|---|---|\n");
     for (keys, what) in shortcut_rows() {

@@ -1,4 +1,5 @@
-//! The command table's own rules: one meaning per key at a time, README in step, Escape's order.
+//! The command table's own rules: one meaning per key at a time, docs/editor.md's shortcut
+//! table in step, Escape's order.
 
 use super::*;
 
@@ -45,12 +46,12 @@ fn every_command_is_in_the_table_once_and_every_key_means_one_thing_at_a_time() 
 }
 
 #[test]
-fn the_readme_lists_exactly_the_table() {
-    let readme = include_str!("../../../README.md");
+fn the_editor_guide_lists_exactly_the_table() {
+    let guide = include_str!("../../../docs/editor.md");
     let table = shortcut_table_markdown();
     assert!(
-        readme.contains(&format!("### Keyboard shortcuts\n\n{table}")),
-        "README.md's shortcut table is out of date; it should read:\n\n{table}"
+        guide.contains(&format!("## Keyboard shortcuts\n\n{table}")),
+        "docs/editor.md's shortcut table is out of date; it should read:\n\n{table}"
     );
 }
 

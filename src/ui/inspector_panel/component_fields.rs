@@ -302,7 +302,11 @@ impl InspectorPanel {
                 .and_then(|c| c.name_of(component))
                 .map_or_else(|| dcl::display_component_name(component), str::to_owned);
             let ts = replica.timestamp(entity, component);
-            egui::CollapsingHeader::new(format!("{name}  ·  {} bytes  ·  t={ts}", data.len()))
+            let bytes = match data.len() {
+                1 => "1 byte".to_owned(),
+                n => format!("{n} bytes"),
+            };
+            egui::CollapsingHeader::new(format!("{name}  ·  {bytes}  ·  t={ts}"))
                 .id_salt(("component", component))
                 .default_open(component != ids::TRANSFORM)
                 .show(ui, |ui| {

@@ -314,11 +314,16 @@ fn parents_ui(ui: &mut egui::Ui, doc: &Document, entity: Entity) {
     let declared = view.declared_parent_of(entity).unwrap_or(Entity::ROOT);
     let effective = view.effective_parent_of(entity).unwrap_or(Entity::ROOT);
     egui::Grid::new("parents").num_columns(2).show(ui, |ui| {
+        // A long name is cut to the panel (the whole on hover): at full length it widened
+        // the inspector's content past the panel's edge, cutting every grid below.
+        let name = |ui: &mut egui::Ui, e: Entity| {
+            ui.add(egui::Label::new(format!("{}  ({e})", doc.display_name(e))).truncate());
+        };
         ui.label("Declared");
-        ui.label(format!("{}  ({declared})", doc.display_name(declared)));
+        name(ui, declared);
         ui.end_row();
         ui.label("Effective");
-        ui.label(format!("{}  ({effective})", doc.display_name(effective)));
+        name(ui, effective);
         ui.end_row();
     });
     match view.fallback_reason(entity) {

@@ -31,6 +31,9 @@ const NUMBER_FONT_SIZE: f32 = 11.5;
 const MIN_NUMBER_FONT_SIZE: f32 = 8.5;
 /// The spacing between grid cells (the local and world grids share it), in points.
 pub(super) const GRID_SPACING: [f32; 2] = [4.0, 4.0];
+/// Room kept free right of the last column, in points: the scroll bar floats over the panel's
+/// right edge, and a column flush against it read as cut off.
+const RIGHT_MARGIN: f32 = 10.0;
 /// Number columns of a grid (x, y, z, w).
 const COLUMNS: f32 = 4.0;
 
@@ -56,7 +59,8 @@ impl Cells {
     pub fn new(ui: &mut egui::Ui) -> Self {
         let nominal = egui::FontId::monospace(NUMBER_FONT_SIZE);
         let nominal_digit = ui.fonts_mut(|f| f.glyph_width(&nominal, '0'));
-        let budget = (ui.available_width() - LABEL_WIDTH) / COLUMNS - GRID_SPACING[0];
+        let budget =
+            (ui.available_width() - LABEL_WIDTH - RIGHT_MARGIN) / COLUMNS - GRID_SPACING[0];
         let fitting = (budget - 2.0 * CELL_PADDING) / (CELL_CHARS as f32 * nominal_digit);
         let size = (NUMBER_FONT_SIZE * fitting.min(1.0)).max(MIN_NUMBER_FONT_SIZE);
         let font = egui::FontId::monospace(size);

@@ -31,7 +31,7 @@ const SEPARATOR_WIDTH: f32 = 6.0;
 /// three rows of the tree below it).
 const MIN_HEIGHT_FOR_VIEWS: f32 = 170.0;
 /// Behind a marked row (one the policies place differently): the warning colour, faint.
-const MARK_TINT: Color32 = Color32::from_rgba_premultiplied(0x3A, 0x26, 0x0F, 0x40);
+const MARK_TINT: Color32 = style::MARKED_ROW_TINT;
 /// The tallest a peer's 3D view gets, as a share of the column's height.
 const VIEW_SHARE: f32 = 0.42;
 
@@ -57,7 +57,9 @@ pub(super) struct ColumnCache {
     /// column's header syncs first, for its list of re-rooted entities).
     rows_read: bool,
     /// The rows' scroll offset and visible height in the last frame (points).
-    shown_span: (f32, f32),
+    pub(super) shown_span: (f32, f32),
+    /// A scroll offset (points) to take in the next frame: a linked column was scrolled.
+    pub(super) scroll_to: Option<f32>,
 }
 
 impl ColumnCache {
@@ -223,7 +225,15 @@ pub(super) fn tree_ui(
         );
         drop_check = drops.target(ui, rect, Entity::ROOT, actions);
     }
-    let area = scroll_area(ui, id, cache.shown_span, scroll_index);
+    // A bar beside the rows, not floating over their ends, where the ≠ marks are.
+    let scroll_style = std::mem::replace(
+        &mut ui.spacing_mut().scroll,
+        egui::style::ScrollStyle::solid(),
+    );
+    let mut area = scroll_area(ui, id, cache.shown_span, scroll_index);
+    if let Some(offset) = cache.scroll_to.take().filter(|_| scroll_index.is_none()) {
+        area = area.vertical_scroll_offset(offset);
+    }
     let shown = area.show_rows(ui, ROW_HEIGHT, rows.len(), |ui, range| {
         for r in &rows[range] {
             let response = column_row_ui(ui, r, cache, source, look);
@@ -246,6 +256,7 @@ pub(super) fn tree_ui(
             }
         }
     });
+    ui.spacing_mut().scroll = scroll_style;
     cache.shown_span = (shown.state.offset.y, shown.inner_rect.height());
     if let Some(drops) = drops {
         let below = below_rows(shown.inner_rect, shown.content_size.y, shown.state.offset.y);

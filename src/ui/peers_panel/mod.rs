@@ -12,6 +12,7 @@ mod explorer;
 mod lesson;
 mod live;
 mod messages;
+mod multiplayer;
 mod policies;
 mod timeline;
 mod tree_source;
@@ -31,6 +32,7 @@ use scenetree_editor::{Document, InspectorFlags, NodesCheck, NodesMismatches, Si
 use scenetree_viewport::ViewportRenderer;
 use scenetree_viewport::models::AssetLibrary;
 
+pub use multiplayer::{MultiplayerView, PlayerColumn};
 pub use policies::ColumnsView;
 pub use tree_source::{PolicyTree, RootFallbackTree, TreeSource, policy_reasons};
 
@@ -87,6 +89,8 @@ pub struct PeersPanel {
     convergence: Option<(ConvergenceKey, Convergence)>,
     /// The columns' names, when not "Peer N".
     names: ColumnNames,
+    /// The multiplayer mode's state (a capture or a multiplayer lesson).
+    pub multiplayer: MultiplayerView,
 }
 
 /// What a new simulation starts with.
@@ -236,6 +240,7 @@ impl Default for PeersPanel {
             dragging: None,
             convergence: None,
             names: ColumnNames::default(),
+            multiplayer: MultiplayerView::default(),
         }
     }
 }

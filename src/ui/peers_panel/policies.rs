@@ -154,6 +154,9 @@ impl PeersPanel {
         } = &mut self.policies;
         let flags: Vec<&InspectorFlags> = self.peers.iter().map(|c| &c.flags).collect();
         let compact = self.split.short;
+        let before: Vec<(f32, bool)> = (columns.iter())
+            .map(|c| (c.shown_span.0, c.scroll_to.is_some()))
+            .collect();
         side_by_side(
             ui,
             "policy-columns",
@@ -201,6 +204,29 @@ impl PeersPanel {
                 }
             },
         );
+        for &peer in &peers {
+            link_scrolling(
+                &mut columns[peer.index() * n..][..n],
+                &before[peer.index() * n..],
+            );
+        }
+    }
+}
+
+/// One peer's policy columns scroll together: when the user scrolled one of them this frame
+/// (its offset moved, and not because it was told to), the others take its offset in the
+/// next, so a row and its counterparts stay side by side. `before`: each column's offset
+/// before the frame and whether it had been told to scroll. A column too short for the
+/// offset stops at its end without scrolling the others back.
+fn link_scrolling(columns: &mut [ColumnCache], before: &[(f32, bool)]) {
+    let scrolled = (columns.iter().zip(before))
+        .position(|(c, &(offset, told))| !told && (c.shown_span.0 - offset).abs() > 0.5);
+    let Some(k) = scrolled else { return };
+    let offset = columns[k].shown_span.0;
+    for (i, column) in columns.iter_mut().enumerate() {
+        if i != k && (column.shown_span.0 - offset).abs() > 0.5 {
+            column.scroll_to = Some(offset);
+        }
     }
 }
 

@@ -54,7 +54,7 @@ fn with_order(generation: u64, flags: &InspectorFlags) -> u64 {
 }
 
 /// A preorder from the root (depth 0) as column rows: the root left out, depths from 0.
-fn below_root(preorder: Vec<(Entity, u32)>) -> Vec<(Entity, u32)> {
+pub(super) fn below_root(preorder: Vec<(Entity, u32)>) -> Vec<(Entity, u32)> {
     preorder
         .into_iter()
         .filter(|(e, _)| !e.is_root())
@@ -68,8 +68,7 @@ impl TreeSource for RootFallbackTree<'_> {
     }
 
     fn rows(&self) -> Vec<(Entity, u32)> {
-        let rows = below_root(self.flags.sibling_order.preorder(self.view));
-        cycles_together(rows, &self.view.cycles())
+        below_root(self.flags.sibling_order.preorder(self.view))
     }
 
     fn badge(&self, entity: Entity, name: &dyn Fn(Entity) -> String) -> RowBadge {
@@ -89,54 +88,6 @@ impl TreeSource for RootFallbackTree<'_> {
             .get(entity)
             .map_or_else(String::new, |m| m.describe(name))
     }
-}
-
-/// `rows` (a preorder below the root, depths from 0) with the members of each cycle listed
-/// together: every member drawn at the root, with what hangs below it, moves up to right after
-/// the first member's subtree. Otherwise a cycle of entities far apart by id or order was two
-/// rows screens apart, and the ring was hard to see in the tree.
-pub fn cycles_together(rows: Vec<(Entity, u32)>, cycles: &[&[Entity]]) -> Vec<(Entity, u32)> {
-    if cycles.is_empty() {
-        return rows;
-    }
-    // Top-level blocks: each root row with its subtree, as ranges of `rows`.
-    let mut blocks: Vec<std::ops::Range<usize>> = Vec::new();
-    for (i, &(_, depth)) in rows.iter().enumerate() {
-        if depth == 0 {
-            blocks.push(i..i + 1);
-        } else if let Some(last) = blocks.last_mut() {
-            last.end = i + 1;
-        }
-    }
-    let block_of: FxHashMap<Entity, usize> = (blocks.iter().enumerate())
-        .map(|(b, r)| (rows[r.start].0, b))
-        .collect();
-    // Each block's place: a follower of a cycle goes right after its cycle's first member.
-    let mut followers: FxHashMap<usize, Vec<usize>> = FxHashMap::default();
-    let mut moved = FxHashSet::default();
-    for ring in cycles {
-        let mut members: Vec<usize> = ring
-            .iter()
-            .filter_map(|e| block_of.get(e))
-            .copied()
-            .collect();
-        members.sort_unstable();
-        if let Some((&first, rest)) = members.split_first() {
-            followers.entry(first).or_default().extend(rest);
-            moved.extend(rest.iter().copied());
-        }
-    }
-    let mut out = Vec::with_capacity(rows.len());
-    for (b, range) in blocks.iter().enumerate() {
-        if moved.contains(&b) {
-            continue;
-        }
-        out.extend_from_slice(&rows[range.clone()]);
-        for &f in followers.get(&b).map_or(&[][..], Vec::as_slice) {
-            out.extend_from_slice(&rows[blocks[f].clone()]);
-        }
-    }
-    out
 }
 
 /// The tree `policy` draws for `peer`; entities in `differing` (those the policies place
@@ -161,7 +112,17 @@ impl TreeSource for PolicyTree<'_> {
 
     fn rows(&self) -> Vec<(Entity, u32)> {
         let preorder = self.board.preorder(self.peer, self.policy);
-        below_root(in_sibling_order(&preorder, &self.flags.sibling_order))
+        // Every column lists a cycle's members as the render tree does: first, in ring order.
+        let rings = self
+            .board
+            .view(self.peer)
+            .map(|v| v.cycles())
+            .unwrap_or_default();
+        below_root(in_sibling_order(
+            &preorder,
+            &self.flags.sibling_order,
+            &rings,
+        ))
     }
 
     fn badge(&self, entity: Entity, name: &dyn Fn(Entity) -> String) -> RowBadge {
@@ -190,7 +151,11 @@ impl TreeSource for PolicyTree<'_> {
 
 /// A preorder from the root (depth 0) with every entity's children put in `order` (the
 /// policies list them by id: the board lives below the editor, which knows the order).
-fn in_sibling_order(preorder: &[(Entity, u32)], order: &SiblingOrder) -> Vec<(Entity, u32)> {
+fn in_sibling_order(
+    preorder: &[(Entity, u32)],
+    order: &SiblingOrder,
+    rings: &[&[Entity]],
+) -> Vec<(Entity, u32)> {
     let mut children: FxHashMap<Entity, Vec<Entity>> = FxHashMap::default();
     // path[d] is the entity at depth d on the way to the current row.
     let mut path: Vec<Entity> = Vec::new();
@@ -201,7 +166,7 @@ fn in_sibling_order(preorder: &[(Entity, u32)], order: &SiblingOrder) -> Vec<(En
         }
         path.push(entity);
     }
-    order.preorder_with(preorder.len(), |e, kids| {
+    order.preorder_rings_first(preorder.len(), rings, |e, kids| {
         kids.extend_from_slice(children.get(&e).map_or(&[][..], Vec::as_slice))
     })
 }

@@ -5,6 +5,7 @@
 
 mod entity_clipboard;
 mod held_cycle;
+mod multiplayer;
 mod peers_actions;
 mod status;
 mod transform_clipboard;
@@ -20,6 +21,7 @@ use super::layout::{PanelSizes, Tab};
 use super::peers_panel::{PeersPanel, PeersUiContext};
 use super::viewport_tab::ViewportTab;
 pub use held_cycle::{HeldCycle, HeldWrite};
+pub use multiplayer::{Multiplayer, MultiplayerSource};
 use scenetree_core::crdt::Network;
 use scenetree_core::model::{Entity, Transform};
 use scenetree_core::scene::policy::TreePolicy;
@@ -136,6 +138,8 @@ pub struct Workbench {
     app_requests: Vec<AppRequest>,
     /// A live write held back because it would make a parenting cycle: the app asks.
     pub held_cycle: Option<HeldCycle>,
+    /// A multiplayer run (a capture, a multiplayer lesson): the Peers workspace shows it.
+    pub multiplayer: Option<Multiplayer>,
 }
 
 impl Workbench {
@@ -167,6 +171,7 @@ impl Workbench {
             peers: PeersPanel::default(),
             app_requests: Vec::new(),
             held_cycle: None,
+            multiplayer: None,
         }
     }
 
@@ -210,6 +215,8 @@ impl Workbench {
         self.viewport.policy = super::viewport_tab::PolicyDrawing::default();
         // The last message was about the scene that is gone ("Delivered 2 messages").
         self.status = None;
+        // Another document ends a multiplayer run's showing.
+        self.multiplayer = None;
         self.inspector.error = None;
     }
 
@@ -237,6 +244,15 @@ impl Workbench {
         self.refresh_file_problems();
         let mut actions = (egui::Panel::bottom("status").show(ui, |ui| self.status_ui(ui))).inner;
         let workspace = self.layout.workspace;
+        if workspace == Workspace::Peers
+            && let Some(multiplayer) = &self.multiplayer
+        {
+            // A multiplayer run takes the whole workspace: its players' columns need the width.
+            actions.extend(self.peers.multiplayer.ui(ui, multiplayer));
+            self.apply_actions(actions);
+            self.end_frame(ui);
+            return;
+        }
         let shown = match workspace {
             Workspace::Editor => &mut self.layout.dock,
             Workspace::Peers => &mut self.layout.peers_dock,
@@ -264,6 +280,11 @@ impl Workbench {
             Workspace::Peers => self.layout.peers_dock = dock,
         }
         self.apply_actions(actions);
+        self.end_frame(ui);
+    }
+
+    /// What every frame ends with: the copied text to the clipboard, what the keys apply to.
+    fn end_frame(&mut self, ui: &egui::Ui) {
         if let Some(text) = self.clipboard.text.take() {
             ui.ctx().copy_text(text);
         }
@@ -444,6 +465,7 @@ impl Workbench {
                 Action::FrameSelection => self.viewport.viewport.run(ViewportCommand::Frame),
                 Action::Status(text, severity) => self.status = Some((text, severity)),
                 Action::Peers(request) => self.apply_peers_action(request),
+                Action::Multiplayer(request) => self.apply_multiplayer_action(request),
             }
         }
     }

@@ -17,6 +17,6 @@ pub use network::{
 pub use replica::{ApplyOutcome, DigestCache, LwwEntry, Replica, ReplicaVersion, WriteError};
 pub use scenario::{Scenario, ScenarioAction, ScenarioError, ScenarioPlayer, ScenarioStep};
 pub use stream::{
-    DecodeError, DecodeErrorKind, DecodedStream, StreamItem, StreamReader, decode_stream,
-    decode_stream_prefix,
+    DecodeError, DecodeErrorKind, DecodedStream, StreamItem, StreamReader, decode_state_stream,
+    decode_state_stream_prefix, decode_stream, decode_stream_prefix,
 };

@@ -3,9 +3,14 @@
 //! The reference runtime stops silently at a truncated message and would loop forever on an
 //! unknown message that declares a length shorter than its header. scenetree instead reports
 //! the byte offset and what was wrong, and skips unknown types by their declared length.
+//!
+//! DELETE_ENTITY_NETWORK (type 7) is always read as 16 bytes whatever its header declares:
+//! `@dcl/ecs` up to 7.27 writes 16 bytes but declares 12, 7.28 declares 16, and players of both
+//! versions meet in one room. The runtime reads the type's fields in sequence, so it consumes 16
+//! either way; so does this reader.
 
 use super::message::{CrdtMessage, HEADER_LEN, MessageType};
-use crate::model::Entity;
+use crate::model::{Entity, Transform};
 
 /// What went wrong at which byte of a stream.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -40,6 +45,19 @@ pub enum DecodeErrorKind {
         declared: usize,
         expected: usize,
     },
+    /// A Transform PUT shorter than the 44 bytes `@dcl/ecs` reads: the runtime throws while
+    /// loading it (`Outside of the bounds of writen data`) and stops applying the stream, so a
+    /// state holding one (a main.crdt, a snapshot) is refused rather than loaded without it.
+    #[error(
+        "the Transform PUT of entity {entity} holds {length} bytes; a Transform is 44 bytes, \
+         and Decentraland's runtime refuses a shorter one"
+    )]
+    MalformedTransform {
+        /// The entity the PUT is for.
+        entity: Entity,
+        /// The bytes it holds.
+        length: usize,
+    },
     /// `data_length` disagrees with the message length.
     #[error(
         "{type_name} carries data_length {data_length} but its length leaves room for {available}"
@@ -51,11 +69,31 @@ pub enum DecodeErrorKind {
     },
 }
 
+/// Which message types a stream may hold: mainline `@dcl/ecs`, or the authoritative-server
+/// SDK's, which adds type 8 (AUTHORITATIVE_PUT_COMPONENT, laid out as PUT_COMPONENT).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Dialect {
+    /// `@dcl/ecs` 7.x as published (`latest`): types 1 to 7; type 8 is unknown and skipped.
+    #[default]
+    Mainline,
+    /// The `auth-server` SDK: types 1 to 8.
+    Authoritative,
+}
+
+/// The wire number of AUTHORITATIVE_PUT_COMPONENT in the authoritative dialect.
+pub const AUTHORITATIVE_PUT_COMPONENT: u32 = 8;
+
+/// Bytes a DELETE_ENTITY_NETWORK takes, whatever its header declares (see the module docs).
+pub const DELETE_ENTITY_NETWORK_LEN: usize = 16;
+
 /// One item of a stream: a message, or an unknown type that was skipped.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum StreamItem {
     /// A decoded message and the offset it started at.
     Message { offset: usize, message: CrdtMessage },
+    /// An AUTHORITATIVE_PUT_COMPONENT (type 8, [`Dialect::Authoritative`] only), decoded as the
+    /// [`CrdtMessage::PutComponent`] it is laid out as.
+    AuthoritativePut { offset: usize, message: CrdtMessage },
     /// A message of a type this protocol version does not define, skipped by its length.
     Unknown {
         offset: usize,
@@ -69,15 +107,22 @@ pub struct StreamReader<'a> {
     bytes: &'a [u8],
     offset: usize,
     failed: bool,
+    dialect: Dialect,
 }
 
 impl<'a> StreamReader<'a> {
-    /// A reader over `bytes`, starting at offset 0.
+    /// A reader over `bytes` in the mainline dialect, starting at offset 0.
     pub fn new(bytes: &'a [u8]) -> Self {
+        Self::with_dialect(bytes, Dialect::Mainline)
+    }
+
+    /// A reader over `bytes` that knows the message types of `dialect`.
+    pub fn with_dialect(bytes: &'a [u8], dialect: Dialect) -> Self {
         StreamReader {
             bytes,
             offset: 0,
             failed: false,
+            dialect,
         }
     }
 
@@ -109,7 +154,11 @@ impl<'a> StreamReader<'a> {
                 remaining: rest.len(),
             });
         }
-        let Some(ty) = MessageType::from_u32(raw_type) else {
+        let authoritative =
+            self.dialect == Dialect::Authoritative && raw_type == AUTHORITATIVE_PUT_COMPONENT;
+        let Some(ty) =
+            MessageType::from_u32(raw_type).or(authoritative.then_some(MessageType::PutComponent))
+        else {
             if declared < HEADER_LEN {
                 return fail(DecodeErrorKind::TooShort {
                     type_name: "unknown message type",
@@ -124,6 +173,9 @@ impl<'a> StreamReader<'a> {
                 length: declared,
             });
         };
+        if ty == MessageType::DeleteEntityNetwork {
+            return self.read_delete_entity_network(start);
+        }
         let minimum = HEADER_LEN + ty.fixed_body_len();
         if declared < minimum {
             return fail(DecodeErrorKind::TooShort {
@@ -193,9 +245,39 @@ impl<'a> StreamReader<'a> {
             },
         };
         self.offset += declared;
+        Ok(if authoritative {
+            StreamItem::AuthoritativePut {
+                offset: start,
+                message,
+            }
+        } else {
+            StreamItem::Message {
+                offset: start,
+                message,
+            }
+        })
+    }
+
+    /// Type 7 at `start`: 16 bytes whatever the header declares (see the module docs).
+    fn read_delete_entity_network(&mut self, start: usize) -> Result<StreamItem, DecodeError> {
+        let rest = &self.bytes[start..];
+        let Some(body) = rest.first_chunk::<DELETE_ENTITY_NETWORK_LEN>() else {
+            return Err(DecodeError {
+                offset: start,
+                kind: DecodeErrorKind::Truncated {
+                    declared: DELETE_ENTITY_NETWORK_LEN,
+                    remaining: rest.len(),
+                },
+            });
+        };
+        let word = |i: usize| u32::from_le_bytes([body[i], body[i + 1], body[i + 2], body[i + 3]]);
+        self.offset += DELETE_ENTITY_NETWORK_LEN;
         Ok(StreamItem::Message {
             offset: start,
-            message,
+            message: CrdtMessage::DeleteEntityNetwork {
+                entity: Entity(word(8)),
+                network_id: word(12),
+            },
         })
     }
 }
@@ -235,10 +317,63 @@ pub fn decode_stream(bytes: &[u8]) -> Result<DecodedStream, DecodeError> {
 /// and the error there (`None` when the stream reads whole). For offering what a damaged file
 /// still holds once the damage has been reported; [`decode_stream`] for everything else.
 pub fn decode_stream_prefix(bytes: &[u8]) -> (DecodedStream, Option<DecodeError>) {
+    decode_prefix(bytes, false)
+}
+
+/// Decodes a whole stream that is loaded as a scene's state (a main.crdt, a data layer's
+/// snapshot, a scenario's initial stream), all or nothing: as [`decode_stream`], and a value
+/// Decentraland's runtime cannot read (a Transform PUT shorter than 44 bytes:
+/// [`DecodeErrorKind::MalformedTransform`]) is an error at its offset too. A replica refuses
+/// such a message without a word ([`crate::crdt::Replica::apply_all`]), which a stream of
+/// messages arriving one by one reports as it goes, but a whole state would lose silently.
+pub fn decode_state_stream(bytes: &[u8]) -> Result<DecodedStream, DecodeError> {
+    match decode_state_stream_prefix(bytes) {
+        (decoded, None) => Ok(decoded),
+        (_, Some(error)) => Err(error),
+    }
+}
+
+/// [`decode_stream_prefix`] with [`decode_state_stream`]'s check of values: what precedes the
+/// first message that does not decode or holds a value the runtime cannot read.
+pub fn decode_state_stream_prefix(bytes: &[u8]) -> (DecodedStream, Option<DecodeError>) {
+    decode_prefix(bytes, true)
+}
+
+/// The value of a message that Decentraland's runtime throws on when it applies it, if any.
+fn unreadable_value(message: &CrdtMessage) -> Option<DecodeErrorKind> {
+    match message {
+        CrdtMessage::PutComponent {
+            entity,
+            component: Transform::COMPONENT_ID,
+            data,
+            ..
+        }
+        | CrdtMessage::PutComponentNetwork {
+            entity,
+            component: Transform::COMPONENT_ID,
+            data,
+            ..
+        } if data.len() < Transform::BYTE_LEN => Some(DecodeErrorKind::MalformedTransform {
+            entity: *entity,
+            length: data.len(),
+        }),
+        _ => None,
+    }
+}
+
+fn decode_prefix(bytes: &[u8], check_values: bool) -> (DecodedStream, Option<DecodeError>) {
     let mut out = DecodedStream::default();
     for item in StreamReader::new(bytes) {
         match item {
-            Ok(StreamItem::Message { message, .. }) => out.messages.push(message),
+            Ok(
+                StreamItem::Message { offset, message }
+                | StreamItem::AuthoritativePut { offset, message },
+            ) => {
+                if check_values && let Some(kind) = unreadable_value(&message) {
+                    return (out, Some(DecodeError { offset, kind }));
+                }
+                out.messages.push(message)
+            }
             Ok(StreamItem::Unknown {
                 offset,
                 message_type,
@@ -312,6 +447,45 @@ mod tests {
     }
 
     #[test]
+    fn a_state_stream_refuses_a_transform_shorter_than_44_bytes_at_its_offset() {
+        for length in [0, 12, 43] {
+            let messages = [
+                sample()[0].clone(),
+                CrdtMessage::PutComponent {
+                    entity: Entity(513),
+                    component: Transform::COMPONENT_ID,
+                    timestamp: 1,
+                    data: vec![0; length],
+                },
+            ];
+            let bytes = encode_stream(&messages);
+            // As messages arriving one by one, the stream decodes (the replica then reports
+            // the refusal of each); as a state to load, it is refused where the value is.
+            assert_eq!(decode_stream(&bytes).unwrap().messages, messages);
+            let err = decode_state_stream(&bytes).unwrap_err();
+            assert_eq!(err.offset, messages[0].encoded_len(), "length {length}");
+            assert_eq!(
+                err.kind,
+                DecodeErrorKind::MalformedTransform {
+                    entity: Entity(513),
+                    length
+                }
+            );
+            let (before, damage) = decode_state_stream_prefix(&bytes);
+            assert_eq!(before.messages, messages[..1]);
+            assert_eq!(damage, Some(err));
+        }
+        // 44 bytes or more (the runtime reads the first 44) load.
+        let long = CrdtMessage::PutComponent {
+            entity: Entity(513),
+            component: Transform::COMPONENT_ID,
+            timestamp: 1,
+            data: vec![0; 50],
+        };
+        assert!(decode_state_stream(&encode_stream(&[long])).is_ok());
+    }
+
+    #[test]
     fn a_zero_length_unknown_message_is_an_error_not_a_hang() {
         let mut bytes = vec![0u8; 4];
         bytes.extend_from_slice(&42u32.to_le_bytes());
@@ -344,5 +518,81 @@ mod tests {
             err.kind,
             DecodeErrorKind::WrongLength { expected: 12, .. }
         ));
+    }
+
+    /// A DELETE_ENTITY_NETWORK as `@dcl/ecs` ≤ 7.27 writes it: 16 bytes declaring 12.
+    fn delete_entity_network_declaring(declared: u32) -> Vec<u8> {
+        let mut bytes = CrdtMessage::DeleteEntityNetwork {
+            entity: Entity(513),
+            network_id: 0xDEAD_BEEF,
+        }
+        .to_bytes();
+        bytes[0..4].copy_from_slice(&declared.to_le_bytes());
+        bytes
+    }
+
+    #[test]
+    fn delete_entity_network_is_16_bytes_whatever_its_header_declares() {
+        let next = sample();
+        for declared in [12, 16, 0, 9] {
+            let mut bytes = delete_entity_network_declaring(declared);
+            bytes.extend(encode_stream(&next));
+            let decoded = decode_stream(&bytes).unwrap();
+            assert_eq!(
+                decoded.messages[0],
+                CrdtMessage::DeleteEntityNetwork {
+                    entity: Entity(513),
+                    network_id: 0xDEAD_BEEF
+                },
+                "declared {declared}"
+            );
+            assert_eq!(decoded.messages[1..], next[..], "declared {declared}");
+        }
+        // 7.28's own bytes, checked against `DeleteEntityNetwork.write(513, 0xdeadbeef)`.
+        assert_eq!(
+            delete_entity_network_declaring(16),
+            [16, 0, 0, 0, 7, 0, 0, 0, 1, 2, 0, 0, 0xEF, 0xBE, 0xAD, 0xDE]
+        );
+    }
+
+    #[test]
+    fn a_short_delete_entity_network_is_truncated_at_its_offset() {
+        let mut bytes = encode_stream(&sample()[..1]);
+        let at = bytes.len();
+        bytes.extend(&delete_entity_network_declaring(12)[..12]);
+        let err = decode_stream(&bytes).unwrap_err();
+        assert_eq!(err.offset, at);
+        assert_eq!(
+            err.kind,
+            DecodeErrorKind::Truncated {
+                declared: 16,
+                remaining: 12
+            }
+        );
+    }
+
+    #[test]
+    fn type_8_is_a_put_only_in_the_authoritative_dialect() {
+        let put = sample()[0].clone();
+        let mut bytes = put.to_bytes();
+        bytes[4..8].copy_from_slice(&AUTHORITATIVE_PUT_COMPONENT.to_le_bytes());
+        let mainline: Vec<_> = StreamReader::new(&bytes).collect();
+        assert_eq!(
+            mainline,
+            [Ok(StreamItem::Unknown {
+                offset: 0,
+                message_type: 8,
+                length: bytes.len()
+            })]
+        );
+        let authoritative: Vec<_> =
+            StreamReader::with_dialect(&bytes, Dialect::Authoritative).collect();
+        assert_eq!(
+            authoritative,
+            [Ok(StreamItem::AuthoritativePut {
+                offset: 0,
+                message: put
+            })]
+        );
     }
 }

@@ -12,8 +12,8 @@ pub mod present;
 mod transform;
 
 pub use component::{
-    component_id, component_id_from_name, component_name, decode_name, display_component_name,
-    encode_name, ids, known_component_name,
+    MAX_STATIC_COMPONENT, component_id, component_id_from_name, component_name, decode_name,
+    display_component_name, encode_name, ids, known_component_name,
 };
 pub use core_ids::{
     CORE_COMPONENTS, core_component_id, core_component_name, core_protocol_buffer,

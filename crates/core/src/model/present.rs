@@ -59,12 +59,58 @@ pub fn entity_name(entity: Entity, name: Option<&str>) -> String {
 }
 
 /// An entity in logs and one-line descriptions, id first: `512 "Lamp"`, or `512` without a
-/// name (the name is quoted as a Rust string literal, so any name stays on one line).
+/// name (the name is [`quoted`]: a Rust string literal, so any name stays on one line, cut to
+/// a readable length).
 pub fn entity_tag(entity: Entity, name: Option<&str>) -> String {
     match name {
-        Some(name) => format!("{entity} {name:?}"),
+        Some(name) => format!("{entity} {}", quoted(name)),
         None => entity.to_string(),
     }
+}
+
+/// The most characters of one value from input (a name, a key, a component's name) that a
+/// message or a description quotes: see [`excerpt`].
+pub const VALUE_CHARS: usize = 80;
+
+/// The most characters of a whole message that holds input it did not cut itself (a JSON
+/// parser's "invalid type: string \"…\""): see [`excerpt`].
+pub const MESSAGE_CHARS: usize = 600;
+
+/// `text` cut to at most about `max_chars` characters, for a message that echoes input
+/// (a file, the network, a command line): whole when it fits; else its start (three quarters
+/// of the budget) and its end (the rest), with what was left out said between them:
+/// `5555…[8,388,480 bytes left out]…5555`. The end is kept because a message says what was
+/// expected there. Costs `max_chars` whatever the text's length. Every error, note and step
+/// text that repeats input goes through here (or [`quoted`]), so an 8 MB key or name gives
+/// a line a person can read, not 8 MB of it.
+pub fn excerpt(text: &str, max_chars: usize) -> std::borrow::Cow<'_, str> {
+    let head_chars = max_chars - max_chars / 4;
+    let tail_chars = max_chars / 4;
+    // Byte offsets: `head` after the first `head_chars` characters, `tail` before the last
+    // `tail_chars`; if the text is no longer than the budget, neither is past the other.
+    let Some((head, _)) = text.char_indices().nth(head_chars) else {
+        return std::borrow::Cow::Borrowed(text);
+    };
+    let tail = (text.char_indices().rev())
+        .take(tail_chars)
+        .last()
+        .map_or(text.len(), |(at, _)| at);
+    if tail <= head || text[head..tail].chars().nth(2).is_none() {
+        // Two characters or fewer would be left out: say them instead.
+        return std::borrow::Cow::Borrowed(text);
+    }
+    std::borrow::Cow::Owned(format!(
+        "{}…[{} bytes left out]…{}",
+        &text[..head],
+        thousands(tail - head),
+        &text[tail..]
+    ))
+}
+
+/// A value from input as a message quotes it: a Rust string literal (one line, whatever it
+/// holds) of its [`excerpt`] of [`VALUE_CHARS`].
+pub fn quoted(text: &str) -> String {
+    format!("{:?}", excerpt(text, VALUE_CHARS))
 }
 
 /// How many members a ring, or items a list, names before it counts the rest.
@@ -212,6 +258,38 @@ mod tests {
         );
         assert_eq!(entity_tag(Entity(512), Some("a \"b\"")), r#"512 "a \"b\"""#);
         assert_eq!(entity_tag(Entity(512), None), "512");
+    }
+
+    #[test]
+    fn echoed_input_is_cut_to_a_readable_length_keeping_its_start_and_end() {
+        assert_eq!(excerpt("short", VALUE_CHARS), "short");
+        let fits = "x".repeat(VALUE_CHARS);
+        assert_eq!(excerpt(&fits, VALUE_CHARS), fits);
+        // An 8 MB key: 60 characters, what was left out, 20 characters.
+        let key = format!("{}{}", "5".repeat(8 << 20), "end");
+        let cut = excerpt(&key, VALUE_CHARS);
+        assert!(cut.len() < 120, "{} bytes", cut.len());
+        assert!(cut.starts_with(&"5".repeat(60)), "{cut}");
+        assert!(cut.ends_with("555end"), "{cut}");
+        assert!(cut.contains(&format!("…[{} bytes left out]…", thousands(key.len() - 80))));
+        // Characters, not bytes: multi-byte text is cut between characters.
+        let name = "é".repeat(1_000);
+        let cut = excerpt(&name, VALUE_CHARS);
+        assert_eq!(cut.chars().filter(|&c| c == 'é').count(), 80);
+        // Quoted: one line, cut.
+        let line = quoted(&"a\n".repeat(100_000));
+        assert!(!line.contains('\n') && line.len() < 300, "{line}");
+        assert_eq!(
+            entity_tag(Entity(512), Some(&key)).len(),
+            4 + quoted(&key).len()
+        );
+        // A whole message keeps its end, which says what was expected.
+        let message = format!("invalid type: string {key:?}, expected u32");
+        let cut = excerpt(&message, MESSAGE_CHARS);
+        assert!(
+            cut.len() < 700 && cut.ends_with("end\", expected u32"),
+            "{cut}"
+        );
     }
 
     #[test]

@@ -159,6 +159,9 @@ pub fn explore_inbox(network: &Network, peer: PeerId) -> Result<OrderExploration
     explore_orders(replica, &inbox)
 }
 
+/// The orders that end in one final state: how many, an example suffix, the cycles it holds.
+type FinalOrders = (u64, Vec<u8>, Rc<Vec<Vec<Entity>>>);
+
 /// What the orders below one state do.
 #[derive(Default)]
 struct Subtree {
@@ -167,7 +170,7 @@ struct Subtree {
     /// Of those, orders with a cycle in a state strictly below this one.
     cycled: u64,
     /// Final digest → (orders, an example suffix, the cycles that state holds).
-    finals: BTreeMap<u128, (u64, Vec<u8>, Rc<Vec<Vec<Entity>>>)>,
+    finals: BTreeMap<u128, FinalOrders>,
     /// A suffix with a cycle strictly below this state.
     cycle_example: Option<Vec<u8>>,
 }

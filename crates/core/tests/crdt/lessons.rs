@@ -575,3 +575,20 @@ fn a_lesson_knows_when_the_learner_took_it_off_its_script() {
     player.network_mut().seek(end).unwrap();
     assert!(!player.off_script());
 }
+
+#[test]
+fn a_timeline_rewound_into_the_middle_of_a_step_is_still_the_lessons_own_run() {
+    let mut player = lesson("08-inspector-tree-loses-an-edit.scenario.json");
+    play_to(&mut player, 4);
+    let (second, third) = (player.step_ends()[1], player.step_ends()[2]);
+    assert!(third - second >= 2, "step 3 holds several events");
+    player.network_mut().seek(second + 1).unwrap();
+    assert!(
+        !player.off_script(),
+        "between two of the lesson's own steps"
+    );
+    // An operation made there replaces the rest of the run: now it is the learner's.
+    let first = player.network().in_flight()[0].id;
+    player.network_mut().drop_message(first).unwrap();
+    assert!(player.off_script(), "a drop made by hand while rewound");
+}

@@ -517,6 +517,37 @@ fn a_seek_restores_the_random_generator() {
 }
 
 #[test]
+fn a_huge_name_or_element_reads_as_a_line_of_readable_length() {
+    let mut net = furnished(2, 0);
+    // A 5 MB name: the write, its delivery and the next Transform's label quote it cut.
+    let huge = "N".repeat(5 << 20);
+    net.write(P2, LocalWrite::name(LAMP, &huge)).unwrap();
+    net.deliver(MessageId(1)).unwrap();
+    net.write(P2, move_to(LAMP, 2.0, TABLE)).unwrap();
+    for event in net.events() {
+        let text = net.describe_event(event);
+        assert!(text.len() < 1_000, "a {}-byte line", text.len());
+    }
+    // An element of 1,000 messages from one peer: the first ten are named, then a count.
+    let many: Vec<CrdtMessage> = (0..1_000)
+        .map(|i| CrdtMessage::DeleteComponent {
+            entity: Entity(600 + i),
+            component: ids::NAME,
+            timestamp: 9,
+        })
+        .collect();
+    net.write(P2, LocalWrite::Authored { messages: many })
+        .unwrap();
+    let text = net.describe_event(net.events().last().unwrap());
+    assert!(
+        text.len() < 2_000 && text.contains("and 990 more"),
+        "a {}-byte line: {}",
+        text.len(),
+        &text[..200]
+    );
+}
+
+#[test]
 fn messages_and_events_read_as_sentences() {
     let mut net = furnished(2, 0);
     net.write(P2, move_to(LAMP, 1.5, TABLE)).unwrap();

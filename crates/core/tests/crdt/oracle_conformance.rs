@@ -204,7 +204,10 @@ pub(crate) fn run_trace_json(traces: Vec<Value>) -> Vec<Value> {
         .spawn()
         .expect("node must be installed to run the oracle");
     let mut stdin = child.stdin.take().unwrap();
-    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    let writer = std::thread::Builder::new()
+        .name("oracle-input".into())
+        .spawn(move || stdin.write_all(input.as_bytes()))
+        .unwrap();
     let output = child.wait_with_output().expect("oracle ran");
     writer.join().unwrap().unwrap();
     assert!(

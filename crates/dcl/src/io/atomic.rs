@@ -40,6 +40,9 @@ pub enum WriteError {
         step: &'static str,
         /// What the system said.
         error: io::Error,
+        /// Whether a file was there to replace (else the save was to make a new one, and
+        /// nothing is in its place).
+        replacing: bool,
     },
 }
 
@@ -65,14 +68,25 @@ impl WriteError {
         }
     }
 
-    /// The message without the path: what failed, and that the old file is intact.
+    /// The message without the path: what failed, and what is on disk now (the old file,
+    /// intact; or, for a file that did not exist, still no file).
     pub fn reason(&self) -> String {
         match self {
-            WriteError::ReadOnly { .. } => "the file is read-only (you have no write permission                  for it), so nothing was written; the old file is intact"
+            WriteError::ReadOnly { .. } => "the file is read-only (you have no write permission \
+                 for it), so nothing was written; the old file is intact"
                 .to_owned(),
-            WriteError::Io { step, error, .. } => {
-                format!("cannot {step}: {error}; the old file is intact")
-            }
+            WriteError::Io {
+                step,
+                error,
+                replacing: true,
+                ..
+            } => format!("cannot {step}: {error}; the old file is intact"),
+            WriteError::Io {
+                step,
+                error,
+                replacing: false,
+                ..
+            } => format!("cannot {step}: {error}; no file was created"),
         }
     }
 }
@@ -145,17 +159,24 @@ impl StreamedFile {
     /// a read-only target without consent. Stale temporaries of killed saves in that folder
     /// are removed first.
     pub fn create_with(path: &Path, consent: WriteConsent) -> Result<StreamedFile, WriteError> {
-        let fail = |step, error| WriteError::Io {
-            path: path.to_path_buf(),
-            step,
-            error,
+        // Until the file is looked at, whether there is one to replace is unknown: then the
+        // message says the old file is intact, which is true of whatever is there.
+        let fail_replacing = |replacing| {
+            move |step, error| WriteError::Io {
+                path: path.to_path_buf(),
+                step,
+                error,
+                replacing,
+            }
         };
-        let target = resolve_links(path).map_err(|e| fail("follow its symbolic link", e))?;
+        let target =
+            resolve_links(path).map_err(|e| fail_replacing(true)("follow its symbolic link", e))?;
         let existing = match fs::metadata(&target) {
             Ok(meta) => Some(meta),
             Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-            Err(e) => return Err(fail("look at the file", e)),
+            Err(e) => return Err(fail_replacing(true)("look at the file", e)),
         };
+        let fail = fail_replacing(existing.is_some());
         if let Some(meta) = &existing
             && meta.is_file()
             && !consent.overwrite_read_only
@@ -190,6 +211,7 @@ impl StreamedFile {
                 target,
                 dir,
                 temp: Some(temp),
+                replacing: existing.is_some(),
             },
             file,
             existing,
@@ -207,6 +229,7 @@ impl StreamedFile {
             path: self.prepared.path.clone(),
             step,
             error,
+            replacing: self.prepared.replacing,
         }
     }
 
@@ -236,6 +259,8 @@ pub struct PreparedFile {
     target: PathBuf,
     dir: PathBuf,
     temp: Option<PathBuf>,
+    /// Whether a file was at the target when this was prepared.
+    replacing: bool,
 }
 
 impl PreparedFile {
@@ -260,6 +285,7 @@ impl PreparedFile {
             .map_err(|e| streamed.error("write the new contents beside it", e))?;
         streamed.finish()
     }
+
     /// The file this will replace, as the caller named it.
     pub fn path(&self) -> &Path {
         &self.path
@@ -274,6 +300,7 @@ impl PreparedFile {
                 path: self.path.clone(),
                 step: "put the new file in place",
                 error,
+                replacing: self.replacing,
             });
         }
         // Persist the rename itself (best effort: not every platform can open a directory).
@@ -553,6 +580,41 @@ mod tests {
                 .to_string_lossy()
                 .ends_with(".tmp"))
         );
+    }
+
+    #[test]
+    fn a_failed_save_of_a_new_file_does_not_speak_of_an_old_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("no-such-folder/scene.json");
+        let error = write_atomic(&path, b"new").unwrap_err();
+        let reason = error.reason();
+        assert!(reason.contains("no file was created"), "{reason}");
+        assert!(!reason.contains("old file"), "{reason}");
+        assert!(!path.exists());
+        // Replacing a file that is there, the same failure keeps it and says so.
+        let blocked = dir.path().join("blocked");
+        fs::create_dir_all(blocked.join("sub")).unwrap();
+        let reason = write_atomic(&blocked, b"x").unwrap_err().reason();
+        assert!(reason.contains("the old file is intact"), "{reason}");
+    }
+
+    #[test]
+    fn messages_have_no_runs_of_spaces() {
+        let dir = tempfile::tempdir().unwrap();
+        let io_error = |replacing| WriteError::Io {
+            path: dir.path().join("scene.json"),
+            step: "write the new contents beside it",
+            error: io::Error::other("disk full"),
+            replacing,
+        };
+        let read_only = WriteError::ReadOnly {
+            path: dir.path().join("scene.json"),
+        };
+        for error in [read_only, io_error(true), io_error(false)] {
+            let text = error.to_string();
+            assert!(!text.contains("  "), "a run of spaces in {text:?}");
+            assert!(!text.contains(['\n', '\t']), "{text:?}");
+        }
     }
 
     /// Writes `bytes` to `path` and dates the file `modified`.

@@ -11,7 +11,8 @@ use std::path::Path;
 
 use super::error::{LoadError, Location};
 use scenetree_core::crdt::{
-    CrdtMessage, DecodeError, Replica, decode_stream, decode_stream_prefix, encode_stream,
+    CrdtMessage, DecodeError, Replica, decode_state_stream, decode_state_stream_prefix,
+    encode_stream,
 };
 use scenetree_core::model::Entity;
 
@@ -24,9 +25,11 @@ pub struct CrdtFile {
     pub skipped_unknown: Vec<(usize, u32)>,
 }
 
-/// Decodes the bytes of a `.crdt` file; errors name the file and the byte offset.
+/// Decodes the bytes of a `.crdt` file; errors name the file and the byte offset. A value
+/// Decentraland's runtime cannot read (a Transform shorter than 44 bytes) is refused like a
+/// truncated message: the runtime throws on it, and a replica would lose it without a word.
 pub fn parse_crdt(path: &Path, bytes: &[u8]) -> Result<CrdtFile, LoadError> {
-    let decoded = decode_stream(bytes).map_err(|e| LoadError {
+    let decoded = decode_state_stream(bytes).map_err(|e| LoadError {
         path: path.to_path_buf(),
         location: Location::Byte(e.offset),
         message: e.kind.to_string(),
@@ -52,7 +55,7 @@ pub struct DamagedCrdt {
 /// stream decodes whole. The reference runtime reads a truncated `main.crdt` this way without a
 /// word; scenetree refuses the file and offers this start only once it has said what is lost.
 pub fn readable_start(bytes: &[u8]) -> Option<DamagedCrdt> {
-    let (decoded, damage) = decode_stream_prefix(bytes);
+    let (decoded, damage) = decode_state_stream_prefix(bytes);
     Some(DamagedCrdt {
         before: CrdtFile {
             messages: decoded.messages,
@@ -294,6 +297,7 @@ fn write_in_layout(state: &[CrdtMessage], layout: &CrdtLayout) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use scenetree_core::crdt::decode_stream;
 
     fn put(entity: u32, component: u32, timestamp: u32, data: &[u8]) -> CrdtMessage {
         CrdtMessage::PutComponent {
@@ -368,9 +372,9 @@ mod tests {
     #[test]
     fn a_damaged_stream_offers_the_messages_before_the_damage_and_a_whole_one_nothing() {
         let messages = vec![
-            put(512, 1, 1, &[1, 2]),
-            put(513, 1, 2, &[3]),
-            put(514, 1, 3, &[4]),
+            put(512, 7000, 1, &[1, 2]),
+            put(513, 7000, 2, &[3]),
+            put(514, 7000, 3, &[4]),
         ];
         let bytes = encode_stream(&messages);
         assert!(

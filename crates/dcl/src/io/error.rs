@@ -3,6 +3,8 @@
 use std::fmt;
 use std::path::PathBuf;
 
+use scenetree_core::model::present::{MESSAGE_CHARS, excerpt};
+
 /// Where in a file a problem is.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Location {
@@ -67,15 +69,21 @@ impl LoadError {
 }
 
 impl fmt::Display for LoadError {
+    /// The file, the place and the message, the message and a JSON path cut to a readable
+    /// length ([`excerpt`]): both may repeat the file's text (a key, a name, a parser's
+    /// quote of a value), which must not make an 8 MB line.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let path = self.path.display();
+        let message = excerpt(&self.message, MESSAGE_CHARS);
         match &self.location {
-            Location::File => write!(f, "{path}: {}", self.message),
-            Location::Byte(offset) => write!(f, "{path}: at byte {offset}: {}", self.message),
+            Location::File => write!(f, "{path}: {message}"),
+            Location::Byte(offset) => write!(f, "{path}: at byte {offset}: {message}"),
             Location::LineColumn { line, column } => {
-                write!(f, "{path}:{line}:{column}: {}", self.message)
+                write!(f, "{path}:{line}:{column}: {message}")
             }
-            Location::JsonPath(p) => write!(f, "{path}: at {p}: {}", self.message),
+            Location::JsonPath(p) => {
+                write!(f, "{path}: at {}: {message}", excerpt(p, MESSAGE_CHARS))
+            }
         }
     }
 }

@@ -30,7 +30,7 @@ pub use dcl_crdt::CrdtLayout;
 pub use error::{LoadError, Location, SaveError, SaveErrorKind};
 
 use scenetree_core::crdt::Replica;
-use scenetree_core::model::{Entity, TransformProblem};
+use scenetree_core::model::{Entity, TransformProblem, present};
 
 /// The file formats scenetree reads and writes.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -98,7 +98,10 @@ impl SaveContext {
             (Some(doc), SceneFormat::Native | SceneFormat::DclCrdt) => doc
                 .preserved_components()
                 .into_iter()
-                .map(|(name, n)| format!("{name}: {n} value(s) kept only as main.composite JSON"))
+                .map(|(name, n)| {
+                    let name = present::excerpt(name, present::VALUE_CHARS);
+                    format!("{name}: {n} value(s) kept only as main.composite JSON")
+                })
                 .collect(),
             _ => Vec::new(),
         }
@@ -151,6 +154,7 @@ pub fn open_scene_bytes(path: &Path, bytes: &[u8]) -> Result<OpenedScene, LoadEr
         SceneFormat::DclComposite => {
             let (replica, doc, report) = dcl_composite::parse_composite(path, text()?)?;
             notes.extend(report.preserved.iter().map(|(name, n, why)| {
+                let name = present::excerpt(name, present::VALUE_CHARS);
                 format!("{name}: {n} value(s) kept as written, not loaded: {why}")
             }));
             notes.extend(report.warnings);

@@ -5,6 +5,7 @@ use std::path::Path;
 use super::atomic::write_atomic;
 use super::error::{LoadError, Location};
 use scenetree_core::crdt::scenario::{self, ErrorAt, Scenario, ScenarioError, ScenarioPlayer};
+use scenetree_core::net::lesson::{NetLesson, NetScenario, is_net_scenario};
 
 /// Reads a scenario file and plays it once to the end, so a scenario that cannot play (a
 /// delivery with nothing in flight, say) is refused at load with the path of the action.
@@ -24,6 +25,22 @@ pub fn read_played(path: &Path) -> Result<ScenarioPlayer, LoadError> {
     let scenario = scenario::parse(&text).map_err(|e| load_error(path, e))?;
     drop(text);
     scenario.into_run().map_err(|e| load_error(path, e))
+}
+
+/// Reads a multiplayer lesson (`scenetree-net-scenario/1`) and plays it once to the end, so
+/// a lesson whose steps cannot play is refused at load with the path of the action.
+pub fn read_net_scenario(path: &Path) -> Result<NetScenario, LoadError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| LoadError::file(path, format!("cannot read: {e}")))?;
+    let scenario = NetScenario::parse(&text).map_err(|e| load_error(path, e))?;
+    NetLesson::play_all(scenario.clone()).map_err(|e| load_error(path, e))?;
+    Ok(scenario)
+}
+
+/// True when the file at `path` is a multiplayer lesson (its `format` says so); false when it
+/// cannot be read or is another kind.
+pub fn is_net_scenario_file(path: &Path) -> bool {
+    std::fs::read_to_string(path).is_ok_and(|text| is_net_scenario(&text))
 }
 
 /// Saves a scenario atomically.

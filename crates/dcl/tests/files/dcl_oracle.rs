@@ -7,7 +7,7 @@ use crate::dcl::{self, node};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
-use scenetree_core::crdt::{CrdtMessage, Replica, decode_stream};
+use scenetree_core::crdt::{CrdtMessage, Replica, decode_stream, encode_stream};
 use scenetree_core::model::{Entity, Transform, encode_name, ids};
 use scenetree_dcl::io::{self, SceneFormat, dcl_composite};
 use scenetree_dcl::{GltfModel, MeshShape, component_id};
@@ -338,4 +338,60 @@ fn entities_at_a_later_version_convert_without_deletions_as_the_sdk_writes_them(
         kinds(&ours),
         kinds(&theirs)
     );
+}
+
+#[test]
+fn a_transform_shorter_than_44_bytes_is_refused_as_dcl_ecs_refuses_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = CrdtMessage::put_transform(Entity(512), 1, &Transform::IDENTITY);
+    let after = CrdtMessage::put_transform(Entity(514), 1, &Transform::IDENTITY);
+    for length in [0, 12, 43, 44, 50] {
+        let short = CrdtMessage::PutComponent {
+            entity: Entity(513),
+            component: Transform::COMPONENT_ID,
+            timestamp: 1,
+            data: vec![0; length],
+        };
+        let path = dir.path().join(format!("short{length}.crdt"));
+        std::fs::write(&path, encode_stream([&good, &short, &after])).unwrap();
+        let runtime = std::process::Command::new("node")
+            .arg("dump-crdt.cjs")
+            .arg(&path)
+            .current_dir(dcl::oracle_dir())
+            .output()
+            .expect("node must be installed to run the oracle");
+        let opened = io::open_scene(&path);
+        if length < Transform::BYTE_LEN {
+            assert!(!runtime.status.success(), "@dcl/ecs read {length} bytes");
+            assert!(
+                String::from_utf8_lossy(&runtime.stderr).contains("Outside of the bounds"),
+                "{}",
+                String::from_utf8_lossy(&runtime.stderr)
+            );
+            let err = opened.expect_err("refused, not loaded without entity 513");
+            assert_eq!(
+                err.location,
+                io::Location::Byte(good.encoded_len()),
+                "{err}"
+            );
+            assert!(
+                err.to_string()
+                    .contains(&format!("entity 513 holds {length} bytes")),
+                "{err}"
+            );
+            // The salvage offered for a damaged file stops there too.
+            let bytes = std::fs::read(&path).unwrap();
+            let salvaged = io::salvage_scene_bytes(&path, &bytes).expect("the first message");
+            assert_eq!(salvaged.damage.at, good.encoded_len());
+            assert_eq!(salvaged.opened.replica.live_entity_count(), 1);
+        } else {
+            assert!(
+                runtime.status.success(),
+                "{}",
+                String::from_utf8_lossy(&runtime.stderr)
+            );
+            let opened = opened.expect("44 bytes or more are read");
+            assert_eq!(opened.replica.live_entity_count(), 3, "{length}");
+        }
+    }
 }

@@ -200,3 +200,49 @@ proptest! {
         prop_assert_eq!(values(&back), values(&replica));
     }
 }
+
+#[test]
+fn errors_quote_huge_keys_and_names_cut_to_a_readable_length() {
+    let dir = tempfile::tempdir().unwrap();
+    let huge = "5".repeat(8 << 20);
+    let cases = [
+        // An 8 MB entity key in a composite.
+        (
+            "key.composite",
+            format!(
+                r#"{{"version":1,"components":[{{"name":"core::Transform","jsonSchema":{{}},"data":{{"{huge}x":{{"json":{{}}}}}}}}]}}"#
+            ),
+        ),
+        // An 8 MB component name listed twice.
+        (
+            "name.composite",
+            format!(
+                r#"{{"version":1,"components":[{{"name":"{huge}","data":{{}}}},{{"name":"{huge}","data":{{}}}}]}}"#
+            ),
+        ),
+        // An 8 MB unknown key in a native file.
+        (
+            "key.json",
+            format!(r#"{{"format":"scenetree/1","entities":[],"deleted_entities":[],"{huge}":1}}"#),
+        ),
+        // An 8 MB string where a number belongs: the JSON parser quotes it.
+        (
+            "value.json",
+            format!(
+                r#"{{"format":"scenetree/1","entities":[{{"entity":"{huge}"}}],"deleted_entities":[]}}"#
+            ),
+        ),
+    ];
+    for (name, text) in cases {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        let err = scenetree_dcl::io::open_scene(&path).expect_err(name);
+        let line = err.to_string();
+        assert!(
+            line.len() < 2_000,
+            "{name}: a {}-byte error line",
+            line.len()
+        );
+        assert!(line.contains("5555"), "{name}: the start is quoted: {line}");
+    }
+}

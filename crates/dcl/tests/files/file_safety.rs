@@ -274,6 +274,49 @@ fn retired_entity_versions_are_named_at_load_and_a_native_file_never_contradicts
     assert!(!back.notes.iter().any(|n| n.contains("retired")));
 }
 
+/// The entities holding components that no newer version of their number retired.
+fn kept_entities(replica: &Replica) -> Vec<u32> {
+    let mut kept: Vec<u32> = (replica.live_entities())
+        .filter(|&e| !replica.is_deleted(e))
+        .map(|e| e.0)
+        .collect();
+    kept.sort_unstable();
+    kept
+}
+
+#[test]
+fn retired_entity_versions_are_left_out_of_every_format_alike() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("versions.crdt");
+    // 512 and 514 retired by their version 1 (66048, 66050); 513 alone; 66050 under 66048.
+    let messages = [
+        transform_put(512, 0),
+        transform_put(513, 512),
+        transform_put(514, 513),
+        transform_put(66048, 0),
+        transform_put(66050, 66048),
+    ];
+    std::fs::write(&input, encode_stream(&messages)).unwrap();
+    let opened = io::open_scene(&input).unwrap();
+    assert_eq!(kept_entities(&opened.replica), [513, 66048, 66050]);
+    for name in ["out.json", "out.crdt", "out.composite"] {
+        let out = dir.path().join(name);
+        io::save_scene_with(&opened.replica, &opened.context, &out, false).unwrap();
+        let back = io::open_scene(&out).unwrap();
+        let listed: Vec<u32> = {
+            let mut all: Vec<u32> = back.replica.live_entities().map(|e| e.0).collect();
+            all.sort_unstable();
+            all
+        };
+        assert_eq!(
+            listed,
+            [513, 66048, 66050],
+            "{name} holds what the runtime keeps"
+        );
+        assert!(!back.notes.iter().any(|n| n.contains("retired")), "{name}");
+    }
+}
+
 #[test]
 fn a_native_scene_named_scene_json_opens_as_a_scene_not_as_a_project() {
     let dir = tempfile::tempdir().unwrap();

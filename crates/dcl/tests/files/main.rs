@@ -2,6 +2,9 @@
 //!
 //! One test binary per area (fewer binaries, faster links).
 
+// A test program: a failed unwrap fails the run (unwrap is denied in library code only).
+#![allow(clippy::unwrap_used)]
+
 use scenetree_test_support::dcl;
 use scenetree_test_support::projects as project_fixtures;
 

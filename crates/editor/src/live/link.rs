@@ -6,7 +6,7 @@
 use std::sync::mpsc::{self, Receiver, TryRecvError};
 use std::time::{Duration, Instant};
 
-use scenetree_live::{Backoff, ConnectError, LiveConnection, LiveOptions, Notify};
+use scenetree_live::{Backoff, ConnectError, ConnectProgress, LiveConnection, LiveOptions, Notify};
 
 use super::recorder::RecordTo;
 
@@ -15,11 +15,15 @@ use super::recorder::RecordTo;
 pub struct LiveSettings {
     /// Connect to a host that is not this machine (the data layer has no authentication).
     pub allow_remote: bool,
-    /// The longest one connection attempt may take (`None`: the client's default, 5 s).
+    /// The longest one connection attempt waits for the TCP connection, and then for the
+    /// host while it says nothing (`None`: the client's defaults, 5 s and 120 s); the
+    /// handshake and the snapshot take as long as the host keeps answering.
     pub connect_timeout: Option<Duration>,
     /// Called from other threads when something arrived or an attempt ended (the window's
     /// repaint request).
     pub notify: Option<Notify>,
+    /// Where connection attempts report how far they got (the Connect dialog's line).
+    pub progress: Option<ConnectProgress>,
     /// Where the session's recording goes (default: a temporary file of at most 1 GiB).
     pub record: RecordTo,
 }
@@ -40,10 +44,12 @@ impl LiveSettings {
         let mut options = LiveOptions {
             allow_remote: self.allow_remote,
             notify: self.notify.clone(),
+            progress: self.progress.clone(),
             ..LiveOptions::default()
         };
         if let Some(timeout) = self.connect_timeout {
             options.connect_timeout = timeout;
+            options.stall_timeout = timeout;
         }
         options
     }

@@ -36,16 +36,16 @@ mod traffic;
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
-use scenetree_core::crdt::network::{LocalWrite, MessageId, Network, PeerId};
+use scenetree_core::crdt::network::{LocalWrite, MessageId, Network, NetworkError, PeerId};
 use scenetree_core::crdt::scenario::Scenario;
-use scenetree_core::crdt::{CrdtMessage, Replica, decode_stream};
+use scenetree_core::crdt::{CrdtMessage, Replica, decode_state_stream};
 use scenetree_core::model::{Entity, known_component_name};
-use scenetree_live::{ConnectError, LiveConnection, LiveEvent};
+use scenetree_live::{ConnectError, LiveConnection, LiveEvent, NotConnected};
 
 pub use ids::{FIRST_LIVE_NUMBER, IdRange};
 pub use link::{Attempt, LiveSettings};
 pub use log::{Direction, LOG_BYTES_LIMIT, LOG_LIMIT, LogEntry, MessageLog};
-pub use outgoing::Unsendable;
+pub use outgoing::{BadValue, Unsendable};
 pub use recorder::{RecordTo, RecordingSummary, SPOOL_LIMIT};
 pub use recording::{Recorded, recording_of};
 
@@ -67,7 +67,7 @@ pub enum LiveError {
     #[error(transparent)]
     Connect(#[from] ConnectError),
     /// The host's first element is not CRDT messages.
-    #[error("{url}: the host's snapshot is not SDK7 CRDT messages: {reason}")]
+    #[error("{url}: the host's snapshot does not load as SDK7 CRDT messages: {reason}")]
     Snapshot {
         /// The data layer's URL.
         url: String,
@@ -322,7 +322,7 @@ impl LiveSession {
         self.advance_clock_unless_queued();
         let written = self.network.write(THIS_EDITOR, write);
         self.record_events();
-        let receipt = written.map_err(|e| WriteRefused::Network(e.to_string()))?;
+        let receipt = written?;
         for message in receipt.messages {
             if let Some(component) = message.component() {
                 self.authored.insert((message.entity(), component), message);
@@ -338,17 +338,14 @@ impl LiveSession {
     }
 
     /// Asks the host to write main.composite, with every write made so far.
-    pub fn save(&mut self) -> Result<(), String> {
+    pub fn save(&mut self) -> Result<(), LiveSaveError> {
         self.send_queued(true);
         self.record_events();
         match &self.link {
-            Link::Connected(connection) => connection
-                .save()
-                .map_err(|_| "the connection to the host has just closed".to_owned()),
-            _ => Err(format!(
-                "offline: the host can be asked to save once the connection to {} is back",
-                self.host_label()
-            )),
+            Link::Connected(connection) => Ok(connection.save()?),
+            _ => Err(LiveSaveError::Offline {
+                host: self.host_label().to_owned(),
+            }),
         }
     }
 
@@ -473,8 +470,25 @@ pub enum WriteRefused {
     #[error(transparent)]
     Unsendable(#[from] Unsendable),
     /// This editor's replica refused it (a deleted entity, say).
-    #[error("{0}")]
-    Network(String),
+    #[error(transparent)]
+    Network(#[from] NetworkError),
+}
+
+/// Why the host could not be asked to save.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LiveSaveError {
+    /// The document is not a live session.
+    #[error("the document is not live")]
+    NotLive,
+    /// No connection: the request would go nowhere.
+    #[error("offline: the host can be asked to save once the connection to {host} is back")]
+    Offline {
+        /// The host as people read it (`127.0.0.1:8000`).
+        host: String,
+    },
+    /// The connection closed between the last poll and the request.
+    #[error("the connection to the host has just closed")]
+    Closed(#[from] NotConnected),
 }
 
 /// A two-peer network (this editor, the host) starting from the host's state: one message
@@ -520,7 +534,7 @@ fn first_snapshot(
         reason,
     };
     match connection.events().recv_timeout(Duration::from_secs(5)) {
-        Ok(LiveEvent::Snapshot(bytes)) => match decode_stream(&bytes) {
+        Ok(LiveEvent::Snapshot(bytes)) => match decode_state_stream(&bytes) {
             Ok(decoded) => {
                 let mut seen = rustc_hash::FxHashSet::default();
                 let order = (decoded.messages.iter())

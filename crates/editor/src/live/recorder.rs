@@ -47,7 +47,7 @@ impl Default for RecordTo {
 pub struct RecordingSummary {
     /// Steps written.
     pub steps: u64,
-    /// Messages from the host (another client's, relayed, or its own) that arrived.
+    /// Messages the host wrote (another client's, relayed, or its own): each arrived.
     pub arrived: u64,
     /// Messages this editor wrote.
     pub written: u64,
@@ -160,40 +160,55 @@ impl Recorder {
         if self.summary.stopped.is_some() {
             return None;
         }
-        let writer = self.writer.as_mut()?;
+        self.writer.as_ref()?;
         for event in events {
             self.pending.push(ScenarioAction::of_event(&event.kind));
             let Some(text) = step_text(network, event, Recorded::Live) else {
                 continue;
             };
-            match &event.kind {
-                EventKind::Write { peer, messages, .. } if *peer == THIS_EDITOR => {
-                    self.summary.written += messages.len() as u64;
+            if let EventKind::Write { peer, messages, .. } = &event.kind {
+                let count = messages.len() as u64;
+                match *peer {
+                    THIS_EDITOR => self.summary.written += count,
+                    HOST => self.summary.arrived += count,
+                    _ => {}
                 }
-                EventKind::Deliver { message, .. } if message.from == HOST => {
-                    self.summary.arrived += 1;
-                }
-                _ => {}
             }
-            let step = ScenarioStep {
-                text: Some(text),
-                actions: std::mem::take(&mut self.pending),
-            };
-            if let Err(e) = writer.step(&step) {
-                return self.stop(format!("writing it failed: {e}"));
-            }
-            self.summary.steps += 1;
-            self.summary.bytes = writer.get_mut().bytes;
-            if let Some(limit) = self.limit
-                && self.summary.bytes >= limit
-            {
-                return self.stop(format!(
-                    "it reached its limit of {} MiB; later messages are not in it",
-                    limit >> 20
-                ));
+            if let Some(why) = self.write_step(text) {
+                return Some(why);
             }
         }
         None
+    }
+
+    /// Writes a step of `text` alone (with the actions waiting for a step): something the
+    /// session said, at its time in the recording. Returns why recording stopped, the first
+    /// time it does.
+    pub fn note(&mut self, text: String) -> Option<String> {
+        if self.summary.stopped.is_some() || self.writer.is_none() {
+            return None;
+        }
+        self.write_step(text)
+    }
+
+    fn write_step(&mut self, text: String) -> Option<String> {
+        let writer = self.writer.as_mut()?;
+        let step = ScenarioStep {
+            text: Some(text),
+            actions: std::mem::take(&mut self.pending),
+        };
+        if let Err(e) = writer.step(&step) {
+            return self.stop(format!("writing it failed: {e}"));
+        }
+        self.summary.steps += 1;
+        self.summary.bytes = writer.get_mut().bytes;
+        match self.limit {
+            Some(limit) if self.summary.bytes >= limit => self.stop(format!(
+                "it reached its limit of {} MiB; later messages are not in it",
+                limit >> 20
+            )),
+            _ => None,
+        }
     }
 
     fn stop(&mut self, why: String) -> Option<String> {
@@ -258,6 +273,22 @@ impl super::LiveSession {
                 "The session recording stopped: {why}."
             )));
         }
+    }
+
+    /// Tells the user `note` (a problem with what the host sent) and writes it in the
+    /// recording as a step at its time, where the replay shows it.
+    pub(super) fn say_problem(&mut self, note: super::LiveNote) {
+        if let (Some(recorder), super::LiveNote::Problem(text) | super::LiveNote::Refused(text)) =
+            (&mut self.recorder, &note)
+        {
+            let at = self.network.now() as f64 / 1000.0;
+            if let Some(why) = recorder.note(format!("{at:.3} s · {text}")) {
+                self.notes.push(super::LiveNote::RecordingStopped(format!(
+                    "The session recording stopped: {why}."
+                )));
+            }
+        }
+        self.notes.push(note);
     }
 
     /// A new connection: the recording starts again from its snapshot.

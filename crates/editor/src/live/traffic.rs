@@ -121,7 +121,10 @@ impl LiveSession {
             let mut broken = None;
             while batch.len() < BATCH {
                 match reader.next() {
-                    Some(Ok(StreamItem::Message { message, .. })) => batch.push(message),
+                    Some(Ok(
+                        StreamItem::Message { message, .. }
+                        | StreamItem::AuthoritativePut { message, .. },
+                    )) => batch.push(message),
                     Some(Ok(StreamItem::Unknown { message_type, .. })) => {
                         refused.note(format!("a message of unknown type {message_type}"));
                     }
@@ -136,7 +139,7 @@ impl LiveSession {
             self.record_events();
             if let Some(e) = broken {
                 let at = element.offset + e.offset;
-                self.notes.push(LiveNote::Problem(format!(
+                self.say_problem(LiveNote::Problem(format!(
                     "the host sent {} bytes that are not CRDT messages (at byte {at} of an \
                      element of {}: {}); they were skipped",
                     element.bytes.len() - at,
@@ -158,7 +161,7 @@ impl LiveSession {
             }
         }
         if let Some(note) = refused.note_text() {
-            self.notes.push(LiveNote::Refused(note));
+            self.say_problem(LiveNote::Refused(note));
         }
     }
 

@@ -1,9 +1,10 @@
 //! The editor layer: every command, its validation, undo/redo as CRDT writes.
 
 use glam::{Quat, Vec3};
-use scenetree_core::crdt::Replica;
+use scenetree_core::crdt::network::NetworkError;
+use scenetree_core::crdt::{PeerId, Replica, WriteError};
 use scenetree_core::model::{Entity, Transform, TransformDecodeError, encode_name, ids};
-use scenetree_editor::{Command, Document, EditError};
+use scenetree_editor::{Command, Document, EditError, LiveSaveError};
 
 const TABLE: Entity = Entity(512);
 const LAMP: Entity = Entity(513);
@@ -352,6 +353,35 @@ fn a_transform_of_the_wrong_length_is_refused_as_malformed() {
         }
     );
     assert!(err.to_string().contains("44 bytes, found 43"), "{err}");
+}
+
+#[test]
+fn a_write_the_peers_simulation_refuses_says_which_peer_and_why() {
+    // A put of a grow-only component (appended, never put): the replica refuses it.
+    const GROW_ONLY: u32 = 1063;
+    let mut doc = room();
+    doc.start_simulation(2, 1).unwrap();
+    let err = doc
+        .apply(Command::SetComponent {
+            entity: CHAIR,
+            component: GROW_ONLY,
+            value: Some(vec![1]),
+        })
+        .unwrap_err();
+    assert_eq!(
+        err,
+        EditError::Peers(NetworkError::Write {
+            peer: PeerId(1),
+            source: WriteError::WrongKind(GROW_ONLY),
+        })
+    );
+    assert_eq!(
+        err.to_string(),
+        "the peers simulation refused the write: peer 1 cannot write: component 1063 does not \
+         take this kind of write"
+    );
+    // Not live: nothing to ask to save.
+    assert_eq!(doc.save_live(), Err(LiveSaveError::NotLive));
 }
 
 #[test]

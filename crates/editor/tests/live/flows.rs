@@ -7,7 +7,10 @@ use scenetree_core::crdt::{CrdtMessage, Replica};
 use scenetree_core::model::{Entity, Transform, ids};
 use scenetree_core::scene::SceneView;
 use scenetree_dcl::io;
-use scenetree_editor::{Command, Direction, Document, EditError, LinkState, LiveNote};
+use scenetree_editor::{
+    BadValue, Command, Direction, Document, EditError, LinkState, LiveNote, LiveSaveError,
+    Unsendable, WriteRefused,
+};
 use scenetree_live::{LiveConnection, LiveEvent, LiveOptions};
 
 use crate::dcl_host::DclHost;
@@ -467,4 +470,42 @@ fn an_edit_that_would_close_a_cycle_is_held_only_while_live() {
     solo.apply(raw).expect("not live: no question");
     assert!(solo.live_cycles().is_empty(), "only live cycles are listed");
     assert_eq!(solo.view().cycles().len(), 1);
+}
+
+#[test]
+fn a_value_the_host_cannot_take_and_a_save_while_offline_are_refused_with_what_happened() {
+    let mut host = DclHost::start();
+    let mut doc = open(&host);
+    // A put of a grow-only component would end the host's process: it is not sent.
+    let err = doc
+        .apply(Command::SetComponent {
+            entity: IMAGE,
+            component: 1063,
+            value: Some(vec![1]),
+        })
+        .unwrap_err();
+    assert!(
+        matches!(
+            &err,
+            EditError::Live(WriteRefused::Unsendable(Unsendable {
+                entity: IMAGE,
+                reason: BadValue::GrowOnly,
+                ..
+            }))
+        ),
+        "{err:?}"
+    );
+    assert!(
+        err.to_string().starts_with("not sent to the data layer"),
+        "{err}"
+    );
+    host.kill();
+    wait_note(&mut doc, "the dropped connection", |n| {
+        matches!(n, LiveNote::Disconnected(_))
+    });
+    let host_label = format!("127.0.0.1:{}", host.port);
+    assert_eq!(
+        doc.save_live(),
+        Err(LiveSaveError::Offline { host: host_label })
+    );
 }

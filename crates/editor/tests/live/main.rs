@@ -6,10 +6,14 @@
 //!
 //! One test binary per area (fewer binaries, faster links).
 
+// A test program: a failed unwrap fails the run (unwrap is denied in library code only).
+#![allow(clippy::unwrap_used)]
+
 use scenetree_test_support::live_docs as support;
 use scenetree_test_support::{dcl_host, fake_host};
 
 mod bounded;
 mod faults;
 mod flows;
+mod large_scene;
 mod recording;

@@ -50,7 +50,7 @@ pub fn describe_message(msg: &CrdtMessage, name_of: &dyn Fn(Entity) -> Option<St
                     Err(_) => format!(" {} bytes (malformed)", data.len()),
                 },
                 ids::NAME => match decode_name(data) {
-                    Some(name) => format!(" = {name:?}"),
+                    Some(name) => format!(" = {}", present::quoted(&name)),
                     None => format!(" {} bytes", data.len()),
                 },
                 _ => format!(" {} bytes", data.len()),
@@ -201,12 +201,8 @@ impl Network {
     /// An event in one line, e.g. `peer 1 writes Transform(512 "Lamp") parent=513 …, t=2
     /// (sent #1)` or `deliver #1 peer 1 → peer 2: …: accepted (newer timestamp)`.
     pub fn describe_event(&self, event: &Event) -> String {
-        let ids = |sent: &[MessageId]| {
-            sent.iter()
-                .map(MessageId::to_string)
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
+        // An element from a live host may hold 100,000 messages: the first ten are named.
+        let ids = |sent: &[MessageId]| present::first_named(sent, ", ", MessageId::to_string);
         match &event.kind {
             EventKind::Write {
                 peer,
@@ -216,11 +212,8 @@ impl Network {
                 ..
             } => {
                 let name_of = |e: Entity| self.name_of(e, &[*peer]);
-                let what: Vec<String> = messages
-                    .iter()
-                    .map(|m| describe_message(m, &name_of))
-                    .collect();
-                let mut text = format!("{peer} writes {} (sent {})", what.join("; "), ids(sent));
+                let what = present::first_named(messages, "; ", |m| describe_message(m, &name_of));
+                let mut text = format!("{peer} writes {what} (sent {})", ids(sent));
                 if !replaced.is_empty() {
                     text.push_str(&format!(
                         ", replacing unsent {} (one message per tick)",

@@ -135,15 +135,15 @@ impl MessageEffect {
             MessageEffect::Name {
                 before: Some(b),
                 after,
-            } if b == after => format!("same name {after:?}"),
+            } if b == after => format!("same name {}", present::quoted(after)),
             MessageEffect::Name {
                 before: Some(b),
                 after,
-            } => format!("name {b:?} → {after:?}"),
+            } => format!("name {} → {}", present::quoted(b), present::quoted(after)),
             MessageEffect::Name {
                 before: None,
                 after,
-            } => format!("name {after:?}"),
+            } => format!("name {}", present::quoted(after)),
             MessageEffect::Value { bytes, same: false } => format!("new value ({bytes} bytes)"),
             MessageEffect::Value { bytes, same: true } => {
                 format!("same value ({bytes} bytes)")

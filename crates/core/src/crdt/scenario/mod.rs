@@ -27,6 +27,7 @@
 mod parse;
 mod parse_action;
 mod play;
+mod schema;
 mod values;
 mod write;
 
@@ -40,6 +41,7 @@ use super::replica::Replica;
 use crate::model::{Entity, Transform, encode_name, ids};
 
 pub use parse::parse;
+pub use parse_action::parse_action;
 pub use play::ScenarioPlayer;
 pub use write::ScenarioWriter;
 
@@ -226,11 +228,28 @@ pub struct ScenarioError {
 }
 
 impl ScenarioError {
-    /// An error at a JSON path.
+    /// An error at a JSON path. Both are cut to a readable length
+    /// ([`present::excerpt`](crate::model::present::excerpt)): they may repeat the file's text.
     pub fn at(path: impl Into<String>, message: impl Into<String>) -> Self {
+        use crate::model::present::{MESSAGE_CHARS, excerpt};
+        let (path, message) = (path.into(), message.into());
         ScenarioError {
-            at: ErrorAt::Path(path.into()),
-            message: message.into(),
+            at: ErrorAt::Path(excerpt(&path, MESSAGE_CHARS).into_owned()),
+            message: excerpt(&message, MESSAGE_CHARS).into_owned(),
+        }
+    }
+}
+
+impl ScenarioError {
+    /// This error with its JSON path put under `outer`: an error `at entity` of the action at
+    /// `steps[0].actions[2]` is `at steps[0].actions[2].entity`.
+    pub fn within(self, outer: &str) -> Self {
+        match self.at {
+            ErrorAt::Path(inner) => ScenarioError {
+                at: ErrorAt::Path(parse::join_path(outer, &inner)),
+                message: self.message,
+            },
+            ErrorAt::Syntax { .. } => self,
         }
     }
 }

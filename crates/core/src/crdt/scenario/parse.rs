@@ -33,23 +33,22 @@
 //! known names (`"core::Transform"`, or `"Transform"`, `"Name"`). Unknown fields are errors, so
 //! a typo never goes unnoticed.
 //!
-//! The actions are read by serde (`parse_action.rs`: the `"do"` tag, then that action's
-//! fields as a derived struct; `values.rs`: the values with their own checks), the document
-//! around them by a small walker over the JSON that keeps each value's path.
+//! serde reads the file into the schema's structs (`schema.rs`, which the writer writes too;
+//! `values.rs`: the values with their own checks); then the names, the peer numbers and each
+//! action (once its `"do"` is known: `parse_action.rs`) are resolved, each error at its JSON
+//! path.
 
 use std::collections::BTreeMap;
 
-use base64::Engine as _;
-use base64::engine::general_purpose::STANDARD as BASE64;
-use glam::{Quat, Vec3};
 use serde::Deserialize;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use super::schema::{EntityFile, InitialFile, ScenarioFile, StepFile};
 use super::values::EntityRef;
 use super::{ErrorAt, FORMAT, InitialEntity, InitialState, Scenario, ScenarioError, ScenarioStep};
 use crate::crdt::network::{MAX_PEERS, MIN_PEERS, PeerId};
-use crate::crdt::stream::decode_stream;
 use crate::model::{Entity, Transform};
 
 /// The top-level fields of a document, in order, each still as its text: the steps of a long
@@ -92,109 +91,148 @@ pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
             crate::model::present::json_syntax_problem(&e)
         ),
     };
-    let top: Result<TopLevel, _> = serde_json::from_str(text);
-    let (doc, steps) = match top {
+    // Everything but the steps as a value (small); the steps kept as their text, and read
+    // one at a time below. An empty list stands in for them while the rest is read.
+    let (doc, steps) = match serde_json::from_str::<TopLevel>(text) {
         Ok(TopLevel(fields)) => {
-            // Everything but the steps as values (small); the steps as their text.
             let mut doc = serde_json::Map::new();
             let mut steps = None;
             for (key, raw) in fields {
-                if key == "steps" {
+                let value = if key == "steps" {
                     steps = Some(raw);
-                    doc.insert(key, Value::Null);
+                    Value::Array(Vec::new())
                 } else {
-                    doc.insert(key, serde_json::from_str(raw.get()).map_err(syntax)?);
-                }
+                    serde_json::from_str(raw.get()).map_err(syntax)?
+                };
+                doc.insert(key, value);
             }
             (Value::Object(doc), steps)
         }
-        // Not an object (or not JSON): the value reader says which, where.
+        // Not an object (or not JSON): the value reader says which, and where.
         Err(_) => (serde_json::from_str(text).map_err(syntax)?, None),
     };
-    let root = Node::root(&doc);
-    root.only(&[
-        "format",
-        "title",
-        "explanation",
-        "peers",
-        "peer_names",
-        "seed",
-        "one_message_per_tick",
-        "replies",
-        "initial",
-        "steps",
-    ])?;
-    match root.get("format") {
-        None => {
-            return Err(root.error(format!(
-                "missing \"format\": a scenario starts with \"format\": \"{FORMAT}\""
-            )));
-        }
-        Some(f) => {
-            let tag = f.str()?;
-            if tag != FORMAT {
-                return Err(f.error(format!("expected \"{FORMAT}\", found \"{tag}\"")));
+    // The tag first: a file of another format is told so, not that its fields are unknown.
+    if let Value::Object(fields) = &doc {
+        match fields.get("format") {
+            None => {
+                return Err(ScenarioError::at(
+                    "",
+                    format!("missing \"format\": a scenario starts with \"format\": \"{FORMAT}\""),
+                ));
             }
+            Some(Value::String(tag)) if tag != FORMAT => {
+                return Err(ScenarioError::at(
+                    "format",
+                    format!("expected \"{FORMAT}\", found \"{tag}\""),
+                ));
+            }
+            Some(_) => {}
         }
     }
-    let peers_node = root.req("peers")?;
-    let peers = peers_node.uint()?;
+    objects_where_the_schema_has_structs(&doc)?;
+    let file: ScenarioFile<Value> = read(&Node::root(&doc))?;
+    let peers = file.peers;
     if !(MIN_PEERS as u64..=MAX_PEERS as u64).contains(&peers) {
-        return Err(peers_node.error(format!(
-            "a scenario has {MIN_PEERS} to {MAX_PEERS} peers, not {peers}"
-        )));
+        return Err(ScenarioError::at(
+            "peers",
+            format!("a scenario has {MIN_PEERS} to {MAX_PEERS} peers, not {peers}"),
+        ));
     }
-    let peer_names = match root.get("peer_names") {
-        None => Vec::new(),
-        Some(node) => {
-            let names = (node.array()?.iter())
-                .map(|n| n.str().map(str::to_owned))
-                .collect::<Result<Vec<_>, _>>()?;
-            if names.len() as u64 != peers {
-                return Err(node.error(format!(
-                    "one name per peer: {peers} peers, {} names",
-                    names.len()
-                )));
-            }
-            names
-        }
-    };
+    if let Some(names) = &file.peer_names
+        && names.len() as u64 != peers
+    {
+        return Err(ScenarioError::at(
+            "peer_names",
+            format!("one name per peer: {peers} peers, {} names", names.len()),
+        ));
+    }
     let mut p = Parser {
         peers: peers as usize,
-        names: BTreeMap::new(),
+        names: Names::Declared(BTreeMap::new()),
     };
-    let initial = match root.get("initial") {
-        Some(node) => p.initial(&node)?,
-        None => InitialState::default(),
-    };
-    let steps_node = root.req("steps")?;
-    let steps = match steps.map(|raw| serde_json::from_str::<Vec<&RawValue>>(raw.get())) {
-        Some(Ok(list)) => (list.into_iter().enumerate())
-            .map(|(i, raw)| {
-                let value: Value = serde_json::from_str(raw.get()).map_err(syntax)?;
-                p.step(&Node {
-                    value: &value,
-                    path: format!("steps[{i}]"),
-                })
-            })
-            .collect::<Result<Vec<_>, _>>()?,
-        _ => return Err(steps_node.error("expected a list")),
+    let initial = p.initial(file.initial)?;
+    let steps = match steps {
+        Some(raw) => p.steps(raw)?,
+        None => Vec::new(),
     };
     Ok(Scenario {
-        title: root.opt_str("title")?.unwrap_or_default(),
-        explanation: root.opt_str("explanation")?.unwrap_or_default(),
+        title: file.title,
+        explanation: file.explanation,
         peers: peers as usize,
-        peer_names,
-        seed: root.get("seed").map(|s| s.uint()).transpose()?.unwrap_or(0),
-        one_message_per_tick: root
-            .get("one_message_per_tick")
-            .map(|b| b.bool())
-            .transpose()?
-            .unwrap_or(false),
-        replies: (root.get("replies").map(|b| b.bool()).transpose()?).unwrap_or(true),
+        peer_names: file.peer_names.unwrap_or_default(),
+        seed: file.seed,
+        one_message_per_tick: file.one_message_per_tick,
+        replies: file.replies,
         initial,
         steps,
     })
+}
+
+/// Refuses a list where the schema has a struct: serde would read it as the struct's fields
+/// in order, and a file writes objects (actions are checked as they are read).
+fn objects_where_the_schema_has_structs(doc: &Value) -> Result<(), ScenarioError> {
+    let object = |value: &Value, path: &dyn Fn() -> String| match value.is_array() {
+        true => Err(ScenarioError::at(path(), "expected an object")),
+        false => Ok(()),
+    };
+    object(doc, &String::new)?;
+    let list = |key: &str| doc.get(key).and_then(Value::as_array).into_iter().flatten();
+    for (i, step) in list("steps").enumerate() {
+        object(step, &|| format!("steps[{i}]"))?;
+    }
+    if let Some(initial) = doc.get("initial") {
+        object(initial, &|| "initial".to_owned())?;
+        let entities = initial.get("entities").and_then(Value::as_array);
+        for (i, entity) in entities.into_iter().flatten().enumerate() {
+            object(entity, &|| format!("initial.entities[{i}]"))?;
+        }
+    }
+    Ok(())
+}
+
+/// `outer.inner` as a JSON path (`steps[0]` and `actions[1]` make `steps[0].actions[1]`;
+/// either may be empty).
+pub(super) fn join_path(outer: &str, inner: &str) -> String {
+    match (outer, inner) {
+        ("", inner) => inner.to_owned(),
+        (outer, "") => outer.to_owned(),
+        (outer, inner) if inner.starts_with('[') => format!("{outer}{inner}"),
+        (outer, inner) => format!("{outer}.{inner}"),
+    }
+}
+
+/// Reads `node` as `T`; an error names its JSON path below `node`'s and says what was
+/// expected in the file's words ("a list", "a whole number ≥ 0"), not Rust's.
+pub(super) fn read<T: DeserializeOwned>(node: &Node) -> Result<T, ScenarioError> {
+    serde_path_to_error::deserialize(node.value).map_err(|e| {
+        let inner = match e.path().to_string() {
+            root if root == "." => String::new(),
+            inner => inner,
+        };
+        ScenarioError::at(
+            join_path(node.path(), &inner),
+            in_the_files_words(&e.into_inner().to_string()),
+        )
+    })
+}
+
+/// serde's message with the file's words for what was expected.
+fn in_the_files_words(message: &str) -> String {
+    let mut message = message.replace('`', "\"");
+    // A derived struct expects "struct ScenarioFile": in the file, an object.
+    if let Some(at) = message.find("expected struct ") {
+        message.replace_range(at.., "expected an object");
+    }
+    for (serde_words, file_words) in [
+        ("expected u64", "expected a whole number ≥ 0"),
+        ("expected u32", "expected a whole number below 2^32"),
+        ("expected a sequence", "expected a list"),
+        ("expected a boolean", "expected true or false"),
+        ("expected a map", "expected an object"),
+    ] {
+        message = message.replace(serde_words, file_words);
+    }
+    message
 }
 
 /// A JSON value with its path.
@@ -204,11 +242,12 @@ pub(super) struct Node<'a> {
 }
 
 impl<'a> Node<'a> {
-    fn root(value: &'a Value) -> Self {
-        Node {
-            value,
-            path: String::new(),
-        }
+    pub(super) fn root(value: &'a Value) -> Self {
+        Node::at(value, String::new())
+    }
+
+    pub(super) fn at(value: &'a Value, path: String) -> Self {
+        Node { value, path }
     }
 
     pub(super) fn error(&self, message: impl Into<String>) -> ScenarioError {
@@ -222,11 +261,7 @@ impl<'a> Node<'a> {
 
     /// The JSON path of this object's field `key`.
     pub(super) fn child_path(&self, key: &str) -> String {
-        if self.path.is_empty() {
-            key.to_string()
-        } else {
-            format!("{}.{key}", self.path)
-        }
+        join_path(&self.path, key)
     }
 
     /// Refuses anything but an object.
@@ -249,228 +284,140 @@ impl<'a> Node<'a> {
         self.get(key)
             .ok_or_else(|| self.error(format!("missing \"{key}\"")))
     }
-
-    /// Refuses fields other than `allowed` (and refuses non-objects).
-    pub(super) fn only(&self, allowed: &[&str]) -> Result<(), ScenarioError> {
-        let map = self
-            .value
-            .as_object()
-            .ok_or_else(|| self.error("expected an object"))?;
-        match map.keys().find(|k| !allowed.contains(&k.as_str())) {
-            Some(k) => Err(self.error(format!(
-                "unknown field \"{k}\" (expected one of: {})",
-                allowed.join(", ")
-            ))),
-            None => Ok(()),
-        }
-    }
-
-    pub(super) fn array(&self) -> Result<Vec<Node<'a>>, ScenarioError> {
-        let list = self
-            .value
-            .as_array()
-            .ok_or_else(|| self.error("expected a list"))?;
-        Ok(list
-            .iter()
-            .enumerate()
-            .map(|(i, value)| Node {
-                value,
-                path: format!("{}[{i}]", self.path),
-            })
-            .collect())
-    }
-
-    pub(super) fn str(&self) -> Result<&'a str, ScenarioError> {
-        self.value
-            .as_str()
-            .ok_or_else(|| self.error("expected a string"))
-    }
-
-    pub(super) fn opt_str(&self, key: &str) -> Result<Option<String>, ScenarioError> {
-        self.get(key)
-            .map(|n| n.str().map(str::to_owned))
-            .transpose()
-    }
-
-    pub(super) fn uint(&self) -> Result<u64, ScenarioError> {
-        self.value
-            .as_u64()
-            .ok_or_else(|| self.error(format!("expected a whole number ≥ 0, found {}", self.value)))
-    }
-
-    pub(super) fn u32(&self) -> Result<u32, ScenarioError> {
-        u32::try_from(self.uint()?).map_err(|_| self.error("expected a number below 2^32"))
-    }
-
-    pub(super) fn bool(&self) -> Result<bool, ScenarioError> {
-        self.value
-            .as_bool()
-            .ok_or_else(|| self.error("expected true or false"))
-    }
-
-    pub(super) fn floats<const N: usize>(&self) -> Result<[f32; N], ScenarioError> {
-        let list = self
-            .value
-            .as_array()
-            .filter(|l| l.len() == N)
-            .ok_or_else(|| self.error(format!("expected a list of {N} numbers")))?;
-        let mut out = [0.0; N];
-        for (slot, v) in out.iter_mut().zip(list) {
-            let x = v
-                .as_f64()
-                .ok_or_else(|| self.error(format!("{v} is not a number")))?;
-            // Finite f64 beyond f32's range would become infinite.
-            if (x as f32).is_infinite() {
-                return Err(self.error(format!("{x} does not fit a 32-bit float")));
-            }
-            *slot = x as f32;
-        }
-        Ok(out)
-    }
-
-    pub(super) fn base64(&self) -> Result<Vec<u8>, ScenarioError> {
-        BASE64
-            .decode(self.str()?)
-            .map_err(|e| self.error(format!("not valid base64: {e}")))
-    }
 }
 
-/// Parsing state: the peer count and the declared entity names.
-pub(super) struct Parser {
-    peers: usize,
-    names: BTreeMap<String, Entity>,
+/// What entity names mean.
+pub(super) enum Names<'a> {
+    /// The names declared in `initial.entities`.
+    Declared(BTreeMap<String, Entity>),
+    /// Looked up by the caller (in a live scene, say), or why the name means no entity.
+    Lookup(&'a dyn Fn(&str) -> Result<Entity, String>),
 }
 
-impl Parser {
-    fn initial(&mut self, node: &Node) -> Result<InitialState, ScenarioError> {
-        node.only(&["entities", "stream"])?;
-        let mut state = InitialState::default();
-        if let Some(stream) = node.get("stream") {
-            let bytes = stream.base64()?;
-            let decoded = decode_stream(&bytes).map_err(|e| {
-                stream.error(format!("at byte {} of the stream: {}", e.offset, e.kind))
-            })?;
-            state.stream = decoded.messages;
-        }
-        let Some(entities) = node.get("entities") else {
-            return Ok(state);
-        };
-        let entities = entities.array()?;
+/// Parsing state: the peer count and what entity names mean.
+pub(super) struct Parser<'a> {
+    pub(super) peers: usize,
+    pub(super) names: Names<'a>,
+}
+
+impl Parser<'_> {
+    fn initial(&mut self, file: InitialFile) -> Result<InitialState, ScenarioError> {
+        let at = |i: usize, field: &str| format!("initial.entities[{i}].{field}");
         // Names first, so a parent may be declared after its child.
-        for e in &entities {
-            if let Some(name) = e.get("name") {
-                let entity = Entity(e.req("entity")?.u32()?);
-                if let Some(old) = self.names.insert(name.str()?.to_string(), entity)
-                    && old != entity
+        if let Names::Declared(names) = &mut self.names {
+            for (i, e) in file.entities.iter().enumerate() {
+                if let Some(name) = &e.name
+                    && let Some(old) = names.insert(name.clone(), Entity(e.entity))
+                    && old != Entity(e.entity)
                 {
-                    return Err(name.error(format!(
-                        "the name is already used by entity {old}; names must be unique"
-                    )));
+                    return Err(ScenarioError::at(
+                        at(i, "name"),
+                        format!("the name is already used by entity {old}; names must be unique"),
+                    ));
                 }
             }
         }
-        for e in &entities {
-            e.only(&[
-                "entity",
-                "name",
-                "parent",
-                "position",
-                "rotation",
-                "scale",
-                "transform",
-                "timestamp",
-            ])?;
-            let has_transform = e.get("transform").map(|t| t.bool()).transpose()?;
-            let transform = if has_transform == Some(false) {
-                for field in ["parent", "position", "rotation", "scale"] {
-                    if let Some(f) = e.get(field) {
-                        return Err(f.error("this entity has \"transform\": false"));
-                    }
-                }
-                None
-            } else {
-                let mut t = Transform::IDENTITY;
-                self.transform_fields(e, &mut t)?;
-                Some(t)
-            };
-            state.entities.push(InitialEntity {
-                entity: Entity(e.req("entity")?.u32()?),
-                name: e.opt_str("name")?,
+        let mut entities = Vec::with_capacity(file.entities.len());
+        for (i, e) in file.entities.into_iter().enumerate() {
+            let transform = self
+                .transform(&e)
+                .map_err(|(field, message)| ScenarioError::at(at(i, field), message))?;
+            entities.push(InitialEntity {
+                entity: Entity(e.entity),
+                name: e.name,
                 transform,
-                timestamp: e
-                    .get("timestamp")
-                    .map(|t| t.u32())
-                    .transpose()?
-                    .unwrap_or(1),
+                timestamp: e.timestamp.unwrap_or(1),
             });
         }
-        Ok(state)
+        Ok(InitialState {
+            entities,
+            stream: file.stream.map(|s| s.0).unwrap_or_default(),
+        })
     }
 
-    /// Reads `parent`, `position`, `rotation`, `scale` into `t` where given.
-    fn transform_fields(&self, node: &Node, t: &mut Transform) -> Result<(), ScenarioError> {
-        if let Some(p) = node.get("parent") {
-            t.parent = self.entity(&p)?;
+    /// The Transform `e` declares (identity where a field is left out), or `None` with
+    /// `"transform": false`; an error names its field.
+    fn transform(&self, e: &EntityFile) -> Result<Option<Transform>, (&'static str, String)> {
+        if e.transform == Some(false) {
+            let given = [
+                ("parent", e.parent.is_some()),
+                ("position", e.position.is_some()),
+                ("rotation", e.rotation.is_some()),
+                ("scale", e.scale.is_some()),
+            ];
+            return match given.into_iter().find(|(_, given)| *given) {
+                Some((field, _)) => Err((field, "this entity has \"transform\": false".into())),
+                None => Ok(None),
+            };
         }
-        if let Some(p) = node.get("position") {
-            t.position = Vec3::from_array(p.floats::<3>()?);
-        }
-        if let Some(r) = node.get("rotation") {
-            t.rotation = Quat::from_array(r.floats::<4>()?);
-        }
-        if let Some(s) = node.get("scale") {
-            t.scale = Vec3::from_array(s.floats::<3>()?);
-        }
-        Ok(())
-    }
-
-    pub(super) fn entity(&self, node: &Node) -> Result<Entity, ScenarioError> {
-        let reference = match node.value {
-            Value::String(name) => EntityRef::Name(name.clone()),
-            _ => EntityRef::Id(
-                node.u32()
-                    .map_err(|_| node.error("expected an entity id or a declared name"))?,
-            ),
-        };
-        self.resolve_entity(&reference).map_err(|m| node.error(m))
+        let identity = Transform::IDENTITY;
+        Ok(Some(Transform {
+            parent: match &e.parent {
+                Some(p) => self.resolve_entity(p).map_err(|m| ("parent", m))?,
+                None => identity.parent,
+            },
+            position: e.position.map_or(identity.position, |v| v.0.into()),
+            rotation: e
+                .rotation
+                .map_or(identity.rotation, |r| glam::Quat::from_array(r.0)),
+            scale: e.scale.map_or(identity.scale, |v| v.0.into()),
+        }))
     }
 
     /// The entity `reference` names, or why none.
     pub(super) fn resolve_entity(&self, reference: &EntityRef) -> Result<Entity, String> {
-        match reference {
-            EntityRef::Id(id) => Ok(Entity(*id)),
-            EntityRef::Name(name) => self.names.get(name).copied().ok_or_else(|| {
-                let known: Vec<&str> = self.names.keys().map(String::as_str).collect();
-                format!(
-                    "no entity is named \"{name}\" in initial.entities (names: {})",
-                    if known.is_empty() {
-                        "none".to_string()
-                    } else {
-                        known.join(", ")
-                    }
-                )
-            }),
+        match (reference, &self.names) {
+            (EntityRef::Id(id), _) => Ok(Entity(*id)),
+            (EntityRef::Name(name), Names::Lookup(lookup)) => lookup(name),
+            (EntityRef::Name(name), Names::Declared(names)) => {
+                names.get(name).copied().ok_or_else(|| {
+                    let known: Vec<&str> = names.keys().map(String::as_str).collect();
+                    format!(
+                        "no entity is named \"{name}\" in initial.entities (names: {})",
+                        if known.is_empty() {
+                            "none".to_string()
+                        } else {
+                            known.join(", ")
+                        }
+                    )
+                })
+            }
         }
     }
 
     /// Peer number `n` (from 1), or why it is not one of the scenario's.
     pub(super) fn peer_number(&self, n: u64) -> Result<PeerId, String> {
-        if n == 0 || n > self.peers as u64 {
-            return Err(format!("peers are numbered 1 to {}, found {n}", self.peers));
+        match u8::try_from(n) {
+            Ok(p) if p != 0 && n <= self.peers as u64 => Ok(PeerId(p)),
+            _ => Err(format!("peers are numbered 1 to {}, found {n}", self.peers)),
         }
-        Ok(PeerId(n as u8))
     }
 
-    fn step(&self, node: &Node) -> Result<ScenarioStep, ScenarioError> {
-        node.only(&["text", "actions"])?;
+    /// The steps, from the text of their list: each is read into a value, checked and
+    /// resolved before the next is read.
+    fn steps(&self, list: &RawValue) -> Result<Vec<ScenarioStep>, ScenarioError> {
+        let raw: Vec<&RawValue> = serde_json::from_str(list.get())
+            .map_err(|_| ScenarioError::at("steps", "expected a list"))?;
+        (raw.into_iter().enumerate())
+            .map(|(i, raw)| {
+                let value: Value = serde_json::from_str(raw.get())
+                    .map_err(|e| ScenarioError::at(format!("steps[{i}]"), e.to_string()))?;
+                let node = Node::at(&value, format!("steps[{i}]"));
+                if value.is_array() {
+                    return Err(node.error("expected an object"));
+                }
+                self.step(i, &read(&node)?)
+            })
+            .collect()
+    }
+
+    fn step(&self, index: usize, step: &StepFile<Value>) -> Result<ScenarioStep, ScenarioError> {
+        let actions = (step.actions.iter().enumerate())
+            .map(|(j, a)| self.action(&Node::at(a, format!("steps[{index}].actions[{j}]"))))
+            .collect::<Result<_, _>>()?;
         Ok(ScenarioStep {
-            text: node.opt_str("text")?,
-            actions: node
-                .req("actions")?
-                .array()?
-                .iter()
-                .map(|a| self.action(a))
-                .collect::<Result<_, _>>()?,
+            text: step.text.clone(),
+            actions,
         })
     }
 }

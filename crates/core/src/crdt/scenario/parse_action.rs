@@ -1,179 +1,49 @@
 //! Reading the actions of a scenario step (the table in [`super::parse`]): the `"do"` tag is a
-//! serde enum, each action's fields a derived struct that refuses unknown fields, and the
-//! values that need the scenario (entity names, peer numbers, which message) are resolved
-//! after, each error at its field's JSON path.
+//! serde enum, each action's fields a struct of the schema (`schema.rs`) that refuses unknown
+//! fields, and the values that need the scenario (entity names, peer numbers, which message)
+//! are resolved after, each error at its field's JSON path.
 
 use glam::{Quat, Vec3};
 use serde::Deserialize;
-use serde::de::{DeserializeOwned, IgnoredAny};
+use serde_json::Value;
 
-use super::parse::{Node, Parser};
-use super::values::{Base64Bytes, ComponentRef, EntityRef, Floats, Order, Stream};
+use super::parse::{Names, Node, Parser, read as fields};
+use super::schema::{
+    AuthoredFields, AutoDeliveryFields, ComponentFields, DeliverAllFields, EntityFields, Kind,
+    MessageFields, MoveFields, PeerFields, RenameFields, SwitchFields, TickFields, ValueFields,
+};
+use super::values::{ComponentRef, EntityRef};
 use super::{ScenarioAction, ScenarioError, Selector};
 use crate::crdt::network::{AutoDelivery, DeliveryOrder, MessageFilter, MessageId, PeerId};
 use crate::model::Entity;
 
-/// What an action does: its `"do"`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-enum Kind {
-    Move,
-    Rename,
-    Put,
-    Append,
-    DeleteComponent,
-    DeleteEntity,
-    Authored,
-    Deliver,
-    DeliverAll,
-    Drop,
-    Duplicate,
-    Reorder,
-    Offline,
-    Online,
-    Tick,
-    Advance,
-    AutoDelivery,
-    OneMessagePerTick,
+/// Reads one action as a scenario's steps list it (`{"do": "move", "entity": 512, …}`, see
+/// [`super::parse`]) outside a scenario file, as `peer` performs it: the action's own
+/// `"peer"` (a lesson's numbering, meaningless for one writer) may be left out and is not
+/// read. An entity given by name is the one `entity_named` finds (or its message says why
+/// none). An error's path is inside the action (`entity`, `position`; empty for the action
+/// itself): [`ScenarioError::within`] puts it under the action's place in a file.
+pub fn parse_action(
+    action: &Value,
+    peer: PeerId,
+    entity_named: &dyn Fn(&str) -> Result<Entity, String>,
+) -> Result<ScenarioAction, ScenarioError> {
+    let mut action = action.clone();
+    let Some(fields) = action.as_object_mut() else {
+        return Err(ScenarioError::at("", "expected an object"));
+    };
+    let kind = fields.get("do").and_then(|k| Kind::deserialize(k).ok());
+    if kind.is_some_and(Kind::has_peer) {
+        fields.insert("peer".into(), Value::from(peer.0));
+    }
+    let parser = Parser {
+        peers: usize::from(peer.0),
+        names: Names::Lookup(entity_named),
+    };
+    parser.action(&Node::root(&action))
 }
 
-/// The `"do"` field every action has, read by [`Kind`] and allowed by every field struct.
-type Tag = Option<IgnoredAny>;
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct MoveFields {
-    #[serde(rename = "do")]
-    _do: Tag,
-    peer: u64,
-    entity: EntityRef,
-    parent: Option<EntityRef>,
-    position: Option<Floats<3>>,
-    rotation: Option<Floats<4>>,
-    scale: Option<Floats<3>>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RenameFields {
-    #[serde(rename = "do")]
-    _do: Tag,
-    peer: u64,
-    entity: EntityRef,
-    name: String,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ValueFields {
-    #[serde(rename = "do")]
-    _do: Tag,
-    peer: u64,
-    entity: EntityRef,
-    component: ComponentRef,
-    base64: Base64Bytes,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ComponentFields {
-    #[serde(rename = "do")]
-    _do: Tag,
-    peer: u64,
-    entity: EntityRef,
-    component: ComponentRef,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct EntityFields {
-    #[serde(rename = "do")]
-    _do: Tag,
-    peer: u64,
-    entity: EntityRef,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct AuthoredFields {
-    #[serde(rename = "do")]
-    _do: Tag,
-    peer: u64,
-    stream: Stream,
-}
-
-/// One message in flight: its `id`, or where it goes and which of those (`nth`, from 1).
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct MessageFields {
-    #[serde(rename = "do")]
-    _do: Tag,
-    id: Option<u64>,
-    from: Option<u64>,
-    to: Option<u64>,
-    nth: Option<u64>,
-    /// Only for `reorder`: the message's new position in flight, from 0.
-    index: Option<u64>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct DeliverAllFields {
-    #[serde(rename = "do")]
-    _do: Tag,
-    order: Option<Order>,
-    from: Option<u64>,
-    to: Option<u64>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct PeerFields {
-    #[serde(rename = "do")]
-    _do: Tag,
-    peer: u64,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct TickFields {
-    #[serde(rename = "do")]
-    _do: Tag,
-    ticks: u64,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct AutoDeliveryFields {
-    #[serde(rename = "do")]
-    _do: Tag,
-    latency: Option<u64>,
-    jitter: Option<u64>,
-    off: Option<bool>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct SwitchFields {
-    #[serde(rename = "do")]
-    _do: Tag,
-    on: bool,
-}
-
-/// Reads `node` as `T`; an error names its JSON path below `node`'s, in double quotes.
-fn fields<T: DeserializeOwned>(node: &Node) -> Result<T, ScenarioError> {
-    serde_path_to_error::deserialize(node.value).map_err(|e| {
-        let inner = e.path().iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        let at = match node.path() {
-            "" => inner.join("."),
-            outer if inner.is_empty() => outer.to_string(),
-            outer => format!("{outer}.{}", inner.join(".")),
-        };
-        ScenarioError::at(at, e.into_inner().to_string().replace('`', "\""))
-    })
-}
-
-impl Parser {
+impl Parser<'_> {
     /// `peer` (a number from 1), checked against the scenario's peers, at `node.key`.
     fn peer_at(&self, node: &Node, key: &str, n: u64) -> Result<PeerId, ScenarioError> {
         self.peer_number(n)

@@ -189,16 +189,7 @@ impl ScenarioPlayer {
     /// that recorded them count as not played (the lesson can play them again). Steps merely
     /// rewound over stay played. Call after changing the network by hand.
     pub fn forget_replaced_steps(&mut self) {
-        let events = self.network.events();
-        let kept = self
-            .step_ends
-            .iter()
-            .zip(&self.step_last_events)
-            .take_while(|&(&end, last)| match end.checked_sub(1) {
-                None => true,
-                Some(i) => events.get(i) == last.as_ref(),
-            })
-            .count();
+        let kept = self.steps_still_on_the_timeline();
         self.step_ends.truncate(kept);
         self.step_last_events.truncate(kept);
         self.step_after_changes.truncate(kept);
@@ -207,10 +198,25 @@ impl ScenarioPlayer {
     /// True when what is shown is not the lesson's own run, so its text may describe another
     /// state: the learner changed something by hand (an edit, a delivery, a drop) after the
     /// step shown, or before a step that then played on the changed state.
+    ///
+    /// A timeline rewound into the lesson's own run, between two step ends, is on script.
     pub fn off_script(&self) -> bool {
-        let shown = self.steps_shown();
-        let shown_end = shown.checked_sub(1).map_or(0, |i| self.step_ends[i]);
-        self.network.cursor() > shown_end || self.step_after_changes[..shown].contains(&true)
+        let played = self.steps_still_on_the_timeline();
+        let own_end = played.checked_sub(1).map_or(0, |i| self.step_ends[i]);
+        let shown = self.steps_shown().min(played);
+        self.network.cursor() > own_end || self.step_after_changes[..shown].contains(&true)
+    }
+
+    /// How many played steps the timeline still holds: an operation made while it was rewound
+    /// replaces the events after the cursor, and the steps whose last event went with them.
+    fn steps_still_on_the_timeline(&self) -> usize {
+        let events = self.network.events();
+        (self.step_ends.iter().zip(&self.step_last_events))
+            .take_while(|&(&end, last)| match end.checked_sub(1) {
+                None => true,
+                Some(i) => events.get(i) == last.as_ref(),
+            })
+            .count()
     }
 
     /// How many played steps the timeline's cursor is past: the step whose state is shown.

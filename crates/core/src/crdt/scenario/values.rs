@@ -1,16 +1,18 @@
-//! The values of a scenario file that serde reads with their own checks: entity and component
-//! references, lists of numbers, base64 bytes, CRDT streams and delivery orders. Each refuses a
-//! bad value with a message that says what was expected.
+//! The values of a scenario file that serde reads with their own checks and writes back in the
+//! same form: entity and component references, lists of numbers, base64 bytes, CRDT streams and
+//! delivery orders. Each refuses a bad value with a message that says what was expected.
 
 use std::fmt;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use serde::de::{self, Deserialize, Deserializer, SeqAccess, Visitor};
+use serde::ser::{Serialize, SerializeSeq, Serializer};
 
 use crate::crdt::CrdtMessage;
+use crate::crdt::message::encode_stream;
 use crate::crdt::network::DeliveryOrder;
-use crate::crdt::stream::decode_stream;
+use crate::crdt::stream::{decode_state_stream, decode_stream};
 use crate::model::{component, component_id_from_name, ids};
 
 /// An entity as a file names it: its id, or a name declared in `initial.entities`.
@@ -20,6 +22,15 @@ pub(super) enum EntityRef {
     Id(u32),
     /// A declared name.
     Name(String),
+}
+
+impl Serialize for EntityRef {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            EntityRef::Id(id) => s.serialize_u32(*id),
+            EntityRef::Name(name) => s.serialize_str(name),
+        }
+    }
 }
 
 impl<'de> Deserialize<'de> for EntityRef {
@@ -74,6 +85,15 @@ impl ComponentRef {
     }
 }
 
+impl Serialize for ComponentRef {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            ComponentRef::Id(id) => s.serialize_u32(*id),
+            ComponentRef::Name(name) => s.serialize_str(name),
+        }
+    }
+}
+
 impl<'de> Deserialize<'de> for ComponentRef {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
@@ -98,6 +118,18 @@ impl<'de> Deserialize<'de> for ComponentRef {
 /// A list of exactly `N` numbers that fit a 32-bit float.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(super) struct Floats<const N: usize>(pub [f32; N]);
+
+/// Written as 64-bit numbers, the exact value of each 32-bit float (`0.1` is
+/// `0.10000000149011612`), as files have always been written.
+impl<const N: usize> Serialize for Floats<N> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(N))?;
+        for x in self.0 {
+            seq.serialize_element(&f64::from(x))?;
+        }
+        seq.end()
+    }
+}
 
 impl<'de, const N: usize> Deserialize<'de> for Floats<N> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -134,6 +166,12 @@ impl<'de, const N: usize> Deserialize<'de> for Floats<N> {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) struct Base64Bytes(pub Vec<u8>);
 
+impl Serialize for Base64Bytes {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&BASE64.encode(&self.0))
+    }
+}
+
 impl<'de> Deserialize<'de> for Base64Bytes {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let text = String::deserialize(d)?;
@@ -148,6 +186,12 @@ impl<'de> Deserialize<'de> for Base64Bytes {
 #[derive(Clone, Debug, PartialEq)]
 pub(super) struct Stream(pub Vec<CrdtMessage>);
 
+impl Serialize for Stream {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&BASE64.encode(encode_stream(&self.0)))
+    }
+}
+
 impl<'de> Deserialize<'de> for Stream {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let bytes = Base64Bytes::deserialize(d)?.0;
@@ -159,9 +203,38 @@ impl<'de> Deserialize<'de> for Stream {
     }
 }
 
+/// The state a scenario starts from, as base64 of its binary stream: read as a loaded state
+/// is (a Transform PUT shorter than the Transform is refused at its byte offset, as @dcl/ecs
+/// refuses it when loading a state).
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct StateStream(pub Vec<CrdtMessage>);
+
+impl Serialize for StateStream {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        Stream(self.0.clone()).serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for StateStream {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let bytes = Base64Bytes::deserialize(d)?.0;
+        decode_state_stream(&bytes)
+            .map(|decoded| StateStream(decoded.messages))
+            .map_err(|e| {
+                de::Error::custom(format!("at byte {} of the stream: {}", e.offset, e.kind))
+            })
+    }
+}
+
 /// The order `deliver_all` delivers in: `"send"`, `"reverse"` or `"random"`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Order(pub DeliveryOrder);
+
+impl Serialize for Order {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.0.as_str())
+    }
+}
 
 impl<'de> Deserialize<'de> for Order {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {

@@ -12,6 +12,7 @@ use crate::{ComponentCodec, component_id, is_core_grow_only};
 use scenetree_core::crdt::replica::canonical_transform_bytes;
 use scenetree_core::crdt::{CrdtMessage, Replica};
 use scenetree_core::model::Entity;
+use scenetree_core::model::present::{MESSAGE_CHARS, VALUE_CHARS, excerpt, quoted};
 
 /// Reads a `main.composite`.
 pub fn load_composite(path: &Path) -> Result<(Replica, CompositeDoc, CompositeReport), LoadError> {
@@ -54,7 +55,7 @@ pub fn parse_composite(
         if components.iter().any(|c| c.name == component.name) {
             return Err(fail(
                 &format!("{at}.name"),
-                format!("component \"{}\" is listed twice", component.name),
+                format!("component {} is listed twice", quoted(&component.name)),
             ));
         }
         components.push(component);
@@ -260,9 +261,10 @@ struct ValuePlace<'a> {
 }
 
 impl ValuePlace<'_> {
-    /// The entry's JSON path: `components[5].data["534"]`.
+    /// The entry's JSON path: `components[5].data["534"]` (a key that is no number cut to
+    /// a readable length).
     fn at(&self) -> String {
-        format!("{}.data[{:?}]", self.component_at, self.key)
+        format!("{}.data[{}]", self.component_at, quoted(self.key))
     }
 
     /// `core::Material on entity 534, field .material.pbr.albedoColor.r: expected a number
@@ -277,12 +279,14 @@ impl ValuePlace<'_> {
         } else {
             format!(", field {field}")
         };
-        format!(
+        // The component's name, the field's path and the problem may all repeat the file.
+        let warning = format!(
             "{} on entity {}{field}: {problem} (at {}{path}); kept unchanged",
-            self.component,
+            excerpt(self.component, VALUE_CHARS),
             self.entity,
             self.at()
-        )
+        );
+        excerpt(&warning, MESSAGE_CHARS).into_owned()
     }
 }
 

@@ -20,7 +20,7 @@ use super::{FORMAT, parse_component_key};
 use crate::ComponentCodec;
 use crate::io::error::LoadError;
 use scenetree_core::crdt::{CrdtMessage, Replica};
-use scenetree_core::model::present::json_syntax_problem;
+use scenetree_core::model::present::{json_syntax_problem, quoted};
 use scenetree_core::model::{Entity, Transform, component, encode_name, ids};
 
 /// The keys of the document, an entity, a component entry and a Transform value.
@@ -92,7 +92,7 @@ fn json_path(path: &serde_path_to_error::Path) -> String {
                     }
                     out.push_str(key);
                 } else {
-                    out.push_str(&format!("[{key:?}]"));
+                    out.push_str(&format!("[{}]", quoted(key)));
                 }
             }
             Segment::Unknown => out.push_str("[?]"),
@@ -137,7 +137,8 @@ fn fail<E: de::Error>(message: impl fmt::Display) -> E {
 
 fn unknown_key<E: de::Error>(key: &str, keys: &[&str]) -> E {
     fail(format!(
-        "unknown key {key:?} (expected {}; a file from a newer scenetree?)",
+        "unknown key {} (expected {}; a file from a newer scenetree?)",
+        quoted(key),
         keys.join(", ")
     ))
 }
@@ -145,7 +146,7 @@ fn unknown_key<E: de::Error>(key: &str, keys: &[&str]) -> E {
 /// Marks a key as seen: JSON does not say which of two equal keys counts, so neither does.
 fn first_time<E: de::Error>(seen: &mut bool, key: &str) -> Result<(), E> {
     if std::mem::replace(seen, true) {
-        return Err(fail(format!("the key {key:?} is given twice")));
+        return Err(fail(format!("the key {} is given twice", quoted(key))));
     }
     Ok(())
 }
@@ -446,7 +447,7 @@ seed!(
                     _ => return Err(unknown_key(&key, &ENTRY_KEYS)),
                 };
                 if twice {
-                    return Err(fail(format!("the key {key:?} is given twice")));
+                    return Err(fail(format!("the key {} is given twice", quoted(&key))));
                 }
             }
             let timestamp = timestamp.ok_or_else(|| {

@@ -7,7 +7,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visit
 use serde_json::Value;
 
 use super::{Key, TRANSFORM_KEYS};
-use scenetree_core::model::{Entity, Transform};
+use scenetree_core::model::{Entity, Transform, present};
 
 /// A decoded Transform as the file writes it: numbers read as f64, then rounded to f32. What
 /// is wrong with it is the inner `Err`, naming the field (`position: expected 3 numbers,
@@ -48,8 +48,9 @@ seed!(
                     _ => {
                         let keys = TRANSFORM_KEYS.join(", ");
                         note(format!(
-                            "value: unknown key {key:?} (expected {keys}; a file from a newer \
-                             scenetree?)"
+                            "value: unknown key {} (expected {keys}; a file from a newer \
+                             scenetree?)",
+                            present::quoted(&key)
                         ));
                         map.next_value::<Value>()?;
                     }
