@@ -13,6 +13,7 @@ pub mod inspector_panel;
 pub mod layout;
 pub mod lessons;
 pub mod logging;
+pub mod multiplayer;
 pub mod peers_panel;
 pub mod style;
 pub mod tree_row;

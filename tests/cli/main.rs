@@ -13,5 +13,6 @@ mod cli;
 mod file_safety_cli;
 mod live_cli;
 mod net_cli;
+mod net_lesson_cli;
 mod policy_cli;
 mod scenario_cli;

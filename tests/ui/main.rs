@@ -27,6 +27,7 @@ mod layout_fit;
 mod live_window;
 mod model_files;
 mod multi_selection;
+mod multiplayer_mode;
 mod peers_flows;
 mod peers_teaching;
 mod peers_workspace;

@@ -234,7 +234,7 @@ impl ScenetreeApp {
             (None, None) => app.apply_initial_selection(),
         }
         if let Some((title, capture)) = launch.capture {
-            let multiplayer = crate::ui::workbench::Multiplayer::from_capture(&capture, title);
+            let multiplayer = crate::ui::multiplayer::Multiplayer::from_capture(&capture, title);
             app.bench.open_multiplayer(multiplayer);
         }
         app

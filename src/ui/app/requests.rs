@@ -8,7 +8,7 @@ use super::{ScenetreeApp, cozy_house_dir, showroom_document};
 use crate::ui::action::Severity;
 use crate::ui::file_dialog::DialogPurpose;
 use crate::ui::lessons::BundledLesson;
-use crate::ui::workbench::Multiplayer;
+use crate::ui::multiplayer::Multiplayer;
 use scenetree_core::examples;
 use scenetree_editor::Document;
 

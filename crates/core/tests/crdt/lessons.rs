@@ -374,11 +374,17 @@ fn lesson_7_the_five_rules_disagree_and_ignore_cyclic_change_never_converges() {
     }
 }
 
+/// The peers lessons (the multiplayer ones, `scenetree-net-scenario/1`, are tested in
+/// `tests/net/lessons.rs`).
 fn lesson_files() -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(scenes())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .filter(|n| n.ends_with(".scenario.json"))
+        .filter(|n| {
+            let text = std::fs::read_to_string(scenes().join(n)).unwrap();
+            !scenetree_core::net::lesson::is_net_scenario(&text)
+        })
         .collect();
     names.sort();
     names

@@ -9,6 +9,7 @@
 mod capture;
 mod codec;
 mod import;
+mod lessons;
 mod oracle;
 mod run;
 mod session;

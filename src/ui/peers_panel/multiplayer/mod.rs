@@ -11,7 +11,7 @@ mod deliveries;
 use egui::RichText;
 
 use crate::ui::action::{Action, MultiplayerAction};
-use crate::ui::workbench::{Multiplayer, MultiplayerSource};
+use crate::ui::multiplayer::{Multiplayer, MultiplayerSource};
 use scenetree_core::net::run::{DeliveryRow, NetRun, Slot};
 
 pub use columns::PlayerColumn;

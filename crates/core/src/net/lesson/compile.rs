@@ -36,7 +36,8 @@ impl SceneNames {
     }
 }
 
-/// The run a lesson scripts, its timeline at the end.
+/// The run a lesson scripts, its timeline at the end; each player enters the room when the
+/// round of its first tick starts.
 pub(super) fn run_of(scenario: &NetScenario) -> Result<NetRun, ScenarioError> {
     for (at, player) in scenario.players.iter().enumerate() {
         let path = format!("players[{at}]");
@@ -53,7 +54,10 @@ pub(super) fn run_of(scenario: &NetScenario) -> Result<NetRun, ScenarioError> {
     let mut names = SceneNames::default();
     let mut ticks = vec![0u32; scenario.players.len()];
     let mut script = Vec::new();
+    // A player enters the room when its first round starts.
+    let mut joins = vec![usize::MAX; scenario.players.len()];
     for (r, round) in scenario.rounds.iter().enumerate() {
+        let round_start = script.len();
         for (name, ops) in &round.0 {
             let path = format!("rounds[{r}].{name}");
             let player = player_index(scenario, name).ok_or_else(|| {
@@ -62,6 +66,7 @@ pub(super) fn run_of(scenario: &NetScenario) -> Result<NetRun, ScenarioError> {
             let ops = (ops.iter().enumerate())
                 .map(|(i, op)| scene_op(scenario, &mut names, player, op, &format!("{path}[{i}]")))
                 .collect::<Result<Vec<_>, _>>()?;
+            joins[player] = joins[player].min(round_start);
             script.push(ScriptTick {
                 player,
                 tick: ticks[player],
@@ -70,11 +75,12 @@ pub(super) fn run_of(scenario: &NetScenario) -> Result<NetRun, ScenarioError> {
             ticks[player] += 1;
         }
     }
-    Ok(NetRun::new(
+    Ok(NetRun::with_joins(
         scenario.players.clone(),
         Dialect::Mainline,
         Routing::Targeted,
         script,
+        joins,
     ))
 }
 

@@ -36,6 +36,8 @@ impl NetRun {
         let steps = script.len();
         let mut run = NetRun {
             schedule: super::schedule::Schedule::new(steps),
+            // Who received what is the capture's to say.
+            joins: vec![0; capture.header.players.len()],
             players: capture.header.players.clone(),
             dialect: capture.dialect(),
             routing: Routing::Targeted,

@@ -59,6 +59,8 @@ pub struct NetRun {
     routing: Routing,
     script: Arc<[ScriptTick]>,
     schedule: Schedule,
+    /// The step from which each player is in the room.
+    joins: Vec<usize>,
     /// Steps run at the timeline's position (0 ..= the script's length).
     cursor: usize,
     outcome: Outcome,
@@ -73,9 +75,23 @@ impl NetRun {
         routing: Routing,
         script: Vec<ScriptTick>,
     ) -> NetRun {
+        let joins = vec![0; players.len()];
+        NetRun::with_joins(players, dialect, routing, script, joins)
+    }
+
+    /// As [`Self::new`], player `p` entering the room at step `joins[p]`: frames sent before
+    /// never reach it (it catches up through the state answers), as in a real scene room.
+    pub fn with_joins(
+        players: Vec<CapturePlayer>,
+        dialect: Dialect,
+        routing: Routing,
+        script: Vec<ScriptTick>,
+        joins: Vec<usize>,
+    ) -> NetRun {
         let steps = script.len();
         let mut run = NetRun {
             schedule: Schedule::new(steps),
+            joins,
             players,
             dialect,
             routing,

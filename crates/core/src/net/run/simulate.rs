@@ -143,12 +143,7 @@ impl NetRun {
                 let addressed = sent.to.is_empty()
                     || self.routing == Routing::Broadcast
                     || sent.to.contains(&receiver.address);
-                // A player is in the room from its first tick: what was sent before never
-                // reaches it (it catches up through the state answers).
-                let joined = self
-                    .steps_of(to, 0)
-                    .next()
-                    .is_some_and(|first| first < step);
+                let joined = self.joins.get(to).is_none_or(|&at| at <= step);
                 if to != from && addressed && joined {
                     let key = FrameKey {
                         sender_step: step,
@@ -175,7 +170,7 @@ impl NetRun {
         let mut matcher = Matcher::default();
         let mut state = self.initial_state();
         for step in 0..steps {
-            if step % every == 0 {
+            if step.is_multiple_of(every) {
                 outcome.snapshots.push(state.clone());
             }
             if let Some(items) = recorded.and_then(|r| r.get(step)) {

@@ -1,0 +1,241 @@
+//! The Peers workspace in multiplayer mode, driven like a person would: a capture of real SDK
+//! players (`tests/fixtures/net-captures/`) opened as players side by side, one delivery
+//! dragged earlier and the self-parent badge going, one held back and the badge coming back,
+//! every badge's tooltip saying its cause; a multiplayer lesson opened from the lessons list
+//! and played with Next step.
+
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use scenetree::ui::Workbench;
+use scenetree::ui::lessons::{BundledLesson, open_lesson};
+use scenetree::ui::workbench::{AppRequest, Multiplayer, Workspace};
+use scenetree_core::net::capture::Capture;
+use scenetree_editor::Document;
+use scenetree_viewport::NullRenderer;
+
+const SELF_PARENT: &str = "⚠ self_parent";
+
+/// A capture of `tests/fixtures/net-captures/` (see its SOURCE.txt).
+fn capture(name: &str) -> Capture {
+    let path = format!(
+        "{}/tests/fixtures/net-captures/{name}.jsonl",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    Capture::parse(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// A workbench whose lesson buttons open lessons as the app does.
+fn harness(bench: Workbench) -> Harness<'static, Workbench> {
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1600.0, 1000.0))
+        .build_ui_state(
+            |ui, bench: &mut Workbench| {
+                bench.ui(ui, &mut NullRenderer::default());
+                for request in bench.take_app_requests() {
+                    if let AppRequest::OpenLesson(index) = request {
+                        match open_lesson(index).unwrap() {
+                            BundledLesson::Peers(doc, _) => bench.set_document(*doc),
+                            BundledLesson::Multiplayer(lesson) => {
+                                bench.open_multiplayer(Multiplayer::from_lesson(*lesson))
+                            }
+                        }
+                    }
+                }
+            },
+            bench,
+        );
+    h.run();
+    h
+}
+
+/// The capture opened as `scenetree net replay CAPTURE` opens it.
+fn opened(name: &str) -> Harness<'static, Workbench> {
+    let mut bench = Workbench::new(Document::default());
+    bench.open_multiplayer(Multiplayer::from_capture(
+        &capture(name),
+        format!("{name}.jsonl"),
+    ));
+    harness(bench)
+}
+
+fn click(h: &mut Harness<'static, Workbench>, label: &str) {
+    h.get_by_label(label).click();
+    h.run();
+}
+
+/// The timeline's position (steps run).
+fn cursor(h: &Harness<'static, Workbench>) -> usize {
+    h.state().multiplayer.as_ref().unwrap().run().cursor()
+}
+
+/// Steps the timeline back with ⏴ until `steps` steps are run.
+fn back_to(h: &mut Harness<'static, Workbench>, steps: usize) {
+    while cursor(h) > steps {
+        click(h, "⏴");
+    }
+    assert_eq!(cursor(h), steps);
+}
+
+/// The centre of the table cell showing `text` in the row whose "sent → to" cell is `row`.
+fn in_row(h: &Harness<'static, Workbench>, row: &str, text: &str) -> egui::Pos2 {
+    let y = h.get_by_label(row).rect().center().y;
+    h.get_all_by_label(text)
+        .map(|n| n.rect().center())
+        .find(|c| (c.y - y).abs() < 6.0)
+        .unwrap_or_else(|| panic!("no {text:?} in the row of {row:?}"))
+}
+
+/// Drags from one point to another in small steps, as a hand would.
+fn drag(h: &mut Harness<'static, Workbench>, from: egui::Pos2, to: egui::Pos2) {
+    h.hover_at(from);
+    h.run();
+    h.drag_at(from);
+    h.run();
+    for i in 1..=6 {
+        h.hover_at(from + (to - from) * (i as f32 / 6.0));
+        h.run();
+    }
+    h.drop_at(to);
+    h.run();
+}
+
+/// Hovers the point and returns whether a label containing `text` shows then.
+fn tooltip_says(h: &mut Harness<'static, Workbench>, at: egui::Pos2, text: &str) -> bool {
+    tooltip_says_one_of(h, at, &[text.to_string()])
+}
+
+/// Hovers the point and returns whether a label containing one of `texts` shows then.
+fn tooltip_says_one_of(
+    h: &mut Harness<'static, Workbench>,
+    at: egui::Pos2,
+    texts: &[String],
+) -> bool {
+    h.hover_at(at);
+    h.run();
+    h.run();
+    let shown = (texts.iter()).any(|text| h.query_by_label_contains(text).is_some());
+    h.hover_at(egui::pos2(2.0, 500.0));
+    h.run();
+    shown
+}
+
+#[test]
+fn a_capture_opens_as_players_and_one_drag_unmakes_the_self_parent() {
+    let mut h = opened("hazard-1-child-before-parent");
+    assert_eq!(h.state().layout.workspace, Workspace::Peers);
+    // B's renderer holds the child (A:513) as its 512, under 512: badged in its column, and in
+    // the list of its hazards.
+    h.get_by_label("512  ·  0xaaaa…aaaa:513");
+    assert_eq!(h.query_all_by_label(SELF_PARENT).count(), 2);
+    // Back to just after A sent the child: both frames are in flight to B, the child's first,
+    // its row badged.
+    back_to(&mut h, 15);
+    assert!(h.query_by_label("512  ·  0xaaaa…aaaa:513").is_none());
+    assert_eq!(h.query_all_by_label(SELF_PARENT).count(), 1);
+    let badge = in_row(&h, "A tick 4 → B", SELF_PARENT);
+    assert!(tooltip_says(
+        &mut h,
+        badge,
+        "which had not arrived here, so its raw id 512 stood in"
+    ));
+    assert!(tooltip_says(&mut h, badge, "(when B tick 6 applies it)"));
+    // Drag the parent's frame (A's tick 3) onto the child's row: it arrives first, and the
+    // badge goes.
+    let parent = in_row(&h, "A tick 3 → B", "⠿ 2");
+    let child = in_row(&h, "A tick 4 → B", "⠿ 1");
+    drag(&mut h, parent, child);
+    assert_eq!(
+        h.query_all_by_label(SELF_PARENT).count(),
+        0,
+        "the child's row lost its badge"
+    );
+    let b_tick_5 = |h: &Harness<'static, Workbench>| h.get_all_by_label("B tick 5").count();
+    assert_eq!(b_tick_5(&h), 2, "both frames now arrive at B's tick 5");
+    click(&mut h, "⏭");
+    assert_eq!(h.query_all_by_label(SELF_PARENT).count(), 0);
+    // Every player now holds P as 512 and the child as 513 under it.
+    assert_eq!(h.query_all_by_label("512  ·  0xaaaa…aaaa:512").count(), 3);
+    assert_eq!(h.query_all_by_label("513  ·  0xaaaa…aaaa:513").count(), 3);
+    // Held back one of B's ticks, the parent's frame makes the self-parent again.
+    back_to(&mut h, 15);
+    let delay = in_row(&h, "A tick 3 → B", "Delay");
+    h.get_all_by_label("Delay")
+        .find(|n| n.rect().center() == delay)
+        .unwrap()
+        .click();
+    h.run();
+    assert_eq!(h.query_all_by_label(SELF_PARENT).count(), 1);
+    assert!(
+        h.query_by_label_contains("1 hazard(s) in all (before: 0)")
+            .is_some()
+    );
+}
+
+#[test]
+fn every_badge_of_the_hazard_captures_says_its_cause() {
+    for (name, kinds) in [
+        ("hazard-2-raw-parent", &["raw_parent"][..]),
+        ("hazard-3-late-join", &["repeated_state_response"][..]),
+        (
+            "hazard-4-remote-delete",
+            &["wrong_entity_deleted", "unmapped_parent"][..],
+        ),
+    ] {
+        let mut h = opened(name);
+        let hazards: Vec<_> = (h.state().multiplayer.as_ref().unwrap().run().hazards())
+            .map(|(_, h)| h.hazard.clone())
+            .collect();
+        for kind in kinds {
+            let label = format!("⚠ {kind}");
+            let badges: Vec<egui::Pos2> = h
+                .get_all_by_label(&label)
+                .map(|n| n.rect().center())
+                .collect();
+            assert!(!badges.is_empty(), "{name}: no {label} badge");
+            // Each badge says the cause of its own hazard (entities differ).
+            let causes: Vec<String> = (hazards.iter())
+                .filter(|hz| hz.kind.as_str() == *kind)
+                .map(|hz| hz.cause.clone())
+                .collect();
+            for badge in badges {
+                assert!(
+                    tooltip_says_one_of(&mut h, badge, &causes),
+                    "{name}: {label} at {badge:?}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_multiplayer_lesson_opens_from_the_lessons_list_and_plays_to_the_end() {
+    let mut bench = Workbench::new(Document::default());
+    bench.layout.workspace = Workspace::Peers;
+    let mut h = harness(bench);
+    h.get_by_label_contains("9. Multiplayer: a child applied before its parent")
+        .click();
+    h.run();
+    assert_eq!(h.state().layout.workspace, Workspace::Peers);
+    assert!(h.query_by_label_contains("Step 0 of 8").is_some());
+    for _ in 0..3 {
+        click(&mut h, "Next step ⏵");
+    }
+    // Step 3: the child's frame to B is badged before anything is applied.
+    assert_eq!(h.query_all_by_label(SELF_PARENT).count(), 1);
+    in_row(&h, "A tick 3 → B", SELF_PARENT);
+    click(&mut h, "Next step ⏵");
+    // Step 4: B's renderer holds the child as 512 under 512: a one-entity cycle, badged.
+    h.get_by_label("512  ·  0xaaaa…aaaa:513");
+    assert!(h.query_by_label("⟲ cycle").is_some());
+    for _ in 0..3 {
+        click(&mut h, "Next step ⏵");
+    }
+    // Step 7: the lesson dragged P's frame first: the badge is gone.
+    assert_eq!(h.query_all_by_label(SELF_PARENT).count(), 0);
+    click(&mut h, "Next step ⏵");
+    assert!(h.query_by_label_contains("Step 8 of 8").is_some());
+    assert!(h.query_by_label_contains("Lesson finished").is_some());
+    assert_eq!(h.get_all_by_label("513  ·  0xaaaa…aaaa:513").count(), 3);
+    click(&mut h, "Close");
+    assert!(h.state().multiplayer.is_none());
+}
