@@ -4,12 +4,13 @@
 //! a 100,000-message recording in ≤ 2 s, 10⁶ moves in ≤ 20 s, and a step's cost independent
 //! of the scene's size.
 //!
-//! - `replay/recording_100k`: a live session's recording of 100,000 messages. With
-//!   `oracle-live/node_modules` installed it is recorded from Decentraland's real data layer
-//!   (two live documents on the art gallery; one makes edits, the other records them as
-//!   `scenetree live URL record` does); without, a recording of the same shape is generated
+//! - `replay/recording_100k_real`: a live session's recording of 100,000 messages, recorded
+//!   (untimed) from Decentraland's real data layer: two live documents on the art gallery; one
+//!   moves its entities, the other records what the host relays, as `scenetree live URL
+//!   record` does. Skipped, with a note, without `oracle-live/node_modules`.
+//! - `replay/recording_100k_generated`: a recording of the same kind generated without a host
 //!   (the host's elements of 1 to 8 messages written by peer 2 and delivered to peer 1 at once,
-//!   this editor's moves delivered to the host a few milliseconds later), with a note.
+//!   this editor's moves delivered to the host a few milliseconds later).
 //! - `replay/moves_1m`: 1,000,000 moves on two peers over 1,000 entities (a random position;
 //!   one in fifty also a new parent of a lower number), each peer's oldest message delivered
 //!   once 32 are in flight: 1,000,000 steps, about 2,000,000 events.
@@ -35,7 +36,11 @@ use scenetree_core::crdt::{CrdtMessage, Replica, encode_stream};
 use scenetree_core::model::{Entity, Transform, encode_name, ids};
 use scenetree_dcl::io;
 use scenetree_editor::replay::{Replay, report};
-use scenetree_editor::{HOST, Recorded, THIS_EDITOR, recording_of};
+use scenetree_editor::{
+    Document, HOST, LiveSettings, RecordTo, Recorded, THIS_EDITOR, recording_of,
+};
+use scenetree_test_support::dcl_host::DclHost;
+use scenetree_test_support::live_docs::move_x;
 
 /// The allocator the editor runs with (main.rs): huge pages under large arrays.
 #[global_allocator]
@@ -44,9 +49,11 @@ static ALLOC: scenetree_core::model::HugePageAlloc = scenetree_core::model::Huge
 /// What `scenetree scenario run FILE` does, to a sink.
 fn scenario_run(file: &Path) {
     let player = io::scenario::read_played(file).expect("the scenario reads and plays");
-    let replay = Replay::new(player).expect("the run rewinds");
-    report::write_report(replay, &[], report::Format::Text, &mut std::io::sink())
+    let mut replay = Replay::new(player).expect("the run rewinds");
+    report::write_report(&mut replay, &[], report::Format::Text, &mut std::io::sink())
         .expect("a sink takes everything");
+    // As the command does: the process ends there, and the system takes the memory back.
+    std::mem::forget(replay);
 }
 
 /// A scenario file: `initial` as a base64 stream, then one step per action list.
@@ -195,46 +202,120 @@ fn generated_recording(dir: &Path, scene: &Replica, messages: usize) -> PathBuf 
     path
 }
 
+/// A recording of at least `messages` messages made on Decentraland's real data layer (the art
+/// gallery): one live document moves the gallery's entities, one at a time round the scene,
+/// polling as a window's frames would, while another records what the host relays to it as
+/// `scenetree live URL record` does. `None` without `oracle-live/node_modules`.
+fn real_recording(dir: &Path, messages: u64) -> Option<PathBuf> {
+    let installed = scenetree_test_support::repo_root()
+        .join("oracle-live/node_modules/@dcl/sdk-commands/dist/index.js")
+        .exists();
+    if !installed {
+        return None;
+    }
+    let host = DclHost::start();
+    let path = dir.join("real.scenario.json");
+    let settings = |record| LiveSettings {
+        connect_timeout: Some(Duration::from_secs(15)),
+        record,
+        ..LiveSettings::default()
+    };
+    let mut recorder = Document::connect_live(&host.url(), settings(RecordTo::File(path.clone())))
+        .expect("the recorder connects");
+    let mut editor =
+        Document::connect_live(&host.url(), settings(RecordTo::Off)).expect("the editor connects");
+    let entities: Vec<Entity> = (editor.replica().live_entities())
+        .filter(|&e| editor.replica().transform(e).is_some())
+        .collect();
+    let arrived = |d: &Document| {
+        d.live()
+            .and_then(|l| l.recording_summary())
+            .map_or(0, |s| s.arrived)
+    };
+    let mut edit = 0usize;
+    while arrived(&recorder) < messages {
+        for _ in 0..50 {
+            move_x(&mut editor, entities[edit % entities.len()], edit as f32);
+            edit += 1;
+            editor.poll_live(None);
+        }
+        recorder.poll_live(Some(Duration::from_millis(1)));
+    }
+    let summary = recorder
+        .finish_live_recording()
+        .expect("the recording is written");
+    eprintln!(
+        "replay/recording_100k_real: {} edits of {} entities made {} messages from the host in \
+         {} steps ({:.1} MB)",
+        edit,
+        entities.len(),
+        summary.arrived,
+        summary.steps,
+        summary.bytes as f64 / 1e6
+    );
+    Some(path)
+}
+
 fn benches(c: &mut Criterion) {
     let dir = tempfile::tempdir().expect("a temporary folder");
     let dir = dir.path();
     let mut group = c.benchmark_group("replay");
     group.sample_size(10);
     group.warm_up_time(Duration::from_secs(1));
-    // Each input is made inside its closure, which runs only when the filter selects it.
-    group.bench_function("recording_100k", |b| {
-        let file = generated_recording(dir, &flat_scene(120), 100_000);
-        if let Ok(keep) = std::env::var("KEEP") {
-            std::fs::copy(&file, format!("{keep}/recording.scenario.json")).unwrap();
-        }
-        b.iter(|| scenario_run(&file))
+    // Each input is made once, the first time its benchmark runs: criterion calls a
+    // benchmark's closure once per sample, and only for the benchmarks the filter selects.
+    let mut real = None;
+    group.bench_function("recording_100k_real", |b| {
+        let Some(file) = real.get_or_insert_with(|| real_recording(dir, 100_000)) else {
+            eprintln!(
+                "replay/recording_100k_real: skipped, Decentraland's data layer is not installed \
+                 (npm ci --prefix oracle-live)"
+            );
+            return;
+        };
+        b.iter(|| scenario_run(file))
     });
+    let mut generated = None;
+    group.bench_function("recording_100k_generated", |b| {
+        let file =
+            generated.get_or_insert_with(|| generated_recording(dir, &flat_scene(120), 100_000));
+        b.iter(|| scenario_run(file))
+    });
+    let mut moves = None;
     group.bench_function("moves_1m", |b| {
-        let steps = move_steps(1_000_000, 1_000, Some(32), 1);
-        let file = scenario_file(dir, "moves_1m", &flat_scene(1_000), &steps);
-        if let Ok(keep) = std::env::var("KEEP") {
-            std::fs::copy(&file, format!("{keep}/moves_1m.scenario.json")).unwrap();
-        }
-        b.iter(|| scenario_run(&file))
+        let file = moves.get_or_insert_with(|| {
+            let steps = move_steps(1_000_000, 1_000, Some(32), 1);
+            scenario_file(dir, "moves_1m", &flat_scene(1_000), &steps)
+        });
+        b.iter(|| scenario_run(file))
     });
+    let mut undelivered = None;
     group.bench_function("moves_100k_undelivered", |b| {
-        let steps = one_peer(move_steps(100_000, 1_000, None, 2));
-        let file = scenario_file(dir, "moves_100k_undelivered", &flat_scene(1_000), &steps);
-        b.iter(|| scenario_run(&file))
+        let file = undelivered.get_or_insert_with(|| {
+            let steps = one_peer(move_steps(100_000, 1_000, None, 2));
+            scenario_file(dir, "moves_100k_undelivered", &flat_scene(1_000), &steps)
+        });
+        b.iter(|| scenario_run(file))
     });
+    let mut deliveries = None;
     group.bench_function("deliver_10k_in_flight", |b| {
-        let mut steps = one_peer(move_steps(10_000, 1_000, None, 3));
-        let deliver = "{\"do\": \"deliver\", \"from\": 1, \"to\": 2}";
-        steps.extend((0..10_000).map(|_| deliver.to_owned()));
-        let file = scenario_file(dir, "deliver_10k_in_flight", &flat_scene(1_000), &steps);
-        b.iter(|| scenario_run(&file))
+        let file = deliveries.get_or_insert_with(|| {
+            let mut steps = one_peer(move_steps(10_000, 1_000, None, 3));
+            let deliver = "{\"do\": \"deliver\", \"from\": 1, \"to\": 2}";
+            steps.extend((0..10_000).map(|_| deliver.to_owned()));
+            scenario_file(dir, "deliver_10k_in_flight", &flat_scene(1_000), &steps)
+        });
+        b.iter(|| scenario_run(file))
     });
     for moves in [0, 10_000] {
+        let mut large = None;
         group.bench_function(format!("large_scene/{moves}_moves"), |b| {
-            let large = scenetree_core::examples::large(usize::MAX);
-            let steps = move_steps(moves, 65_000, Some(32), 4);
-            let file = scenario_file(dir, &format!("large_{moves}"), &large, &steps);
-            b.iter(|| scenario_run(&file))
+            let file = large.get_or_insert_with(|| {
+                let scene = scenetree_core::examples::large(usize::MAX);
+                let steps = move_steps(moves, 65_000, Some(32), 4);
+                scenario_file(dir, &format!("large_{moves}"), &scene, &steps)
+            });
+            b.iter(|| scenario_run(file))
         });
     }
     group.finish();

@@ -29,7 +29,7 @@ pub enum Format {
 /// Replays `replay` to its end and writes the report to `out`; `policies` (may be empty) adds
 /// each peer's tree under those tree policies after every event.
 pub fn write_report(
-    replay: Replay,
+    replay: &mut Replay,
     policies: &[TreePolicy],
     format: Format,
     out: &mut impl Write,
@@ -47,7 +47,7 @@ pub fn write_report(
 }
 
 struct Writer<'a> {
-    replay: Replay,
+    replay: &'a mut Replay,
     policies: &'a [TreePolicy],
     board: PolicyBoard,
     /// The policies' states at the replay's position (with `--policy`).
@@ -271,7 +271,8 @@ fn write_peers(
         } else {
             format!("  re-rooted: {}", rerooted.join(", "))
         };
-        writeln!(out, "    {}  digest {}{tail}", p.peer, short(p.digest))?;
+        // The digest's first 16 hex digits, as `short` writes them, without a String each.
+        writeln!(out, "    {}  digest {:016x}{tail}", p.peer, p.digest >> 64)?;
         if !p.misplaced.list.is_empty() {
             let misplaced: Vec<String> = (p.misplaced.list.iter())
                 .map(|m| {

@@ -34,9 +34,9 @@ fn long_cycle(n: u32) -> Scenario {
 }
 
 fn report_of(scenario: Scenario, format: report::Format) -> String {
-    let replay = Replay::new(scenario.into_run().expect("it plays")).expect("it rewinds");
+    let mut replay = Replay::new(scenario.into_run().expect("it plays")).expect("it rewinds");
     let mut out = Vec::new();
-    report::write_report(replay, &[], format, &mut out).expect("a Vec takes it");
+    report::write_report(&mut replay, &[], format, &mut out).expect("a Vec takes it");
     String::from_utf8(out).expect("the report is text")
 }
 
