@@ -32,10 +32,10 @@ pub use history::{HISTORY_LIMIT, History, RegisterChange, ReplayError, Reselect,
 pub use inspector::InspectorFlags;
 pub use inspector_repair::{InspectorTreeRepair, NodesMove};
 pub use live::{
-    Attempt, BadValue, Direction, FIRST_LIVE_NUMBER, HOST, IdRange, LOG_BYTES_LIMIT, LOG_LIMIT,
-    LinkState, LiveError, LiveNote, LiveSaveError, LiveSession, LiveSettings, LogEntry, MessageLog,
-    RecordTo, Recorded, RecordingSummary, SPOOL_LIMIT, THIS_EDITOR, Unsendable, WriteRefused,
-    recording_of,
+    Attempt, BadValue, Direction, FIRST_LIVE_NUMBER, HOST, INCOMING_LIMIT, IdRange,
+    LOG_BYTES_LIMIT, LOG_LIMIT, LinkState, LiveError, LiveNote, LiveSaveError, LiveSession,
+    LiveSettings, LogEntry, MessageLog, RecordTo, Recorded, RecordingSummary, SPOOL_LIMIT,
+    THIS_EDITOR, Unsendable, WriteRefused, recording_of,
 };
 pub use nodes_check::{
     MisplacedCause, NodesCheck, NodesMismatch, NodesMismatches, describe_leftover, nodes_mismatches,

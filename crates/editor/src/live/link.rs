@@ -10,6 +10,10 @@ use scenetree_live::{Backoff, ConnectError, ConnectProgress, LiveConnection, Liv
 
 use super::recorder::RecordTo;
 
+/// The most bytes of the host's elements that wait for a session to take them (see
+/// [`LiveOptions::incoming_limit`]).
+pub const INCOMING_LIMIT: usize = 64 << 20;
+
 /// How a live session connects (and reconnects).
 #[derive(Clone, Default)]
 pub struct LiveSettings {
@@ -45,6 +49,9 @@ impl LiveSettings {
             allow_remote: self.allow_remote,
             notify: self.notify.clone(),
             progress: self.progress.clone(),
+            // The session says what it took (`traffic.rs`): a host that sends faster than the
+            // editor applies waits instead of filling memory.
+            incoming_limit: Some(INCOMING_LIMIT),
             ..LiveOptions::default()
         };
         if let Some(timeout) = self.connect_timeout {

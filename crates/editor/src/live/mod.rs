@@ -43,7 +43,7 @@ use scenetree_core::model::{Entity, known_component_name};
 use scenetree_live::{ConnectError, LiveConnection, LiveEvent, NotConnected};
 
 pub use ids::{FIRST_LIVE_NUMBER, IdRange};
-pub use link::{Attempt, LiveSettings};
+pub use link::{Attempt, INCOMING_LIMIT, LiveSettings};
 pub use log::{Direction, LOG_BYTES_LIMIT, LOG_LIMIT, LogEntry, MessageLog};
 pub use outgoing::{BadValue, Unsendable};
 pub use recorder::{RecordTo, RecordingSummary, SPOOL_LIMIT};

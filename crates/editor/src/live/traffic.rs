@@ -89,6 +89,10 @@ impl LiveSession {
                     self.arrivals_left = false;
                     return;
                 };
+                if let LiveEvent::Incoming(bytes) = &event {
+                    // Taken off the channel: the host may send more (see `INCOMING_LIMIT`).
+                    connection.took(bytes.len());
+                }
                 let until = *deadline.get_or_insert_with(|| Instant::now() + POLL_SLICE);
                 self.handle(event, until);
             }

@@ -30,13 +30,14 @@ fn big_value(entity: u32, timestamp: u32, bytes: usize) -> CrdtMessage {
 
 #[test]
 fn a_long_session_keeps_no_history_in_memory_and_records_every_message_on_disk() {
-    const ELEMENTS: u32 = 1_500;
+    const ELEMENTS: u32 = 2_300;
     const VALUE: usize = 32 << 10;
     let snapshot = encode_stream([&put(512, 1, 0.0)]);
     let host = FakeHost::spawn(move |peer| {
         peer.handshake_with(&snapshot);
-        // Every element moves 512 once more and carries a 32 KiB value: 3,000 messages and
-        // 48 MiB through the session, more than the log keeps.
+        // Every element moves 512 once more and carries a 32 KiB value: 4,600 messages and
+        // 72 MiB through the session, more than the log keeps and more than may wait in the
+        // connection (the session says what it took, or the host would stall).
         for i in 0..ELEMENTS {
             let element =
                 encode_stream([&put(512, 2 + i, i as f32), &big_value(513, 2 + i, VALUE)]);
