@@ -4,7 +4,6 @@ mod live;
 mod net;
 mod net_lesson;
 mod open_capture;
-mod policies;
 mod scenario;
 
 use std::io::Write;
@@ -209,7 +208,11 @@ pub fn run_headless(cli: &Cli) -> Option<ExitCode> {
         },
         Command::Scenario {
             action: ScenarioAction::Run { json, file, policy },
-        } => match policy.as_deref().map(policies::parse_policies).transpose() {
+        } => match policy
+            .as_deref()
+            .map(scenetree_editor::replay::parse_policies)
+            .transpose()
+        {
             Ok(chosen) => scenario::run(file, *json, &chosen.unwrap_or_default()),
             Err(e) => Err(e),
         },

@@ -13,11 +13,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use scenetree_core::crdt::scenario::{self, Scenario, ScenarioAction};
+use scenetree_core::crdt::scenario::{self, ScenarioAction};
 use scenetree_core::model::{Entity, decode_name, ids, present};
-use scenetree_dcl::io;
 use scenetree_editor::{
-    Command, Document, LinkState, LiveError, LiveNote, LiveSettings, THIS_EDITOR,
+    Command, Document, LinkState, LiveError, LiveNote, LiveSettings, RecordTo, THIS_EDITOR,
 };
 use scenetree_live::ConnectError;
 
@@ -57,8 +56,13 @@ pub enum LiveAction {
 
 /// Runs `scenetree live URL action`.
 pub fn run(url: &str, allow_remote: bool, action: &LiveAction) -> ExitCode {
+    let record_to = match action {
+        LiveAction::Record { out, .. } => RecordTo::File(out.clone()),
+        LiveAction::Tree { .. } | LiveAction::Run { .. } => RecordTo::Off,
+    };
     let settings = LiveSettings {
         allow_remote,
+        record: record_to,
         ..LiveSettings::default()
     };
     let mut doc = match Document::connect_live(url, settings) {
@@ -109,6 +113,7 @@ fn connect_code(e: &LiveError) -> u8 {
             _ => 1,
         },
         LiveError::Snapshot { .. } => 5,
+        LiveError::Record { .. } => 1,
     }
 }
 
@@ -199,7 +204,8 @@ fn lost(doc: &Document, what: &str) -> Failure {
 fn report_notes(notes: &[LiveNote]) {
     for note in notes {
         match note {
-            LiveNote::Problem(p) => eprintln!("warning: {p}"),
+            LiveNote::Problem(p) | LiveNote::Refused(p) => eprintln!("warning: {p}"),
+            LiveNote::RecordingStopped(why) => eprintln!("warning: {why}"),
             LiveNote::Disconnected(r) => eprintln!("warning: the connection dropped: {r}"),
             LiveNote::Reconnected { resent, .. } => {
                 eprintln!("note: reconnected; {resent} write(s) sent again")
@@ -338,10 +344,13 @@ fn command_of(doc: &Document, action: &ScenarioAction) -> Result<Command, String
     })
 }
 
-/// Records until `seconds` pass, Ctrl+C, or the connection drops; writes the recording.
-/// Bytes from the host that are not CRDT messages are skipped (what came before them in
-/// their element is kept): each is said on stderr as it comes and in the recording's
-/// explanation, and the command then exits 5, as the recording lacks what they held.
+/// Records until `seconds` pass, Ctrl+C, or the connection drops. The recording is written
+/// beside `out` as the session goes (the session keeps no history in memory) and takes its
+/// place at the end; a poll handles what arrived for at most a 40 ms slice, so the deadline
+/// is kept within that whatever the host sends. Bytes from the host that are not CRDT
+/// messages are skipped (what came before them in their element is kept), and messages the
+/// editor refuses are not applied: each is said on stderr as it comes and in a step of the
+/// recording at its time, and the command then exits 5, as the recording lacks what they held.
 fn record(doc: &mut Document, out: &Path, seconds: Option<f64>) -> Result<(), Failure> {
     let stop = Arc::new(AtomicBool::new(false));
     watch_interrupts(&stop);
@@ -355,38 +364,32 @@ fn record(doc: &mut Document, out: &Path, seconds: Option<f64>) -> Result<(), Fa
         None => eprintln!("recording from {url}; Ctrl+C ends it"),
     }
     let mut dropped = None;
-    let mut problems = Vec::new();
-    while !stop.load(Ordering::Relaxed) && deadline.is_none_or(|d| Instant::now() < d) {
-        let notes = doc.poll_live(Some(Duration::from_millis(50)));
-        take_notes(notes, start, &mut dropped, &mut problems);
+    let mut problems = 0;
+    while !stop.load(Ordering::Relaxed) {
+        let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+        if left.is_some_and(|left| left.is_zero()) {
+            break;
+        }
+        let wait = Duration::from_millis(50).min(left.unwrap_or(Duration::MAX));
+        let notes = doc.poll_live(Some(wait));
+        take_notes(notes, &mut dropped, &mut problems);
         if dropped.is_some() {
             break;
         }
     }
-    // What arrived before the end is recorded too.
-    take_notes(doc.poll_live(None), start, &mut dropped, &mut problems);
-    let live = doc.live().expect("a live document");
-    let title = format!("Live session at {}", live.host_label());
-    let mut recording = live.recording(&title);
-    if !problems.is_empty() {
-        recording.explanation.push_str(&format!(
-            "\n\nThe host sent bytes that are not CRDT messages {} time(s); they were skipped \
-             and are not in this recording:\n- {}",
-            problems.len(),
-            problems.join("\n- ")
-        ));
-    }
-    let (ours, hosts) = written_messages(&recording);
-    io::write_atomic(out, recording.to_json().as_bytes())
+    let summary = doc
+        .finish_live_recording()
         .map_err(|e| failure(format!("{}: cannot write: {e}", out.display())))?;
     eprintln!(
-        "recorded {} message(s) ({ours} written by this editor, {hosts} by the host) in {} \
-         step(s) to {}",
-        ours + hosts,
-        recording.steps.len(),
+        "recorded {} message(s) ({} written by this editor, {} by the host) in {} step(s) to \
+         {}",
+        summary.written + summary.arrived,
+        summary.written,
+        summary.arrived,
+        summary.steps,
         out.display()
     );
-    match (dropped, problems.len()) {
+    match (dropped, problems) {
         (Some(reason), _) => Err((
             7,
             format!("the connection dropped: {reason} (what came before it is recorded)"),
@@ -395,57 +398,28 @@ fn record(doc: &mut Document, out: &Path, seconds: Option<f64>) -> Result<(), Fa
         (None, n) => Err((
             5,
             format!(
-                "the host sent bytes that are not CRDT messages {n} time(s); they were \
-                 skipped, so the recording lacks them (see the warnings above and its \
-                 explanation)"
+                "the host sent {n} element(s) this editor could not take whole; what it could \
+                 not is not in the recording (see the warnings above and the recording's steps \
+                 at their times)"
             ),
         )),
     }
 }
 
-/// Keeps from a recording's `notes` why the connection dropped and each problem (said on
-/// stderr as it comes, with its time since `start`).
-fn take_notes(
-    notes: Vec<LiveNote>,
-    start: Instant,
-    dropped: &mut Option<String>,
-    problems: &mut Vec<String>,
-) {
+/// Keeps from a recording's `notes` why the connection dropped, and counts the problems (each
+/// said on stderr as it comes; the recording holds them as steps).
+fn take_notes(notes: Vec<LiveNote>, dropped: &mut Option<String>, problems: &mut usize) {
     for note in notes {
         match note {
             LiveNote::Disconnected(reason) => *dropped = dropped.take().or(Some(reason)),
-            LiveNote::Problem(problem) => {
+            LiveNote::Problem(problem) | LiveNote::Refused(problem) => {
                 eprintln!("warning: {problem}");
-                let at = start.elapsed().as_secs_f64();
-                problems.push(format!("at {at:.3} s of the recording: {problem}"));
+                *problems += 1;
             }
+            LiveNote::RecordingStopped(why) => eprintln!("warning: {why}"),
             _ => {}
         }
     }
-}
-
-/// The messages a recording's actions write: (this editor's, the host's). An element from
-/// the host is one `authored` action holding its messages; every other write is one message.
-fn written_messages(recording: &Scenario) -> (usize, usize) {
-    let (mut ours, mut hosts) = (0, 0);
-    for action in recording.steps.iter().flat_map(|s| &s.actions) {
-        let (peer, messages) = match action {
-            ScenarioAction::Authored { peer, messages } => (*peer, messages.len()),
-            ScenarioAction::Move { peer, .. }
-            | ScenarioAction::Rename { peer, .. }
-            | ScenarioAction::Put { peer, .. }
-            | ScenarioAction::Append { peer, .. }
-            | ScenarioAction::DeleteComponent { peer, .. }
-            | ScenarioAction::DeleteEntity { peer, .. } => (*peer, 1),
-            _ => continue,
-        };
-        if peer == scenetree_editor::HOST {
-            hosts += messages;
-        } else {
-            ours += messages;
-        }
-    }
-    (ours, hosts)
 }
 
 /// Ctrl+C (and SIGTERM) end a recording cleanly instead of killing the process.

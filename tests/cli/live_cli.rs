@@ -355,14 +355,47 @@ fn live_record_reports_bytes_that_are_not_crdt_and_counts_what_it_wrote() {
         stderr.contains("recorded 3 message(s) (0 written by this editor, 3 by the host)"),
         "{stderr}"
     );
+    // The recording says so where it happened: a step of its own after the messages kept.
+    let recording = scenario::parse(&std::fs::read_to_string(&out).unwrap()).expect("a scenario");
+    let said = (recording.steps.iter())
+        .filter_map(|s| s.text.as_deref())
+        .find(|t| t.contains("not CRDT messages"))
+        .expect("a step says what was skipped");
+    assert!(said.contains("9 bytes"), "{said}");
+    assert!(recording.run().is_ok(), "it replays");
+    host.join();
+}
+
+#[test]
+fn live_record_says_which_messages_the_editor_refused() {
+    // After the snapshot: a Transform of 12 bytes (the runtime throws on it), then a good one.
+    let element =
+        scenetree_core::crdt::encode_stream([&put(513, 1, vec![0; 12]), &put(512, 1, vec![0; 44])]);
+    let host = crate::fake_host::FakeHost::spawn(move |peer| {
+        peer.handshake_with(b"");
+        peer.element(3, &element);
+        while peer.recv().is_some() {}
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("session.scenario.json");
+    let recorded = scenetree(&[
+        "live",
+        &host.url,
+        "record",
+        out.to_str().unwrap(),
+        "--seconds",
+        "2",
+    ]);
+    let stderr = text(&recorded.stderr);
+    assert_eq!(recorded.status.code(), Some(5), "{stderr}");
+    assert!(
+        stderr.contains("warning: this editor refused 1 message(s) the host sent: a Transform of 12 bytes for entity 513"),
+        "{stderr}"
+    );
     let recording = scenario::parse(&std::fs::read_to_string(&out).unwrap()).expect("a scenario");
     assert!(
-        recording
-            .explanation
-            .contains("not CRDT messages 1 time(s)")
-            && recording.explanation.contains("9 bytes"),
-        "{}",
-        recording.explanation
+        (recording.steps.iter()).any(|s| s.text.as_deref().is_some_and(|t| t.contains("refused"))),
+        "the recording says so too"
     );
     host.join();
 }

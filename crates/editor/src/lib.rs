@@ -21,6 +21,7 @@ mod nodes_check;
 mod order;
 mod peers;
 mod plan;
+pub mod replay;
 mod saved;
 mod selection;
 pub mod tree;
@@ -31,8 +32,9 @@ pub use history::{HISTORY_LIMIT, History, RegisterChange, ReplayError, Reselect,
 pub use inspector::InspectorFlags;
 pub use inspector_repair::{InspectorTreeRepair, NodesMove};
 pub use live::{
-    Attempt, BadValue, Direction, FIRST_LIVE_NUMBER, HOST, IdRange, LOG_LIMIT, LinkState,
-    LiveError, LiveNote, LiveSaveError, LiveSession, LiveSettings, LogEntry, MessageLog, Recorded,
+    Attempt, BadValue, Direction, FIRST_LIVE_NUMBER, HOST, INCOMING_LIMIT, IdRange,
+    LOG_BYTES_LIMIT, LOG_LIMIT, LinkState, LiveError, LiveNote, LiveSaveError, LiveSession,
+    LiveSettings, LogEntry, MessageLog, RecordTo, Recorded, RecordingSummary, SPOOL_LIMIT,
     THIS_EDITOR, Unsendable, WriteRefused, recording_of,
 };
 pub use nodes_check::{

@@ -8,7 +8,9 @@ use scenetree_core::crdt::Replica;
 use scenetree_live::LiveConnection;
 
 use super::document::Document;
-use super::live::{LiveError, LiveNote, LiveSaveError, LiveSession, LiveSettings};
+use super::live::{
+    LiveError, LiveNote, LiveSaveError, LiveSession, LiveSettings, RecordingSummary,
+};
 use super::peers::Backend;
 
 impl Document {
@@ -90,6 +92,25 @@ impl Document {
         match self.live_mut() {
             Some(session) => session.save(),
             None => Err(LiveSaveError::NotLive),
+        }
+    }
+
+    /// Writes the live session's recording so far to `path` (the recording goes on).
+    pub fn save_live_recording(
+        &mut self,
+        path: &std::path::Path,
+    ) -> Result<RecordingSummary, String> {
+        match self.live_mut() {
+            Some(session) => session.save_recording(path),
+            None => Err("the document is not live".into()),
+        }
+    }
+
+    /// Ends the live session's recording (a recording to a file takes its place now).
+    pub fn finish_live_recording(&mut self) -> Result<RecordingSummary, String> {
+        match self.live_mut() {
+            Some(session) => session.finish_recording(),
+            None => Err("the document is not live".into()),
         }
     }
 

@@ -213,6 +213,9 @@ pub fn nodes_mismatches(replica: &Replica, view: &SceneView) -> NodesMismatches 
 pub struct NodesCheck {
     /// The replica state last looked at: the same state needs no look at all.
     seen: Option<(ReplicaVersion, u64)>,
+    /// A hash of the Nodes value as of `seen`, read again only when the root entity (which
+    /// holds it) changed since: it is as large as the scene.
+    nodes_hash: u64,
     key: Option<(u64, u64, u64)>,
     found: Arc<NodesMismatches>,
 }
@@ -224,16 +227,22 @@ impl NodesCheck {
         if self.seen == Some(seen) {
             return Arc::clone(&self.found);
         }
+        let root_unchanged = (self.seen)
+            .and_then(|(version, _)| replica.entities_changed_since(version))
+            .is_some_and(|changed| !changed.contains(&Entity::ROOT));
         self.seen = Some(seen);
-        let mut hasher = FxHasher::default();
-        if let Some(bytes) = replica.component_data(Entity::ROOT, nodes_id()) {
-            hasher.write(bytes);
-            hasher.write_u8(1);
+        if !root_unchanged {
+            let mut hasher = FxHasher::default();
+            if let Some(bytes) = replica.component_data(Entity::ROOT, nodes_id()) {
+                hasher.write(bytes);
+                hasher.write_u8(1);
+            }
+            self.nodes_hash = hasher.finish();
         }
         let key = (
             replica.journal_id(),
             view.structure_generation(),
-            hasher.finish(),
+            self.nodes_hash,
         );
         if self.key != Some(key) {
             self.key = Some(key);

@@ -59,6 +59,10 @@ pub struct LiveOptions {
     /// Where `connect` reports how far it got (stage, bytes and messages received), to read
     /// from another thread meanwhile (a Connect dialog's progress line).
     pub progress: Option<ConnectProgress>,
+    /// The most bytes of the host's elements that may wait for the app: beyond it the host
+    /// gets no credit for its next element until the app says it took them
+    /// ([`LiveConnection::took`]). `None` (the default): no limit, and no need to say.
+    pub incoming_limit: Option<usize>,
 }
 
 impl Default for LiveOptions {
@@ -70,6 +74,7 @@ impl Default for LiveOptions {
             allow_remote: false,
             notify: None,
             progress: None,
+            incoming_limit: None,
         }
     }
 }
@@ -136,6 +141,7 @@ impl LiveConnection {
         let stream = CountedStream::new(stream, tracker.clone());
         let mut ws = upgrade(&target, stream, options.stall_timeout)?;
         let mut session = Session::new();
+        session.set_incoming_limit(options.incoming_limit);
         let (event_tx, events) = mpsc::channel();
         handshake(
             &target,
@@ -237,10 +243,21 @@ impl LiveConnection {
     }
 
     /// What happened, in order: [`LiveEvent::Snapshot`] first, [`LiveEvent::Disconnected`]
-    /// last. Poll it with `try_recv` (e.g. once per UI frame) or block on it. Events queue
-    /// without bound (the host's elements are acknowledged as they arrive), so read them.
+    /// last. Poll it with `try_recv` (e.g. once per UI frame) or block on it. Without an
+    /// [`LiveOptions::incoming_limit`], events queue without bound (the host's elements are
+    /// acknowledged as they arrive), so read them; with one, say what was taken.
     pub fn events(&self) -> &Receiver<LiveEvent> {
         &self.events
+    }
+
+    /// Says that the app took `bytes` of the host's elements (an [`LiveEvent::Incoming`]'s
+    /// data) off [`Self::events`]: with an [`LiveOptions::incoming_limit`], the host gets its
+    /// next credit once what waits is within it.
+    pub fn took(&self, bytes: usize) {
+        if self.commands.send(Command::Took(bytes)).is_ok() {
+            // A failed wake-up only delays the credit to the next socket event.
+            let _ = self.poller.notify();
+        }
     }
 
     /// Writes queued with [`LiveConnection::send_crdt`] that the host has not acknowledged yet.

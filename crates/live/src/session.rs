@@ -76,6 +76,12 @@ pub struct Session {
     snapshot: Vec<u8>,
     transmit: VecDeque<Vec<u8>>,
     events: VecDeque<LiveEvent>,
+    /// See [`Session::set_incoming_limit`].
+    incoming_limit: Option<usize>,
+    /// Bytes of the host's elements handed out and not yet taken by the app.
+    incoming_held: usize,
+    /// The acknowledgement of the last element, kept while more than the limit waits.
+    ack_held: Option<Vec<u8>>,
 }
 
 impl Default for Session {
@@ -104,7 +110,46 @@ impl Session {
             snapshot: Vec::new(),
             transmit: VecDeque::new(),
             events: VecDeque::new(),
+            incoming_limit: None,
+            incoming_held: 0,
+            ack_held: None,
         }
+    }
+
+    /// Bounds what the host's elements may hold while the app has not taken them: once more
+    /// than `limit` bytes wait, the last element's acknowledgement (the host's credit for the
+    /// next) is kept until [`Session::took`] brings them under it. Elements come one per
+    /// credit, so at most `limit` bytes and one element wait. `None` (the default): each
+    /// element is acknowledged as it arrives.
+    pub fn set_incoming_limit(&mut self, limit: Option<usize>) {
+        self.incoming_limit = limit;
+    }
+
+    /// The app took `bytes` of the host's elements (an [`LiveEvent::Incoming`]'s data):
+    /// the kept acknowledgement goes out once what waits is within the limit.
+    pub fn took(&mut self, bytes: usize) {
+        self.incoming_held = self.incoming_held.saturating_sub(bytes);
+        if self.within_limit()
+            && let Some(ack) = self.ack_held.take()
+        {
+            self.transmit.push_back(ack);
+        }
+    }
+
+    /// Bytes of the host's elements handed out and not yet taken.
+    pub fn incoming_held(&self) -> usize {
+        self.incoming_held
+    }
+
+    /// True while the last element's acknowledgement is kept (see
+    /// [`Session::set_incoming_limit`]).
+    pub fn holds_ack(&self) -> bool {
+        self.ack_held.is_some()
+    }
+
+    fn within_limit(&self) -> bool {
+        self.incoming_limit
+            .is_none_or(|limit| self.incoming_held <= limit)
     }
 
     /// Where the session is.
@@ -357,14 +402,21 @@ impl Session {
                     self.events.push_back(LiveEvent::Snapshot(snapshot));
                 }
                 _ if element.data.is_empty() => {}
-                _ => self.events.push_back(LiveEvent::Incoming(element.data)),
+                _ => {
+                    self.incoming_held += element.data.len();
+                    self.events.push_back(LiveEvent::Incoming(element.data));
+                }
             }
         }
         self.stream.received = m.sequence_id;
-        // Acknowledging at once is the credit for the next element: the events are queued here
-        // and the app's channel is unbounded, so there is nothing to wait for.
+        // The acknowledgement is the credit for the next element: at once, unless more than
+        // the app's limit waits for it (see `set_incoming_limit`).
         let ack = envelope::encode_stream_ack(self.stream.request, self.port, m.sequence_id);
-        self.transmit.push_back(ack);
+        if self.within_limit() {
+            self.transmit.push_back(ack);
+        } else {
+            self.ack_held = Some(ack);
+        }
         Ok(())
     }
 

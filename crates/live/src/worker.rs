@@ -60,6 +60,8 @@ pub(crate) enum Command {
     Save,
     /// Close once the queued writes are acknowledged, or at `deadline`.
     Close { deadline: Instant },
+    /// The app took this many bytes of the host's elements.
+    Took(usize),
 }
 
 /// Where a close is.
@@ -183,6 +185,7 @@ impl Worker {
                     let _ = self.session.save();
                 }
                 Ok(Command::Close { deadline }) => self.begin_close(deadline),
+                Ok(Command::Took(bytes)) => self.session.took(bytes),
                 Err(TryRecvError::Empty) => break,
                 Err(TryRecvError::Disconnected) => {
                     self.begin_close(Instant::now());

@@ -165,6 +165,8 @@ impl ScenetreeApp {
                 ),
                 LiveNote::GaveUp(why) => (format!("Not reconnecting: {why}"), Severity::Error),
                 LiveNote::Problem(what) => (what, Severity::Error),
+                LiveNote::Refused(what) => (capitalized(&what), Severity::Error),
+                LiveNote::RecordingStopped(why) => (why, Severity::Error),
             });
         }
         if let Some(wait) = self.bench.doc.live().and_then(|l| l.next_wake()) {
@@ -592,18 +594,22 @@ impl ScenetreeApp {
         }
     }
 
-    /// Writes the session recording to `path` (nothing once the session has ended).
+    /// Writes the session recording to `path` (nothing once the session has ended): a copy
+    /// of what the session wrote to its temporary file so far.
     pub(super) fn save_recording(&mut self, path: &std::path::Path) {
-        let Some(live) = self.bench.doc.live() else {
+        if self.bench.doc.live().is_none() {
             return;
-        };
-        let recording = live.recording(&format!("Live session at {}", live.host_label()));
-        match scenetree_dcl::io::scenario::save_scenario(&recording, path) {
-            Ok(()) => {
+        }
+        match self.bench.doc.save_live_recording(path) {
+            Ok(summary) => {
+                let stopped = summary
+                    .stopped
+                    .map(|why| format!(" (it stopped early: {why})"))
+                    .unwrap_or_default();
                 self.bench.status = Some((
                     format!(
-                        "Saved the session recording ({} steps) to {}",
-                        recording.steps.len(),
+                        "Saved the session recording ({} steps) to {}{stopped}",
+                        summary.steps,
                         path.display()
                     ),
                     Severity::Info,
@@ -624,6 +630,7 @@ fn live_settings(allow_remote: bool, ctx: &egui::Context) -> LiveSettings {
         connect_timeout: None,
         notify: Some(Arc::new(move || ctx.request_repaint())),
         progress: None,
+        record: scenetree_editor::RecordTo::default(),
     }
 }
 

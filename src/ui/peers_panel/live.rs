@@ -79,6 +79,29 @@ fn header_ui(ui: &mut egui::Ui, live: &LiveSession) {
          Cycle and re-rooted marks appear as the messages arrive. Save Session Recording… \
          (File menu) replays this session in the simulator.",
     );
+    ui.weak(recording_line(live));
+}
+
+/// Where the session's recording stands: it is written to a temporary file as it goes, up to
+/// a limit, so the window's memory does not grow with the session.
+fn recording_line(live: &LiveSession) -> String {
+    let Some(summary) = live.recording_summary() else {
+        return "This session is not recorded.".to_owned();
+    };
+    let size = format!("{:.1} MB", summary.bytes as f64 / 1e6);
+    match &summary.stopped {
+        Some(why) => format!(
+            "Recording stopped at {} steps ({size}): {why}. Save Session Recording… saves \
+             those.",
+            summary.steps
+        ),
+        None => format!(
+            "Recording since this connection began: {} steps, {size} in a temporary file \
+             (at most {} MiB).",
+            summary.steps,
+            scenetree_editor::SPOOL_LIMIT >> 20
+        ),
+    }
 }
 
 /// The session's messages, newest first.

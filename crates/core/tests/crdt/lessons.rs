@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use scenetree_core::crdt::scenario::parse;
+use scenetree_core::crdt::scenario::{ScenarioWriter, parse};
 use scenetree_core::crdt::{
     ApplyOutcome, EventKind, MessageKind, Network, PeerId, Replica, ScenarioPlayer,
 };
@@ -449,6 +449,13 @@ fn every_lesson_replays_and_saves_to_identical_states_at_every_step() {
         let saved = net.to_scenario("saved", "");
         let reloaded = parse(&saved.to_json()).unwrap();
         assert_eq!(reloaded, saved, "{name}: the JSON round trip is exact");
+        // Written a step at a time (as a live session records), it reads back the same.
+        let mut streamed = ScenarioWriter::start(&saved, Vec::new()).unwrap();
+        for step in &saved.steps {
+            streamed.step(step).unwrap();
+        }
+        let streamed = String::from_utf8(streamed.finish().unwrap()).unwrap();
+        assert_eq!(parse(&streamed).unwrap(), saved, "{name}: streamed");
         let again = reloaded.run().unwrap();
         assert_eq!(digests_per_event(again.network()), per_event, "{name}");
         assert_eq!(again.network().events(), net.events(), "{name}");
@@ -503,6 +510,36 @@ fn a_rewound_lesson_shows_the_earlier_step_and_next_step_replays_it_until_a_chan
         l.network().events().len() > ends[0] + 1,
         "step 2 was played anew"
     );
+}
+
+#[test]
+fn a_run_without_replies_sends_none_and_its_saved_run_says_so() {
+    // Lesson 3: an equal-timestamp write loses and its sender gets a reply.
+    let run = lesson("03-equal-timestamps.scenario.json")
+        .scenario()
+        .run()
+        .unwrap();
+    let replies = |net: &Network| {
+        (net.events().iter())
+            .filter(|e| matches!(&e.kind, EventKind::Deliver { sent, .. } if !sent.is_empty()))
+            .count()
+    };
+    assert!(
+        replies(run.network()) > 0,
+        "the lesson answers an outdated sender"
+    );
+    let mut quiet = lesson("03-equal-timestamps.scenario.json")
+        .scenario()
+        .clone();
+    quiet.replies = false;
+    let quiet_run = quiet.run().unwrap();
+    assert_eq!(replies(quiet_run.network()), 0);
+    let saved = quiet_run.network().to_scenario("quiet", "");
+    assert!(!saved.replies);
+    assert!(saved.to_json().contains("\"replies\": false"));
+    assert_eq!(parse(&saved.to_json()).unwrap(), saved);
+    let plain = parse(r#"{"format": "scenetree-scenario/1", "peers": 2, "steps": []}"#).unwrap();
+    assert!(plain.replies && !plain.to_json().contains("replies"));
 }
 
 #[test]

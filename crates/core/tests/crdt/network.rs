@@ -636,3 +636,41 @@ fn writes_authored_by_an_outside_replica_are_mirrored_and_sent() {
         document.digest()
     );
 }
+
+#[test]
+fn a_network_forgetting_its_timeline_hands_out_each_event_once_and_keeps_none() {
+    let mut kept = furnished(2, 0);
+    let mut forgetting = furnished(2, 0).forgetting_timeline();
+    let mut taken = Vec::new();
+    for net in [&mut kept, &mut forgetting] {
+        let sent = net
+            .write(P1, LocalWrite::DeleteEntity { entity: LAMP })
+            .unwrap()
+            .sent;
+        net.tick(3);
+        net.deliver(sent[0]).unwrap();
+    }
+    taken.extend(forgetting.take_events());
+    assert_eq!(taken, kept.events(), "the same events, in order");
+    assert!(forgetting.events().is_empty() && forgetting.take_events().is_empty());
+    net_after_more(&mut forgetting, &mut taken);
+    assert_eq!(taken.len(), kept.events().len() + 1);
+    // The state goes on; only going back is refused.
+    assert_eq!(
+        forgetting.replica(P2).unwrap().digest(),
+        kept.replica(P2).unwrap().digest()
+    );
+    forgetting.tick(1);
+    assert!(!forgetting.step_back());
+    assert_eq!(forgetting.seek(0), Err(NetworkError::NoTimeline));
+    assert_eq!(forgetting.events().len(), 1, "untaken, and still there");
+    // A network that keeps its timeline hands nothing out and keeps everything.
+    assert!(kept.take_events().is_empty());
+    assert_eq!(kept.events().len(), 3);
+}
+
+/// One more event (a tick), taken into `taken`.
+fn net_after_more(net: &mut Network, taken: &mut Vec<scenetree_core::crdt::network::Event>) {
+    net.tick(1);
+    taken.extend(net.take_events());
+}

@@ -6,8 +6,8 @@ use glam::{Quat, Vec3};
 use proptest::prelude::*;
 use scenetree_core::crdt::network::{AutoDelivery, DeliveryOrder, MessageFilter, MessageId};
 use scenetree_core::crdt::scenario::{
-    ErrorAt, InitialEntity, InitialState, Scenario, ScenarioAction, ScenarioStep, Selector, parse,
-    parse_action,
+    ErrorAt, InitialEntity, InitialState, Scenario, ScenarioAction, ScenarioStep, ScenarioWriter,
+    Selector, parse, parse_action,
 };
 use scenetree_core::crdt::{CrdtMessage, PeerId};
 use scenetree_core::model::{Entity, Transform};
@@ -238,21 +238,27 @@ fn scenario() -> impl Strategy<Value = Scenario> {
             ),
             (
                 any::<u64>(),
-                any::<bool>(),
+                (any::<bool>(), any::<bool>()),
                 initial(),
                 prop::collection::vec(step, 0..5),
             ),
         )
             .prop_map(
-                move |((title, explanation, named, names), (seed, one, initial, steps))| Scenario {
-                    title,
-                    explanation,
-                    peers,
-                    peer_names: if named { names } else { Vec::new() },
-                    seed,
-                    one_message_per_tick: one,
-                    initial,
-                    steps,
+                move |(
+                    (title, explanation, named, names),
+                    (seed, (one, replies), initial, steps),
+                )| {
+                    Scenario {
+                        title,
+                        explanation,
+                        peers,
+                        peer_names: if named { names } else { Vec::new() },
+                        seed,
+                        one_message_per_tick: one,
+                        replies,
+                        initial,
+                        steps,
+                    }
                 },
             )
     })
@@ -267,6 +273,19 @@ proptest! {
         let read = parse(&text).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
         prop_assert_eq!(&read, &s);
         prop_assert_eq!(read.to_json(), text);
+    }
+
+    /// Written a step at a time (as a live session records), it reads back the same.
+    #[test]
+    fn a_scenario_written_a_step_at_a_time_reads_back_equal(s in scenario()) {
+        let mut writer = ScenarioWriter::start(&s, Vec::new()).unwrap();
+        for step in &s.steps {
+            writer.step(step).unwrap();
+        }
+        prop_assert_eq!(writer.steps(), s.steps.len() as u64);
+        let text = String::from_utf8(writer.finish().unwrap()).unwrap();
+        let read = parse(&text).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
+        prop_assert_eq!(&read, &s);
     }
 }
 

@@ -142,37 +142,23 @@ pub fn is_read_only(path: &Path) -> bool {
         .is_some_and(|(target, meta)| meta.is_file() && read_only(&target, &meta))
 }
 
-/// A file's new contents written and synced beside it, not yet in its place: [`Self::commit`]
-/// renames it over the target. Dropped uncommitted, the temporary file is removed and the
-/// target is untouched. Saves of several files prepare them all first, so that a full disk or
-/// a folder that refuses writes stops the save before any file is replaced.
+/// A file whose new contents are written beside it over as long as the writer needs (a
+/// session recording as the session goes): [`Self::create_with`] opens the temporary, the
+/// caller writes into [`Self::file`], [`Self::finish`] syncs it and hands back the
+/// [`PreparedFile`] to commit. Dropped unfinished, the temporary is removed.
 #[derive(Debug)]
-pub struct PreparedFile {
-    /// The file as the caller named it (perhaps a link).
-    path: PathBuf,
-    /// The file the rename replaces: `path` with its links followed.
-    target: PathBuf,
-    dir: PathBuf,
-    temp: Option<PathBuf>,
-    /// Whether a file was at the target when this was prepared.
-    replacing: bool,
+pub struct StreamedFile {
+    prepared: PreparedFile,
+    file: File,
+    /// The target's metadata when it exists (its mode and owner go to the new file).
+    existing: Option<fs::Metadata>,
 }
 
-impl PreparedFile {
-    /// Writes `bytes` into a temporary file beside `path` and syncs it to disk, refusing a
-    /// read-only target.
-    pub fn write(path: &Path, bytes: &[u8]) -> Result<PreparedFile, WriteError> {
-        Self::write_with(path, bytes, WriteConsent::default())
-    }
-
-    /// Writes `bytes` into a temporary file beside the file `path` names (through its links),
-    /// with that file's mode, owner and group, and syncs it to disk. Stale temporaries of
-    /// killed saves in that folder are removed first.
-    pub fn write_with(
-        path: &Path,
-        bytes: &[u8],
-        consent: WriteConsent,
-    ) -> Result<PreparedFile, WriteError> {
+impl StreamedFile {
+    /// Creates the temporary file beside the file `path` names (through its links), refusing
+    /// a read-only target without consent. Stale temporaries of killed saves in that folder
+    /// are removed first.
+    pub fn create_with(path: &Path, consent: WriteConsent) -> Result<StreamedFile, WriteError> {
         // Until the file is looked at, whether there is one to replace is unknown: then the
         // message says the old file is intact, which is true of whatever is there.
         let fail_replacing = |replacing| {
@@ -216,24 +202,88 @@ impl PreparedFile {
         ));
         // A temporary of this name is this process's own (a save another thread abandoned).
         fs::remove_file(&temp).ok();
-        let mut file = create_temporary(&temp, existing.is_some())
+        let file = create_temporary(&temp, existing.is_some())
             .map_err(|e| fail("create a file beside it", e))?;
-        let prepared = PreparedFile {
-            path: path.to_path_buf(),
-            target,
-            dir,
-            temp: Some(temp),
-            replacing: existing.is_some(),
-        };
-        // From here on, an early return drops `prepared`, which removes the temporary.
-        file.write_all(bytes)
-            .map_err(|e| fail("write the new contents beside it", e))?;
-        if let Some(meta) = &existing {
-            keep_owner_and_mode(&file, meta).map_err(|e| fail("give the new file its mode", e))?;
+        Ok(StreamedFile {
+            // From here on, an early return drops `prepared`, which removes the temporary.
+            prepared: PreparedFile {
+                path: path.to_path_buf(),
+                target,
+                dir,
+                temp: Some(temp),
+                replacing: existing.is_some(),
+            },
+            file,
+            existing,
+        })
+    }
+
+    /// The temporary file, to write the new contents into.
+    pub fn file(&mut self) -> &mut File {
+        &mut self.file
+    }
+
+    /// The error of a failed `step` of writing this file.
+    pub fn error(&self, step: &'static str, error: io::Error) -> WriteError {
+        WriteError::Io {
+            path: self.prepared.path.clone(),
+            step,
+            error,
+            replacing: self.prepared.replacing,
         }
-        file.sync_all()
-            .map_err(|e| fail("flush the new contents to disk", e))?;
-        Ok(prepared)
+    }
+
+    /// Gives the new file its target's mode, owner and group and syncs it to disk: it is
+    /// ready to [`PreparedFile::commit`].
+    pub fn finish(self) -> Result<PreparedFile, WriteError> {
+        if let Some(meta) = &self.existing {
+            keep_owner_and_mode(&self.file, meta)
+                .map_err(|e| self.error("give the new file its mode", e))?;
+        }
+        self.file
+            .sync_all()
+            .map_err(|e| self.error("flush the new contents to disk", e))?;
+        Ok(self.prepared)
+    }
+}
+
+/// A file's new contents written and synced beside it, not yet in its place: [`Self::commit`]
+/// renames it over the target. Dropped uncommitted, the temporary file is removed and the
+/// target is untouched. Saves of several files prepare them all first, so that a full disk or
+/// a folder that refuses writes stops the save before any file is replaced.
+#[derive(Debug)]
+pub struct PreparedFile {
+    /// The file as the caller named it (perhaps a link).
+    path: PathBuf,
+    /// The file the rename replaces: `path` with its links followed.
+    target: PathBuf,
+    dir: PathBuf,
+    temp: Option<PathBuf>,
+    /// Whether a file was at the target when this was prepared.
+    replacing: bool,
+}
+
+impl PreparedFile {
+    /// Writes `bytes` into a temporary file beside `path` and syncs it to disk, refusing a
+    /// read-only target.
+    pub fn write(path: &Path, bytes: &[u8]) -> Result<PreparedFile, WriteError> {
+        Self::write_with(path, bytes, WriteConsent::default())
+    }
+
+    /// Writes `bytes` into a temporary file beside the file `path` names (through its links),
+    /// with that file's mode, owner and group, and syncs it to disk. Stale temporaries of
+    /// killed saves in that folder are removed first.
+    pub fn write_with(
+        path: &Path,
+        bytes: &[u8],
+        consent: WriteConsent,
+    ) -> Result<PreparedFile, WriteError> {
+        let mut streamed = StreamedFile::create_with(path, consent)?;
+        streamed
+            .file()
+            .write_all(bytes)
+            .map_err(|e| streamed.error("write the new contents beside it", e))?;
+        streamed.finish()
     }
 
     /// The file this will replace, as the caller named it.
@@ -488,6 +538,27 @@ mod tests {
         );
         drop(prepared);
         assert_eq!(fs::read(&path).unwrap(), b"old");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn a_streamed_file_replaces_the_target_only_when_committed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("session.scenario.json");
+        fs::write(&path, b"old").unwrap();
+        let mut streamed = StreamedFile::create_with(&path, WriteConsent::default()).unwrap();
+        for piece in [&b"one "[..], b"piece ", b"at a time"] {
+            streamed.file().write_all(piece).unwrap();
+            assert_eq!(fs::read(&path).unwrap(), b"old", "untouched while written");
+        }
+        streamed.finish().unwrap().commit().unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"one piece at a time");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+        // Dropped unfinished (a recording that failed): the old file and no temporary.
+        let mut abandoned = StreamedFile::create_with(&path, WriteConsent::default()).unwrap();
+        abandoned.file().write_all(b"half").unwrap();
+        drop(abandoned);
+        assert_eq!(fs::read(&path).unwrap(), b"one piece at a time");
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 

@@ -22,8 +22,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub use atomic::{
-    ContentHash, FileLook, FileStamp, FileVersion, PreparedFile, WriteConsent, WriteError,
-    is_read_only, write_atomic, write_atomic_with,
+    ContentHash, FileLook, FileStamp, FileVersion, PreparedFile, StreamedFile, WriteConsent,
+    WriteError, is_read_only, write_atomic, write_atomic_with,
 };
 pub use dcl_composite::{CompositeDoc, CompositeReport};
 pub use dcl_crdt::CrdtLayout;

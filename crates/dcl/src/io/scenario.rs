@@ -4,7 +4,7 @@ use std::path::Path;
 
 use super::atomic::write_atomic;
 use super::error::{LoadError, Location};
-use scenetree_core::crdt::scenario::{self, ErrorAt, Scenario, ScenarioError};
+use scenetree_core::crdt::scenario::{self, ErrorAt, Scenario, ScenarioError, ScenarioPlayer};
 use scenetree_core::net::lesson::{NetLesson, NetScenario, is_net_scenario};
 
 /// Reads a scenario file and plays it once to the end, so a scenario that cannot play (a
@@ -15,6 +15,16 @@ pub fn read_scenario(path: &Path) -> Result<Scenario, LoadError> {
     let scenario = scenario::parse(&text).map_err(|e| load_error(path, e))?;
     scenario.run().map_err(|e| load_error(path, e))?;
     Ok(scenario)
+}
+
+/// Reads a scenario file and plays it to the end: the player, for a caller that replays the
+/// run (`scenario run`), so that it is played once, not once to check and once more.
+pub fn read_played(path: &Path) -> Result<ScenarioPlayer, LoadError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| LoadError::file(path, format!("cannot read: {e}")))?;
+    let scenario = scenario::parse(&text).map_err(|e| load_error(path, e))?;
+    drop(text);
+    scenario.into_run().map_err(|e| load_error(path, e))
 }
 
 /// Reads a multiplayer lesson (`scenetree-net-scenario/1`) and plays it once to the end, so

@@ -8,6 +8,12 @@ use std::time::{Duration, Instant};
 
 use scenetree_live::{Backoff, ConnectError, ConnectProgress, LiveConnection, LiveOptions, Notify};
 
+use super::recorder::RecordTo;
+
+/// The most bytes of the host's elements that wait for a session to take them (see
+/// [`LiveOptions::incoming_limit`]).
+pub const INCOMING_LIMIT: usize = 64 << 20;
+
 /// How a live session connects (and reconnects).
 #[derive(Clone, Default)]
 pub struct LiveSettings {
@@ -22,6 +28,8 @@ pub struct LiveSettings {
     pub notify: Option<Notify>,
     /// Where connection attempts report how far they got (the Connect dialog's line).
     pub progress: Option<ConnectProgress>,
+    /// Where the session's recording goes (default: a temporary file of at most 1 GiB).
+    pub record: RecordTo,
 }
 
 impl std::fmt::Debug for LiveSettings {
@@ -29,6 +37,7 @@ impl std::fmt::Debug for LiveSettings {
         f.debug_struct("LiveSettings")
             .field("allow_remote", &self.allow_remote)
             .field("connect_timeout", &self.connect_timeout)
+            .field("record", &self.record)
             .finish_non_exhaustive()
     }
 }
@@ -40,6 +49,9 @@ impl LiveSettings {
             allow_remote: self.allow_remote,
             notify: self.notify.clone(),
             progress: self.progress.clone(),
+            // The session says what it took (`traffic.rs`): a host that sends faster than the
+            // editor applies waits instead of filling memory.
+            incoming_limit: Some(INCOMING_LIMIT),
             ..LiveOptions::default()
         };
         if let Some(timeout) = self.connect_timeout {

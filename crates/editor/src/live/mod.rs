@@ -11,8 +11,12 @@
 //!   so a drag is one message per element, not one per frame.
 //! - **In.** The host's elements are split with the core's CRDT codec and written as peer 2's
 //!   messages, delivered to peer 1 at once: [`Replica::apply`] decides, and the tree,
-//!   inspector and viewport follow. Replies the replica computes for an outdated sender are
-//!   dropped, as the runtime drops them.
+//!   inspector and viewport follow. The network sends no replies (the runtime computes the
+//!   reply to an outdated sender and drops it; the host announces its own deletions), and a
+//!   message the replica refuses is reported. A large element is handled in batches, a time
+//!   slice per poll, so neither a frame nor a deadline waits for all of it.
+//! - **Recording.** The network keeps no timeline; `recorder.rs` writes each event to disk as
+//!   a step of the session's recording as it happens ([`RecordTo`]).
 //! - **Offline.** A dropped connection keeps the document; edits go on and wait. Reconnecting
 //!   runs on its own thread with backoff; the new snapshot becomes a new network, and this
 //!   editor's writes the host does not hold are sent again (`resend.rs`).
@@ -24,6 +28,7 @@ mod ids;
 mod link;
 mod log;
 mod outgoing;
+mod recorder;
 mod recording;
 mod resend;
 mod traffic;
@@ -32,19 +37,23 @@ use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 use scenetree_core::crdt::network::{LocalWrite, MessageId, Network, NetworkError, PeerId};
+use scenetree_core::crdt::scenario::Scenario;
 use scenetree_core::crdt::{CrdtMessage, Replica, decode_state_stream};
 use scenetree_core::model::{Entity, known_component_name};
 use scenetree_live::{ConnectError, LiveConnection, LiveEvent, NotConnected};
 
 pub use ids::{FIRST_LIVE_NUMBER, IdRange};
-pub use link::{Attempt, LiveSettings};
-pub use log::{Direction, LOG_LIMIT, LogEntry, MessageLog};
+pub use link::{Attempt, INCOMING_LIMIT, LiveSettings};
+pub use log::{Direction, LOG_BYTES_LIMIT, LOG_LIMIT, LogEntry, MessageLog};
 pub use outgoing::{BadValue, Unsendable};
+pub use recorder::{RecordTo, RecordingSummary, SPOOL_LIMIT};
 pub use recording::{Recorded, recording_of};
 
 use link::{Link, Retry, close_in_background};
 use outgoing::Codecs;
+use recorder::Recorder;
 use resend::Authored;
+use traffic::Backlog;
 
 /// This editor in the session's network.
 pub const THIS_EDITOR: PeerId = PeerId(1);
@@ -63,6 +72,14 @@ pub enum LiveError {
         /// The data layer's URL.
         url: String,
         /// Where and why it does not decode.
+        reason: String,
+    },
+    /// The recording could not be started (its file cannot be created).
+    #[error("cannot record the session ({to}): {reason}")]
+    Record {
+        /// Where it was to go.
+        to: String,
+        /// Why not.
         reason: String,
     },
 }
@@ -88,6 +105,11 @@ pub enum LiveNote {
     GaveUp(String),
     /// The host sent bytes that are not CRDT messages; they were skipped.
     Problem(String),
+    /// The host sent messages this editor's replica refused (a Transform shorter than 44
+    /// bytes, a value of the wrong kind for its component): what and how many.
+    Refused(String),
+    /// The session recording stopped before the session's end, and why.
+    RecordingStopped(String),
 }
 
 /// How the connection stands.
@@ -130,6 +152,12 @@ pub struct LiveSession {
     /// The entities in the order the last snapshot first named them: the host engine's
     /// order, which an Inspector loading the scene follows.
     snapshot_order: Vec<Entity>,
+    /// The recording in progress (see [`RecordTo`]).
+    recorder: Option<Recorder>,
+    /// The rest of a host element a poll's time slice did not reach.
+    backlog: Option<Backlog>,
+    /// The last poll's time slice ended before the connection's events did.
+    arrivals_left: bool,
 }
 
 impl LiveSession {
@@ -148,10 +176,16 @@ impl LiveSession {
     ) -> Result<LiveSession, LiveError> {
         let (host, snapshot_order) = first_snapshot(url, &connection)?;
         let now = Instant::now();
+        let network = new_network(&host);
+        let head = recording_head(&network, url, 1);
+        let recorder = Recorder::start(&settings.record, &head).map_err(|e| LiveError::Record {
+            to: format!("{:?}", settings.record),
+            reason: e.to_string(),
+        })?;
         Ok(LiveSession {
             url: url.to_owned(),
             settings,
-            network: new_network(&host),
+            network,
             link: Link::Connected(connection),
             retry: Retry::default(),
             session_start: now,
@@ -164,6 +198,9 @@ impl LiveSession {
             notes: Vec::new(),
             connections: 1,
             snapshot_order,
+            recorder,
+            backlog: None,
+            arrivals_left: false,
         })
     }
 
@@ -245,9 +282,14 @@ impl LiveSession {
         std::mem::take(&mut self.notes)
     }
 
-    /// How long until the session needs [`Self::poll`] again without anything arriving (the
-    /// next reconnect attempt).
+    /// How long until the session needs [`Self::poll`] again without anything arriving: at
+    /// once when the last poll's time slice left arrivals unhandled, else the next reconnect
+    /// attempt.
     pub fn next_wake(&self) -> Option<Duration> {
+        if self.arrivals_left || self.backlog.is_some() {
+            // A time slice ended with more to handle: at once.
+            return Some(Duration::ZERO);
+        }
         match &self.link {
             Link::Offline {
                 next_try: Some(when),
@@ -278,7 +320,9 @@ impl LiveSession {
         // The write's time on the clock is when it was made (a recording shows it), unless
         // it may still merge into a queued message of the same tick.
         self.advance_clock_unless_queued();
-        let receipt = self.network.write(THIS_EDITOR, write)?;
+        let written = self.network.write(THIS_EDITOR, write);
+        self.record_events();
+        let receipt = written?;
         for message in receipt.messages {
             if let Some(component) = message.component() {
                 self.authored.insert((message.entity(), component), message);
@@ -290,62 +334,19 @@ impl LiveSession {
     /// Sends what waits, as one stream element, when the host has acknowledged the last one.
     pub fn flush(&mut self) {
         self.send_queued(false);
+        self.record_events();
     }
 
     /// Asks the host to write main.composite, with every write made so far.
     pub fn save(&mut self) -> Result<(), LiveSaveError> {
         self.send_queued(true);
+        self.record_events();
         match &self.link {
             Link::Connected(connection) => Ok(connection.save()?),
             _ => Err(LiveSaveError::Offline {
                 host: self.host_label().to_owned(),
             }),
         }
-    }
-
-    /// Handles what arrived (waiting up to `wait` for something when nothing has), starts a
-    /// reconnect attempt when one is due, and sends what waits.
-    pub fn poll(&mut self, wait: Option<Duration>) {
-        let mut events = Vec::new();
-        let mut attempt_result = None;
-        let mut try_now = false;
-        match &self.link {
-            Link::Connected(connection) => {
-                if let Some(wait) = wait
-                    && let Ok(event) = connection.events().recv_timeout(wait)
-                {
-                    events.push(event);
-                }
-                events.extend(connection.events().try_iter());
-            }
-            Link::Connecting(attempt) => attempt_result = attempt.poll(wait),
-            Link::Offline { next_try } => {
-                let now = Instant::now();
-                match *next_try {
-                    Some(when) if when <= now => try_now = true,
-                    Some(when) => {
-                        if let Some(wait) = wait {
-                            std::thread::sleep(wait.min(when - now));
-                        }
-                    }
-                    None => {
-                        if let Some(wait) = wait {
-                            std::thread::sleep(wait);
-                        }
-                    }
-                }
-            }
-        }
-        for event in events {
-            self.handle(event);
-        }
-        if let Some(result) = attempt_result {
-            self.attempt_ended(result);
-        }
-        if try_now {
-            self.reconnect_now();
-        }
-        self.flush();
     }
 
     /// Starts a reconnect attempt now (unless connected or one is running).
@@ -373,18 +374,6 @@ impl LiveSession {
             std::mem::replace(&mut self.link, Link::Offline { next_try: None })
         {
             let _ = connection.close();
-        }
-    }
-
-    fn handle(&mut self, event: LiveEvent) {
-        match event {
-            // Only the first event, taken by `start` or a reconnect.
-            LiveEvent::Snapshot(_) => {}
-            LiveEvent::Incoming(bytes) => self.receive(&bytes),
-            LiveEvent::Acknowledged { writes, .. } => self.acknowledged(writes),
-            LiveEvent::Saved => self.notes.push(LiveNote::Saved),
-            LiveEvent::RemoteError(e) => self.notes.push(LiveNote::SaveFailed(e.to_string())),
-            LiveEvent::Disconnected(reason) => self.lost(reason.to_string()),
         }
     }
 
@@ -446,12 +435,15 @@ impl LiveSession {
         self.network = new_network(&host);
         self.segment_start = Instant::now();
         self.sent.clear();
+        self.backlog = None;
         self.connections += 1;
         self.link = Link::Connected(connection);
         self.retry = Retry::default();
+        self.restart_recording();
         let resent = resend.len();
         if !resend.is_empty() {
             let _ = (self.network).write(THIS_EDITOR, LocalWrite::Authored { messages: resend });
+            self.record_events();
         }
         self.notes.push(LiveNote::Reconnected {
             connection: self.connections,
@@ -499,11 +491,36 @@ pub enum LiveSaveError {
     Closed(#[from] NotConnected),
 }
 
-/// A two-peer network (this editor, the host) starting from the host's state.
+/// A two-peer network (this editor, the host) starting from the host's state: one message
+/// per tick, no replies (the runtime sends none), no timeline (the recording is on disk).
 fn new_network(host: &Replica) -> Network {
     Network::new(2, 0, host)
         .expect("two peers is a valid network")
         .with_one_message_per_tick(true)
+        .with_replies(false)
+        .forgetting_timeline()
+}
+
+/// A recording's head for a fresh session network: its start (the host's snapshot) as
+/// `initial`, the peers named, no steps yet.
+fn recording_head(network: &Network, url: &str, connection: u32) -> Scenario {
+    let host = url.strip_prefix("ws://").unwrap_or(url);
+    let host = host.split('/').next().unwrap_or(host);
+    let mut head = network.to_scenario(
+        &format!("Live session at {host}"),
+        &format!(
+            "Recorded from the data layer at {url} (connection {connection} of this session). \
+             Peer 1 is this editor, peer 2 the host, which relays every other client's \
+             messages: a message from peer 2 was written by another client (or the host \
+             itself) and reached this editor when its step says. The clock counts \
+             milliseconds since connecting."
+        ),
+    );
+    head.peer_names = vec![
+        "This editor (peer 1)".to_owned(),
+        format!("Host {host} (peer 2)"),
+    ];
+    head
 }
 
 /// The snapshot, the connection's first event, as a replica, and its entities in the order

@@ -1,38 +1,15 @@
-//! A session recording: the live session since its last (re)connection as a scenario file
-//! (the lesson format, `scenetree-scenario/1`), so the Peers workspace can replay it with every
-//! simulator control. Peer 1 is this editor, peer 2 the host (relaying every other client);
-//! `initial` is the host's snapshot; each step is one message written or one arrival, in the
-//! order they happened, with the clock (milliseconds since connecting) moved to its time first
-//! and a text naming its writer and time. A simulation's history is saved in the same form.
+//! A network's run as a scenario file (the lesson format, `scenetree-scenario/1`) that the
+//! Peers workspace replays with every simulator control: one step per message written or
+//! arrived (or dropped, duplicated), in the order they happened, with the clock moved to its
+//! time first and a text naming its writer and time. A simulation's history is saved so; a
+//! live session's recording is written so as it goes (`recorder.rs`: peer 1 is this editor,
+//! peer 2 the host, relaying every other client; the clock counts milliseconds since
+//! connecting).
 
 use scenetree_core::crdt::network::{Event, EventKind, Network, PeerId};
 use scenetree_core::crdt::scenario::{Scenario, ScenarioStep};
 
-use super::{HOST, LiveSession, THIS_EDITOR};
-
-impl LiveSession {
-    /// The session since its last (re)connection as a scenario named `title`.
-    pub fn recording(&self, title: &str) -> Scenario {
-        let mut recording = recording_of(
-            &self.network,
-            title,
-            &format!(
-                "Recorded from the data layer at {} (connection {} of this session). Peer 1 is \
-                 this editor, peer 2 the host, which relays every other client's messages: a \
-                 message from peer 2 was written by another client (or the host itself) and \
-                 reached this editor when its step says. The clock counts milliseconds since \
-                 connecting.",
-                self.url, self.connections
-            ),
-            Recorded::Live,
-        );
-        recording.peer_names = vec![
-            "This editor (peer 1)".to_owned(),
-            format!("Host {} (peer 2)", self.host_label()),
-        ];
-        recording
-    }
-}
+use super::{HOST, THIS_EDITOR};
 
 /// Where a recorded network ran, which says how its steps name writers and times.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,7 +54,7 @@ pub fn recording_of(
 
 /// What a step says about the event that ends it: its time, writer and message (`None` for
 /// an event that does not end a step: a tick, a setting).
-fn step_text(network: &Network, event: &Event, recorded: Recorded) -> Option<String> {
+pub(super) fn step_text(network: &Network, event: &Event, recorded: Recorded) -> Option<String> {
     let who = |peer: PeerId| match recorded {
         Recorded::Live if peer == THIS_EDITOR => "this editor (peer 1)".to_owned(),
         Recorded::Live if peer == HOST => "the host (peer 2)".to_owned(),

@@ -10,3 +10,4 @@ use scenetree_test_support::dcl;
 mod editor;
 mod entity_numbers;
 mod inspector_nodes;
+mod replay;

@@ -12,6 +12,7 @@
 use scenetree_test_support::live_docs as support;
 use scenetree_test_support::{dcl_host, fake_host};
 
+mod bounded;
 mod faults;
 mod flows;
 mod large_scene;

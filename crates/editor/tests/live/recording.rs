@@ -4,7 +4,7 @@
 
 use scenetree_core::crdt::network::{DeliveryOrder, MessageFilter, Network};
 use scenetree_core::scene::SceneView;
-use scenetree_dcl::io::scenario::{read_scenario, save_scenario};
+use scenetree_dcl::io::scenario::read_scenario;
 use scenetree_editor::{Document, HOST, THIS_EDITOR};
 
 use crate::dcl_host::DclHost;
@@ -36,9 +36,13 @@ fn a_recorded_cycle_replays_to_the_live_state_and_in_another_order() {
     // Saved and read back as a scenario file, as File ▸ Save Session Recording… does.
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("session.scenario.json");
-    let live = a.live().unwrap();
-    save_scenario(&live.recording("A's session"), &path).unwrap();
+    let summary = a.save_live_recording(&path).unwrap();
     let recording = read_scenario(&path).unwrap();
+    assert_eq!(summary.steps, recording.steps.len() as u64);
+    assert!(
+        !recording.replies,
+        "the session sent no replies, nor does its replay"
+    );
     assert_eq!(
         recording.peers, 2,
         "one peer per writer: this editor and the host"

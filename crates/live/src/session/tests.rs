@@ -265,6 +265,31 @@ fn host_elements_are_acknowledged_and_empty_ones_not_reported() {
 }
 
 #[test]
+fn with_an_incoming_limit_the_credit_waits_until_the_app_took_enough() {
+    let mut s = open_session();
+    s.set_incoming_limit(Some(100));
+    let data = [7u8; 60];
+    // 60 bytes wait: within the limit, acknowledged at once.
+    s.receive(&element(3, &data)).unwrap();
+    assert_eq!(transmitted(&mut s), [envelope::encode_stream_ack(4, 1, 3)]);
+    // 120 wait: the host gets no credit for its next element.
+    s.receive(&element(4, &data)).unwrap();
+    assert!(transmitted(&mut s).is_empty());
+    assert!(s.holds_ack());
+    assert_eq!((s.incoming_held(), events(&mut s).len()), (120, 2));
+    // The app took one element: 60 wait, and the credit goes.
+    s.took(60);
+    assert_eq!(transmitted(&mut s), [envelope::encode_stream_ack(4, 1, 4)]);
+    assert!(!s.holds_ack());
+    // Without a limit nothing is held, however much waits.
+    let mut open = open_session();
+    for seq in 3..10 {
+        open.receive(&element(seq, &data)).unwrap();
+    }
+    assert_eq!(transmitted(&mut open).len(), 7);
+}
+
+#[test]
 fn out_of_order_elements_and_acks_are_sequence_errors() {
     let mut s = open_session();
     let err = s.receive(&element(4, b"skipped 3")).unwrap_err();

@@ -173,7 +173,10 @@ impl Network {
         self.note_delivered(&message);
         let outcome = self.state.replicas[message.to.index()].apply(&message.message);
         let mut sent = Vec::new();
-        if let Some(reply) = outcome.reply() {
+        // Without replies (see `Network::with_replies`) nothing is sent.
+        if self.replies
+            && let Some(reply) = outcome.reply()
+        {
             sent.push(self.send(
                 message.to,
                 message.from,
@@ -182,7 +185,9 @@ impl Network {
                 Some(message.id),
             ));
         }
-        if let ApplyOutcome::EntityDeleted { announcements } = &outcome {
+        if let ApplyOutcome::EntityDeleted { announcements } = &outcome
+            && self.replies
+        {
             sent.extend(self.broadcast(
                 message.to,
                 announcements,

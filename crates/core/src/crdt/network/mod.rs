@@ -88,6 +88,11 @@ pub struct Network {
     /// The state after the first `.0` events, kept by a seek backwards a little before where
     /// it went, so stepping back again replays from there instead of from the start.
     rewind: Option<(usize, NetState)>,
+    /// Whether a delivery sends the reply an outdated sender gets and the announcements of a
+    /// DELETE_ENTITY (see [`Network::with_replies`]).
+    replies: bool,
+    /// Whether the timeline is kept (see [`Network::forgetting_timeline`]).
+    keeps_timeline: bool,
 }
 
 impl Network {
@@ -119,7 +124,44 @@ impl Network {
             last_serial: 0,
             epoch: 0,
             rewind: None,
+            replies: true,
+            keeps_timeline: true,
         })
+    }
+
+    /// This network sending replies and announcements (`true`, as a new network does) or not:
+    /// `@dcl/ecs` computes the reply to an outdated sender but never sends it, and a live
+    /// session's host sends its own announcements, so a live session (and its recording) runs
+    /// without them instead of simulating messages it would drop. Set before the first
+    /// operation; it holds for the whole run.
+    pub fn with_replies(mut self, on: bool) -> Network {
+        self.replies = on;
+        self
+    }
+
+    /// Whether deliveries send replies and announcements (see [`Self::with_replies`]).
+    pub fn sends_replies(&self) -> bool {
+        self.replies
+    }
+
+    /// This network without a timeline: each operation's events wait only until
+    /// [`Self::take_events`] takes them, so a network that runs for hours (a live session)
+    /// keeps none of its history; it cannot seek back. Set before the first operation.
+    pub fn forgetting_timeline(mut self) -> Network {
+        self.keeps_timeline = false;
+        self
+    }
+
+    /// The events recorded since the last call, oldest first, taken off the timeline. Only
+    /// for a network [forgetting its timeline](Self::forgetting_timeline); one that keeps
+    /// it returns nothing and keeps everything.
+    pub fn take_events(&mut self) -> Vec<Event> {
+        if self.keeps_timeline {
+            return Vec::new();
+        }
+        self.serials.clear();
+        self.cursor = 0;
+        std::mem::take(&mut self.log)
     }
 
     // ----- reading -------------------------------------------------------------------------

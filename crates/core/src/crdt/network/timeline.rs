@@ -174,6 +174,9 @@ impl Network {
         if index > len {
             return Err(NetworkError::NoSuchEvent { index, len });
         }
+        if index < self.cursor && !self.keeps_timeline {
+            return Err(NetworkError::NoTimeline);
+        }
         if index < self.cursor {
             // From the kept state when it is at or before the target, else from the start.
             let (at, state) = match &self.rewind {
@@ -197,13 +200,12 @@ impl Network {
     /// Replays recorded events from the cursor up to `index`.
     fn replay_to(&mut self, index: usize) {
         while self.cursor < index {
-            let recorded = self.log[self.cursor].clone();
-            let kind = self
-                .exec(&recorded.kind.op())
-                .expect("a recorded operation replays");
+            // The operation only: cloning the whole event copied every message it carries.
+            let op = self.log[self.cursor].kind.op();
+            let kind = self.exec(&op).expect("a recorded operation replays");
             // `None` only for a merged auto-delivery change that ended where it began.
             if let Some(kind) = kind {
-                debug_assert_eq!(kind, recorded.kind, "replay is deterministic");
+                debug_assert_eq!(kind, self.log[self.cursor].kind, "replay is deterministic");
             }
             self.cursor += 1;
         }
@@ -233,6 +235,8 @@ impl Network {
             last_serial: self.last_serial,
             epoch: 0,
             rewind: None,
+            replies: self.replies,
+            keeps_timeline: true,
         };
         copy.seek(self.cursor)
             .expect("the cursor is within the log");

@@ -245,4 +245,7 @@ pub enum NetworkError {
     /// A timeline position past the last event.
     #[error("the timeline has {len} events; there is no position {index}")]
     NoSuchEvent { index: usize, len: usize },
+    /// A seek back on a network that keeps no timeline (a live session's).
+    #[error("this network keeps no timeline to go back on")]
+    NoTimeline,
 }

@@ -43,6 +43,7 @@ use crate::model::{Entity, Transform, encode_name, ids};
 pub use parse::parse;
 pub use parse_action::parse_action;
 pub use play::ScenarioPlayer;
+pub use write::ScenarioWriter;
 
 /// The format tag scenario files start with.
 pub const FORMAT: &str = "scenetree-scenario/1";
@@ -65,6 +66,9 @@ pub struct Scenario {
     /// [`Network::one_message_per_tick`]). Files that do not say so start with it off, as
     /// they were written before the setting existed.
     pub one_message_per_tick: bool,
+    /// Whether deliveries send replies and announcements (see [`Network::with_replies`]):
+    /// true unless a file says `"replies": false`, as a live session's recording does.
+    pub replies: bool,
     /// The state every peer starts with.
     pub initial: InitialState,
     /// The steps, played one at a time.
@@ -292,7 +296,10 @@ impl Scenario {
     /// The network before the first step.
     pub fn start(&self) -> Result<Network, ScenarioError> {
         Network::new(self.peers, self.seed, &self.initial.replica())
-            .map(|n| n.with_one_message_per_tick(self.one_message_per_tick))
+            .map(|n| {
+                n.with_one_message_per_tick(self.one_message_per_tick)
+                    .with_replies(self.replies)
+            })
             .map_err(|e| ScenarioError::at("peers", e.to_string()))
     }
 
@@ -324,7 +331,12 @@ impl Scenario {
 
     /// Plays every step. Fails at the first action that cannot run.
     pub fn run(&self) -> Result<ScenarioPlayer, ScenarioError> {
-        let mut player = ScenarioPlayer::new(self.clone())?;
+        self.clone().into_run()
+    }
+
+    /// [`Self::run`] without a copy of the steps (a recording holds one per message).
+    pub fn into_run(self) -> Result<ScenarioPlayer, ScenarioError> {
+        let mut player = ScenarioPlayer::new(self)?;
         while player.next_step()? {}
         Ok(player)
     }

@@ -3,7 +3,8 @@
 //! Top level: `format` (must be `"scenetree-scenario/1"`), `title`, `explanation` (optional),
 //! `peers` (2 to 8), `peer_names` (optional: one name per peer, peer 1 first), `seed`
 //! (optional, 0), `one_message_per_tick` (optional, false: files written before the setting
-//! existed keep their meaning), `initial` (optional), `steps`.
+//! existed keep their meaning), `replies` (optional, true: whether deliveries send replies and
+//! announcements), `initial` (optional), `steps`.
 //!
 //! `initial`: `entities`, a list of `{ "entity": id, "name"?, "parent"?, "position"?,
 //! "rotation"?, "scale"?, "transform"?: false, "timestamp"?: 1 }` (a Transform is written unless
@@ -39,8 +40,10 @@
 
 use std::collections::BTreeMap;
 
+use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::schema::{EntityFile, InitialFile, ScenarioFile, StepFile};
 use super::values::EntityRef;
@@ -48,9 +51,37 @@ use super::{ErrorAt, FORMAT, InitialEntity, InitialState, Scenario, ScenarioErro
 use crate::crdt::network::{MAX_PEERS, MIN_PEERS, PeerId};
 use crate::model::{Entity, Transform};
 
+/// The top-level fields of a document, in order, each still as its text: the steps of a long
+/// run are then read one at a time (a tree of every step's values took gigabytes and most of
+/// the time for a run of a million steps).
+struct TopLevel<'a>(Vec<(String, &'a RawValue)>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for TopLevel<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Fields;
+        impl<'de> serde::de::Visitor<'de> for Fields {
+            type Value = TopLevel<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<M: serde::de::MapAccess<'de>>(
+                self,
+                mut map: M,
+            ) -> Result<Self::Value, M::Error> {
+                let mut fields = Vec::new();
+                while let Some(field) = map.next_entry::<String, &'de RawValue>()? {
+                    fields.push(field);
+                }
+                Ok(TopLevel(fields))
+            }
+        }
+        deserializer.deserialize_map(Fields)
+    }
+}
+
 /// Reads a scenario from JSON text.
 pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
-    let doc: Value = serde_json::from_str(text).map_err(|e| ScenarioError {
+    let syntax = |e: serde_json::Error| ScenarioError {
         at: ErrorAt::Syntax {
             line: e.line(),
             column: e.column(),
@@ -59,7 +90,27 @@ pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
             "not valid JSON: {}",
             crate::model::present::json_syntax_problem(&e)
         ),
-    })?;
+    };
+    // Everything but the steps as a value (small); the steps kept as their text, and read
+    // one at a time below. An empty list stands in for them while the rest is read.
+    let (doc, steps) = match serde_json::from_str::<TopLevel>(text) {
+        Ok(TopLevel(fields)) => {
+            let mut doc = serde_json::Map::new();
+            let mut steps = None;
+            for (key, raw) in fields {
+                let value = if key == "steps" {
+                    steps = Some(raw);
+                    Value::Array(Vec::new())
+                } else {
+                    serde_json::from_str(raw.get()).map_err(syntax)?
+                };
+                doc.insert(key, value);
+            }
+            (Value::Object(doc), steps)
+        }
+        // Not an object (or not JSON): the value reader says which, and where.
+        Err(_) => (serde_json::from_str(text).map_err(syntax)?, None),
+    };
     // The tag first: a file of another format is told so, not that its fields are unknown.
     if let Value::Object(fields) = &doc {
         match fields.get("format") {
@@ -100,9 +151,10 @@ pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
         names: Names::Declared(BTreeMap::new()),
     };
     let initial = p.initial(file.initial)?;
-    let steps = (file.steps.iter().enumerate())
-        .map(|(i, s)| p.step(i, s))
-        .collect::<Result<Vec<_>, _>>()?;
+    let steps = match steps {
+        Some(raw) => p.steps(raw)?,
+        None => Vec::new(),
+    };
     Ok(Scenario {
         title: file.title,
         explanation: file.explanation,
@@ -110,6 +162,7 @@ pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
         peer_names: file.peer_names.unwrap_or_default(),
         seed: file.seed,
         one_message_per_tick: file.one_message_per_tick,
+        replies: file.replies,
         initial,
         steps,
     })
@@ -151,6 +204,11 @@ pub(super) fn join_path(outer: &str, inner: &str) -> String {
 /// Reads `node` as `T`; an error names its JSON path below `node`'s and says what was
 /// expected in the file's words ("a list", "a whole number ≥ 0"), not Rust's.
 pub(super) fn read<T: DeserializeOwned>(node: &Node) -> Result<T, ScenarioError> {
+    // Without tracking the path first: tracking it costs more than the read, and only an
+    // error needs it (a million-step run spent most of its reading there).
+    if let Ok(value) = T::deserialize(node.value) {
+        return Ok(value);
+    }
     serde_path_to_error::deserialize(node.value).map_err(|e| {
         let inner = match e.path().to_string() {
             root if root == "." => String::new(),
@@ -160,6 +218,26 @@ pub(super) fn read<T: DeserializeOwned>(node: &Node) -> Result<T, ScenarioError>
             join_path(node.path(), &inner),
             in_the_files_words(&e.into_inner().to_string()),
         )
+    })
+}
+
+/// Reads `text` (a value the document's parse found well formed) as `T`, straight from the
+/// text, with errors as [`read`] gives them below `path`: a step's actions become values in
+/// one pass, not a value tree copied into another.
+fn read_text<T: DeserializeOwned>(text: &str, path: &str) -> Result<T, ScenarioError> {
+    if let Ok(value) = serde_json::from_str(text) {
+        return Ok(value);
+    }
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    serde_path_to_error::deserialize(&mut deserializer).map_err(|e| {
+        let inner = match e.path().to_string() {
+            root if root == "." => String::new(),
+            inner => inner,
+        };
+        // serde_json names the line and column within the step: the path says where.
+        let message = e.into_inner().to_string();
+        let message = message.split(" at line ").next().unwrap_or(&message);
+        ScenarioError::at(join_path(path, &inner), in_the_files_words(message))
     })
 }
 
@@ -338,6 +416,23 @@ impl Parser<'_> {
             Ok(p) if p != 0 && n <= self.peers as u64 => Ok(PeerId(p)),
             _ => Err(format!("peers are numbered 1 to {}, found {n}", self.peers)),
         }
+    }
+
+    /// The steps, from the text of their list: each is read into a value, checked and
+    /// resolved before the next is read.
+    fn steps(&self, list: &RawValue) -> Result<Vec<ScenarioStep>, ScenarioError> {
+        let raw: Vec<&RawValue> = serde_json::from_str(list.get())
+            .map_err(|_| ScenarioError::at("steps", "expected a list"))?;
+        (raw.into_iter().enumerate())
+            .map(|(i, raw)| {
+                let path = format!("steps[{i}]");
+                // A list would be read as the struct's fields in order: a file writes objects.
+                if raw.get().starts_with('[') {
+                    return Err(ScenarioError::at(path, "expected an object"));
+                }
+                self.step(i, &read_text(raw.get(), &path)?)
+            })
+            .collect()
     }
 
     fn step(&self, index: usize, step: &StepFile<Value>) -> Result<ScenarioStep, ScenarioError> {

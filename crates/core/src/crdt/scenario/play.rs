@@ -128,24 +128,21 @@ fn select(net: &Network, sel: &Selector) -> Result<MessageId, String> {
             .ok_or_else(|| format!("message {id} is not in flight")),
         Selector::Route { from, to, nth } => {
             let filter = MessageFilter { from, to };
-            let matching: Vec<MessageId> = net
-                .in_flight()
-                .iter()
-                .filter(|m| filter.matches(m))
-                .map(|m| m.id)
-                .collect();
-            matching.get(nth.wrapping_sub(1)).copied().ok_or_else(|| {
-                let route = match (from, to) {
-                    (Some(f), Some(t)) => format!("from {f} to {t}"),
-                    (Some(f), None) => format!("from {f}"),
-                    (None, Some(t)) => format!("to {t}"),
-                    (None, None) => "at all".to_string(),
-                };
-                format!(
-                    "wanted message {nth} {route}, but {} such messages are in flight",
-                    matching.len()
-                )
-            })
+            // Lazily: a run delivering the first of thousands in flight looks at one.
+            let mut matching = net.in_flight().iter().filter(|m| filter.matches(m));
+            if let Some(m) = nth.checked_sub(1).and_then(|n| matching.nth(n)) {
+                return Ok(m.id);
+            }
+            let count = net.in_flight().iter().filter(|m| filter.matches(m)).count();
+            let route = match (from, to) {
+                (Some(f), Some(t)) => format!("from {f} to {t}"),
+                (Some(f), None) => format!("from {f}"),
+                (None, Some(t)) => format!("to {t}"),
+                (None, None) => "at all".to_string(),
+            };
+            Err(format!(
+                "wanted message {nth} {route}, but {count} such messages are in flight"
+            ))
         }
     }
 }

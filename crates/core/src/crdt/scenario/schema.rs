@@ -30,6 +30,10 @@ pub(super) struct ScenarioFile<A> {
     /// Files written before the setting existed leave it out: off.
     #[serde(default)]
     pub one_message_per_tick: bool,
+    /// Written only when off (a live session's recording), so files without it read as
+    /// before: on.
+    #[serde(default = "on", skip_serializing_if = "is_on")]
+    pub replies: bool,
     #[serde(default)]
     pub initial: InitialFile,
     pub steps: Vec<StepFile<A>>,
@@ -448,13 +452,36 @@ impl InitialFile {
     }
 }
 
+fn on() -> bool {
+    true
+}
+
+fn is_on(value: &bool) -> bool {
+    *value
+}
+
+impl StepFile<ActionFile> {
+    /// How `step` is written.
+    pub(super) fn of(step: &ScenarioStep) -> StepFile<ActionFile> {
+        StepFile {
+            text: step.text.clone(),
+            actions: step.actions.iter().map(ActionFile::of).collect(),
+        }
+    }
+}
+
 impl ScenarioFile<ActionFile> {
     /// How `scenario` is written.
     pub(super) fn of(scenario: &Scenario) -> ScenarioFile<ActionFile> {
-        let step = |s: &ScenarioStep| StepFile {
-            text: s.text.clone(),
-            actions: s.actions.iter().map(ActionFile::of).collect(),
-        };
+        ScenarioFile {
+            steps: scenario.steps.iter().map(StepFile::of).collect(),
+            ..ScenarioFile::head_of(scenario)
+        }
+    }
+
+    /// How `scenario` is written, without its steps (a file written a step at a time starts
+    /// so).
+    pub(super) fn head_of(scenario: &Scenario) -> ScenarioFile<ActionFile> {
         ScenarioFile {
             format: FORMAT.to_owned(),
             title: scenario.title.clone(),
@@ -463,8 +490,9 @@ impl ScenarioFile<ActionFile> {
             peer_names: (!scenario.peer_names.is_empty()).then(|| scenario.peer_names.clone()),
             seed: scenario.seed,
             one_message_per_tick: scenario.one_message_per_tick,
+            replies: scenario.replies,
             initial: InitialFile::of(&scenario.initial),
-            steps: scenario.steps.iter().map(step).collect(),
+            steps: Vec::new(),
         }
     }
 }

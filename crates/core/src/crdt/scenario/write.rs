@@ -1,7 +1,9 @@
 //! Writing a scenario as JSON that [`super::parse`] reads back to the same [`Scenario`], and
 //! turning a network run into a scenario.
 
-use super::schema::ScenarioFile;
+use std::io::{self, Write};
+
+use super::schema::{ScenarioFile, StepFile};
 use super::{InitialState, Scenario, ScenarioAction, ScenarioStep, Selector};
 use crate::crdt::message::CrdtMessage;
 use crate::crdt::network::{EventKind, LocalWrite, Network, PeerId};
@@ -16,6 +18,55 @@ impl Scenario {
         let mut text = serde_json::to_string_pretty(&file).unwrap_or_default();
         text.push('\n');
         text
+    }
+}
+
+/// Writes a scenario file a step at a time, for a run too long to hold (a live session's
+/// recording): [`Self::start`] writes every field but the steps, [`Self::step`] appends one
+/// step (a line of its own), [`Self::finish`] closes the document. What it writes reads back
+/// as [`Scenario::to_json`]'s text of the same scenario does. Costs the bytes it writes.
+#[derive(Debug)]
+pub struct ScenarioWriter<W: Write> {
+    out: W,
+    steps: u64,
+}
+
+impl<W: Write> ScenarioWriter<W> {
+    /// What [`Self::finish`] writes: whoever copies a file in progress closes it with this.
+    pub const END: &'static str = "\n  ]\n}\n";
+
+    /// Writes `head`'s fields but its steps (which it ignores).
+    pub fn start(head: &Scenario, mut out: W) -> io::Result<Self> {
+        let head = serde_json::to_string_pretty(&ScenarioFile::head_of(head))?;
+        // The pretty document ends with its empty list of steps: opened here instead.
+        let open = head.strip_suffix("[]\n}").unwrap_or(&head);
+        write!(out, "{open}[")?;
+        Ok(ScenarioWriter { out, steps: 0 })
+    }
+
+    /// Appends a step.
+    pub fn step(&mut self, step: &ScenarioStep) -> io::Result<()> {
+        let separator = if self.steps == 0 { "\n    " } else { ",\n    " };
+        self.out.write_all(separator.as_bytes())?;
+        serde_json::to_writer(&mut self.out, &StepFile::of(step))?;
+        self.steps += 1;
+        Ok(())
+    }
+
+    /// Steps written so far.
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+
+    /// The writer, for a caller that counts or flushes what it took.
+    pub fn get_mut(&mut self) -> &mut W {
+        &mut self.out
+    }
+
+    /// Closes the list and the document, and hands the writer back.
+    pub fn finish(mut self) -> io::Result<W> {
+        self.out.write_all(Self::END.as_bytes())?;
+        Ok(self.out)
     }
 }
 
@@ -46,12 +97,20 @@ impl Network {
             peer_names: Vec::new(),
             seed: self.seed(),
             one_message_per_tick: self.starts_with_one_message_per_tick(),
+            replies: self.sends_replies(),
             initial: InitialState {
                 entities: Vec::new(),
                 stream,
             },
             steps,
         }
+    }
+}
+
+impl ScenarioAction {
+    /// The action that replays a network event exactly (a recording's steps are these).
+    pub fn of_event(kind: &EventKind) -> ScenarioAction {
+        action_of(kind)
     }
 }
 

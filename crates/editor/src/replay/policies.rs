@@ -10,7 +10,7 @@ use scenetree_core::model::{Entity, present};
 use scenetree_core::scene::policy::{PolicyAgreement, PolicyBoard, TreePolicy};
 
 /// The policies `--policy` names: one by name, or `all`.
-pub(super) fn parse_policies(text: &str) -> Result<Vec<TreePolicy>, String> {
+pub fn parse_policies(text: &str) -> Result<Vec<TreePolicy>, String> {
     if text.eq_ignore_ascii_case("all") {
         return Ok(TreePolicy::ALL.to_vec());
     }
@@ -25,19 +25,23 @@ pub(super) fn parse_policies(text: &str) -> Result<Vec<TreePolicy>, String> {
 
 /// One peer's tree under one policy: every entity it draws or hides, ascending, with its
 /// parent (`None` = hidden).
-pub(super) struct PolicyTree {
+pub struct PolicyTree {
+    /// The policy.
     pub policy: TreePolicy,
+    /// Every entity it draws or hides, ascending, with its parent (`None`: hidden).
     pub placements: Vec<(Entity, Option<Entity>)>,
 }
 
 /// The policies' trees for every peer, and each policy's agreement, at the network's position.
-pub(super) struct PolicyStates {
+pub struct PolicyStates {
+    /// Per peer (peer 1 first), its tree under each policy asked for.
     pub peers: Vec<Vec<PolicyTree>>,
+    /// Per policy asked for, whether the peers agree under it.
     pub agreement: Vec<(TreePolicy, PolicyAgreement)>,
 }
 
 /// Reads `policies` off the board (synced to `network` first).
-pub(super) fn policy_states(
+pub fn policy_states(
     board: &mut PolicyBoard,
     network: &Network,
     policies: &[TreePolicy],
