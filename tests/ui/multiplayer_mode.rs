@@ -239,3 +239,59 @@ fn a_multiplayer_lesson_opens_from_the_lessons_list_and_plays_to_the_end() {
     click(&mut h, "Close");
     assert!(h.state().multiplayer.is_none());
 }
+
+#[test]
+fn the_window_opens_a_capture_given_at_launch_or_as_a_file_and_a_multiplayer_lesson_file() {
+    use crate::app_flows::{app, settle};
+    use scenetree::ui::app::Launch;
+    let fixtures = format!("{}/tests/fixtures/net-captures", env!("CARGO_MANIFEST_DIR"));
+    // `scenetree net replay CAPTURE`: read by the command line, shown at once.
+    let h = app(
+        Launch {
+            capture: Some((
+                "hazard-1.jsonl".into(),
+                capture("hazard-1-child-before-parent"),
+            )),
+            ..Launch::default()
+        },
+        None,
+    );
+    let bench = h.state().workbench();
+    assert_eq!(bench.layout.workspace, Workspace::Peers);
+    assert_eq!(bench.multiplayer.as_ref().unwrap().title, "hazard-1.jsonl");
+    h.get_by_label("512  ·  0xaaaa…aaaa:513");
+    // `scenetree CAPTURE.jsonl` or File ▸ Open: loaded in the background like a scene.
+    let mut h = app(
+        Launch {
+            file: Some(format!("{fixtures}/hazard-4-remote-delete.jsonl").into()),
+            ..Launch::default()
+        },
+        None,
+    );
+    settle(&mut h);
+    let bench = h.state().workbench();
+    let run = bench.multiplayer.as_ref().unwrap().run();
+    assert!(
+        run.hazards()
+            .any(|(_, h)| h.hazard.kind.as_str() == "wrong_entity_deleted")
+    );
+    assert!(
+        h.query_by_label_contains("Opened hazard-4-remote-delete.jsonl")
+            .is_some()
+    );
+    // A multiplayer lesson file opens as the lesson.
+    let lesson = format!(
+        "{}/scenes/12-mp-remote-delete.scenario.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let mut h = app(
+        Launch {
+            file: Some(lesson.into()),
+            ..Launch::default()
+        },
+        None,
+    );
+    settle(&mut h);
+    assert!(h.query_by_label_contains("Step 0 of 7").is_some());
+    assert!(h.query_by_label("Next step ⏵").is_some());
+}

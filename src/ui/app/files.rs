@@ -39,6 +39,23 @@ impl ScenetreeApp {
         }
     }
 
+    /// Shows a multiplayer run (a capture or a multiplayer lesson) read from `path`.
+    fn opened_run(
+        &mut self,
+        path: &std::path::Path,
+        multiplayer: crate::ui::multiplayer::Multiplayer,
+    ) {
+        self.finish_save();
+        let title = multiplayer.title.clone();
+        self.bench.open_multiplayer(multiplayer);
+        self.document_replaced();
+        self.bench.status = Some((
+            format!("Opened {title} in the Peers workspace"),
+            Severity::Info,
+        ));
+        self.remember_recent(path);
+    }
+
     /// Shows a document that finished loading from `path` (a file or a project folder). The
     /// bundled example opens without its file, so a save asks where instead of changing it.
     fn opened(&mut self, path: PathBuf, mut doc: scenetree_editor::Document) {
@@ -114,6 +131,13 @@ impl ScenetreeApp {
                         Severity::Info,
                     ));
                     self.dialogs.in_app = Some(InAppDialog::open(&pick, self.last_dir()));
+                }
+                JobResult::LoadedRun(path, result) => {
+                    let launched = self.opening.launch_file.take().is_some_and(|l| l == path);
+                    match *result {
+                        Ok(multiplayer) => self.opened_run(&path, multiplayer),
+                        Err(e) => self.not_opened(&path, &e.to_string(), launched, None),
+                    }
                 }
                 JobResult::Loaded(path, result) => {
                     let launched = self.opening.launch_file.take().is_some_and(|l| l == path);

@@ -227,20 +227,16 @@ impl NetRun {
         let mut rows = Vec::new();
         for step in cursor..self.script.len() {
             for (index, delivery) in self.schedule.inbox(step).iter().enumerate() {
-                let slot = Slot::At { step, index };
-                let row = self.row(slot, delivery, &firsts);
                 let sent_before = match delivery {
                     Delivery::Frame(key) => key.sender_step < cursor,
                     // A recorded item was sent at the sender's last tick before it arrived.
-                    Delivery::Recorded(_) => row.from.is_none_or(|from| {
-                        (0..step)
-                            .rev()
-                            .find(|&s| self.script[s].player == from)
+                    Delivery::Recorded(bytes) => self.sender_of(bytes).is_none_or(|from| {
+                        self.previous_step_of(from, step)
                             .is_some_and(|s| s < cursor)
                     }),
                 };
                 if sent_before {
-                    rows.push(row);
+                    rows.push(self.row(Slot::At { step, index }, delivery, &firsts));
                 }
             }
         }
@@ -278,10 +274,7 @@ impl NetRun {
         let to = self.receiver(slot).unwrap_or_default();
         let from = match delivery {
             Delivery::Frame(key) => self.script.get(key.sender_step).map(|t| t.player),
-            Delivery::Recorded(_) => self
-                .players
-                .iter()
-                .position(|p| p.address == content.sender),
+            Delivery::Recorded(bytes) => self.sender_of(bytes),
         };
         let arrives = match slot {
             Slot::At { step, .. } => Some(step),
@@ -307,6 +300,12 @@ impl NetRun {
             content,
             hazards,
         }
+    }
+
+    /// The player that sent a recorded item, when it is one of the run's.
+    fn sender_of(&self, item: &[u8]) -> Option<usize> {
+        let sender = decode_inbound(item, self.dialect).ok()?.sender;
+        self.players.iter().position(|p| *p.address == *sender)
     }
 
     /// Each player's first state answer in the schedule.
