@@ -27,7 +27,7 @@ mod simulate;
 
 use std::sync::Arc;
 
-pub use rows::{DeliveryContent, DeliveryRow, decode_delivery};
+pub use rows::{DeliveryContent, DeliveryRow, decode_delivery, short_component_label};
 pub use scene::RendererScene;
 pub use schedule::{Delivery, FrameKey, RunError, Slot};
 pub use simulate::{HazardAt, RunState, StepRecord};

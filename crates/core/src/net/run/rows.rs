@@ -65,10 +65,9 @@ impl DeliveryContent {
     pub fn components_text(&self) -> String {
         let mut seen: Vec<String> = Vec::new();
         for m in &self.messages {
-            let label = m.component().map_or_else(
-                || "(entity)".to_string(),
-                crate::model::present::component_label,
-            );
+            let label = m
+                .component()
+                .map_or_else(|| "(entity)".to_string(), short_component_label);
             if !seen.contains(&label) {
                 seen.push(label);
             }
@@ -99,9 +98,21 @@ impl DeliveryContent {
     }
 }
 
+/// A component's name in a delivery's text: the network components by their SDK names
+/// (`NetworkEntity`, `NetworkParent`, `SyncComponents`), the others as everywhere.
+pub fn short_component_label(id: u32) -> String {
+    use crate::model::ids;
+    match id {
+        ids::NETWORK_ENTITY => "NetworkEntity".to_string(),
+        ids::NETWORK_PARENT => "NetworkParent".to_string(),
+        crate::net::components::SYNC_COMPONENTS => "SyncComponents".to_string(),
+        _ => crate::model::present::component_label(id),
+    }
+}
+
 /// One message as a line of text (see [`DeliveryContent::message_lines`]).
 fn message_line(m: &CrdtMessage, label: &dyn Fn(NetworkIdentity) -> String) -> String {
-    use crate::model::{Transform, ids, present::component_label};
+    use crate::model::{Transform, ids};
     let entity = match m.network_id() {
         Some(net) => label(NetworkIdentity::new(net, m.entity().0)),
         None => format!("entity {}", m.entity()),
@@ -118,7 +129,7 @@ fn message_line(m: &CrdtMessage, label: &dyn Fn(NetworkIdentity) -> String) -> S
     };
     let mut line = format!("{kind} {entity}");
     if let Some(component) = m.component() {
-        line.push_str(&format!(" {}", component_label(component)));
+        line.push_str(&format!(" {}", short_component_label(component)));
     }
     if let Some(t) = m.timestamp() {
         line.push_str(&format!(" t={t}"));
