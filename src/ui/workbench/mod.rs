@@ -244,14 +244,8 @@ impl Workbench {
         self.refresh_file_problems();
         let mut actions = (egui::Panel::bottom("status").show(ui, |ui| self.status_ui(ui))).inner;
         let workspace = self.layout.workspace;
-        if workspace == Workspace::Peers
-            && let Some(multiplayer) = &self.multiplayer
-        {
-            // A multiplayer run takes the whole workspace: its players' columns need the width.
-            actions.extend(self.peers.multiplayer.ui(ui, multiplayer));
-            self.apply_actions(actions);
-            self.end_frame(ui);
-            return;
+        if workspace == Workspace::Peers && self.multiplayer.is_some() {
+            return self.multiplayer_frame(ui, actions);
         }
         let shown = match workspace {
             Workspace::Editor => &mut self.layout.dock,
@@ -284,7 +278,7 @@ impl Workbench {
     }
 
     /// What every frame ends with: the copied text to the clipboard, what the keys apply to.
-    fn end_frame(&mut self, ui: &egui::Ui) {
+    pub(super) fn end_frame(&mut self, ui: &egui::Ui) {
         if let Some(text) = self.clipboard.text.take() {
             ui.ctx().copy_text(text);
         }
