@@ -287,11 +287,29 @@ fn the_window_opens_a_capture_given_at_launch_or_as_a_file_and_a_multiplayer_les
     let mut h = app(
         Launch {
             file: Some(lesson.into()),
+            lesson_steps: 2,
             ..Launch::default()
         },
         None,
     );
     settle(&mut h);
-    assert!(h.query_by_label_contains("Step 0 of 7").is_some());
+    assert!(
+        h.query_by_label_contains("Step 2 of 7").is_some(),
+        "--steps 2 played"
+    );
     assert!(h.query_by_label("Next step ⏵").is_some());
+}
+
+#[test]
+fn comma_and_period_step_the_runs_timeline() {
+    let mut h = opened("hazard-1-child-before-parent");
+    let end = cursor(&h);
+    h.key_press(egui::Key::Comma);
+    h.run();
+    h.key_press(egui::Key::Comma);
+    h.run();
+    assert_eq!(cursor(&h), end - 2);
+    h.key_press(egui::Key::Period);
+    h.run();
+    assert_eq!(cursor(&h), end - 1);
 }

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use super::modal::{Modal, Problem};
 use super::{Pending, ScenetreeApp};
-use crate::ui::action::Severity;
+use crate::ui::action::{Action, MultiplayerAction, Severity};
 use crate::ui::file_dialog::DialogPurpose;
 use crate::ui::file_dialog::{FilePick, InAppDialog, NativePicker};
 use crate::ui::files::{JobResult, Salvage};
@@ -49,6 +49,10 @@ impl ScenetreeApp {
         let title = multiplayer.title.clone();
         self.bench.open_multiplayer(multiplayer);
         self.document_replaced();
+        // `--steps N` plays a lesson's first steps, as for the peers' lessons.
+        let steps = std::mem::take(&mut self.opening.initial_lesson_steps);
+        let next = Action::Multiplayer(MultiplayerAction::NextStep);
+        self.bench.apply_actions(vec![next; steps]);
         self.bench.status = Some((
             format!("Opened {title} in the Peers workspace"),
             Severity::Info,

@@ -307,8 +307,12 @@ impl Workbench {
             can_paste_transform: self.clipboard.transform.is_some(),
             can_move_to_root: (self.doc.selection.entities().iter())
                 .any(|&e| self.doc.declared_parent(e) != Entity::ROOT),
-            can_step_back: self.network().is_some_and(|n| n.cursor() > 0),
-            can_step_forward: self.network().is_some_and(Network::is_rewound),
+            can_step_back: self.network().is_some_and(|n| n.cursor() > 0)
+                || self.shown_run().is_some_and(|r| r.cursor() > 0),
+            can_step_forward: self.network().is_some_and(Network::is_rewound)
+                || self
+                    .shown_run()
+                    .is_some_and(|r| r.cursor() < r.script().len()),
         }
     }
 
@@ -353,6 +357,15 @@ impl Workbench {
             UiCommand::PeersWorkspace => {
                 self.layout.workspace = Workspace::Peers;
                 return;
+            }
+            UiCommand::TimelineBack | UiCommand::TimelineForward
+                if let Some(cursor) = self.shown_run().map(|r| r.cursor()) =>
+            {
+                let to = match command {
+                    UiCommand::TimelineBack => cursor.saturating_sub(1),
+                    _ => cursor + 1,
+                };
+                Action::Multiplayer(crate::ui::action::MultiplayerAction::Seek(to))
             }
             UiCommand::TimelineBack | UiCommand::TimelineForward => {
                 let Some(cursor) = self.network().map(Network::cursor) else {

@@ -18,6 +18,14 @@ impl Workbench {
         self.layout.workspace = Workspace::Peers;
     }
 
+    /// The multiplayer run, while the Peers workspace shows it (the timeline keys step it).
+    pub(super) fn shown_run(&self) -> Option<&scenetree_core::net::run::NetRun> {
+        (self.layout.workspace == Workspace::Peers)
+            .then_some(self.multiplayer.as_ref())
+            .flatten()
+            .map(Multiplayer::run)
+    }
+
     /// The rest of a frame while a multiplayer run is shown: it takes the whole workspace (its
     /// players' columns need the width), then `actions` (the status bar's) and its own apply.
     pub(super) fn multiplayer_frame(&mut self, ui: &mut egui::Ui, mut actions: Vec<Action>) {
