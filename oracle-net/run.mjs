@@ -3,7 +3,7 @@
 // fake bus. See README.md for the format and the scenarios.
 //
 //   node oracle-net/run.mjs --seed 7 [--players 3|4] [--ticks 40] [--max-delay 3] --out DIR
-//   node oracle-net/run.mjs --seeds 1..200 --out DIR          (one process, seed-N.jsonl each)
+//   node oracle-net/run.mjs --seeds 1..200[,N,…] --out DIR    (one process, seed-N.jsonl each)
 //   node oracle-net/run.mjs --scenario all|NAME --out DIR     (the hazard scenarios)
 //   node oracle-net/run.mjs --preset bench [--players 8 --entities 1000 --ticks 600] --out DIR
 import { parseArgs } from 'node:util'
@@ -56,10 +56,13 @@ if (values.scenario) {
 } else {
   let seeds
   if (values.seeds) {
-    const m = /^(\d+)\.\.(\d+)$/.exec(values.seeds)
-    if (!m || Number(m[1]) > Number(m[2])) fail(`--seeds wants A..B with A ≤ B, got ${JSON.stringify(values.seeds)}`)
     seeds = []
-    for (let s = Number(m[1]); s <= Number(m[2]); s++) seeds.push(s)
+    for (const part of values.seeds.split(',')) {
+      const m = /^(\d+)(?:\.\.(\d+))?$/.exec(part)
+      const [from, to] = m ? [Number(m[1]), Number(m[2] ?? m[1])] : []
+      if (!m || from > to) fail(`--seeds wants A..B (A ≤ B), N, or a comma-separated list of them, got ${JSON.stringify(values.seeds)}`)
+      for (let s = from; s <= to; s++) seeds.push(s)
+    }
   } else if (values.seed !== undefined) {
     seeds = [int('seed', values.seed)]
   } else {

@@ -10,6 +10,9 @@ use super::live::{LiveSession, Recorded, recording_of};
 
 /// Where a document's replica lives.
 #[derive(Debug)]
+// One Backend per document, and Solo is the usual one: boxing its replica would only add an
+// indirection to every edit.
+#[allow(clippy::large_enum_variant)]
 pub(super) enum Backend {
     /// One replica, edited alone (writes are collected in the document's outbox).
     Solo(Replica),

@@ -255,5 +255,4 @@ pub fn encode_crdt_payload(data: Vec<u8>) -> Vec<u8> {
 }
 
 #[cfg(test)]
-#[path = "envelope_tests.rs"]
 pub(crate) mod tests;

@@ -470,9 +470,7 @@ impl Session {
 }
 
 #[cfg(test)]
-#[path = "session_tests.rs"]
 mod tests;
 
 #[cfg(test)]
-#[path = "session_fault_tests.rs"]
 mod fault_tests;

@@ -14,7 +14,7 @@ pub use network::{
     LocalWrite, MessageFilter, MessageId, MessageKind, Network, NetworkError, Op, PeerId,
     WriteReceipt,
 };
-pub use replica::{ApplyOutcome, LwwEntry, Replica, ReplicaVersion, WriteError};
+pub use replica::{ApplyOutcome, DigestCache, LwwEntry, Replica, ReplicaVersion, WriteError};
 pub use scenario::{Scenario, ScenarioAction, ScenarioError, ScenarioPlayer, ScenarioStep};
 pub use stream::{
     DecodeError, DecodeErrorKind, DecodedStream, StreamItem, StreamReader, decode_state_stream,

@@ -104,6 +104,10 @@ pub struct SceneView {
     /// Cycles by id (`None` once dissolved), each listed as in [`Fallback::Cycle`].
     pub(super) cycles: Vec<Option<Vec<Entity>>>,
     pub(super) free_cycles: Vec<u32>,
+    /// Nodes other than the root that some node declares as its parent but that hold no
+    /// Transform: their children are drawn at the root ([`Fallback::MissingParent`]). Kept as
+    /// nodes change, so [`Self::rerooted`] costs what it lists, not the whole view.
+    pub(super) transformless_parents: rustc_hash::FxHashSet<Entity>,
     /// Slots before this were laid out by the last full layout (one block per child of the
     /// root, whose nodes all hang where they were laid out); blocks from here on were
     /// appended since.
@@ -167,6 +171,7 @@ impl SceneView {
             relocating: Default::default(),
             cycles: Vec::new(),
             free_cycles: Vec::new(),
+            transformless_parents: Default::default(),
             tail_start: 1,
             dirty_bits: Vec::new(),
             spare_u32: Vec::new(),
@@ -221,6 +226,7 @@ impl SceneView {
         self.world.reserve(nodes);
         self.cycles.clear();
         self.free_cycles.clear();
+        self.transformless_parents.clear();
         let root = self.push_slot(Entity::ROOT, 0);
         debug_assert_eq!(root, ROOT_SLOT);
         self.node[ROOT_SLOT as usize].end = NONE;
@@ -387,16 +393,33 @@ impl SceneView {
         out
     }
 
-    /// Every entity with a fallback reason, sorted by entity.
+    /// Every entity with a fallback reason, sorted by entity: the members of every cycle and
+    /// the children of every parent without a Transform. Costs what it lists.
     pub fn rerooted(&self) -> Vec<(Entity, Fallback<'_>)> {
-        let mut out: Vec<(Entity, Fallback<'_>)> = self
-            .allocated_slots()
-            .map(|s| self.entity[s])
+        let cycle_members = self.cycles.iter().flatten().flatten().copied();
+        let orphans = (self.transformless_parents.iter()).flat_map(|&p| self.children_of(p));
+        let mut out: Vec<(Entity, Fallback<'_>)> = cycle_members
+            .chain(orphans)
             .map(|e| (e, self.fallback_reason(e)))
             .filter(|(_, f)| *f != Fallback::None)
             .collect();
         out.sort_unstable_by_key(|(e, _)| *e);
         out
+    }
+
+    /// Keeps [`Self::transformless_parents`] right for the node in `slot` after its flags or
+    /// referrer count changed.
+    pub(super) fn note_parent_state(&mut self, slot: u32) {
+        let s = slot as usize;
+        let entity = self.entity[s];
+        let transformless_parent = slot != ROOT_SLOT
+            && self.node[s].flags & (flag::FREE | flag::HAS_TRANSFORM) == 0
+            && self.referrers[s] > 0;
+        if transformless_parent {
+            self.transformless_parents.insert(entity);
+        } else {
+            self.transformless_parents.remove(&entity);
+        }
     }
 
     /// Every node with its depth (root = 0), parents before children, children by entity id.
@@ -543,5 +566,23 @@ impl SceneView {
             assert_eq!(count, children[s], "children of {s}");
             assert_eq!(self.referrers[s], referrers[s], "referrers of {s}");
         }
+        let transformless: rustc_hash::FxHashSet<Entity> = (allocated.iter())
+            .filter(|&&s| {
+                s != ROOT_SLOT as usize
+                    && self.node[s].flags & flag::HAS_TRANSFORM == 0
+                    && referrers[s] > 0
+            })
+            .map(|&s| self.entity[s])
+            .collect();
+        assert_eq!(
+            self.transformless_parents, transformless,
+            "parents without a Transform"
+        );
+        let mut rerooted: Vec<(Entity, Fallback<'_>)> = (allocated.iter())
+            .map(|&s| (self.entity[s], self.fallback_reason(self.entity[s])))
+            .filter(|(_, f)| *f != Fallback::None)
+            .collect();
+        rerooted.sort_unstable_by_key(|(e, _)| *e);
+        assert_eq!(self.rerooted(), rerooted, "re-rooted entities");
     }
 }

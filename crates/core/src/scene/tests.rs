@@ -619,3 +619,46 @@ fn a_fresh_view_of_a_source_with_history_reads_it_whole() {
     fresh.assert_consistent();
     assert_same_as_fresh(&replayed, &table);
 }
+
+#[test]
+fn the_rerooted_list_follows_parents_that_lose_or_gain_a_transform_while_staying_live() {
+    use crate::crdt::{CrdtMessage, Replica};
+    use crate::model::{encode_name, ids};
+    let mut rng = ChaCha8Rng::seed_from_u64(48);
+    let n = 40u32;
+    let mut replica = Replica::new();
+    // Every entity holds a Name, so it stays live whether or not it holds a Transform.
+    for i in 0..n {
+        replica.apply(&CrdtMessage::PutComponent {
+            entity: Entity(512 + i),
+            component: ids::NAME,
+            timestamp: 1,
+            data: encode_name("kept"),
+        });
+    }
+    let mut view = SceneView::from_source(&replica);
+    for timestamp in 2..400 {
+        for _ in 0..rng.random_range(1..6) {
+            let e = Entity(512 + rng.random_range(0..n));
+            let message = if rng.random_bool(0.3) {
+                CrdtMessage::DeleteComponent {
+                    entity: e,
+                    component: Transform::COMPONENT_ID,
+                    timestamp,
+                }
+            } else {
+                // Parents beyond `n` are never written: implicit nodes.
+                let parent = Entity(512 + rng.random_range(0..n + 4));
+                CrdtMessage::PutComponent {
+                    entity: e,
+                    component: Transform::COMPONENT_ID,
+                    timestamp,
+                    data: at(&mut rng, parent).to_bytes().to_vec(),
+                }
+            };
+            replica.apply(&message);
+        }
+        view.update(&replica);
+        view.assert_consistent();
+    }
+}

@@ -415,8 +415,10 @@ impl SceneView {
             // Every node counts as a referrer of its declared parent (the root included).
             let old = self.node_slot(self.node[s].declared);
             self.referrers[old as usize] -= 1;
+            self.note_parent_state(old);
             let new = self.slot_or_implicit(t.parent);
             self.referrers[new as usize] += 1;
+            self.note_parent_state(new);
             self.node[s].declared = t.parent;
         }
         self.local[s] = Matrix::new(if transform.is_some() {
@@ -430,6 +432,7 @@ impl SceneView {
             } else {
                 0
             });
+        self.note_parent_state(slot);
     }
 
     /// The slot of `entity`, creating an unlinked implicit node (no Transform, declared parent
@@ -466,8 +469,10 @@ impl SceneView {
             self.unlink(slot);
             let declared_slot = self.node_slot(self.node[s].declared);
             self.referrers[declared_slot as usize] -= 1;
+            self.note_parent_state(declared_slot);
             self.index.remove(self.entity[s]);
             self.node[s].flags = flag::FREE;
+            self.note_parent_state(slot);
             self.walk[s] = NONE; // freed, not moved
             self.plan = None;
             freed_any = true;

@@ -3,10 +3,14 @@
 
 use proptest::prelude::*;
 use scenetree_core::crdt::replica::canonical_transform_bytes;
-use scenetree_core::crdt::{ApplyOutcome, CrdtMessage, Replica, decode_stream, encode_stream};
+use scenetree_core::crdt::{
+    ApplyOutcome, CrdtMessage, DigestCache, Replica, decode_stream, encode_stream,
+};
 use scenetree_core::model::{Entity, Transform};
 
 const OPAQUE: u32 = 5000;
+/// A grow-only core component (`PointerEventsResult`).
+const POINTER_EVENTS_RESULT: u32 = 1063;
 const E: Entity = Entity(512);
 
 fn put(ts: u32, data: &[u8]) -> CrdtMessage {
@@ -311,6 +315,64 @@ fn arb_message() -> impl Strategy<Value = CrdtMessage> {
     ]
 }
 
+/// One change to a replica: a received message or one of its own writes.
+#[derive(Clone, Debug)]
+enum Change {
+    Receive(CrdtMessage),
+    Put(Entity, u32, Vec<u8>),
+    DeleteComponent(Entity, u32),
+    DeleteEntity(Entity),
+    /// `rewrite_unsent` of a register with a value (or none) and a timestamp.
+    Rewrite(Entity, u32, Option<Vec<u8>>, u32),
+}
+
+impl Change {
+    /// Applies it; refused local writes change nothing, as the network relies on.
+    fn apply(&self, replica: &mut Replica) {
+        match self.clone() {
+            Change::Receive(m) => {
+                replica.apply(&m);
+            }
+            Change::Put(e, c, data) => {
+                let _ = replica.put(e, c, data);
+            }
+            Change::DeleteComponent(e, c) => {
+                replica.delete_component(e, c);
+            }
+            Change::DeleteEntity(e) => {
+                let _ = replica.delete_entity(e);
+            }
+            Change::Rewrite(e, c, value, ts) => {
+                let _ = replica.rewrite_unsent(e, c, value, ts);
+            }
+        }
+    }
+}
+
+fn arb_change() -> impl Strategy<Value = Change> {
+    let entity = (0u32..4, 0u32..3).prop_map(|(n, v)| Entity((512 + n) | (v << 16)));
+    let component = prop::sample::select(vec![1u32, OPAQUE]);
+    let value = |c: u32, x: u8| if c == 1 { vec![x; 44] } else { vec![x] };
+    prop_oneof![
+        6 => arb_message().prop_map(Change::Receive),
+        2 => (entity.clone(), 0u8..4).prop_map(|(entity, x)| Change::Receive(
+            CrdtMessage::AppendValue {
+                entity,
+                component: POINTER_EVENTS_RESULT,
+                timestamp: 0,
+                data: vec![x],
+            }
+        )),
+        2 => (entity.clone(), component.clone(), 0u8..3)
+            .prop_map(move |(e, c, x)| Change::Put(e, c, value(c, x))),
+        1 => (entity.clone(), component.clone()).prop_map(|(e, c)| Change::DeleteComponent(e, c)),
+        1 => entity.clone().prop_map(Change::DeleteEntity),
+        1 => (entity, component, prop::option::of(0u8..3), 0u32..6).prop_map(
+            move |(e, c, x, ts)| Change::Rewrite(e, c, x.map(|x| value(c, x)), ts)
+        ),
+    ]
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
 
@@ -373,6 +435,31 @@ proptest! {
         prop_assert_eq!(all.changes_since(0).entities, one_by_one.changes_since(0).entities);
     }
 
+    /// The digest a cache keeps through a replica's changes (received values, tombstones,
+    /// deleted entities, newer versions retiring older ones, grow-only values past their cap,
+    /// local writes and rewrites of unsent ones, the cache skipping some states, a clone
+    /// taking over) is the whole state's digest, computed from scratch, each time.
+    #[test]
+    fn the_digest_cache_follows_every_change(
+        changes in prop::collection::vec(arb_change(), 1..160),
+        skips in prop::collection::vec(any::<bool>(), 160),
+        clone_at in 0usize..160,
+    ) {
+        let mut replica = Replica::new();
+        let mut cache = DigestCache::new();
+        for (i, change) in changes.iter().enumerate() {
+            change.apply(&mut replica);
+            if i == clone_at {
+                replica = replica.clone();
+            }
+            if skips[i] {
+                continue;
+            }
+            prop_assert_eq!(cache.digest(&replica), replica.digest(), "after change {}", i);
+        }
+        prop_assert_eq!(cache.digest(&replica), replica.digest());
+    }
+
     /// Decoding what we encode gives the same messages, and re-encoding the same bytes.
     #[test]
     fn encode_decode_round_trip(messages in prop::collection::vec(arb_message(), 0..20)) {
@@ -390,6 +477,19 @@ proptest! {
                 prop_assert_eq!(encode_stream(&decoded.messages), bytes);
             }
     }
+}
+
+#[test]
+fn a_grow_only_set_in_another_order_has_another_digest() {
+    let append = |x: u8| CrdtMessage::AppendValue {
+        entity: E,
+        component: POINTER_EVENTS_RESULT,
+        timestamp: 0,
+        data: vec![x],
+    };
+    let ab = Replica::from_messages(&[append(1), append(2)]);
+    let ba = Replica::from_messages(&[append(2), append(1)]);
+    assert_ne!(ab.digest(), ba.digest());
 }
 
 #[test]

@@ -15,6 +15,7 @@ use scenetree_core::net::hazard::Hazard;
 use scenetree_core::net::network_id_from_address;
 use scenetree_core::net::run::{NetRun, RunState};
 use scenetree_core::scene::SceneView;
+use scenetree_editor::SiblingOrder;
 
 /// The narrowest a player's column gets; more players than fit scroll sideways.
 const MIN_COLUMN_WIDTH: f32 = 240.0;
@@ -49,7 +50,8 @@ impl PlayerColumn {
     pub fn read(run: &NetRun, state: &RunState, player: usize) -> PlayerColumn {
         let replica = state.scenes[player].replica();
         let view = SceneView::from_source(&replica);
-        let rows = below_root(view.preorder());
+        // By id, a cycle's members first at the root (as every other column lists them).
+        let rows = below_root(SiblingOrder::default().preorder(&view));
         let mut identities = FxHashMap::default();
         let mut notes = FxHashMap::default();
         let name = run.player_name(player);

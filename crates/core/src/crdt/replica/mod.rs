@@ -6,6 +6,7 @@
 //! registers live in a column of their own (`transforms.rs`), the rest in hash maps.
 
 mod apply;
+mod digest;
 mod journal;
 mod reads;
 mod snapshot;
@@ -15,6 +16,7 @@ mod unsent;
 mod write;
 
 pub use apply::{ApplyOutcome, canonical_transform_bytes, compare_data};
+pub use digest::DigestCache;
 pub use journal::{Changes, ReplicaVersion};
 pub use write::WriteError;
 
@@ -65,6 +67,8 @@ pub struct Replica {
     grow_only: FxHashMap<u32, FxHashMap<Entity, Vec<Vec<u8>>>>,
     /// Entity number → highest deleted version (the reference's version G-set).
     deleted: FxHashMap<u16, u16>,
+    /// What the deleted set adds to [`Replica::digest`], kept as it changes.
+    deleted_digest: u128,
     /// Entity → number of components holding a value (0 = not present in the scene).
     live_components: FxHashMap<Entity, u32>,
     journal: ChangeJournal,

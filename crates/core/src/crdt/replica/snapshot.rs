@@ -1,4 +1,5 @@
-//! Whole-state views: every register as messages, the canonical main.crdt, the digest.
+//! Whole-state views: every register as messages, the canonical main.crdt, the state
+//! [`Replica::digest`] covers message by message.
 
 use super::Replica;
 use crate::crdt::message::CrdtMessage;
@@ -68,22 +69,9 @@ impl Replica {
         keyed.into_iter().map(|(_, _, m)| m).collect()
     }
 
-    /// A 128-bit digest of the state that can still matter: every register (value or
-    /// tombstone, with its timestamp) and grow-only value of entities that are not deleted, and
-    /// the deleted-entity set. Registers of deleted entities are left out: no message can touch
-    /// them again, and their tombstone timestamps depend on delivery order (a DELETE_ENTITY that
-    /// arrives after a value bumps a timestamp; one that arrives first leaves none).
-    /// Equal digests ⇔ equal states, up to a negligible chance of collision.
-    pub fn digest(&self) -> u128 {
-        // Streamed: the encoded state of a large scene is megabytes, never needed whole.
-        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-        self.for_each_digested(|_, bytes| hasher.update(bytes));
-        hasher.digest128()
-    }
-
-    /// Visits what [`Self::digest`] hashes, in its order, one encoded message at a time with
-    /// the entity it belongs to: each register and grow-only value of the entities that are
-    /// not deleted, then a DELETE_ENTITY per deleted entity.
+    /// Visits what [`Self::digest`] covers, one encoded message at a time with the entity it
+    /// belongs to, sorted by (component, entity): each register and grow-only value of the
+    /// entities that are not deleted, then a DELETE_ENTITY per deleted entity.
     pub fn for_each_digested(&self, mut visit: impl FnMut(Entity, &[u8])) {
         let mut bytes = Vec::new();
         self.each_state_message(|msg| {

@@ -9,19 +9,22 @@ impl Replica {
     /// Receiving or writing a message for version v retires versions below v of that number.
     pub(super) fn note_entity_used(&mut self, entity: Entity) {
         if entity.version() > 0 && !entity.is_reserved() {
-            let prev = entity.version() - 1;
-            let slot = self.deleted.entry(entity.number()).or_insert(prev);
-            *slot = (*slot).max(prev);
+            self.raise_deleted_version(entity.number(), entity.version() - 1);
         }
     }
 
     pub(super) fn mark_deleted(&mut self, entity: Entity) {
         if !entity.is_reserved() {
-            let slot = self
-                .deleted
-                .entry(entity.number())
-                .or_insert(entity.version());
-            *slot = (*slot).max(entity.version());
+            self.raise_deleted_version(entity.number(), entity.version());
+        }
+    }
+
+    /// Number `number` is deleted up to `version` (versions only grow).
+    fn raise_deleted_version(&mut self, number: u16, version: u16) {
+        let old = self.deleted.get(&number).copied();
+        if old.is_none_or(|old| old < version) {
+            self.deleted.insert(number, version);
+            self.note_deleted_version(number, old, version);
         }
     }
 
