@@ -128,6 +128,28 @@ impl Jobs {
             .expect("the system gives a thread for loading");
     }
 
+    /// Replays a capture already read (from `path`) on a worker thread, as a run to show.
+    pub fn replay(&mut self, path: PathBuf, capture: Capture) {
+        self.loading = Some(Loading {
+            path: path.clone(),
+            permille: Arc::new(AtomicU32::new(0)),
+        });
+        let tx = self.tx.clone();
+        let repaint = self.repaint.clone();
+        let job = move || {
+            let title = file_title(&path);
+            let run = Multiplayer::from_capture(&capture, title);
+            tx.send(JobResult::LoadedRun(path, Box::new(Ok(run)))).ok();
+            if let Some(ctx) = repaint {
+                ctx.request_repaint();
+            }
+        };
+        std::thread::Builder::new()
+            .name("replay".into())
+            .spawn(job)
+            .expect("the system gives a thread for replaying");
+    }
+
     /// The results that arrived since the last poll.
     pub fn poll(&mut self) -> Vec<JobResult> {
         let results: Vec<JobResult> = self.rx.try_iter().collect();
@@ -161,10 +183,6 @@ pub fn is_multiplayer_file(path: &Path) -> bool {
 
 /// Reads a capture (replaying it) or a multiplayer lesson as a run to show.
 pub fn load_multiplayer(path: &Path) -> Result<Multiplayer, LoadError> {
-    let title = path.file_name().map_or_else(
-        || path.display().to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    );
     if is_scenario(path) {
         let scenario = io::scenario::read_net_scenario(path)?;
         let lesson = NetLesson::new(scenario).map_err(|e| LoadError::file(path, e.to_string()))?;
@@ -173,7 +191,15 @@ pub fn load_multiplayer(path: &Path) -> Result<Multiplayer, LoadError> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| LoadError::file(path, format!("cannot read: {e}")))?;
     let capture = Capture::parse(&text).map_err(|e| LoadError::file(path, e.to_string()))?;
-    Ok(Multiplayer::from_capture(&capture, title))
+    Ok(Multiplayer::from_capture(&capture, file_title(path)))
+}
+
+/// A file's name, for a title.
+fn file_title(path: &Path) -> String {
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
 }
 
 /// A file that could not be opened, and what of it still can be.

@@ -245,11 +245,11 @@ fn the_window_opens_a_capture_given_at_launch_or_as_a_file_and_a_multiplayer_les
     use crate::app_flows::{app, settle};
     use scenetree::ui::app::Launch;
     let fixtures = format!("{}/tests/fixtures/net-captures", env!("CARGO_MANIFEST_DIR"));
-    // `scenetree net replay CAPTURE`: read by the command line, shown at once.
+    // `scenetree net replay CAPTURE`: read by the command line, replayed in the background.
     let h = app(
         Launch {
             capture: Some((
-                "hazard-1.jsonl".into(),
+                format!("{fixtures}/hazard-1-child-before-parent.jsonl").into(),
                 capture("hazard-1-child-before-parent"),
             )),
             ..Launch::default()
@@ -258,7 +258,8 @@ fn the_window_opens_a_capture_given_at_launch_or_as_a_file_and_a_multiplayer_les
     );
     let bench = h.state().workbench();
     assert_eq!(bench.layout.workspace, Workspace::Peers);
-    assert_eq!(bench.multiplayer.as_ref().unwrap().title, "hazard-1.jsonl");
+    let title = &bench.multiplayer.as_ref().unwrap().title;
+    assert_eq!(title, "hazard-1-child-before-parent.jsonl");
     h.get_by_label("512  ·  0xaaaa…aaaa:513");
     // `scenetree CAPTURE.jsonl` or File ▸ Open: loaded in the background like a scene.
     let mut h = app(
