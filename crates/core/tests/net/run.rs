@@ -213,8 +213,10 @@ fn a_duplicate_arrives_twice_and_changes_nothing_here() {
     assert_eq!(run.state_at(usize::MAX).scenes, before);
 }
 
-/// What a run's outcome shows: every player's renderer at every step, and its hazards.
-fn outcome(run: &NetRun) -> (Vec<Vec<RendererScene>>, Vec<(usize, Entity, HazardKind)>) {
+/// What a run's outcome shows: every player's renderer after every step, and the hazards.
+type Outcome = (Vec<Vec<RendererScene>>, Vec<(usize, Entity, HazardKind)>);
+
+fn outcome(run: &NetRun) -> Outcome {
     let scenes = (0..=run.script().len())
         .map(|steps| run.state_at(steps).scenes)
         .collect();
