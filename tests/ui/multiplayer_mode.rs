@@ -180,6 +180,7 @@ fn every_badge_of_the_hazard_captures_says_its_cause() {
             "hazard-4-remote-delete",
             &["wrong_entity_deleted", "unmapped_parent"][..],
         ),
+        ("hazard-5-remove-parent", &["parent_not_removed"][..]),
     ] {
         let mut h = opened(name);
         let hazards: Vec<_> = (h.state().multiplayer.as_ref().unwrap().run().hazards())

@@ -16,11 +16,12 @@ pub fn fixture(name: &str) -> Capture {
     Capture::parse(&text).unwrap()
 }
 
-const FIXTURES: [&str; 4] = [
+const FIXTURES: [&str; 5] = [
     "hazard-1-child-before-parent",
     "hazard-2-raw-parent",
     "hazard-3-late-join",
     "hazard-4-remote-delete",
+    "hazard-5-remove-parent",
 ];
 
 const B: usize = 1;
