@@ -2,16 +2,16 @@
 //! file that cannot be read or parsed is an error on the terminal, with its line and field, and
 //! no window opens), then the window shows it in the Peers workspace.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use scenetree_core::net::capture::Capture;
 
 use super::net::NetAction;
 use super::{Cli, Command};
 
-/// The capture the window should open, read and parsed: its title (the file's name) and
-/// contents; `None` when the command line asks for no capture.
-pub fn capture_to_open(cli: &Cli) -> Result<Option<(String, Capture)>, String> {
+/// The capture the window should open, read and parsed: its file (made whole) and contents;
+/// `None` when the command line asks for no capture.
+pub fn capture_to_open(cli: &Cli) -> Result<Option<(PathBuf, Capture)>, String> {
     let Some(Command::Net {
         action:
             NetAction::Replay {
@@ -26,13 +26,9 @@ pub fn capture_to_open(cli: &Cli) -> Result<Option<(String, Capture)>, String> {
     read(capture).map(Some)
 }
 
-fn read(path: &Path) -> Result<(String, Capture), String> {
+fn read(path: &Path) -> Result<(PathBuf, Capture), String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let capture = Capture::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-    let title = path.file_name().map_or_else(
-        || path.display().to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    );
-    Ok((title, capture))
+    Ok((scenetree_dcl::io::whole_path(path), capture))
 }

@@ -9,6 +9,9 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 use super::file_dialog::{
     DialogPurpose, FilePick, NativeOutcome, NativePicker, pick_natively, rfd_picker,
 };
+use super::multiplayer::Multiplayer;
+use scenetree_core::net::capture::Capture;
+use scenetree_core::net::lesson::NetLesson;
 use scenetree_dcl::io::project::OpenTarget;
 use scenetree_dcl::io::{self, LoadError, SceneFormat};
 use scenetree_editor::{Document, SceneFile};
@@ -21,6 +24,8 @@ pub enum JobResult {
     NoSystemDialog(FilePick),
     /// A scene finished loading (or failed, with the reason and what can still be read).
     Loaded(PathBuf, Box<Result<Document, NotOpened>>),
+    /// A multiplayer capture or lesson finished loading (or failed).
+    LoadedRun(PathBuf, Box<Result<Multiplayer, LoadError>>),
 }
 
 /// A load in progress.
@@ -107,8 +112,12 @@ impl Jobs {
         let tx = self.tx.clone();
         let repaint = self.repaint.clone();
         let job = move || {
-            let result = load_or_salvage(&path, &permille);
-            tx.send(JobResult::Loaded(path, Box::new(result))).ok();
+            let result = if is_multiplayer_file(&path) {
+                JobResult::LoadedRun(path.clone(), Box::new(load_multiplayer(&path)))
+            } else {
+                JobResult::Loaded(path.clone(), Box::new(load_or_salvage(&path, &permille)))
+            };
+            tx.send(result).ok();
             if let Some(ctx) = repaint {
                 ctx.request_repaint();
             }
@@ -119,13 +128,35 @@ impl Jobs {
             .expect("the system gives a thread for loading");
     }
 
+    /// Replays a capture already read (from `path`) on a worker thread, as a run to show.
+    pub fn replay(&mut self, path: PathBuf, capture: Capture) {
+        self.loading = Some(Loading {
+            path: path.clone(),
+            permille: Arc::new(AtomicU32::new(0)),
+        });
+        let tx = self.tx.clone();
+        let repaint = self.repaint.clone();
+        let job = move || {
+            let title = file_title(&path);
+            let run = Multiplayer::from_capture(&capture, title);
+            tx.send(JobResult::LoadedRun(path, Box::new(Ok(run)))).ok();
+            if let Some(ctx) = repaint {
+                ctx.request_repaint();
+            }
+        };
+        std::thread::Builder::new()
+            .name("replay".into())
+            .spawn(job)
+            .expect("the system gives a thread for replaying");
+    }
+
     /// The results that arrived since the last poll.
     pub fn poll(&mut self) -> Vec<JobResult> {
         let results: Vec<JobResult> = self.rx.try_iter().collect();
         for r in &results {
             match r {
                 JobResult::Picked(..) | JobResult::NoSystemDialog(_) => self.dialog_open = false,
-                JobResult::Loaded(..) => self.loading = None,
+                JobResult::Loaded(..) | JobResult::LoadedRun(..) => self.loading = None,
             }
         }
         results
@@ -139,6 +170,36 @@ pub fn is_scenario(path: &Path) -> bool {
             .to_ascii_lowercase()
             .ends_with(".scenario.json")
     })
+}
+
+/// True for what opens as a multiplayer run: a capture (`*.jsonl`, `scenetree-net-capture/1`)
+/// or a multiplayer lesson (a `*.scenario.json` of `scenetree-net-scenario/1`).
+pub fn is_multiplayer_file(path: &Path) -> bool {
+    let capture = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("jsonl"));
+    capture || (is_scenario(path) && io::scenario::is_net_scenario_file(path))
+}
+
+/// Reads a capture (replaying it) or a multiplayer lesson as a run to show.
+pub fn load_multiplayer(path: &Path) -> Result<Multiplayer, LoadError> {
+    if is_scenario(path) {
+        let scenario = io::scenario::read_net_scenario(path)?;
+        let lesson = NetLesson::new(scenario).map_err(|e| LoadError::file(path, e.to_string()))?;
+        return Ok(Multiplayer::from_lesson(lesson));
+    }
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| LoadError::file(path, format!("cannot read: {e}")))?;
+    let capture = Capture::parse(&text).map_err(|e| LoadError::file(path, e.to_string()))?;
+    Ok(Multiplayer::from_capture(&capture, file_title(path)))
+}
+
+/// A file's name, for a title.
+fn file_title(path: &Path) -> String {
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
 }
 
 /// A file that could not be opened, and what of it still can be.

@@ -180,6 +180,7 @@ fn every_badge_of_the_hazard_captures_says_its_cause() {
             "hazard-4-remote-delete",
             &["wrong_entity_deleted", "unmapped_parent"][..],
         ),
+        ("hazard-5-remove-parent", &["parent_not_removed"][..]),
     ] {
         let mut h = opened(name);
         let hazards: Vec<_> = (h.state().multiplayer.as_ref().unwrap().run().hazards())
@@ -238,4 +239,79 @@ fn a_multiplayer_lesson_opens_from_the_lessons_list_and_plays_to_the_end() {
     assert_eq!(h.get_all_by_label("513  ·  0xaaaa…aaaa:513").count(), 3);
     click(&mut h, "Close");
     assert!(h.state().multiplayer.is_none());
+}
+
+#[test]
+fn the_window_opens_a_capture_given_at_launch_or_as_a_file_and_a_multiplayer_lesson_file() {
+    use crate::app_flows::{app, settle};
+    use scenetree::ui::app::Launch;
+    let fixtures = format!("{}/tests/fixtures/net-captures", env!("CARGO_MANIFEST_DIR"));
+    // `scenetree net replay CAPTURE`: read by the command line, replayed in the background.
+    let h = app(
+        Launch {
+            capture: Some((
+                format!("{fixtures}/hazard-1-child-before-parent.jsonl").into(),
+                capture("hazard-1-child-before-parent"),
+            )),
+            ..Launch::default()
+        },
+        None,
+    );
+    let bench = h.state().workbench();
+    assert_eq!(bench.layout.workspace, Workspace::Peers);
+    let title = &bench.multiplayer.as_ref().unwrap().title;
+    assert_eq!(title, "hazard-1-child-before-parent.jsonl");
+    h.get_by_label("512  ·  0xaaaa…aaaa:513");
+    // `scenetree CAPTURE.jsonl` or File ▸ Open: loaded in the background like a scene.
+    let mut h = app(
+        Launch {
+            file: Some(format!("{fixtures}/hazard-4-remote-delete.jsonl").into()),
+            ..Launch::default()
+        },
+        None,
+    );
+    settle(&mut h);
+    let bench = h.state().workbench();
+    let run = bench.multiplayer.as_ref().unwrap().run();
+    assert!(
+        run.hazards()
+            .any(|(_, h)| h.hazard.kind.as_str() == "wrong_entity_deleted")
+    );
+    assert!(
+        h.query_by_label_contains("Opened hazard-4-remote-delete.jsonl")
+            .is_some()
+    );
+    // A multiplayer lesson file opens as the lesson.
+    let lesson = format!(
+        "{}/scenes/12-mp-remote-delete.scenario.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let mut h = app(
+        Launch {
+            file: Some(lesson.into()),
+            lesson_steps: 2,
+            ..Launch::default()
+        },
+        None,
+    );
+    settle(&mut h);
+    assert!(
+        h.query_by_label_contains("Step 2 of 7").is_some(),
+        "--steps 2 played"
+    );
+    assert!(h.query_by_label("Next step ⏵").is_some());
+}
+
+#[test]
+fn comma_and_period_step_the_runs_timeline() {
+    let mut h = opened("hazard-1-child-before-parent");
+    let end = cursor(&h);
+    h.key_press(egui::Key::Comma);
+    h.run();
+    h.key_press(egui::Key::Comma);
+    h.run();
+    assert_eq!(cursor(&h), end - 2);
+    h.key_press(egui::Key::Period);
+    h.run();
+    assert_eq!(cursor(&h), end - 1);
 }

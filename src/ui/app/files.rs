@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use super::modal::{Modal, Problem};
 use super::{Pending, ScenetreeApp};
-use crate::ui::action::Severity;
+use crate::ui::action::{Action, MultiplayerAction, Severity};
 use crate::ui::file_dialog::DialogPurpose;
 use crate::ui::file_dialog::{FilePick, InAppDialog, NativePicker};
 use crate::ui::files::{JobResult, Salvage};
@@ -37,6 +37,27 @@ impl ScenetreeApp {
             (DialogPurpose::AddModel, Some(path)) => self.add_models(&[path]),
             (_, None) => {}
         }
+    }
+
+    /// Shows a multiplayer run (a capture or a multiplayer lesson) read from `path`.
+    fn opened_run(
+        &mut self,
+        path: &std::path::Path,
+        multiplayer: crate::ui::multiplayer::Multiplayer,
+    ) {
+        self.finish_save();
+        let title = multiplayer.title.clone();
+        self.bench.open_multiplayer(multiplayer);
+        self.document_replaced();
+        // `--steps N` plays a lesson's first steps, as for the peers' lessons.
+        let steps = std::mem::take(&mut self.opening.initial_lesson_steps);
+        let next = Action::Multiplayer(MultiplayerAction::NextStep);
+        self.bench.apply_actions(vec![next; steps]);
+        self.bench.status = Some((
+            format!("Opened {title} in the Peers workspace"),
+            Severity::Info,
+        ));
+        self.remember_recent(path);
     }
 
     /// Shows a document that finished loading from `path` (a file or a project folder). The
@@ -114,6 +135,13 @@ impl ScenetreeApp {
                         Severity::Info,
                     ));
                     self.dialogs.in_app = Some(InAppDialog::open(&pick, self.last_dir()));
+                }
+                JobResult::LoadedRun(path, result) => {
+                    let launched = self.opening.launch_file.take().is_some_and(|l| l == path);
+                    match *result {
+                        Ok(multiplayer) => self.opened_run(&path, multiplayer),
+                        Err(e) => self.not_opened(&path, &e.to_string(), launched, None),
+                    }
                 }
                 JobResult::Loaded(path, result) => {
                     let launched = self.opening.launch_file.take().is_some_and(|l| l == path);

@@ -58,8 +58,8 @@ pub struct Launch {
     /// `--connect` may reach a host on another machine (`--allow-remote`).
     pub allow_remote: bool,
     /// A multiplayer capture to open in the Peers workspace (`scenetree net replay CAPTURE`),
-    /// already read: its title (the file's name) and contents.
-    pub capture: Option<(String, scenetree_core::net::capture::Capture)>,
+    /// already read: its file and contents (replayed in the background).
+    pub capture: Option<(PathBuf, scenetree_core::net::capture::Capture)>,
 }
 
 /// The bundled example of a real Decentraland project (scenes/Cozy-House-Template in
@@ -233,9 +233,8 @@ impl ScenetreeApp {
             (Some(file), None) => app.jobs.load(file),
             (None, None) => app.apply_initial_selection(),
         }
-        if let Some((title, capture)) = launch.capture {
-            let multiplayer = crate::ui::multiplayer::Multiplayer::from_capture(&capture, title);
-            app.bench.open_multiplayer(multiplayer);
+        if let Some((path, capture)) = launch.capture {
+            app.jobs.replay(path, capture);
         }
         app
     }

@@ -244,14 +244,8 @@ impl Workbench {
         self.refresh_file_problems();
         let mut actions = (egui::Panel::bottom("status").show(ui, |ui| self.status_ui(ui))).inner;
         let workspace = self.layout.workspace;
-        if workspace == Workspace::Peers
-            && let Some(multiplayer) = &self.multiplayer
-        {
-            // A multiplayer run takes the whole workspace: its players' columns need the width.
-            actions.extend(self.peers.multiplayer.ui(ui, multiplayer));
-            self.apply_actions(actions);
-            self.end_frame(ui);
-            return;
+        if workspace == Workspace::Peers && self.multiplayer.is_some() {
+            return self.multiplayer_frame(ui, actions);
         }
         let shown = match workspace {
             Workspace::Editor => &mut self.layout.dock,
@@ -284,7 +278,7 @@ impl Workbench {
     }
 
     /// What every frame ends with: the copied text to the clipboard, what the keys apply to.
-    fn end_frame(&mut self, ui: &egui::Ui) {
+    pub(super) fn end_frame(&mut self, ui: &egui::Ui) {
         if let Some(text) = self.clipboard.text.take() {
             ui.ctx().copy_text(text);
         }
@@ -313,8 +307,12 @@ impl Workbench {
             can_paste_transform: self.clipboard.transform.is_some(),
             can_move_to_root: (self.doc.selection.entities().iter())
                 .any(|&e| self.doc.declared_parent(e) != Entity::ROOT),
-            can_step_back: self.network().is_some_and(|n| n.cursor() > 0),
-            can_step_forward: self.network().is_some_and(Network::is_rewound),
+            can_step_back: self.network().is_some_and(|n| n.cursor() > 0)
+                || self.shown_run().is_some_and(|r| r.cursor() > 0),
+            can_step_forward: self.network().is_some_and(Network::is_rewound)
+                || self
+                    .shown_run()
+                    .is_some_and(|r| r.cursor() < r.script().len()),
         }
     }
 
@@ -359,6 +357,15 @@ impl Workbench {
             UiCommand::PeersWorkspace => {
                 self.layout.workspace = Workspace::Peers;
                 return;
+            }
+            UiCommand::TimelineBack | UiCommand::TimelineForward
+                if let Some(cursor) = self.shown_run().map(|r| r.cursor()) =>
+            {
+                let to = match command {
+                    UiCommand::TimelineBack => cursor.saturating_sub(1),
+                    _ => cursor + 1,
+                };
+                Action::Multiplayer(crate::ui::action::MultiplayerAction::Seek(to))
             }
             UiCommand::TimelineBack | UiCommand::TimelineForward => {
                 let Some(cursor) = self.network().map(Network::cursor) else {

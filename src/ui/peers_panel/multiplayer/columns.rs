@@ -30,6 +30,9 @@ pub struct PlayerColumn {
     pub address: String,
     /// Its ticks run so far.
     pub ticks: u32,
+    /// How many entities its renderer holds a Transform of (the rows also show parents it
+    /// was told of but holds nothing of).
+    pub held: usize,
     /// Its renderer's tree.
     view: SceneView,
     /// The rows: (entity, depth below the root), in tree order.
@@ -91,6 +94,7 @@ impl PlayerColumn {
         PlayerColumn {
             name,
             ticks: state.players[player].ticks(),
+            held: state.scenes[player].tree().len(),
             address,
             view,
             rows,
@@ -133,8 +137,8 @@ fn column_ui(ui: &mut egui::Ui, column: &PlayerColumn, index: usize) {
     ui.weak(format!(
         "{} tick(s) run · its renderer holds {} entit{}",
         column.ticks,
-        column.rows.len(),
-        if column.rows.len() == 1 { "y" } else { "ies" }
+        column.held,
+        if column.held == 1 { "y" } else { "ies" }
     ));
     hazard_lines_ui(ui, column);
     ui.separator();
@@ -166,8 +170,9 @@ fn column_ui(ui: &mut egui::Ui, column: &PlayerColumn, index: usize) {
                         hazard_badge(ui, hazard, tick);
                     }
                 });
+                // Beside the row's own tooltip: where the entity is, and its network identity.
                 if let Some(note) = column.notes.get(&entity) {
-                    shown.row.on_hover_text(note);
+                    shown.label.on_hover_text(note);
                 }
             }
         });

@@ -150,8 +150,9 @@ fn header_ui(ui: &mut egui::Ui, multiplayer: &Multiplayer, actions: &mut Vec<Act
                 if lesson.off_script() {
                     ui.colored_label(
                         crate::ui::style::WARNING,
-                        "⚠ You moved deliveries by hand: this text tells the lesson's own run, \
-                         which may not be what you see now. Open the lesson again to follow it.",
+                        "⚠ You moved deliveries by hand: the text tells the lesson's own run, \
+                         which may differ from what you see; Next step plays its actions on \
+                         your deliveries. Open the lesson again to follow its text.",
                     );
                 }
                 if lesson.is_finished() {

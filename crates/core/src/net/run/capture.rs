@@ -35,6 +35,7 @@ impl NetRun {
         }
         let steps = script.len();
         let mut run = NetRun {
+            player_steps: super::player_steps(capture.header.players.len(), &script),
             schedule: super::schedule::Schedule::new(steps),
             // Who received what is the capture's to say.
             joins: vec![0; capture.header.players.len()],

@@ -27,7 +27,7 @@ mod simulate;
 
 use std::sync::Arc;
 
-pub use rows::{DeliveryContent, DeliveryRow, decode_delivery};
+pub use rows::{DeliveryContent, DeliveryRow, decode_delivery, short_component_label};
 pub use scene::RendererScene;
 pub use schedule::{Delivery, FrameKey, RunError, Slot};
 pub use simulate::{HazardAt, RunState, StepRecord};
@@ -61,6 +61,8 @@ pub struct NetRun {
     schedule: Schedule,
     /// The step from which each player is in the room.
     joins: Vec<usize>,
+    /// Each player's steps, in order.
+    player_steps: Vec<Vec<usize>>,
     /// Steps run at the timeline's position (0 ..= the script's length).
     cursor: usize,
     outcome: Outcome,
@@ -92,6 +94,7 @@ impl NetRun {
         let mut run = NetRun {
             schedule: Schedule::new(steps),
             joins,
+            player_steps: player_steps(players.len(), &script),
             players,
             dialect,
             routing,
@@ -180,12 +183,23 @@ impl NetRun {
 
     /// The step of player `player`'s tick labelled `tick`.
     pub fn step_of(&self, player: usize, tick: u32) -> Option<usize> {
-        (self.script.iter()).position(|t| t.player == player && t.tick == tick)
+        self.steps_of(player, 0)
+            .find(|&s| self.script[s].tick == tick)
     }
 
     /// The player's steps from `from` on, in order.
     pub fn steps_of(&self, player: usize, from: usize) -> impl Iterator<Item = usize> + '_ {
-        (from..self.script.len()).filter(move |&s| self.script[s].player == player)
+        let steps = self.player_steps.get(player).map_or(&[][..], Vec::as_slice);
+        steps[steps.partition_point(|&s| s < from)..]
+            .iter()
+            .copied()
+    }
+
+    /// The player's last step before `step`.
+    pub fn previous_step_of(&self, player: usize, step: usize) -> Option<usize> {
+        let steps = self.player_steps.get(player)?;
+        let at = steps.partition_point(|&s| s < step);
+        at.checked_sub(1).map(|at| steps[at])
     }
 
     /// The step at which `player` next runs after `step` (the tick that applies what `step`'s
@@ -193,4 +207,15 @@ impl NetRun {
     pub fn next_step_of(&self, player: usize, step: usize) -> Option<usize> {
         self.steps_of(player, step + 1).next()
     }
+}
+
+/// Each of `players` players' steps in `script`, in order.
+fn player_steps(players: usize, script: &[ScriptTick]) -> Vec<Vec<usize>> {
+    let mut steps = vec![Vec::new(); players];
+    for (step, tick) in script.iter().enumerate() {
+        if let Some(list) = steps.get_mut(tick.player) {
+            list.push(step);
+        }
+    }
+    steps
 }

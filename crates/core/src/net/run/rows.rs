@@ -65,10 +65,9 @@ impl DeliveryContent {
     pub fn components_text(&self) -> String {
         let mut seen: Vec<String> = Vec::new();
         for m in &self.messages {
-            let label = m.component().map_or_else(
-                || "(entity)".to_string(),
-                crate::model::present::component_label,
-            );
+            let label = m
+                .component()
+                .map_or_else(|| "(entity)".to_string(), short_component_label);
             if !seen.contains(&label) {
                 seen.push(label);
             }
@@ -99,9 +98,21 @@ impl DeliveryContent {
     }
 }
 
+/// A component's name in a delivery's text: the network components by their SDK names
+/// (`NetworkEntity`, `NetworkParent`, `SyncComponents`), the others as everywhere.
+pub fn short_component_label(id: u32) -> String {
+    use crate::model::ids;
+    match id {
+        ids::NETWORK_ENTITY => "NetworkEntity".to_string(),
+        ids::NETWORK_PARENT => "NetworkParent".to_string(),
+        crate::net::components::SYNC_COMPONENTS => "SyncComponents".to_string(),
+        _ => crate::model::present::component_label(id),
+    }
+}
+
 /// One message as a line of text (see [`DeliveryContent::message_lines`]).
 fn message_line(m: &CrdtMessage, label: &dyn Fn(NetworkIdentity) -> String) -> String {
-    use crate::model::{Transform, ids, present::component_label};
+    use crate::model::{Transform, ids};
     let entity = match m.network_id() {
         Some(net) => label(NetworkIdentity::new(net, m.entity().0)),
         None => format!("entity {}", m.entity()),
@@ -118,7 +129,7 @@ fn message_line(m: &CrdtMessage, label: &dyn Fn(NetworkIdentity) -> String) -> S
     };
     let mut line = format!("{kind} {entity}");
     if let Some(component) = m.component() {
-        line.push_str(&format!(" {}", component_label(component)));
+        line.push_str(&format!(" {}", short_component_label(component)));
     }
     if let Some(t) = m.timestamp() {
         line.push_str(&format!(" t={t}"));
@@ -227,20 +238,16 @@ impl NetRun {
         let mut rows = Vec::new();
         for step in cursor..self.script.len() {
             for (index, delivery) in self.schedule.inbox(step).iter().enumerate() {
-                let slot = Slot::At { step, index };
-                let row = self.row(slot, delivery, &firsts);
                 let sent_before = match delivery {
                     Delivery::Frame(key) => key.sender_step < cursor,
                     // A recorded item was sent at the sender's last tick before it arrived.
-                    Delivery::Recorded(_) => row.from.is_none_or(|from| {
-                        (0..step)
-                            .rev()
-                            .find(|&s| self.script[s].player == from)
+                    Delivery::Recorded(bytes) => self.sender_of(bytes).is_none_or(|from| {
+                        self.previous_step_of(from, step)
                             .is_some_and(|s| s < cursor)
                     }),
                 };
                 if sent_before {
-                    rows.push(row);
+                    rows.push(self.row(Slot::At { step, index }, delivery, &firsts));
                 }
             }
         }
@@ -278,10 +285,7 @@ impl NetRun {
         let to = self.receiver(slot).unwrap_or_default();
         let from = match delivery {
             Delivery::Frame(key) => self.script.get(key.sender_step).map(|t| t.player),
-            Delivery::Recorded(_) => self
-                .players
-                .iter()
-                .position(|p| p.address == content.sender),
+            Delivery::Recorded(bytes) => self.sender_of(bytes),
         };
         let arrives = match slot {
             Slot::At { step, .. } => Some(step),
@@ -307,6 +311,12 @@ impl NetRun {
             content,
             hazards,
         }
+    }
+
+    /// The player that sent a recorded item, when it is one of the run's.
+    fn sender_of(&self, item: &[u8]) -> Option<usize> {
+        let sender = decode_inbound(item, self.dialect).ok()?.sender;
+        self.players.iter().position(|p| *p.address == *sender)
     }
 
     /// Each player's first state answer in the schedule.

@@ -128,6 +128,14 @@ impl Schedule {
     }
 }
 
+/// The step a slot's delivery arrives at, if any.
+fn first_step(slot: Slot) -> Option<usize> {
+    match slot {
+        Slot::At { step, .. } => Some(step),
+        Slot::Nowhere(_) => None,
+    }
+}
+
 impl NetRun {
     /// The delivery in a slot.
     pub fn delivery(&self, slot: Slot) -> Option<Delivery> {
@@ -192,7 +200,7 @@ impl NetRun {
             Some(target) => self.move_to(slot, target, 0),
             None => {
                 self.schedule.take(slot)?;
-                self.resimulate();
+                self.resimulate(step);
                 Ok(())
             }
         }
@@ -203,7 +211,9 @@ impl NetRun {
         if let Delivery::Frame(key) = self.schedule.take(slot)? {
             self.schedule.dropped.insert(key);
         }
-        self.resimulate();
+        // A frame arriving nowhere changes no tick; the outcome is renewed all the same, for
+        // whoever lists what is in flight.
+        self.resimulate(first_step(slot).unwrap_or(self.script.len()));
         Ok(())
     }
 
@@ -216,7 +226,7 @@ impl NetRun {
         if let Some(inbox) = self.schedule.inbox_mut(step) {
             inbox.insert(index + 1, copy);
         }
-        self.resimulate();
+        self.resimulate(step);
         Ok(())
     }
 
@@ -258,12 +268,12 @@ impl NetRun {
         }
         let inbox = (self.schedule.inbox_mut(target)).ok_or(RunError::NoSuchDelivery)?;
         inbox.insert(index.min(inbox.len()), delivery);
-        self.resimulate();
+        self.resimulate(first_step(slot).map_or(target, |from| from.min(target)));
         Ok(())
     }
 
-    /// Runs the script again on the changed schedule.
-    fn resimulate(&mut self) {
-        self.simulate(None);
+    /// Runs the script again on the schedule changed at step `dirty` or later.
+    fn resimulate(&mut self, dirty: usize) {
+        self.simulate_from(dirty);
     }
 }

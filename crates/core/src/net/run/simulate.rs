@@ -90,6 +90,26 @@ struct Matcher {
     waiting: FxHashMap<(usize, Vec<u8>), VecDeque<FrameKey>>,
 }
 
+impl Matcher {
+    /// The deliveries of a tick of player `to` that received `items`.
+    fn inbox(&mut self, to: usize, items: &[Vec<u8>]) -> Vec<Delivery> {
+        (items.iter())
+            .map(|bytes| {
+                let key = self
+                    .waiting
+                    .get_mut(&(to, bytes.clone()))
+                    .and_then(VecDeque::pop_front);
+                key.map_or_else(|| Delivery::Recorded(bytes.clone()), Delivery::Frame)
+            })
+            .collect()
+    }
+}
+
+/// A generation no outcome had.
+fn next_generation() -> u64 {
+    GENERATIONS.fetch_add(1, Ordering::Relaxed) + 1
+}
+
 impl NetRun {
     /// The state before any step.
     fn initial_state(&self) -> RunState {
@@ -161,30 +181,50 @@ impl NetRun {
     /// says that tick received), the schedule is made from it instead: each item becomes the
     /// frame it matches, or stays as recorded.
     pub(super) fn simulate(&mut self, recorded: Option<&[Vec<Vec<u8>>]>) {
-        let steps = self.script.len();
-        let every = snapshot_every(steps);
         let mut outcome = Outcome {
-            generation: GENERATIONS.fetch_add(1, Ordering::Relaxed) + 1,
+            generation: next_generation(),
             ..Outcome::default()
         };
+        let state = self.initial_state();
+        outcome.snapshots.push(state.clone());
+        self.run_steps(&mut outcome, state, recorded);
+    }
+
+    /// Runs the script again after a change of the schedule at step `dirty` or later: from the
+    /// last state kept at or before it (what came before is unchanged).
+    pub(super) fn simulate_from(&mut self, dirty: usize) {
+        let mut outcome = std::mem::take(&mut self.outcome);
+        let Some(at) = (outcome.snapshots.iter()).rposition(|s| s.steps <= dirty) else {
+            return self.simulate(None);
+        };
+        outcome.snapshots.truncate(at + 1);
+        let state = outcome.snapshots[at].clone();
+        outcome.records.truncate(state.steps);
+        outcome
+            .frames
+            .retain(|key, _| key.sender_step < state.steps);
+        outcome.generation = next_generation();
+        self.run_steps(&mut outcome, state, None);
+    }
+
+    /// Runs the script from `state` to its end into `outcome` (whose snapshots hold `state`),
+    /// then keeps it.
+    fn run_steps(
+        &mut self,
+        outcome: &mut Outcome,
+        mut state: RunState,
+        recorded: Option<&[Vec<Vec<u8>>]>,
+    ) {
+        let steps = self.script.len();
+        let every = snapshot_every(steps);
+        let start = state.steps;
         let mut matcher = Matcher::default();
-        let mut state = self.initial_state();
-        for step in 0..steps {
-            if step.is_multiple_of(every) {
+        for step in start..steps {
+            if step > start && step.is_multiple_of(every) {
                 outcome.snapshots.push(state.clone());
             }
             if let Some(items) = recorded.and_then(|r| r.get(step)) {
-                let to = self.script[step].player;
-                let inbox: Vec<Delivery> = (items.iter())
-                    .map(
-                        |bytes| match matcher.waiting.get_mut(&(to, bytes.clone())) {
-                            Some(keys) if !keys.is_empty() => keys
-                                .pop_front()
-                                .map_or(Delivery::Recorded(bytes.clone()), Delivery::Frame),
-                            _ => Delivery::Recorded(bytes.clone()),
-                        },
-                    )
-                    .collect();
+                let inbox = matcher.inbox(self.script[step].player, items);
                 if let Some(slot) = self.schedule.inbox_mut(step) {
                     *slot = inbox;
                 }
@@ -221,7 +261,7 @@ impl NetRun {
                 outcome.frames.insert(key, bytes);
             }
         }
-        if steps.is_multiple_of(every) {
+        if steps > start && steps.is_multiple_of(every) {
             outcome.snapshots.push(state);
         }
         let sent = &outcome.frames;
@@ -229,7 +269,13 @@ impl NetRun {
             Delivery::Frame(key) => sent.contains_key(key),
             Delivery::Recorded(_) => true,
         });
-        self.outcome = outcome;
+        self.outcome = std::mem::take(outcome);
+    }
+
+    /// Runs the whole script again from its start (a change runs it from the first step it
+    /// touched; the two agree).
+    pub fn rerun(&mut self) {
+        self.simulate(None);
     }
 
     /// The players and renderers after `steps` steps (clamped to the script).
