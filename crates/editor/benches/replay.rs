@@ -46,14 +46,15 @@ use scenetree_test_support::live_docs::move_x;
 #[global_allocator]
 static ALLOC: scenetree_core::model::HugePageAlloc = scenetree_core::model::HugePageAlloc;
 
-/// What `scenetree scenario run FILE` does, to a sink.
-fn scenario_run(file: &Path) {
+/// What `scenetree scenario run FILE` does, to a sink. The replay is returned for criterion to
+/// drop outside the timing (`iter_with_large_drop`): the command never frees it, the process
+/// ends there, but a benchmark that forgot it would keep every sample's run (gigabytes each).
+fn scenario_run(file: &Path) -> Replay {
     let player = io::scenario::read_played(file).expect("the scenario reads and plays");
     let mut replay = Replay::new(player).expect("the run rewinds");
     report::write_report(&mut replay, &[], report::Format::Text, &mut std::io::sink())
         .expect("a sink takes everything");
-    // As the command does: the process ends there, and the system takes the memory back.
-    std::mem::forget(replay);
+    replay
 }
 
 /// A scenario file: `initial` as a base64 stream, then one step per action list.
@@ -273,13 +274,13 @@ fn benches(c: &mut Criterion) {
             );
             return;
         };
-        b.iter(|| scenario_run(file))
+        b.iter_with_large_drop(|| scenario_run(file))
     });
     let mut generated = None;
     group.bench_function("recording_100k_generated", |b| {
         let file =
             generated.get_or_insert_with(|| generated_recording(dir, &flat_scene(120), 100_000));
-        b.iter(|| scenario_run(file))
+        b.iter_with_large_drop(|| scenario_run(file))
     });
     let mut moves = None;
     group.bench_function("moves_1m", |b| {
@@ -287,7 +288,7 @@ fn benches(c: &mut Criterion) {
             let steps = move_steps(1_000_000, 1_000, Some(32), 1);
             scenario_file(dir, "moves_1m", &flat_scene(1_000), &steps)
         });
-        b.iter(|| scenario_run(file))
+        b.iter_with_large_drop(|| scenario_run(file))
     });
     let mut undelivered = None;
     group.bench_function("moves_100k_undelivered", |b| {
@@ -295,7 +296,7 @@ fn benches(c: &mut Criterion) {
             let steps = one_peer(move_steps(100_000, 1_000, None, 2));
             scenario_file(dir, "moves_100k_undelivered", &flat_scene(1_000), &steps)
         });
-        b.iter(|| scenario_run(file))
+        b.iter_with_large_drop(|| scenario_run(file))
     });
     let mut deliveries = None;
     group.bench_function("deliver_10k_in_flight", |b| {
@@ -305,7 +306,7 @@ fn benches(c: &mut Criterion) {
             steps.extend((0..10_000).map(|_| deliver.to_owned()));
             scenario_file(dir, "deliver_10k_in_flight", &flat_scene(1_000), &steps)
         });
-        b.iter(|| scenario_run(file))
+        b.iter_with_large_drop(|| scenario_run(file))
     });
     for moves in [0, 10_000] {
         let mut large = None;
@@ -315,7 +316,7 @@ fn benches(c: &mut Criterion) {
                 let steps = move_steps(moves, 65_000, Some(32), 4);
                 scenario_file(dir, &format!("large_{moves}"), &scene, &steps)
             });
-            b.iter(|| scenario_run(file))
+            b.iter_with_large_drop(|| scenario_run(file))
         });
     }
     group.finish();
