@@ -315,3 +315,40 @@ fn comma_and_period_step_the_runs_timeline() {
     h.run();
     assert_eq!(cursor(&h), end - 1);
 }
+
+#[test]
+fn the_players_columns_keep_the_margin_of_the_panels_above_and_below() {
+    use crate::app_flows::app;
+    use scenetree::ui::app::Launch;
+    let name = "hazard-5-remove-parent";
+    let fixtures = format!("{}/tests/fixtures/net-captures", env!("CARGO_MANIFEST_DIR"));
+    let h = app(
+        Launch {
+            capture: Some((format!("{fixtures}/{name}.jsonl").into(), capture(name))),
+            ..Launch::default()
+        },
+        None,
+    );
+    // The header's title and Close sit inside its panel's margin; the columns are drawn in the
+    // same width (egui_kittest insets the whole window by 8 points, so edges are not at 0).
+    let title = h.get_by_label(&format!("{name}.jsonl")).rect();
+    let close = h.get_by_label("Close").rect();
+    let badges: Vec<egui::Rect> = (h.query_all_by_label("⚠ parent_not_removed"))
+        .map(|n| n.rect())
+        .collect();
+    // Each of the three players shows the hazard's line and its row's badge.
+    assert_eq!(badges.len(), 6, "{badges:?}");
+    let rightmost = badges.iter().map(|r| r.max.x).fold(0.0, f32::max);
+    assert!(
+        rightmost <= close.max.x + 1.0,
+        "the last column's badge ends at {rightmost}, the header's Close at {}",
+        close.max.x
+    );
+    let first = h.get_by_label("A").rect();
+    assert!(
+        first.min.x >= title.min.x - 1.0,
+        "the first column starts at {}, the header's title at {}",
+        first.min.x,
+        title.min.x
+    );
+}

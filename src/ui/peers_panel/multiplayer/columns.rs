@@ -165,6 +165,9 @@ fn column_ui(ui: &mut egui::Ui, column: &PlayerColumn, index: usize) {
                     badge: RowBadge::of(&column.view, entity, name),
                 };
                 let shown = row.show(ui, None, |ui| {
+                    // The last glyph of a right-aligned badge reaches past its label's rect:
+                    // at the column's edge the clip cut it ("parent_not_removec").
+                    ui.add_space(4.0);
                     for (tick, hazard) in column.hazards.iter().filter(|(_, h)| h.entity == entity)
                     {
                         hazard_badge(ui, hazard, tick);

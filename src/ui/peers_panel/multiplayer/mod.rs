@@ -16,6 +16,9 @@ use scenetree_core::net::run::{DeliveryRow, NetRun, Slot};
 
 pub use columns::PlayerColumn;
 
+/// The players' columns' margin, in points: a panel's, as the header and the table have.
+const COLUMNS_MARGIN: egui::Vec2 = egui::vec2(8.0, 2.0);
+
 /// The lower view's share of the height below the header (the columns get the rest).
 const DELIVERIES_SHARE: f32 = 0.38;
 /// The most the step text takes before it scrolls (points).
@@ -78,9 +81,15 @@ impl MultiplayerView {
                 ui.set_min_height(ui.available_height());
                 self.deliveries_ui(ui, run, &mut actions);
             });
-        let columns = area.with_max_y(area.max.y - lower);
+        // The columns have no panel of their own to give them its margin, and the workspace
+        // reaches the window's edges: without one the first column's text touched the left
+        // edge and the last column's badges were cut at the right.
+        let upper = area.with_max_y(area.max.y - lower);
+        let columns = upper.shrink2(COLUMNS_MARGIN);
         ui.scope_builder(egui::UiBuilder::new().max_rect(columns), |ui| {
-            ui.set_clip_rect(columns.intersect(ui.clip_rect()));
+            // Clipped at the table, not at the margin: a right-aligned badge's last glyph
+            // reaches a pixel or two past its column.
+            ui.set_clip_rect(upper.intersect(ui.clip_rect()));
             columns::columns_ui(ui, &self.columns);
         });
         actions
