@@ -352,3 +352,30 @@ fn the_players_columns_keep_the_margin_of_the_panels_above_and_below() {
         title.min.x
     );
 }
+
+#[test]
+fn the_deliveries_message_kinds_show_whole_at_1280_by_800() {
+    use crate::app_flows::app;
+    use crate::clipping::painted;
+    use scenetree::ui::app::Launch;
+    let name = "hazard-5-remove-parent";
+    let fixtures = format!("{}/tests/fixtures/net-captures", env!("CARGO_MANIFEST_DIR"));
+    let mut h = app(
+        Launch {
+            capture: Some((format!("{fixtures}/{name}.jsonl").into(), capture(name))),
+            ..Launch::default()
+        },
+        None,
+    );
+    h.get_by_label("every delivery of the run").click();
+    h.run();
+    // Elided, not clipped: the table's last visible row is cut by its scroll area, rightly.
+    // The network identities beside the kinds are short addresses, with their own "…".
+    for text in ["REQ_CRDT_STATE", "CRDT", "0xaaaa…aaaa:512, 0xaaaa…aaaa:513"] {
+        let shown = painted(&h, text);
+        assert!(!shown.is_empty(), "{text:?} is not painted");
+        for p in shown {
+            assert!(!p.galley.elided, "{text:?} is elided in {:?}", p.rect);
+        }
+    }
+}

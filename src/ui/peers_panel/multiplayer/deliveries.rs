@@ -134,7 +134,8 @@ fn table(ui: &mut egui::Ui) -> TableBuilder<'_> {
         .cell_layout(Layout::left_to_right(Align::Center))
         .columns(Column::auto(), 2)
         .column(Column::auto().at_least(110.0))
-        .column(Column::auto().at_least(70.0))
+        // "REQ_CRDT_STATE" whole: an auto column sizes to its truncated labels' least width.
+        .column(Column::auto().at_least(120.0))
         .column(Column::initial(230.0).at_least(120.0).clip(true))
         .column(Column::initial(190.0).at_least(90.0).clip(true))
         .column(Column::remainder().at_least(150.0).clip(true))
