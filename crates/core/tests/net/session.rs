@@ -1,5 +1,6 @@
-//! Players stepping through the facts checked on the real SDK (`../shared/research`): the wire
-//! form of a spawn, the receive map, the renderer-edge parent, and the hazards.
+//! Players stepping through the facts checked on the real SDK (the oracle in `oracle-net/`,
+//! summed up in `docs/multiplayer.md`): the wire form of a spawn, the receive map, the
+//! renderer-edge parent, and the hazards.
 
 use scenetree_core::crdt::stream::Dialect;
 use scenetree_core::crdt::{CrdtMessage, decode_stream};
