@@ -13,6 +13,7 @@ mod lesson;
 mod live;
 mod messages;
 mod multiplayer;
+mod peer_tree;
 mod policies;
 mod timeline;
 mod tree_source;
@@ -137,7 +138,7 @@ struct PeerColumn {
     /// Its `inspector::Hide` / `inspector::Lock` flags.
     flags: InspectorFlags,
     /// The column's rows, kept while its tree is unchanged.
-    rows: columns::ColumnCache,
+    rows: peer_tree::ColumnCache,
     /// The replica version the figures were computed for, its clock and digest. Digests
     /// hash the whole state, so they are recomputed only when the replica changed.
     summary: Option<(ReplicaVersion, u32, u128)>,

@@ -10,7 +10,8 @@ use rustc_hash::FxHashSet;
 use egui::RichText;
 
 use super::PeersPanel;
-use super::columns::{ColumnCache, TreeLook, entity_name, has_name, side_by_side, tree_ui};
+use super::columns::side_by_side;
+use super::peer_tree::{ColumnCache, TreeLook, entity_name, has_name, tree_ui};
 use super::tree_source::PolicyTree;
 use crate::ui::action::Action;
 use crate::ui::style;
