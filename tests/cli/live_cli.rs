@@ -316,6 +316,36 @@ fn live_tree_refuses_a_snapshot_holding_a_transform_shorter_than_44_bytes() {
     }
 }
 
+/// `live URL record FILE --seconds SECONDS` against a fake host whose snapshot is empty and
+/// which then sends `element`: the host (to join), the command's output, the folder of the
+/// recording (kept while it lives) and the recording's path.
+fn record_one_element(
+    element: Vec<u8>,
+    seconds: &str,
+) -> (
+    crate::fake_host::FakeHost,
+    Output,
+    tempfile::TempDir,
+    std::path::PathBuf,
+) {
+    let host = crate::fake_host::FakeHost::spawn(move |peer| {
+        peer.handshake_with(b"");
+        peer.element(3, &element);
+        while peer.recv().is_some() {}
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("session.scenario.json");
+    let recorded = scenetree(&[
+        "live",
+        &host.url,
+        "record",
+        out.to_str().unwrap(),
+        "--seconds",
+        seconds,
+    ]);
+    (host, recorded, dir, out)
+}
+
 #[test]
 fn live_record_reports_bytes_that_are_not_crdt_and_counts_what_it_wrote() {
     // One element of three Name PUTs with a broken message after them.
@@ -330,21 +360,7 @@ fn live_record_reports_bytes_that_are_not_crdt_and_counts_what_it_wrote() {
         .collect();
     let mut element = scenetree_core::crdt::encode_stream(&names);
     element.extend_from_slice(&[40, 0, 0, 0, 1, 0, 0, 0, 9]);
-    let host = crate::fake_host::FakeHost::spawn(move |peer| {
-        peer.handshake_with(b"");
-        peer.element(3, &element);
-        while peer.recv().is_some() {}
-    });
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("session.scenario.json");
-    let recorded = scenetree(&[
-        "live",
-        &host.url,
-        "record",
-        out.to_str().unwrap(),
-        "--seconds",
-        "2",
-    ]);
+    let (host, recorded, _dir, out) = record_one_element(element, "2");
     let stderr = text(&recorded.stderr);
     assert_eq!(recorded.status.code(), Some(5), "{stderr}");
     assert!(
@@ -371,21 +387,7 @@ fn live_record_says_which_messages_the_editor_refused() {
     // After the snapshot: a Transform of 12 bytes (the runtime throws on it), then a good one.
     let element =
         scenetree_core::crdt::encode_stream([&put(513, 1, vec![0; 12]), &put(512, 1, vec![0; 44])]);
-    let host = crate::fake_host::FakeHost::spawn(move |peer| {
-        peer.handshake_with(b"");
-        peer.element(3, &element);
-        while peer.recv().is_some() {}
-    });
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("session.scenario.json");
-    let recorded = scenetree(&[
-        "live",
-        &host.url,
-        "record",
-        out.to_str().unwrap(),
-        "--seconds",
-        "2",
-    ]);
+    let (host, recorded, _dir, out) = record_one_element(element, "2");
     let stderr = text(&recorded.stderr);
     assert_eq!(recorded.status.code(), Some(5), "{stderr}");
     assert!(
@@ -412,21 +414,7 @@ fn live_record_counts_every_message_it_wrote_beyond_the_logs_limit() {
         })
         .collect();
     let element = scenetree_core::crdt::encode_stream(&deletes);
-    let host = crate::fake_host::FakeHost::spawn(move |peer| {
-        peer.handshake_with(b"");
-        peer.element(3, &element);
-        while peer.recv().is_some() {}
-    });
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("session.scenario.json");
-    let recorded = scenetree(&[
-        "live",
-        &host.url,
-        "record",
-        out.to_str().unwrap(),
-        "--seconds",
-        "3",
-    ]);
+    let (host, recorded, _dir, _) = record_one_element(element, "3");
     let stderr = text(&recorded.stderr);
     assert!(recorded.status.success(), "{stderr}");
     assert!(
