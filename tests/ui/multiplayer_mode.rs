@@ -87,14 +87,7 @@ fn in_row(h: &Harness<'static, Workbench>, row: &str, text: &str) -> egui::Pos2 
 
 /// Drags from one point to another in small steps, as a hand would.
 fn drag(h: &mut Harness<'static, Workbench>, from: egui::Pos2, to: egui::Pos2) {
-    h.hover_at(from);
-    h.run();
-    h.drag_at(from);
-    h.run();
-    for i in 1..=6 {
-        h.hover_at(from + (to - from) * (i as f32 / 6.0));
-        h.run();
-    }
+    crate::ui_flows::drag_and_hold(h, from, to);
     h.drop_at(to);
     h.run();
 }
