@@ -38,19 +38,23 @@ pub(super) fn pull(seq: u32) -> Vec<u8> {
     envelope::encode_stream_ack(3, 1, seq)
 }
 
-/// A session taken through the captured handshake to [`Phase::Open`], with the snapshot
-/// consumed and nothing left to send.
-pub(super) fn open_session() -> Session {
-    let mut s = Session::new();
-    for frame in [
+/// The captured handshake's frames from the host, up to its offer and first pull.
+pub(super) fn handshake_frames() -> [Vec<u8>; 5] {
+    [
         hex("0d 00000058"),
         hex("0d 01000030 15 01000000"),
         module_response(2, &INSPECTOR_7_36_3),
         hex(OFFER),
         hex(PULL_0),
-        element(1, b"snapshot"),
-        element(2, b""),
-    ] {
+    ]
+}
+
+/// A session taken through the captured handshake to [`Phase::Open`], with the snapshot
+/// consumed and nothing left to send.
+pub(super) fn open_session() -> Session {
+    let mut s = Session::new();
+    let snapshot = [element(1, b"snapshot"), element(2, b"")];
+    for frame in handshake_frames().into_iter().chain(snapshot) {
         s.receive(&frame).unwrap();
     }
     transmitted(&mut s);
