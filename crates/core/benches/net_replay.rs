@@ -21,7 +21,6 @@
 //! `.final.json` beside it for the SDK's side).
 
 use std::hint::black_box;
-use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -32,43 +31,9 @@ use scenetree_core::net::capture::{Capture, replay};
 #[global_allocator]
 static ALLOC: scenetree_core::model::HugePageAlloc = scenetree_core::model::HugePageAlloc;
 
-const NAME: &str = "bench-8p-1000e-600t";
+mod support;
 
-fn oracle_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../oracle-net")
-}
-
-fn node_ready() -> bool {
-    oracle_dir().join("node_modules/@dcl/sdk").exists()
-        && Command::new("node").arg("--version").output().is_ok()
-}
-
-/// The bench capture, made by the oracle when it is not there yet.
-fn capture_path() -> PathBuf {
-    if let Some(path) = std::env::var_os("SCENETREE_NET_BENCH_CAPTURE") {
-        return PathBuf::from(path);
-    }
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("net-bench");
-    let path = dir.join(format!("{NAME}.jsonl"));
-    if !path.exists() {
-        assert!(
-            node_ready(),
-            "the bench capture is made by the multiplayer oracle: run `npm ci --prefix oracle-net`"
-        );
-        eprintln!(
-            "making {} with oracle-net/run.mjs (a few minutes)…",
-            path.display()
-        );
-        let status = Command::new("node")
-            .arg(oracle_dir().join("run.mjs"))
-            .args(["--preset", "bench", "--out"])
-            .arg(&dir)
-            .status()
-            .expect("node runs");
-        assert!(status.success(), "oracle-net/run.mjs --preset bench failed");
-    }
-    path
-}
+use support::{capture_path, node_ready, oracle_dir};
 
 fn median(mut xs: Vec<f64>) -> f64 {
     xs.sort_by(f64::total_cmp);

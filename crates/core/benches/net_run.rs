@@ -12,8 +12,6 @@
 //!   renderers there (from the nearest kept state) and the deliveries in flight, decoded.
 
 use std::hint::black_box;
-use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Duration;
 
 use criterion::{Criterion, SamplingMode, criterion_group, criterion_main};
@@ -24,31 +22,9 @@ use scenetree_core::net::run::{NetRun, Slot};
 #[global_allocator]
 static ALLOC: scenetree_core::model::HugePageAlloc = scenetree_core::model::HugePageAlloc;
 
-const NAME: &str = "bench-8p-1000e-600t";
+mod support;
 
-/// The bench capture, made by the oracle when it is not there yet (as `net_replay` does).
-fn capture_path() -> PathBuf {
-    if let Some(path) = std::env::var_os("SCENETREE_NET_BENCH_CAPTURE") {
-        return PathBuf::from(path);
-    }
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("net-bench");
-    let path = dir.join(format!("{NAME}.jsonl"));
-    if !path.exists() {
-        let oracle = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../oracle-net");
-        assert!(
-            oracle.join("node_modules/@dcl/sdk").exists(),
-            "the bench capture is made by the multiplayer oracle: run `npm ci --prefix oracle-net`"
-        );
-        let status = Command::new("node")
-            .arg(oracle.join("run.mjs"))
-            .args(["--preset", "bench", "--out"])
-            .arg(&dir)
-            .status()
-            .expect("node runs");
-        assert!(status.success(), "oracle-net/run.mjs --preset bench failed");
-    }
-    path
-}
+use support::capture_path;
 
 /// A tick after mid-run whose `sendBinary` returns at least two items.
 fn busy_step(run: &NetRun) -> usize {
