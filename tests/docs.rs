@@ -23,19 +23,23 @@ fn markdown_files(dir: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
+/// The lines of `text` outside fenced code blocks, with their 1-based number.
+fn prose_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    let mut in_code_block = false;
+    (text.lines().enumerate()).filter_map(move |(n, line)| {
+        if line.trim_start().starts_with("```") {
+            in_code_block = !in_code_block;
+            return None;
+        }
+        (!in_code_block).then_some((n + 1, line))
+    })
+}
+
 /// The targets of the inline links and images in `text` (`[x](target)`, `![x](target "t")`),
 /// without their `#anchor`; web addresses, mail addresses and bare anchors are left out.
 fn relative_links(text: &str) -> Vec<String> {
     let mut out = Vec::new();
-    let mut in_code_block = false;
-    for line in text.lines() {
-        if line.trim_start().starts_with("```") {
-            in_code_block = !in_code_block;
-            continue;
-        }
-        if in_code_block {
-            continue;
-        }
+    for (_, line) in prose_lines(text) {
         let mut rest = line;
         while let Some(start) = rest.find("](") {
             let after = &rest[start + 2..];
@@ -469,15 +473,7 @@ fn is_identifier_start(c: char) -> bool {
 /// The inline code spans of `text` outside fenced code blocks, with their 1-based line.
 fn code_spans(text: &str) -> Vec<(usize, &str)> {
     let mut out = Vec::new();
-    let mut in_code_block = false;
-    for (n, line) in text.lines().enumerate() {
-        if line.trim_start().starts_with("```") {
-            in_code_block = !in_code_block;
-            continue;
-        }
-        if in_code_block {
-            continue;
-        }
+    for (n, line) in prose_lines(text) {
         let mut rest = line;
         while let Some(open) = rest.find('`') {
             let ticks = rest[open..].len() - rest[open..].trim_start_matches('`').len();
@@ -486,7 +482,7 @@ fn code_spans(text: &str) -> Vec<(usize, &str)> {
             let Some(close) = after.find(fence) else {
                 break;
             };
-            out.push((n + 1, after[..close].trim()));
+            out.push((n, after[..close].trim()));
             rest = &after[close + ticks..];
         }
     }
